@@ -1,0 +1,69 @@
+"""The `mgfarm` command line: parse, call, print. Logic lives in the packages."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from mgfarm.errors import MgfarmError
+
+app = typer.Typer(
+    help="mgfarm: a farm of verifiable, resettable Android devices for mobile GUI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+tasks_app = typer.Typer(help="List, show and check the verifiable task templates.", no_args_is_help=True)
+snapshot_app = typer.Typer(help="Build and list golden snapshots.", no_args_is_help=True)
+sim_app = typer.Typer(help="Run simulated Android devices.", no_args_is_help=True)
+images_app = typer.Typer(help="Build the Docker images (base, sim, emulator).", no_args_is_help=True)
+k8s_app = typer.Typer(help="Render Kubernetes manifests for a farm.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(snapshot_app, name="snapshot")
+app.add_typer(sim_app, name="sim")
+app.add_typer(images_app, name="images")
+app.add_typer(k8s_app, name="k8s")
+
+out = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print one clear sentence on stderr and exit non-zero."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def not_available(command: str) -> NoReturn:
+    fail(f"`mgfarm {command}` is not available yet in this version.", code=2)
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+@app.command()
+def doctor(json_out: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
+    """Check adb, Docker, KVM and the default ports, and say how to fix what is missing.
+
+    Example: mgfarm doctor --json
+    """
+    from mgfarm.doctor import render_table, run_checks
+
+    checks = run_checks()
+    if json_out:
+        print(json.dumps([c.as_dict() for c in checks], indent=2))
+    else:
+        out.print(render_table(checks))
+
+
+def main() -> None:
+    """Console-script entry point: user errors become one line on stderr."""
+    try:
+        app()
+    except MgfarmError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(exc.exit_code)

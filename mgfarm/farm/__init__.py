@@ -1,0 +1,1 @@
+"""Starting, tracking and stopping N devices on a backend."""

@@ -1,0 +1,75 @@
+"""One simulated device: the hub that the ADB services, the console and the shell all reach."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mgfarm.sim.io import LocalServer, ShellIO
+from mgfarm.sim.system.fs import DeviceFS
+from mgfarm.sim.system.props import Props, default_props
+
+
+@dataclass
+class DeviceConfig:
+    """What distinguishes one simulated device from another."""
+
+    name: str
+    adb_port: int
+    data_dir: Path  # host folder owned by this device (its Android root lives under it)
+    snapshot_dir: Path  # where named snapshots are kept; may be shared read-only between devices
+    width: int = 1080
+    height: int = 2400
+    density: int = 420
+    token_file: Path | None = None  # console auth token; None means ~/.emulator_console_auth_token
+    host: str = "127.0.0.1"
+    extra_props: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def console_port(self) -> int:
+        return self.adb_port - 1
+
+    @property
+    def serial(self) -> str:
+        return f"emulator-{self.console_port}"
+
+
+class SimDevice:
+    """State and behaviour of one simulated device.
+
+    Durable state lives in files under `fs.root` (SQLite databases, settings, /sdcard); the
+    in-memory parts (properties, activity stack, UI state, clock) round-trip through
+    `export_state`/`import_state` so a snapshot captures everything.
+    """
+
+    def __init__(self, config: DeviceConfig) -> None:
+        self.config = config
+        self.fs = DeviceFS(config.data_dir / "root")
+        self.props = Props(default_props(config.name, config.width, config.height, config.density))
+        self.props.values.update(config.extra_props)
+        self.local_servers: dict[int, LocalServer] = {}
+        self.root_adbd = True  # emulator images run adbd as root
+        self.booted = asyncio.Event()
+        self.killed = asyncio.Event()  # set by `kill` on the console or `reboot:`; hosts stop the device
+        self.services: dict[str, Any] = {}  # system services registered at boot, by name
+
+    async def shell(self, command: str, io: ShellIO) -> int:
+        """Run one shell command line; returns its exit status."""
+        from mgfarm.sim.shell import run_command_line
+
+        return await run_command_line(self, command, io)
+
+    async def boot(self) -> None:
+        """Lay out the filesystem, start system services, install and seed apps, then report boot."""
+        from mgfarm.sim.apps import install_apps
+        from mgfarm.sim.system.services import start_system_services
+
+        self.fs.create_skeleton()
+        start_system_services(self)
+        install_apps(self)
+        self.props.set("sys.boot_completed", "1")
+        self.props.set("dev.bootcomplete", "1")
+        self.props.set("init.svc.bootanim", "stopped")
+        self.booted.set()

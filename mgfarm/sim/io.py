@@ -1,0 +1,127 @@
+"""Byte streams between the ADB services and the shell: the contract both sides code against."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+# Output is buffered so that `ls` writing 200 lines costs one WRTE, not 200.
+FLUSH_THRESHOLD = 64 * 1024
+
+
+class ByteSource:
+    """Bytes flowing into a command (stdin). `feed` and `close` are called by the producer."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._eof = False
+        self._event = asyncio.Event()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> ByteSource:
+        src = cls()
+        src.feed(data)
+        src.close()
+        return src
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+        self._event.set()
+
+    def close(self) -> None:
+        self._eof = True
+        self._event.set()
+
+    @property
+    def at_eof(self) -> bool:
+        return self._eof and not self._buf
+
+    async def read(self, n: int = -1) -> bytes:
+        """Up to n bytes (all until EOF when n < 0); b'' only at EOF."""
+        while True:
+            if n < 0 and self._eof or n >= 0 and self._buf or self._eof:
+                break
+            self._event.clear()
+            await self._event.wait()
+        if n < 0:
+            data, self._buf = bytes(self._buf), bytearray()
+        else:
+            data, self._buf = bytes(self._buf[:n]), self._buf[n:]
+        return data
+
+    async def readline(self) -> bytes:
+        """One line including its newline; the rest at EOF; b'' at EOF."""
+        while b"\n" not in self._buf and not self._eof:
+            self._event.clear()
+            await self._event.wait()
+        idx = self._buf.find(b"\n")
+        cut = len(self._buf) if idx < 0 else idx + 1
+        data, self._buf = bytes(self._buf[:cut]), self._buf[cut:]
+        return data
+
+
+Writer = Callable[[bytes], Awaitable[None]]
+
+
+class ByteSink:
+    """Bytes flowing out of a command. `write` buffers; `flush` hands them to the consumer."""
+
+    def __init__(self, consumer: Writer | None = None) -> None:
+        self._consumer = consumer
+        self._buf = bytearray()
+        self.collected = bytearray()  # when there is no consumer (pipes, tests)
+
+    def write(self, data: bytes | str) -> None:
+        self._buf += data.encode() if isinstance(data, str) else data
+
+    async def flush(self) -> None:
+        if not self._buf:
+            return
+        data, self._buf = bytes(self._buf), bytearray()
+        if self._consumer is None:
+            self.collected += data
+        else:
+            await self._consumer(data)
+
+    async def maybe_flush(self) -> None:
+        if len(self._buf) >= FLUSH_THRESHOLD:
+            await self.flush()
+
+
+class ShellIO:
+    """The three standard streams of one shell invocation."""
+
+    def __init__(self, stdin: ByteSource, stdout: ByteSink, stderr: ByteSink) -> None:
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+
+    @classmethod
+    def buffered(cls, stdin: bytes = b"") -> ShellIO:
+        return cls(ByteSource.from_bytes(stdin), ByteSink(), ByteSink())
+
+
+class LocalConnection:
+    """One end of an in-device socket pair (the adb `tcp:PORT` service to a device-local server)."""
+
+    def __init__(self, incoming: ByteSource, send: Writer, on_close: Callable[[], None]) -> None:
+        self.incoming = incoming
+        self._send = send
+        self._on_close = on_close
+        self.closed = False
+
+    async def read(self, n: int = -1) -> bytes:
+        return await self.incoming.read(n)
+
+    async def write(self, data: bytes) -> None:
+        if not self.closed:
+            await self._send(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._on_close()
+
+
+# A device-local server: called once per accepted connection.
+LocalServer = Callable[[LocalConnection], Awaitable[None]]

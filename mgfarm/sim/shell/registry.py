@@ -1,0 +1,44 @@
+"""The table of shell commands. Any sim module may add commands with `@command("name")`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from mgfarm.sim.io import ShellIO
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+
+@dataclass
+class Invocation:
+    """One command as the interpreter runs it: argv after expansion, its streams and environment."""
+
+    device: SimDevice
+    argv: list[str]
+    io: ShellIO
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str = "/"
+
+    def out(self, text: str | bytes) -> None:
+        self.io.stdout.write(text)
+
+    def err(self, text: str | bytes) -> None:
+        self.io.stderr.write(text)
+
+
+CommandFn = Callable[[Invocation], Awaitable[int]]
+COMMANDS: dict[str, CommandFn] = {}
+
+
+def command(*names: str) -> Callable[[CommandFn], CommandFn]:
+    """Register an async command under one or more names (e.g. `toybox md5sum` and `md5sum`)."""
+
+    def register(fn: CommandFn) -> CommandFn:
+        for name in names:
+            COMMANDS[name] = fn
+        return fn
+
+    return register

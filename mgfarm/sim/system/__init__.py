@@ -1,0 +1,1 @@
+"""System services of the simulated device: filesystem, properties, settings, packages, activities."""
