@@ -1,0 +1,165 @@
+"""`mgfarm doctor`: what this host can run, and how to fix what is missing."""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import sys
+from dataclasses import asdict, dataclass
+
+from rich.table import Table
+
+from mgfarm.errors import MgfarmError
+
+# The adb server mgfarm manages listens here, away from the user's own server on 5037.
+MANAGED_ADB_PORT = 5137
+FIRST_DEVICE_PORTS = (5554, 5555)
+
+
+@dataclass
+class Check:
+    """One line of the report."""
+
+    name: str
+    ok: bool
+    detail: str
+    blocks: str = ""  # what cannot work while this is missing
+    fix: str = ""  # how to fix it
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def check_python() -> Check:
+    version = platform.python_version()
+    ok = sys.version_info >= (3, 10)
+    return Check("python", ok, version, "everything", "" if ok else "Install Python 3.10 or newer.")
+
+
+def check_adb() -> Check:
+    from mgfarm.farm.adb import adb_version, find_adb
+
+    try:
+        adb = find_adb()
+    except MgfarmError as exc:
+        return Check("adb", False, str(exc), "every farm", "apt-get install adb")
+    return Check("adb", True, f"{adb} version {adb_version(adb)}")
+
+
+def adb_server_version(port: int) -> int | None:
+    """The internal version of an adb server listening on port, or None when none answers."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+            sock.sendall(b"000chost:version")
+            if sock.recv(4) != b"OKAY":
+                return None
+            length = int(sock.recv(4), 16)
+            return int(sock.recv(length), 16)
+    except (OSError, ValueError):
+        return None
+
+
+def check_adb_servers() -> list[Check]:
+    checks = []
+    for label, port in (("mgfarm adb server", MANAGED_ADB_PORT), ("default adb server", 5037)):
+        version = adb_server_version(port)
+        if version is None:
+            detail = f"not running on 127.0.0.1:{port}"
+            if port == MANAGED_ADB_PORT:
+                detail += " (mgfarm up starts it)"
+            checks.append(Check(label, True, detail))
+        else:
+            checks.append(Check(label, True, f"running on 127.0.0.1:{port}, protocol version {version}"))
+    return checks
+
+
+def check_docker() -> list[Check]:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=5)
+        info = client.version()
+    except Exception as exc:  # the SDK raises many types for 'no engine'
+        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        return [
+            Check(
+                "docker engine",
+                False,
+                f"not reachable ({reason})",
+                "the docker backend and `make images`",
+                "Install and start Docker (apt-get install docker.io), or use --backend process.",
+            )
+        ]
+    checks = [Check("docker engine", True, f"version {info.get('Version', '?')} (API {info.get('ApiVersion')})")]
+    tags = sorted(t for image in client.images.list() for t in image.tags if t.startswith("mgfarm/"))
+    if tags:
+        checks.append(Check("mgfarm images", True, ", ".join(tags)))
+    else:
+        checks.append(
+            Check("mgfarm images", False, "none built yet", "the docker backend", "make images")
+        )
+    client.close()
+    return checks
+
+
+def check_kvm() -> Check:
+    path = "/dev/kvm"
+    if not os.path.exists(path):
+        return Check(
+            "kvm",
+            False,
+            f"{path} does not exist",
+            "the real-emulator image (simulated devices do not need it)",
+            "Enable virtualisation in the BIOS/hypervisor and load kvm_intel or kvm_amd.",
+        )
+    try:
+        fd = os.open(path, os.O_RDWR)
+        os.close(fd)
+    except OSError as exc:
+        return Check(
+            "kvm",
+            False,
+            f"{path} exists but cannot be opened ({exc.strerror})",
+            "the real-emulator image",
+            "Add your user to the kvm group: sudo usermod -aG kvm $USER",
+        )
+    return Check("kvm", True, f"{path} is usable")
+
+
+def port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def check_ports() -> Check:
+    busy = [p for p in FIRST_DEVICE_PORTS if not port_free(p)]
+    if busy:
+        return Check(
+            "default ports",
+            True,
+            f"{', '.join(map(str, busy))} in use: a farm will skip to the next free console/adb pair",
+        )
+    return Check("default ports", True, f"console/adb {FIRST_DEVICE_PORTS[0]}/{FIRST_DEVICE_PORTS[1]} free")
+
+
+def run_checks() -> list[Check]:
+    return [check_python(), check_adb(), *check_adb_servers(), *check_docker(), check_kvm(), check_ports()]
+
+
+def render_table(checks: list[Check]) -> Table:
+    table = Table(title="mgfarm doctor", show_lines=False)
+    table.add_column("check")
+    table.add_column("")
+    table.add_column("detail")
+    for c in checks:
+        mark = "[green]ok[/]" if c.ok else "[red]missing[/]"
+        detail = c.detail
+        if not c.ok:
+            detail += f"\n[dim]blocks:[/] {c.blocks}\n[dim]fix:[/] {c.fix}"
+        table.add_row(c.name, mark, detail)
+    return table
