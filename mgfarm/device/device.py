@@ -1,0 +1,360 @@
+"""`Device`: one Android device reached over the adb server (adbutils) and the emulator console."""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import adbutils
+import numpy as np
+from PIL import Image
+
+from mgfarm.device.console import ConsoleClient, ConsoleError, parse_snapshot_list, read_token
+from mgfarm.device.parsing import (
+    parse_content_rows,
+    parse_current_focus,
+    parse_resumed_activity,
+    parse_sqlite_rows,
+)
+from mgfarm.device.ui import UIElement, parse_hierarchy
+from mgfarm.errors import MgfarmError
+
+DUMP_PATH = "/data/local/tmp/mgfarm_uidump.xml"
+_EMULATOR_SERIAL = re.compile(r"^emulator-(\d+)$")
+_SETTINGS_NAMESPACES = ("system", "secure", "global")
+_SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class DeviceError(MgfarmError):
+    """The device is gone or refused an operation."""
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    output: str
+    exit_code: int
+
+
+def q(value: object) -> str:
+    """Shell-quote one argument; every user-supplied value passes through here."""
+    return shlex.quote(str(value))
+
+
+def _bind(column: str, value: object) -> str:
+    """One `--bind col:TYPE:value` argument for `content insert/update`."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column):
+        raise MgfarmError(f"Column name {column!r} is not a plain identifier; use letters, digits and _.")
+    if value is None:
+        return q(f"{column}:n:")
+    if isinstance(value, bool):
+        return q(f"{column}:b:{str(value).lower()}")
+    if isinstance(value, int):
+        return q(f"{column}:l:{value}")
+    if isinstance(value, float):
+        return q(f"{column}:d:{value}")
+    return q(f"{column}:s:{value}")
+
+
+class Device:
+    """Shell, files, screenshots, UI, settings, providers and snapshots of one device.
+
+    Everything goes through the device's real interfaces, so the same calls work on an emulator
+    and on a simulated device.
+    """
+
+    def __init__(
+        self,
+        serial: str,
+        adb_port: int = 5037,
+        console_port: int | None = None,
+        console_token: str | None = None,
+        adb_host: str = "127.0.0.1",
+        ui_source: str = "auto",
+    ) -> None:
+        if ui_source not in ("auto", "u2", "dump"):
+            raise MgfarmError(f"ui_source {ui_source!r} is unknown; use 'auto', 'u2' or 'dump'.")
+        self.serial = serial
+        self.adb_port = adb_port
+        self.adb_host = adb_host
+        self.client = adbutils.AdbClient(host=adb_host, port=adb_port)
+        self.adb = self.client.device(serial)
+        if console_port is None:
+            m = _EMULATOR_SERIAL.match(serial)
+            console_port = int(m.group(1)) if m else None
+        self.console_port = console_port
+        self._console_token = console_token
+        self._console: ConsoleClient | None = None
+        self.ui_source = ui_source
+        self._u2: Any = None
+        self._u2_failed = False
+        self._size: tuple[int, int] | None = None
+
+    def __repr__(self) -> str:
+        return f"Device({self.serial!r}, adb_port={self.adb_port})"
+
+    # -- shell and files ---------------------------------------------------------------------
+    @contextmanager
+    def _adb_errors(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except (adbutils.AdbError, OSError) as exc:
+            raise DeviceError(
+                f"Device {self.serial} failed during {what} ({exc}); "
+                "check it with `mgfarm ps` or `adb devices`."
+            ) from exc
+
+    def shell(self, cmd: str, timeout: float = 60.0) -> str:
+        """Run a shell command line; returns its output (stdout and stderr), right-stripped."""
+        with self._adb_errors("shell"):
+            out = self.adb.shell(cmd, timeout=timeout)
+        return str(out)
+
+    def shell_bytes(self, cmd: str, timeout: float = 60.0) -> bytes:
+        with self._adb_errors("shell"):
+            out = self.adb.shell(cmd, timeout=timeout, encoding=None)
+        return bytes(out)
+
+    def shell2(self, cmd: str, timeout: float = 60.0) -> ShellResult:
+        """Run a shell command line; returns its output and exit status."""
+        with self._adb_errors("shell"):
+            ret = self.adb.shell2(cmd, timeout=timeout, rstrip=True)
+        return ShellResult(output=ret.output, exit_code=ret.returncode)
+
+    def push(self, local_or_bytes: str | Path | bytes, path: str) -> None:
+        with self._adb_errors(f"push to {path}"):
+            data = local_or_bytes if isinstance(local_or_bytes, bytes) else Path(local_or_bytes).read_bytes()
+            self.adb.sync.push(data, path, check=False)
+
+    def pull(self, path: str) -> bytes:
+        with self._adb_errors(f"pull of {path}"):
+            return bytes(self.adb.sync.read_bytes(path))
+
+    # -- providers, databases, settings ------------------------------------------------------
+    def content_query(
+        self,
+        uri: str,
+        projection: list[str] | None = None,
+        where: str | None = None,
+        sort: str | None = None,
+    ) -> list[dict[str, str | None]]:
+        """Rows from `content query`, as dicts of column -> value (None for NULL)."""
+        cmd = f"content query --uri {q(uri)}"
+        if projection:
+            cmd += f" --projection {q(':'.join(projection))}"
+        if where:
+            cmd += f" --where {q(where)}"
+        if sort:
+            cmd += f" --sort {q(sort)}"
+        res = self.shell2(cmd)
+        if res.exit_code != 0 or res.output.startswith(("Error", "java.")):
+            raise DeviceError(f"content query {uri} failed on {self.serial}: {res.output.strip()[:300]}")
+        return parse_content_rows(res.output, projection)
+
+    def content_insert(self, uri: str, values: dict[str, object]) -> None:
+        binds = " ".join(f"--bind {_bind(k, v)}" for k, v in values.items())
+        self._content_write(f"content insert --uri {q(uri)} {binds}")
+
+    def content_update(self, uri: str, values: dict[str, object], where: str | None = None) -> None:
+        cmd = f"content update --uri {q(uri)} " + " ".join(f"--bind {_bind(k, v)}" for k, v in values.items())
+        if where:
+            cmd += f" --where {q(where)}"
+        self._content_write(cmd)
+
+    def content_delete(self, uri: str, where: str | None = None) -> None:
+        cmd = f"content delete --uri {q(uri)}"
+        if where:
+            cmd += f" --where {q(where)}"
+        self._content_write(cmd)
+
+    def _content_write(self, cmd: str) -> None:
+        res = self.shell2(cmd)
+        if res.exit_code != 0 or res.output.strip():
+            raise DeviceError(f"`{cmd[:120]}` failed on {self.serial}: {res.output.strip()[:300]}")
+
+    def sqlite(self, db: str, sql: str) -> list[list[str]]:
+        """Rows of `sqlite3 DB SQL` (list mode); raises with sqlite's message on error."""
+        res = self.shell2(f"sqlite3 {q(db)} {q(sql)}")
+        if res.exit_code != 0:
+            raise DeviceError(f"sqlite3 {db} failed on {self.serial}: {res.output.strip()[:300]}")
+        return parse_sqlite_rows(res.output)
+
+    def settings_get(self, namespace: str, key: str) -> str | None:
+        _check_namespace(namespace)
+        out = self.shell(f"settings get {namespace} {q(key)}")
+        return None if out == "null" else out
+
+    def settings_put(self, namespace: str, key: str, value: object) -> None:
+        _check_namespace(namespace)
+        res = self.shell2(f"settings put {namespace} {q(key)} {q(value)}")
+        if res.exit_code != 0:
+            raise DeviceError(f"settings put {namespace} {key} failed on {self.serial}: {res.output.strip()}")
+
+    def settings_delete(self, namespace: str, key: str) -> None:
+        _check_namespace(namespace)
+        self.shell(f"settings delete {namespace} {q(key)}")
+
+    def getprop(self, key: str) -> str:
+        return self.shell(f"getprop {q(key)}")
+
+    # -- screen ------------------------------------------------------------------------------
+    def window_size(self) -> tuple[int, int]:
+        """(width, height) in pixels, from `wm size` (cached: it does not change)."""
+        if self._size is None:
+            out = self.shell("wm size")
+            sizes = re.findall(r"(\d+)x(\d+)", out)
+            if not sizes:
+                raise DeviceError(f"`wm size` on {self.serial} printed {out!r}, not a size.")
+            w, h = sizes[-1]  # an Override size, when present, comes last and wins
+            self._size = (int(w), int(h))
+        return self._size
+
+    def screenshot(self) -> Image.Image:
+        """The screen as an RGB PIL image (PNG from `screencap -p`)."""
+        data = self.shell_bytes("screencap -p")
+        try:
+            img = Image.open(io.BytesIO(data))
+            img.load()
+        except OSError as exc:
+            raise DeviceError(f"screencap on {self.serial} returned no image ({data[:80]!r}).") from exc
+        return img.convert("RGB") if img.mode != "RGB" else img
+
+    def screenshot_array(self) -> np.ndarray:
+        """The screen as a uint8 array of shape (height, width, 3)."""
+        return np.asarray(self.screenshot(), dtype=np.uint8)
+
+    # -- UI ----------------------------------------------------------------------------------
+    def u2(self) -> Any:
+        """A connected `uiautomator2.Device` (starts the on-device server on first use)."""
+        if self._u2 is None:
+            import uiautomator2
+
+            self._u2 = uiautomator2.connect(self.adb)
+        return self._u2
+
+    def ui_xml(self) -> str:
+        """The window hierarchy XML: from uiautomator2's server, else from `uiautomator dump`."""
+        if self.ui_source != "dump" and not self._u2_failed:
+            try:
+                return str(self.u2().dump_hierarchy())
+            except Exception as exc:  # u2 raises many types; any failure means: use the fallback
+                if self.ui_source == "u2":
+                    raise DeviceError(f"uiautomator2 failed on {self.serial}: {exc}") from exc
+                self._u2_failed = True
+        return self.dump_xml()
+
+    def dump_xml(self) -> str:
+        """The hierarchy via `uiautomator dump` to a file, then pulled."""
+        res = self.shell2(f"uiautomator dump {DUMP_PATH}")
+        if res.exit_code != 0:
+            raise DeviceError(f"uiautomator dump failed on {self.serial}: {res.output.strip()[:300]}")
+        return self.pull(DUMP_PATH).decode("utf-8")
+
+    def ui_elements(self) -> list[UIElement]:
+        return parse_hierarchy(self.ui_xml())
+
+    def current_app(self) -> tuple[str, str] | None:
+        """(package, activity) in front, from dumpsys window, then dumpsys activity."""
+        found = parse_current_focus(self.shell("dumpsys window windows"))
+        if found is None:
+            found = parse_resumed_activity(self.shell("dumpsys activity activities"))
+        return found
+
+    # -- input -------------------------------------------------------------------------------
+    def tap(self, x: int, y: int) -> None:
+        self.shell(f"input tap {int(x)} {int(y)}")
+
+    def long_press(self, x: int, y: int, ms: int = 800) -> None:
+        self.shell(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(ms)}")
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
+        self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(ms)}")
+
+    def key(self, code: int | str) -> None:
+        if isinstance(code, str) and not re.fullmatch(r"[A-Z0-9_]+", code):
+            raise MgfarmError(f"Key {code!r} is not a key name like KEYCODE_BACK or a number.")
+        self.shell(f"input keyevent {code}")
+
+    def input_text(self, text: str) -> None:
+        """Type text; spaces travel as `%s` (what `input text` expects), the rest is quoted."""
+        for i, line in enumerate(text.split("\n")):
+            if i:
+                self.key(66)  # `input text` cannot carry a newline: press ENTER between lines
+            if line:
+                self.shell(f"input text {q(line.replace(' ', '%s'))}")
+
+    def start_app(self, package: str, activity: str | None = None) -> None:
+        if activity:
+            res = self.shell2(f"am start -n {q(package + '/' + activity)}")
+        else:
+            res = self.shell2(f"monkey -p {q(package)} -c android.intent.category.LAUNCHER 1")
+        if res.exit_code != 0 or "Error" in res.output:
+            raise DeviceError(f"Could not start {package} on {self.serial}: {res.output.strip()[:300]}")
+
+    def packages(self) -> list[str]:
+        out = self.shell("pm list packages")
+        return [line.split(":", 1)[1] for line in out.splitlines() if line.startswith("package:")]
+
+    # -- console: snapshots ------------------------------------------------------------------
+    @property
+    def console(self) -> ConsoleClient:
+        if self.console_port is None:
+            raise MgfarmError(
+                f"Device {self.serial} has no emulator console; snapshots need an emulator or sim device."
+            )
+        if self._console is None:
+            token = self._console_token if self._console_token is not None else read_token()
+            self._console = ConsoleClient(self.console_port, token, host=self.adb_host)
+        return self._console
+
+    def snapshot_save(self, name: str) -> None:
+        self.console.command(f"avd snapshot save {_snapshot_name(name)}")
+
+    def snapshot_load(self, name: str) -> None:
+        self.console.command(f"avd snapshot load {_snapshot_name(name)}")
+
+    def snapshot_delete(self, name: str) -> None:
+        self.console.command(f"avd snapshot delete {_snapshot_name(name)}")
+
+    def snapshot_list(self) -> list[str]:
+        return parse_snapshot_list(self.console.command("avd snapshot list"))
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Block until the device is online and `sys.boot_completed` is 1."""
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            try:
+                if self.shell("getprop sys.boot_completed", timeout=5) == "1":
+                    return
+            except DeviceError as exc:
+                last = str(exc)
+            time.sleep(0.1)
+        raise DeviceError(
+            f"Device {self.serial} was not ready within {timeout:.0f} s {last}; is it running?".rstrip()
+        )
+
+    def close(self) -> None:
+        if self._console is not None:
+            self._console.close()
+            self._console = None
+
+
+def _check_namespace(namespace: str) -> None:
+    if namespace not in _SETTINGS_NAMESPACES:
+        raise MgfarmError(f"Settings namespace {namespace!r} is unknown; use system, secure or global.")
+
+
+def _snapshot_name(name: str) -> str:
+    if not _SNAPSHOT_NAME.match(name):
+        raise MgfarmError(f"Snapshot name {name!r} is invalid; use letters, digits, '.', '_' and '-'.")
+    return name
+
+
+__all__ = ["ConsoleError", "Device", "DeviceError", "ShellResult"]

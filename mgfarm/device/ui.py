@@ -1,0 +1,118 @@
+"""UI elements: the agent-facing list built from a uiautomator window hierarchy (XML)."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mgfarm.errors import MgfarmError
+
+_BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+
+
+@dataclass(frozen=True)
+class UIElement:
+    """One on-screen node an agent can refer to by `index` (its position in the observed list)."""
+
+    index: int
+    text: str
+    content_desc: str
+    resource_id: str
+    class_name: str
+    package: str
+    bounds: tuple[int, int, int, int]  # left, top, right, bottom in screen pixels
+    clickable: bool
+    long_clickable: bool
+    editable: bool
+    scrollable: bool
+    checkable: bool
+    checked: bool
+    focused: bool
+    enabled: bool
+    selected: bool
+
+    @property
+    def center(self) -> tuple[int, int]:
+        left, top, right, bottom = self.bounds
+        return (left + right) // 2, (top + bottom) // 2
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["bounds"] = list(self.bounds)
+        return data
+
+    def describe(self) -> str:
+        """One line for text-only agents: index, class, label and state."""
+        label = self.text or self.content_desc or self.resource_id
+        flags = [
+            name
+            for name, on in (
+                ("clickable", self.clickable),
+                ("editable", self.editable),
+                ("scrollable", self.scrollable),
+                ("checked", self.checked),
+            )
+            if on
+        ]
+        short_class = self.class_name.rsplit(".", 1)[-1]
+        return f"[{self.index}] {short_class} {label!r} {' '.join(flags)}".rstrip()
+
+
+def parse_bounds(value: str) -> tuple[int, int, int, int]:
+    m = _BOUNDS_RE.fullmatch(value.strip())
+    if not m:
+        return (0, 0, 0, 0)
+    left, top, right, bottom = (int(g) for g in m.groups())
+    return left, top, right, bottom
+
+
+def _flag(node: ET.Element, name: str) -> bool:
+    return node.get(name, "false") == "true"
+
+
+def _is_meaningful(node: ET.Element) -> bool:
+    """Keep nodes an agent can read or act on; drop empty layout containers."""
+    if node.get("text") or node.get("content-desc"):
+        return True
+    return any(
+        _flag(node, name) for name in ("clickable", "long-clickable", "scrollable", "checkable", "focusable")
+    ) or "EditText" in node.get("class", "")
+
+
+def parse_hierarchy(xml: str) -> list[UIElement]:
+    """The meaningful nodes of a uiautomator dump, in document order, indexed from 0."""
+    try:
+        root = ET.fromstring(xml.strip().encode("utf-8"))
+    except ET.ParseError as exc:
+        raise MgfarmError(f"The device returned an unreadable UI hierarchy ({exc}); retry the dump.") from exc
+    elements: list[UIElement] = []
+    for node in root.iter("node"):
+        if not _is_meaningful(node):
+            continue
+        bounds = parse_bounds(node.get("bounds", ""))
+        if bounds[2] <= bounds[0] or bounds[3] <= bounds[1]:
+            continue  # off-screen or zero-size: not something an agent can touch
+        class_name = node.get("class", "")
+        elements.append(
+            UIElement(
+                index=len(elements),
+                text=node.get("text", ""),
+                content_desc=node.get("content-desc", ""),
+                resource_id=node.get("resource-id", ""),
+                class_name=class_name,
+                package=node.get("package", ""),
+                bounds=bounds,
+                clickable=_flag(node, "clickable"),
+                long_clickable=_flag(node, "long-clickable"),
+                editable="EditText" in class_name,
+                scrollable=_flag(node, "scrollable"),
+                checkable=_flag(node, "checkable"),
+                checked=_flag(node, "checked"),
+                focused=_flag(node, "focused"),
+                enabled=node.get("enabled", "true") == "true",
+                selected=_flag(node, "selected"),
+            )
+        )
+    return elements
