@@ -1,0 +1,149 @@
+"""Action schema validation, shell quoting and the AOSP output parsers (no device needed)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mgfarm.device.actions import Action, ActionError, parse_action
+from mgfarm.device.console import parse_snapshot_list
+from mgfarm.device.device import q
+from mgfarm.device.parsing import (
+    parse_content_rows,
+    parse_current_focus,
+    parse_md5sum,
+    parse_resumed_activity,
+    parse_sqlite_rows,
+)
+from mgfarm.device.ui import parse_hierarchy
+
+HOSTILE = [
+    "'; rm -rf /data; echo '",
+    '"$(reboot)"',
+    "`id`",
+    "a && touch /sdcard/pwned",
+    "x | sh",
+    "$HOME ${PATH} $?",
+    "back\\slash 'single' \"double\"",
+    "new\nline",
+    "semi;colon > /sdcard/out",
+    "",
+    "emoji ☃ ü",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_quoting_round_trips_hostile_text_through_a_posix_shell(text: str) -> None:
+    out = subprocess.run(["sh", "-c", f"printf %s {q(text)}"], capture_output=True, text=True, check=True)
+    assert out.stdout == text
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_quoting_never_splits_or_expands(text: str) -> None:
+    if "\x00" in text:
+        return  # argv cannot carry NUL on any OS
+    out = subprocess.run(["sh", "-c", f"printf %s {q(text)}"], capture_output=True, check=True)
+    assert out.stdout.decode("utf-8", "surrogateescape") == text
+
+
+def test_valid_actions_parse_from_dicts_and_json() -> None:
+    assert parse_action({"action_type": "click", "x": 10, "y": 20}).x == 10
+    assert parse_action('{"action_type": "click", "index": 3}').index == 3
+    a = parse_action({"action_type": "input_text", "text": "Ada", "index": 1, "clear_text": True})
+    assert a.clear_text and a.text == "Ada"
+    assert parse_action({"action_type": "scroll", "direction": "down"}).direction == "down"
+    assert parse_action({"action_type": "status", "goal_status": "infeasible"}).goal_status == "infeasible"
+    assert parse_action({"action_type": "open_app", "app_name": "Contacts"}).app_name == "Contacts"
+    assert isinstance(parse_action(Action(action_type="navigate_home")), Action)
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        ({"action_type": "fly"}, "action_type"),
+        ({"action_type": "click"}, "needs x and y"),
+        ({"action_type": "click", "x": 1}, "both x and y"),
+        ({"action_type": "scroll"}, "direction"),
+        ({"action_type": "scroll", "direction": "sideways"}, "direction"),
+        ({"action_type": "input_text"}, "needs text"),
+        ({"action_type": "open_app"}, "app_name"),
+        ({"action_type": "status", "goal_status": "done"}, "goal_status"),
+        ({"action_type": "click", "index": -1}, "index"),
+        ({"action_type": "click", "x": 1, "y": 2, "bogus": 1}, "bogus"),
+        ("not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        (42, "JSON object"),
+    ],
+)
+def test_invalid_actions_raise_one_clear_sentence(raw: object, fragment: str) -> None:
+    with pytest.raises(ActionError) as err:
+        parse_action(raw)  # type: ignore[arg-type]
+    message = str(err.value)
+    assert fragment in message
+    assert "\n" not in message
+
+
+def test_content_rows_keep_commas_inside_values_when_projection_known() -> None:
+    out = "Row: 0 _id=1, display_name=Doe, Jane, number=555\nRow: 1 _id=2, display_name=Bo, number=NULL\n"
+    rows = parse_content_rows(out, ["_id", "display_name", "number"])
+    assert rows == [
+        {"_id": "1", "display_name": "Doe, Jane", "number": "555"},
+        {"_id": "2", "display_name": "Bo", "number": None},
+    ]
+    assert parse_content_rows("No result found.\n") == []
+    assert parse_content_rows("Row: 0 name=wifi_on, value=1") == [{"name": "wifi_on", "value": "1"}]
+
+
+def test_sqlite_md5_snapshot_and_dumpsys_parsers() -> None:
+    assert parse_sqlite_rows("1|Ada|\n2|Bo|x\n") == [["1", "Ada", ""], ["2", "Bo", "x"]]
+    assert parse_md5sum("d41d8cd98f00b204e9800998ecf8427e  /data/local/tmp/u2.jar") == (
+        "d41d8cd98f00b204e9800998ecf8427e"
+    )
+    lines = [
+        "List of snapshots present on all disks:",
+        "ID        TAG                 VM SIZE                DATE       VM CLOCK",
+        "--        golden                 1.2M 2026-01-01 00:00:00   00:00:00.000",
+    ]
+    assert parse_snapshot_list(lines) == ["golden"]
+    focus = "  mCurrentFocus=Window{1a2b3c u0 com.android.contacts/.activities.PeopleActivity}"
+    assert parse_current_focus(focus) == (
+        "com.android.contacts",
+        "com.android.contacts.activities.PeopleActivity",
+    )
+    resumed = "    mResumedActivity: ActivityRecord{9f u0 com.android.settings/.Settings t12}"
+    assert parse_resumed_activity(resumed) == ("com.android.settings", "com.android.settings.Settings")
+
+
+def test_hierarchy_lists_meaningful_nodes_with_flags_and_bounds() -> None:
+    xml = (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+        '<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="p" '
+        'content-desc="" checkable="false" checked="false" clickable="false" enabled="true" '
+        'focusable="false" focused="false" scrollable="true" long-clickable="false" password="false" '
+        'selected="false" bounds="[0,0][1080,2400]">'
+        '<node index="0" text="Save" resource-id="p:id/save" class="android.widget.Button" package="p" '
+        'content-desc="" checkable="false" checked="false" clickable="true" enabled="true" '
+        'focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" '
+        'selected="false" bounds="[100,200][300,260]"/>'
+        '<node index="1" text="" resource-id="" class="android.widget.LinearLayout" package="p" '
+        'content-desc="" checkable="false" checked="false" clickable="false" enabled="true" '
+        'focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" '
+        'selected="false" bounds="[0,0][10,10]"/>'
+        '<node index="2" text="Name" resource-id="p:id/name" class="android.widget.EditText" package="p" '
+        'content-desc="" checkable="false" checked="false" clickable="true" enabled="true" '
+        'focusable="true" focused="true" scrollable="false" long-clickable="true" password="false" '
+        'selected="false" bounds="[0,300][1080,400]"/>'
+        "</node></hierarchy>"
+    )
+    elements = parse_hierarchy(xml)
+    assert [e.index for e in elements] == [0, 1, 2]
+    assert elements[0].scrollable
+    save = elements[1]
+    assert (save.text, save.resource_id, save.clickable) == ("Save", "p:id/save", True)
+    assert save.center == (200, 230)
+    assert elements[2].editable and elements[2].focused
+    assert elements[2].to_dict()["bounds"] == [0, 300, 1080, 400]
