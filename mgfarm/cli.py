@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -58,6 +59,42 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="Print the report
         print(json.dumps([c.as_dict() for c in checks], indent=2))
     else:
         out.print(render_table(checks))
+
+
+# --------------------------------------------------------------------------- k8s (scaling, H8)
+
+
+@k8s_app.command("render")
+def k8s_render(
+    replicas: int = typer.Option(..., "--replicas", "-n", help="Number of device pods (one device each)."),
+    image: str = typer.Option(..., "--image", help="The sim or emulator image the pods run."),
+    out_dir: Path = typer.Option(Path("k8s"), "--out", help="Folder to write the manifests into."),
+    kind: str = typer.Option("sim", "--kind", help="sim (simulated device) or emulator (needs KVM)."),
+    name: str = typer.Option("mgfarm", "--name", help="Farm name: StatefulSet, Service and pod prefix."),
+    namespace: str = typer.Option("default", "--namespace", help="Namespace of every object."),
+    cpu: str | None = typer.Option(None, "--cpu", help="CPU request per replica (sim 250m, emulator 2)."),
+    memory: str | None = typer.Option(
+        None, "--memory", help="Memory request per replica (default sim 256Mi, emulator 4Gi)."
+    ),
+) -> None:
+    """Write a StatefulSet, a headless Service and the farm config for N device pods.
+
+    Example: mgfarm k8s render --replicas 8 --image mgfarm-sim:latest --out k8s/ && kubectl apply -f k8s/
+    """
+    from mgfarm.k8s import RenderOptions, parse_kind, write_manifests
+
+    opts = RenderOptions(
+        replicas=replicas,
+        image=image,
+        kind=parse_kind(kind),
+        name=name,
+        namespace=namespace,
+        cpu=cpu,
+        memory=memory,
+    )
+    for path in write_manifests(opts, out_dir):
+        out.print(f"wrote {path}", highlight=False)
+    out.print(f"apply with: kubectl apply -f {out_dir}/   (trainer endpoints: {out_dir}/farm/farm.yaml)")
 
 
 def main() -> None:
