@@ -1,0 +1,22 @@
+"""The simulated device's shell: an mksh-like interpreter and the commands it can run.
+
+Importing this package registers every command module with the registry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mgfarm.sim.io import ShellIO
+from mgfarm.sim.shell import basic  # noqa: F401  (registers commands)
+from mgfarm.sim.shell.interp import run_line
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+__all__ = ["run_command_line"]
+
+
+async def run_command_line(device: SimDevice, line: str, io: ShellIO) -> int:
+    """Run one shell command line on `device`; returns its exit status (127 unknown, 2 syntax)."""
+    return await run_line(device, line, io)

@@ -1,0 +1,344 @@
+"""Small toybox commands: echo, printf, true, false, test, sleep, id, whoami, pwd, basename, dirname..."""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+import re
+
+from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
+from mgfarm.sim.system.fs import PathEscapeError
+
+ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "\\": "\\",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "r": "\r",
+    "v": "\v",
+    "e": "\x1b",
+}
+
+
+def unescape(text: str) -> tuple[str, bool]:
+    """Backslash escapes as `echo -e` and printf read them; the flag is True after `\\c` (stop)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\" or i + 1 >= len(text):
+            out.append(c)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt == "c":
+            return "".join(out), True
+        if nxt in ESCAPES:
+            out.append(ESCAPES[nxt])
+            i += 2
+        elif nxt == "0" or nxt.isdigit():
+            m = re.match(r"0?([0-7]{1,3})", text[i + 1 :])
+            digits = m.group(1) if m else "0"
+            out.append(chr(int(digits, 8) & 0xFF))
+            i += 1 + (m.end() if m else 1)
+        elif nxt == "x":
+            m = re.match(r"[0-9a-fA-F]{1,2}", text[i + 2 :])
+            if m:
+                out.append(chr(int(m.group(0), 16)))
+                i += 2 + m.end()
+            else:
+                out.append("\\x")
+                i += 2
+        else:
+            out.append("\\" + nxt)
+            i += 2
+    return "".join(out), False
+
+
+@command("echo")
+async def echo(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    newline, escapes = True, False
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        for flag in args[0][1:]:
+            newline = newline and flag != "n"
+            escapes = (escapes or flag == "e") and flag != "E"
+        args = args[1:]
+    text = " ".join(args)
+    if escapes:
+        text, stop = unescape(text)
+        newline = newline and not stop
+    inv.out(text.encode("utf-8", "surrogateescape") + (b"\n" if newline else b""))
+    return 0
+
+
+ESCAPE_RE = re.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9a-fA-F]{1,2}|.)")
+
+
+def _printf_format(fmt: str, args: list[str]) -> tuple[str, int]:
+    """One pass of `fmt` over `args`: (text, number of args consumed)."""
+    out: list[str] = []
+    used = 0
+    i = 0
+    spec = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?([sdiouxXcfeEgGb%])")
+    while i < len(fmt):
+        m = spec.match(fmt, i) if fmt[i] == "%" else None
+        esc = ESCAPE_RE.match(fmt, i) if fmt[i] == "\\" else None
+        if esc is not None:
+            out.append(unescape(esc.group(0))[0])
+            i = esc.end()
+            continue
+        if m is None:
+            out.append(fmt[i])
+            i += 1
+            continue
+        flags, width, prec, conv = m.groups()
+        i = m.end()
+        if conv == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            width = args[used] if used < len(args) else "0"
+            used += 1
+        arg = args[used] if used < len(args) else ""
+        used += 1
+        pyspec = f"%{flags}{width or ''}{'.' + prec if prec is not None else ''}"
+        if conv in "diouxXc":
+            try:
+                num = int(arg, 0) if arg else 0
+            except ValueError:
+                num = ord(arg[1]) if arg[:1] in "'\"" and len(arg) > 1 else 0
+            if conv == "c":
+                out.append((pyspec + "s") % (arg[:1]))
+            else:
+                out.append((pyspec + ("d" if conv == "i" or conv == "u" else conv)) % num)
+        elif conv in "feEgG":
+            try:
+                fnum = float(arg) if arg else 0.0
+            except ValueError:
+                fnum = 0.0
+            out.append((pyspec + conv) % fnum)
+        elif conv == "b":
+            out.append((pyspec + "s") % unescape(arg)[0])
+        else:
+            out.append((pyspec + "s") % arg)
+    return "".join(out), used
+
+
+@command("printf")
+async def printf(inv: Invocation) -> int:
+    if len(inv.argv) < 2:
+        inv.err("printf: Need 1 argument\n")
+        return 1
+    fmt, args = inv.argv[1], inv.argv[2:]
+    text, used = _printf_format(fmt, args)
+    chunks = [text]
+    # The format is reused while arguments remain, as POSIX printf does.
+    while used and used < len(args):
+        args = args[used:]
+        text, used = _printf_format(fmt, args)
+        chunks.append(text)
+    inv.out("".join(chunks).encode("utf-8", "surrogateescape"))
+    return 0
+
+
+@command("true")
+async def true(inv: Invocation) -> int:
+    return 0
+
+
+@command("false")
+async def false(inv: Invocation) -> int:
+    return 1
+
+
+def _file_test(inv: Invocation, op: str, path: str) -> bool:
+    try:
+        host = inv.device.fs.host(path, inv.cwd)
+    except PathEscapeError:
+        return False
+    checks = {
+        "-e": host.exists,
+        "-f": host.is_file,
+        "-d": host.is_dir,
+        "-L": host.is_symlink,
+        "-h": host.is_symlink,
+        "-r": host.exists,
+        "-w": host.exists,
+        "-x": lambda: host.is_dir() or (host.is_file() and posixpath.dirname(path) in ("/system/bin",)),
+        "-s": lambda: host.is_file() and host.stat().st_size > 0,
+    }
+    return bool(checks[op]())
+
+
+def _evaluate(inv: Invocation, args: list[str]) -> bool:
+    """POSIX test for up to four arguments plus `!`, `-a` and `-o`."""
+    if "-o" in args[1:-1]:
+        i = args.index("-o", 1)
+        return _evaluate(inv, args[:i]) or _evaluate(inv, args[i + 1 :])
+    if "-a" in args[1:-1]:
+        i = args.index("-a", 1)
+        return _evaluate(inv, args[:i]) and _evaluate(inv, args[i + 1 :])
+    if args and args[0] == "!":
+        return not _evaluate(inv, args[1:])
+    if not args:
+        return False
+    if len(args) == 1:
+        return args[0] != ""
+    if len(args) == 2:
+        op, val = args
+        if op == "-n":
+            return val != ""
+        if op == "-z":
+            return val == ""
+        if op in ("-e", "-f", "-d", "-L", "-h", "-r", "-w", "-x", "-s"):
+            return _file_test(inv, op, val)
+        raise ValueError(f"{op}: unknown operand")
+    if len(args) == 3:
+        left, op, right = args
+        if op in ("=", "=="):
+            return left == right
+        if op == "!=":
+            return left != right
+        ints = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__}
+        ints |= {"-gt": int.__gt__, "-ge": int.__ge__}
+        if op in ints:
+            return bool(ints[op](int(left), int(right)))
+        raise ValueError(f"{op}: unknown operand")
+    raise ValueError("too many arguments")
+
+
+@command("test", "[")
+async def test(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    if inv.argv[0] == "[":
+        if not args or args[-1] != "]":
+            inv.err("[: missing ]\n")
+            return 2
+        args = args[:-1]
+    try:
+        return 0 if _evaluate(inv, args) else 1
+    except ValueError as exc:
+        inv.err(f"{inv.argv[0]}: {exc}\n")
+        return 2
+
+
+@command("sleep")
+async def sleep(inv: Invocation) -> int:
+    total = 0.0
+    for arg in inv.argv[1:]:
+        m = re.fullmatch(r"(\d*\.?\d+)([smhd]?)", arg)
+        if m is None:
+            inv.err(f"sleep: invalid number '{arg}'\n")
+            return 1
+        total += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+    await inv.io.stdout.flush()
+    await asyncio.sleep(total)
+    return 0
+
+
+@command("id")
+async def id_(inv: Invocation) -> int:
+    if inv.device.root_adbd:
+        ident = "uid=0(root) gid=0(root) groups=0(root),1004(input),1007(log),1011(adb),1015(sdcard_rw),"
+        ident += "1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),"
+        ident += "3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:su:s0"
+    else:
+        ident = "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),"
+        ident += (
+            "1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet) context=u:r:shell:s0"
+        )
+    args = inv.argv[1:]
+    if "-u" in args:
+        ident = "0" if inv.device.root_adbd else "2000"
+        if "-n" in args:
+            ident = "root" if inv.device.root_adbd else "shell"
+    inv.out(ident + "\n")
+    return 0
+
+
+@command("whoami")
+async def whoami(inv: Invocation) -> int:
+    inv.out("root\n" if inv.device.root_adbd else "shell\n")
+    return 0
+
+
+@command("pwd")
+async def pwd(inv: Invocation) -> int:
+    inv.out(inv.cwd + "\n")
+    return 0
+
+
+@command("basename")
+async def basename(inv: Invocation) -> int:
+    if len(inv.argv) < 2:
+        inv.err("basename: Need 1 argument\n")
+        return 1
+    name = posixpath.basename(inv.argv[1].rstrip("/")) or "/"
+    if len(inv.argv) > 2 and name != inv.argv[2] and name.endswith(inv.argv[2]):
+        name = name[: -len(inv.argv[2])]
+    inv.out(name + "\n")
+    return 0
+
+
+@command("dirname")
+async def dirname(inv: Invocation) -> int:
+    if len(inv.argv) < 2:
+        inv.err("dirname: Need 1 argument\n")
+        return 1
+    path = inv.argv[1].rstrip("/") or "/"
+    inv.out((posixpath.dirname(path) or ".") + "\n")
+    return 0
+
+
+@command("which")
+async def which(inv: Invocation) -> int:
+    status = 0
+    for name in inv.argv[1:]:
+        if name in COMMANDS or name in ("sh",):
+            inv.out(f"/system/bin/{name}\n")
+        else:
+            status = 1
+    return status
+
+
+@command("getprop")
+async def getprop(inv: Invocation) -> int:
+    props = inv.device.props
+    args = inv.argv[1:]
+    if not args:
+        inv.out(props.listing())
+        return 0
+    default = args[1] if len(args) > 1 else ""
+    inv.out(props.get(args[0], default) + "\n")
+    return 0
+
+
+@command("setprop")
+async def setprop(inv: Invocation) -> int:
+    if len(inv.argv) != 3:
+        inv.err("setprop: Need 2 arguments\n")
+        return 1
+    key, value = inv.argv[1], inv.argv[2]
+    if not inv.device.props.set(key, value):
+        inv.err(f"Failed to set property '{key}' to '{value}'.\nSee dmesg for error reason.\n")
+        return 1
+    return 0
+
+
+@command("log")
+async def log(inv: Invocation) -> int:
+    return 0
+
+
+@command("logcat")
+async def logcat(inv: Invocation) -> int:
+    # Only dumps and clears are supported: following the log would never end.
+    if not any(a in ("-d", "-c", "-g", "--clear") or a.startswith("-d") for a in inv.argv[1:]):
+        inv.err("logcat: only -d and -c are supported on the simulated device\n")
+        return 1
+    if "-g" in inv.argv:
+        inv.out("main: ring buffer is 256 KiB (0 B consumed), max entry is 5120 B, max payload is 4068 B\n")
+    return 0

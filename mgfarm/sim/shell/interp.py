@@ -1,0 +1,464 @@
+"""Running a parsed command line: expansion, redirections, pipelines, builtins and exit statuses."""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
+from mgfarm.sim.shell.parser import (
+    AndOr,
+    Command,
+    Pipeline,
+    Redirect,
+    Script,
+    ShellSyntaxError,
+    Simple,
+    Subshell,
+    Word,
+    parse,
+)
+from mgfarm.sim.shell.registry import COMMANDS, Invocation
+from mgfarm.sim.system.fs import PathEscapeError
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+SH = "/system/bin/sh"
+# Where a bare command name is looked up; `/system/bin/ls` runs the same command as `ls`.
+BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/bin", "/usr/bin", "/sbin", "/product/bin")
+MAX_DEPTH = 32  # nested `sh -c` / `$(...)`; real shells fork, we recurse
+
+DEFAULT_ENV = {
+    "PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:"
+    "/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
+    "HOME": "/",
+    "SHELL": SH,
+    "USER": "root",
+    "LOGNAME": "root",
+    "HOSTNAME": "localhost",
+    "TMPDIR": "/data/local/tmp",
+    "ANDROID_DATA": "/data",
+    "ANDROID_ROOT": "/system",
+    "ANDROID_STORAGE": "/storage",
+    "EXTERNAL_STORAGE": "/sdcard",
+    "ANDROID_ASSETS": "/system/app",
+}
+
+
+class ExitShell(Exception):
+    """`exit N`: stops the current shell (not its parent)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+@dataclass
+class Shell:
+    """One shell's state: variables, working directory and the last status."""
+
+    device: SimDevice
+    env: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENV))
+    cwd: str = "/"
+    status: int = 0
+    depth: int = 0
+    args: list[str] = field(default_factory=list)
+
+    def child(self) -> Shell:
+        """A subshell: a copy whose changes do not leak back."""
+        return Shell(self.device, dict(self.env), self.cwd, self.status, self.depth + 1, list(self.args))
+
+    async def run_text(self, text: str, io: ShellIO) -> int:
+        """Parse and run `text`; a syntax error prints mksh's message and returns 2."""
+        try:
+            script = parse(text)
+        except ShellSyntaxError as exc:
+            io.stderr.write(f"{SH}: syntax error: {exc}\n")
+            await io.stderr.flush()
+            self.status = 2
+            return 2
+        try:
+            return await self.run_script(script, io)
+        except ExitShell as done:
+            self.status = done.status
+            return done.status
+
+    async def run_script(self, script: Script, io: ShellIO) -> int:
+        for item in script.items:
+            await self.run_and_or(item, io)
+        return self.status
+
+    async def run_and_or(self, node: AndOr, io: ShellIO) -> int:
+        status = await self.run_pipeline(node.first, io)
+        for op, pipeline in node.rest:
+            if (op == "&&") == (status == 0):
+                status = await self.run_pipeline(pipeline, io)
+        return status
+
+    async def run_pipeline(self, node: Pipeline, io: ShellIO) -> int:
+        # Stages run one after another, each reading the previous one's whole output: enough for
+        # `cat f | grep x | wc -l`, and no commands here produce endless output.
+        stdin = io.stdin
+        status = 0
+        for i, cmd in enumerate(node.commands):
+            last = i == len(node.commands) - 1
+            out = io.stdout if last else ByteSink()
+            status = await self.run_command(cmd, ShellIO(stdin, out, io.stderr))
+            if not last:
+                await out.flush()
+                stdin = ByteSource.from_bytes(bytes(out.collected))
+        if node.negate:
+            status = 0 if status else 1
+        self.status = status
+        return status
+
+    async def run_command(self, cmd: Command, io: ShellIO) -> int:
+        if isinstance(cmd, Subshell):
+            sub = self.child()
+            redirected = await self._redirect(cmd.redirects, io)
+            if redirected is None:
+                return 1
+            try:
+                status = await sub.run_script(cmd.body, redirected.io)
+            except ExitShell as done:
+                status = done.status
+            await redirected.finish()
+            return status
+        return await self.run_simple(cmd, io)
+
+    async def run_simple(self, cmd: Simple, io: ShellIO) -> int:
+        try:
+            argv: list[str] = []
+            for word in cmd.words:
+                argv.extend(await self.expand(word, io))
+            assigns = {
+                name: "".join(await self.expand(value, io, split=False)) for name, value in cmd.assigns
+            }
+        except ShellSyntaxError as exc:
+            io.stderr.write(f"{SH}: {exc}\n")
+            await io.stderr.flush()
+            return 1
+        if not argv:
+            self.env.update(assigns)
+            return 0
+        redirected = await self._redirect(cmd.redirects, io)
+        if redirected is None:
+            return 1
+        try:
+            status = await self.call(argv, redirected.io, assigns)
+        finally:
+            await redirected.finish()
+        return status
+
+    async def call(self, argv: list[str], io: ShellIO, assigns: dict[str, str] | None = None) -> int:
+        """Run one command (builtin or registered) with already expanded arguments."""
+        name = argv[0]
+        builtin = BUILTINS.get(name)
+        if builtin is not None:
+            return await builtin(self, argv, io)
+        fn = COMMANDS.get(_command_name(name))
+        if fn is None:
+            io.stderr.write(f"{SH}: {name}: inaccessible or not found\n")
+            await io.stderr.flush()
+            return 127
+        env = dict(self.env)
+        env.update(assigns or {})
+        inv = Invocation(self.device, [_command_name(name), *argv[1:]], io, env, self.cwd)
+        try:
+            status = await fn(inv)
+        except PathEscapeError:
+            io.stderr.write(f"{name}: Permission denied\n")
+            status = 1
+        except (OSError, ValueError, LookupError, TypeError, ArithmeticError) as exc:
+            # A bug or an odd argument must never take the device down: report it like a tool would.
+            io.stderr.write(f"{name}: {exc}\n")
+            status = 1
+        await io.stdout.flush()
+        await io.stderr.flush()
+        return status
+
+    async def expand(self, word: Word, io: ShellIO, split: bool = True) -> list[str]:
+        """Fields of one word after variable, command and glob expansion."""
+        fields: list[str] = []
+        cur: list[str] = []
+        has_text = False  # quoted empty strings still make a field
+        glob = False
+        for kind, text in word.parts:
+            if kind in ("lit", "raw"):
+                cur.append(text)
+                has_text = True
+                glob = glob or (kind == "raw" and any(c in text for c in "*?["))
+                continue
+            if kind in ("var", "qvar"):
+                value = self.variable(text)
+            else:
+                value = await self.substitute(text, io)
+            if kind in ("qvar", "qcmd") or not split:
+                cur.append(value)
+                has_text = True
+                continue
+            pieces = value.split()
+            if not pieces:
+                continue
+            if value[:1].isspace() and (cur or has_text):
+                fields.append("".join(cur))
+                cur = []
+            cur.append(pieces[0])
+            has_text = True
+            for piece in pieces[1:]:
+                fields.append("".join(cur))
+                cur = [piece]
+            if value[-1:].isspace():
+                fields.append("".join(cur))
+                cur, has_text = [], False
+        if cur or has_text:
+            fields.append("".join(cur))
+        if glob and split and len(fields) == 1:
+            return self.glob(fields[0]) or fields
+        return fields
+
+    def variable(self, name: str) -> str:
+        if name == "?":
+            return str(self.status)
+        if name == "$":
+            return "1"
+        if name == "#":
+            return str(max(len(self.args) - 1, 0))
+        if name in ("@", "*"):
+            return " ".join(self.args[1:])
+        if name.isdigit():
+            idx = int(name)
+            return self.args[idx] if idx < len(self.args) else (SH if idx == 0 else "")
+        if name in ("!", "-"):
+            return ""
+        return self.env.get(name, "")
+
+    async def substitute(self, text: str, io: ShellIO) -> str:
+        """`$(...)`: the output of `text` run in a subshell, trailing newlines removed."""
+        if self.depth >= MAX_DEPTH:
+            raise ShellSyntaxError("too many nested substitutions")
+        sub = self.child()
+        out = ByteSink()
+        self.status = await sub.run_text(text, ShellIO(io.stdin, out, io.stderr))
+        await out.flush()
+        return bytes(out.collected).decode(errors="replace").rstrip("\n")
+
+    def glob(self, pattern: str) -> list[str]:
+        """Sorted device paths matching a pattern; [] when none (the word then stays as typed)."""
+        absolute = pattern.startswith("/")
+        pieces = [p for p in pattern.split("/") if p]
+        matches = ["/" if absolute else ""]
+        for piece in pieces:
+            nxt: list[str] = []
+            for base in matches:
+                if not any(c in piece for c in "*?["):
+                    nxt.append(posixpath.join(base, piece) if base else piece)
+                    continue
+                try:
+                    host = self.device.fs.host(base or ".", self.cwd)
+                    names = sorted(p.name for p in host.iterdir())
+                except (OSError, PathEscapeError):
+                    continue
+                for entry in names:
+                    if entry.startswith(".") and not piece.startswith("."):
+                        continue
+                    if fnmatch.fnmatchcase(entry, piece):
+                        nxt.append(posixpath.join(base, entry) if base else entry)
+            matches = nxt
+        found = []
+        for m in matches:
+            try:
+                if self.device.fs.host(m, self.cwd).exists() or self.device.fs.host(m, self.cwd).is_symlink():
+                    found.append(m)
+            except PathEscapeError:
+                continue
+        return found
+
+    async def _redirect(self, redirects: list[Redirect], io: ShellIO) -> Redirected | None:
+        """Streams after applying redirections; None (after an error message) when a file fails."""
+        red = Redirected(ShellIO(io.stdin, io.stdout, io.stderr))
+        for r in redirects:
+            fields = await self.expand(r.target, io, split=False)
+            target = "".join(fields)
+            if r.op == ">&":
+                if target == "1":
+                    red.set(r.fd, red.io.stdout)
+                elif target == "2":
+                    red.set(r.fd, red.io.stderr)
+                elif target == "-":
+                    red.set(r.fd, ByteSink())
+                continue
+            if target == "/dev/null":
+                if r.op == "<":
+                    red.io.stdin = ByteSource.from_bytes(b"")
+                else:
+                    sink = ByteSink()
+                    red.set(r.fd, sink)
+                    if r.op == "&>":
+                        red.set(2, sink)
+                continue
+            try:
+                host = self.device.fs.host(target, self.cwd)
+                if r.op == "<":
+                    red.io.stdin = ByteSource.from_bytes(host.read_bytes())
+                    continue
+                if not host.parent.is_dir():
+                    raise FileNotFoundError(target)
+                if host.is_dir():
+                    raise IsADirectoryError(target)
+                if r.op != ">>":
+                    host.write_bytes(b"")  # truncate now, as the shell does before running the command
+            except (OSError, PathEscapeError) as exc:
+                reason = (
+                    "No such file or directory" if isinstance(exc, FileNotFoundError) else "Is a directory"
+                )
+                if isinstance(exc, PathEscapeError):
+                    reason = "Permission denied"
+                io.stderr.write(f"{SH}: can't {'open' if r.op == '<' else 'create'} {target}: {reason}\n")
+                await io.stderr.flush()
+                await red.finish()
+                return None
+            sink = ByteSink(_file_writer(host))
+            red.files.append(sink)
+            red.set(r.fd, sink)
+            if r.op == "&>":
+                red.set(2, sink)
+        return red
+
+
+class Redirected:
+    """Streams of one command after redirection, and the file sinks to flush when it ends."""
+
+    def __init__(self, io: ShellIO) -> None:
+        self.io = io
+        self.files: list[ByteSink] = []
+
+    def set(self, fd: int, sink: ByteSink) -> None:
+        if fd == 2:
+            self.io.stderr = sink
+        elif fd == 1:
+            self.io.stdout = sink
+
+    async def finish(self) -> None:
+        for sink in self.files:
+            await sink.flush()
+
+
+def _file_writer(path: Path) -> Writer:
+    async def write(data: bytes) -> None:
+        with path.open("ab") as fh:
+            fh.write(data)
+
+    return write
+
+
+def _command_name(name: str) -> str:
+    if "/" in name and posixpath.dirname(name) in BIN_DIRS:
+        return posixpath.basename(name)
+    return name
+
+
+async def _cd(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    target = argv[1] if len(argv) > 1 else sh.env.get("HOME", "/")
+    path = sh.device.fs.normalize(target, sh.cwd)
+    try:
+        ok = sh.device.fs.host(path).is_dir()
+    except PathEscapeError:
+        ok = False
+    if not ok:
+        io.stderr.write(f"{SH}: cd: {path}: No such file or directory\n")
+        await io.stderr.flush()
+        return 2
+    sh.cwd = path
+    sh.env["PWD"] = path
+    return 0
+
+
+async def _exit(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    status = sh.status
+    if len(argv) > 1:
+        try:
+            status = int(argv[1]) & 0xFF
+        except ValueError:
+            io.stderr.write(f"{SH}: exit: {argv[1]}: bad number\n")
+            status = 2
+    await io.stdout.flush()
+    raise ExitShell(status)
+
+
+async def _export(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    for arg in argv[1:]:
+        if "=" in arg:
+            name, value = arg.split("=", 1)
+            sh.env[name] = value
+    return 0
+
+
+async def _unset(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    for arg in argv[1:]:
+        sh.env.pop(arg, None)
+    return 0
+
+
+async def _sh(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`sh -c 'cmd' [arg0 args...]`, `sh FILE`, or `sh` reading commands from stdin."""
+    if sh.depth >= MAX_DEPTH:
+        io.stderr.write(f"{SH}: too deeply nested\n")
+        return 2
+    sub = sh.child()
+    args = argv[1:]
+    if args and args[0] == "-c":
+        if len(args) < 2:
+            io.stderr.write(f"{SH}: -c: option requires an argument\n")
+            await io.stderr.flush()
+            return 2
+        sub.args = args[2:] if len(args) > 2 else [SH]
+        return await sub.run_text(args[1], io)
+    if args:
+        try:
+            text = sh.device.fs.host(args[0], sh.cwd).read_text(errors="replace")
+        except (OSError, PathEscapeError):
+            io.stderr.write(f"{SH}: {args[0]}: No such file or directory\n")
+            await io.stderr.flush()
+            return 127
+        sub.args = args
+        return await sub.run_text(text, io)
+    text = (await io.stdin.read()).decode(errors="replace")
+    return await sub.run_text(text, io)
+
+
+async def _eval(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    if sh.depth >= MAX_DEPTH:
+        return 2
+    return await sh.run_text(" ".join(argv[1:]), io)
+
+
+async def _true(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    return 0
+
+
+BUILTINS = {
+    "cd": _cd,
+    "exit": _exit,
+    "export": _export,
+    "unset": _unset,
+    "sh": _sh,
+    "/system/bin/sh": _sh,
+    "eval": _eval,
+    ":": _true,
+}
+
+
+async def run_line(device: SimDevice, line: str, io: ShellIO) -> int:
+    """Run one command line in a fresh shell, flushing its streams at the end."""
+    shell = Shell(device)
+    try:
+        status = await shell.run_text(line, io)
+    finally:
+        await io.stdout.flush()
+        await io.stderr.flush()
+    return status

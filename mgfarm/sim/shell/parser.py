@@ -1,0 +1,427 @@
+"""Parsing a shell command line into a tree: lists, and-or chains, pipelines, commands, redirections.
+
+A subset of mksh (Android's /system/bin/sh) big enough for what adb clients send. Words keep their
+quoting as parts so that expansion can tell `"$X"` (one field) from `$X` (split, globbed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class ShellSyntaxError(Exception):
+    """A command line mksh would reject; the message is the text after `syntax error: `."""
+
+
+# A word part: (kind, text). kinds: "lit" quoted literal, "raw" unquoted text (globbable),
+# "var" / "qvar" variable (unquoted / double-quoted), "cmd" / "qcmd" command substitution.
+Part = tuple[str, str]
+
+
+@dataclass
+class Word:
+    parts: list[Part]
+
+
+@dataclass
+class Redirect:
+    fd: int  # 0, 1 or 2
+    op: str  # ">", ">>", "<", ">&"
+    target: Word  # for ">&" a word holding the fd number
+
+
+@dataclass
+class Simple:
+    assigns: list[tuple[str, Word]]
+    words: list[Word]
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Subshell:
+    body: Script
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Subshell
+
+
+@dataclass
+class Pipeline:
+    commands: list[Command]
+    negate: bool = False
+
+
+@dataclass
+class AndOr:
+    first: Pipeline
+    rest: list[tuple[str, Pipeline]]  # ("&&" | "||", pipeline)
+
+
+@dataclass
+class Script:
+    items: list[AndOr]
+
+
+OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
+SPECIAL_VARS = "?$#!@*-0123456789"
+
+
+@dataclass
+class Token:
+    kind: str  # "word", "op", "redir", "eof"
+    value: str = ""
+    word: Word | None = None
+    fd: int = -1
+
+
+def _is_name_char(c: str, first: bool) -> bool:
+    return c == "_" or c.isalpha() or (not first and c.isdigit())
+
+
+class Lexer:
+    """Splits a command line into words and operators."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def tokens(self) -> list[Token]:
+        out: list[Token] = []
+        while True:
+            tok = self._next()
+            out.append(tok)
+            if tok.kind == "eof":
+                return out
+
+    def _peek(self, n: int = 0) -> str:
+        i = self.pos + n
+        return self.text[i] if i < len(self.text) else ""
+
+    def _next(self) -> Token:
+        text = self.text
+        while self.pos < len(text) and text[self.pos] in " \t\r":
+            self.pos += 1
+        if self.pos < len(text) and text[self.pos] == "\\" and self._peek(1) == "\n":
+            self.pos += 2
+            return self._next()
+        if self.pos < len(text) and text[self.pos] == "#":
+            while self.pos < len(text) and text[self.pos] != "\n":
+                self.pos += 1
+        if self.pos >= len(text):
+            return Token("eof")
+        # Redirections with an explicit fd: 2>, 2>>, 2>&1, 1>, 0<.
+        c = text[self.pos]
+        if c.isdigit() and self._peek(1) in "<>" and self._peek(1):
+            fd = int(c)
+            self.pos += 1
+            return self._redir(fd)
+        if c == "&" and self._peek(1) == ">":
+            self.pos += 1
+            tok = self._redir(1)
+            tok.value = "&" + tok.value
+            return tok
+        if c in "<>":
+            return self._redir(0 if c == "<" else 1)
+        for op in OPERATORS:
+            if text.startswith(op, self.pos):
+                self.pos += len(op)
+                return Token("op", op)
+        return Token("word", word=self._word())
+
+    def _redir(self, fd: int) -> Token:
+        text = self.text
+        if text.startswith(">>", self.pos):
+            op = ">>"
+        elif text.startswith(">&", self.pos) or text.startswith("<&", self.pos):
+            op = ">&"
+        elif text.startswith(">|", self.pos):
+            op = ">"
+            self.pos += 1
+        else:
+            op = text[self.pos]
+        self.pos += len(op) if op != ">&" else 2
+        return Token("redir", op, fd=fd)
+
+    def _word(self) -> Word:
+        parts: list[Part] = []
+        raw: list[str] = []
+
+        def flush_raw() -> None:
+            if raw:
+                parts.append(("raw", "".join(raw)))
+                raw.clear()
+
+        text = self.text
+        while self.pos < len(text):
+            c = text[self.pos]
+            if c in " \t\r\n;&|()<>":
+                break
+            if c == "\\":
+                nxt = self._peek(1)
+                self.pos += 2
+                if nxt == "\n":
+                    continue
+                flush_raw()
+                parts.append(("lit", nxt))
+            elif c == "'":
+                end = text.find("'", self.pos + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unterminated quoted string")
+                flush_raw()
+                parts.append(("lit", text[self.pos + 1 : end]))
+                self.pos = end + 1
+            elif c == '"':
+                flush_raw()
+                self.pos += 1
+                parts.extend(self._double_quoted())
+            elif c == "$":
+                part = self._dollar(quoted=False)
+                if part is None:
+                    raw.append("$")
+                else:
+                    flush_raw()
+                    parts.append(part)
+            elif c == "`":
+                flush_raw()
+                parts.append(("cmd", self._backtick()))
+            else:
+                raw.append(c)
+                self.pos += 1
+        flush_raw()
+        return Word(parts)
+
+    def _double_quoted(self) -> list[Part]:
+        parts: list[Part] = []
+        lit: list[str] = []
+        text = self.text
+        while True:
+            if self.pos >= len(text):
+                raise ShellSyntaxError("unterminated quoted string")
+            c = text[self.pos]
+            if c == '"':
+                self.pos += 1
+                break
+            if c == "\\" and self._peek(1) in '$`"\\\n':
+                if self._peek(1) != "\n":
+                    lit.append(self._peek(1))
+                self.pos += 2
+            elif c == "$":
+                part = self._dollar(quoted=True)
+                if part is None:
+                    lit.append("$")
+                else:
+                    parts.append(("lit", "".join(lit)))
+                    lit.clear()
+                    parts.append(part)
+            elif c == "`":
+                parts.append(("lit", "".join(lit)))
+                lit.clear()
+                parts.append(("qcmd", self._backtick()))
+            else:
+                lit.append(c)
+                self.pos += 1
+        parts.append(("lit", "".join(lit)))
+        return parts
+
+    def _dollar(self, quoted: bool) -> Part | None:
+        """Parses `$NAME`, `${NAME}`, `$?`, `$(cmd)` at pos; None for a lone `$`."""
+        text = self.text
+        nxt = self._peek(1)
+        var_kind = "qvar" if quoted else "var"
+        if nxt == "(":
+            start = self.pos + 2
+            end = self._matching_paren(start)
+            self.pos = end + 1
+            return ("qcmd" if quoted else "cmd", text[start:end])
+        if nxt == "{":
+            end = text.find("}", self.pos + 2)
+            if end < 0:
+                raise ShellSyntaxError("missing '}'")
+            name = text[self.pos + 2 : end]
+            if not name or not (name in SPECIAL_VARS or all(_is_name_char(ch, False) for ch in name)):
+                raise ShellSyntaxError(f"${{{name}}}: bad substitution")
+            self.pos = end + 1
+            return (var_kind, name)
+        if nxt and nxt in SPECIAL_VARS:
+            self.pos += 2
+            return (var_kind, nxt)
+        if nxt and _is_name_char(nxt, True):
+            end = self.pos + 1
+            while end < len(text) and _is_name_char(text[end], False):
+                end += 1
+            name = text[self.pos + 1 : end]
+            self.pos = end
+            return (var_kind, name)
+        self.pos += 1
+        return None
+
+    def _matching_paren(self, start: int) -> int:
+        depth = 1
+        i = start
+        text = self.text
+        quote = ""
+        while i < len(text):
+            c = text[i]
+            if quote:
+                if c == quote:
+                    quote = ""
+                elif c == "\\" and quote == '"':
+                    i += 1
+            elif c in "'\"":
+                quote = c
+            elif c == "\\":
+                i += 1
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    return i
+            i += 1
+        raise ShellSyntaxError("unterminated command substitution")
+
+    def _backtick(self) -> str:
+        end = self.text.find("`", self.pos + 1)
+        if end < 0:
+            raise ShellSyntaxError("unterminated command substitution")
+        body = self.text[self.pos + 1 : end]
+        self.pos = end + 1
+        return body
+
+
+class Parser:
+    """Recursive descent over the lexer's tokens."""
+
+    def __init__(self, text: str) -> None:
+        self.toks = Lexer(text).tokens()
+        self.i = 0
+
+    def _peek(self) -> Token:
+        return self.toks[self.i]
+
+    def _take(self) -> Token:
+        tok = self.toks[self.i]
+        if tok.kind != "eof":
+            self.i += 1
+        return tok
+
+    def _is_op(self, *ops: str) -> bool:
+        tok = self._peek()
+        return tok.kind == "op" and tok.value in ops
+
+    def _unexpected(self) -> ShellSyntaxError:
+        tok = self._peek()
+        if tok.kind == "eof":
+            return ShellSyntaxError("unexpected EOF")
+        shown = {"\n": "newline"}.get(tok.value, tok.value)
+        return ShellSyntaxError(f"'{shown}' unexpected")
+
+    def parse(self) -> Script:
+        script = self._script(top=True)
+        if self._peek().kind != "eof":
+            raise self._unexpected()
+        return script
+
+    def _skip_newlines(self) -> None:
+        while self._is_op("\n"):
+            self._take()
+
+    def _script(self, top: bool) -> Script:
+        items: list[AndOr] = []
+        self._skip_newlines()
+        while True:
+            tok = self._peek()
+            if tok.kind == "eof" or (tok.kind == "op" and tok.value == ")"):
+                break
+            items.append(self._and_or())
+            if self._is_op(";", "&", "\n"):
+                self._take()
+                self._skip_newlines()
+                continue
+            break
+        if not top and not items:
+            raise self._unexpected()
+        return Script(items)
+
+    def _and_or(self) -> AndOr:
+        first = self._pipeline()
+        rest: list[tuple[str, Pipeline]] = []
+        while self._is_op("&&", "||"):
+            op = self._take().value
+            self._skip_newlines()
+            rest.append((op, self._pipeline()))
+        return AndOr(first, rest)
+
+    def _pipeline(self) -> Pipeline:
+        negate = False
+        tok = self._peek()
+        if tok.kind == "word" and tok.word is not None and tok.word.parts == [("raw", "!")]:
+            self._take()
+            negate = True
+        commands = [self._command()]
+        while self._is_op("|"):
+            self._take()
+            self._skip_newlines()
+            commands.append(self._command())
+        return Pipeline(commands, negate)
+
+    def _command(self) -> Command:
+        if self._is_op("("):
+            self._take()
+            body = self._script(top=False)
+            if not self._is_op(")"):
+                raise self._unexpected()
+            self._take()
+            sub = Subshell(body)
+            while self._peek().kind == "redir":
+                sub.redirects.append(self._redirect())
+            return sub
+        simple = Simple([], [])
+        while True:
+            tok = self._peek()
+            if tok.kind == "redir":
+                simple.redirects.append(self._redirect())
+            elif tok.kind == "word" and tok.word is not None:
+                self._take()
+                assign = _as_assignment(tok.word) if not simple.words else None
+                if assign is not None:
+                    simple.assigns.append(assign)
+                else:
+                    simple.words.append(tok.word)
+            else:
+                break
+        if not simple.words and not simple.assigns and not simple.redirects:
+            raise self._unexpected()
+        return simple
+
+    def _redirect(self) -> Redirect:
+        tok = self._take()
+        target = self._peek()
+        if target.kind != "word" or target.word is None:
+            raise self._unexpected()
+        self._take()
+        op = tok.value
+        if op == "&>":
+            return Redirect(1, "&>", target.word)
+        return Redirect(tok.fd, op, target.word)
+
+
+def _as_assignment(word: Word) -> tuple[str, Word] | None:
+    """`NAME=value` as (name, value word), else None."""
+    if not word.parts or word.parts[0][0] != "raw":
+        return None
+    first = word.parts[0][1]
+    eq = first.find("=")
+    if eq <= 0:
+        return None
+    name = first[:eq]
+    if not all(_is_name_char(c, i == 0) for i, c in enumerate(name)):
+        return None
+    rest: list[Part] = [("raw", first[eq + 1 :])] if first[eq + 1 :] else []
+    return name, Word(rest + word.parts[1:])
+
+
+def parse(text: str) -> Script:
+    """Parse a command line; raises ShellSyntaxError."""
+    return Parser(text).parse()

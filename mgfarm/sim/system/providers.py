@@ -1,0 +1,181 @@
+"""Content providers: the authority registry and a SQLite-backed provider apps can reuse."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+Value = str | int | float | bytes | None
+Rows = list[tuple[Any, ...]]
+
+
+class ProviderError(Exception):
+    """A request a provider refuses (unknown URI, bad column); the message is what `content` prints."""
+
+
+class Provider(Protocol):
+    def query(
+        self,
+        uri: str,
+        projection: Sequence[str] | None,
+        selection: str | None,
+        args: Sequence[Value],
+        sort: str | None,
+    ) -> tuple[list[str], Rows]: ...
+
+    def insert(self, uri: str, values: dict[str, Value]) -> str: ...
+
+    def update(
+        self, uri: str, values: dict[str, Value], selection: str | None, args: Sequence[Value]
+    ) -> int: ...
+
+    def delete(self, uri: str, selection: str | None, args: Sequence[Value]) -> int: ...
+
+
+def split_uri(uri: str) -> tuple[str, list[str]]:
+    """(authority, path segments) of a `content://authority/a/b` URI."""
+    parts = urlsplit(uri)
+    if parts.scheme != "content" or not parts.netloc:
+        raise ProviderError(f"Invalid content URI: {uri}")
+    return parts.netloc, [seg for seg in parts.path.split("/") if seg]
+
+
+class ProviderRegistry:
+    """Authorities -> providers, as the activity manager resolves them for `content`."""
+
+    def __init__(self) -> None:
+        self._providers: dict[str, Provider] = {}
+
+    def register(self, authority: str, provider: Provider) -> None:
+        self._providers[authority] = provider
+
+    def authorities(self) -> list[str]:
+        return sorted(self._providers)
+
+    def resolve(self, uri: str) -> tuple[Provider, list[str]]:
+        """The provider for `uri` and the URI's path segments; ProviderError when none is registered."""
+        authority, path = split_uri(uri)
+        provider = self._providers.get(authority)
+        if provider is None:
+            raise ProviderError(f"Could not find provider: {authority}")
+        return provider, path
+
+
+@dataclass
+class Route:
+    """One URI path of a SQLite provider: the table or view it reads and the table it writes."""
+
+    table: str
+    where: str | None = None  # fixed selection, e.g. `type = 1` for content://sms/inbox
+    insert_table: str | None = None  # default: `table`
+    defaults: dict[str, Value] = field(default_factory=dict)  # values every insert gets
+    id_column: str = "_id"
+
+
+class SqliteProvider:
+    """A provider over one SQLite file: URI path -> route, `.../ID` selects one row by id.
+
+    `db_path` is a callable so the provider follows the device root (snapshot loads replace files).
+    """
+
+    def __init__(self, authority: str, db_path: Callable[[], Path], routes: dict[str, Route]) -> None:
+        self.authority = authority
+        self.db_path = db_path
+        self.routes = routes
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        path = self.db_path()
+        if not path.exists():
+            raise ProviderError(f"Unknown URI: database for {self.authority} is missing")
+        conn = sqlite3.connect(path)
+        try:
+            with conn:
+                yield conn
+        except sqlite3.Error as exc:
+            raise ProviderError(str(exc)) from exc
+        finally:
+            conn.close()
+
+    def route(self, uri: str) -> tuple[Route, str, str | None]:
+        """(route, route path, row id or None) for a URI of this provider."""
+        _, segments = split_uri(uri)
+        path = "/".join(segments)
+        if path in self.routes:
+            return self.routes[path], path, None
+        if segments and segments[-1].isdigit():
+            base = "/".join(segments[:-1])
+            if base in self.routes:
+                return self.routes[base], base, segments[-1]
+        raise ProviderError(f"Unknown URI: {uri}")
+
+    @staticmethod
+    def _where(route: Route, row_id: str | None, selection: str | None) -> tuple[str, list[Value]]:
+        clauses: list[str] = []
+        params: list[Value] = []
+        if route.where:
+            clauses.append(f"({route.where})")
+        if row_id is not None:
+            clauses.append(f"{route.id_column} = ?")
+            params.append(int(row_id))
+        if selection:
+            clauses.append(f"({selection})")
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+    def query(
+        self,
+        uri: str,
+        projection: Sequence[str] | None,
+        selection: str | None,
+        args: Sequence[Value],
+        sort: str | None,
+    ) -> tuple[list[str], Rows]:
+        route, _, row_id = self.route(uri)
+        where, params = self._where(route, row_id, selection)
+        cols = ", ".join(projection) if projection else "*"
+        sql = f"SELECT {cols} FROM {route.table}{where}"
+        if sort:
+            sql += f" ORDER BY {sort}"
+        with self._connect() as conn:
+            cur = conn.execute(sql, [*params, *args])
+            rows = cur.fetchall()
+            columns = [d[0] for d in cur.description or ()]
+        return columns, rows
+
+    def insert(self, uri: str, values: dict[str, Value]) -> str:
+        route, path, _ = self.route(uri)
+        merged = {**route.defaults, **values}
+        table = route.insert_table or route.table
+        names = ", ".join(merged)
+        marks = ", ".join("?" for _ in merged)
+        sql = (
+            f"INSERT INTO {table} ({names}) VALUES ({marks})"
+            if merged
+            else f"INSERT INTO {table} DEFAULT VALUES"
+        )
+        with self._connect() as conn:
+            row_id = conn.execute(sql, list(merged.values())).lastrowid
+        return f"content://{self.authority}/{path}/{row_id}"
+
+    def update(self, uri: str, values: dict[str, Value], selection: str | None, args: Sequence[Value]) -> int:
+        route, _, row_id = self.route(uri)
+        if not values:
+            return 0
+        where, params = self._where(route, row_id, selection)
+        sets = ", ".join(f"{name} = ?" for name in values)
+        sql = f"UPDATE {route.insert_table or route.table} SET {sets}{where}"
+        with self._connect() as conn:
+            return conn.execute(sql, [*values.values(), *params, *args]).rowcount
+
+    def delete(self, uri: str, selection: str | None, args: Sequence[Value]) -> int:
+        route, _, row_id = self.route(uri)
+        where, params = self._where(route, row_id, selection)
+        with self._connect() as conn:
+            return conn.execute(
+                f"DELETE FROM {route.insert_table or route.table}{where}", [*params, *args]
+            ).rowcount

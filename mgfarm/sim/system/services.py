@@ -1,0 +1,27 @@
+"""Starting the system services a device has before any app: settings, packages, providers, clock."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mgfarm.sim.system.clock import Clock
+from mgfarm.sim.system.packages import PackageManager
+from mgfarm.sim.system.providers import ProviderRegistry, Route, SqliteProvider
+from mgfarm.sim.system.settings import NAMESPACES, SETTINGS_DB, SettingsStore
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+
+def start_system_services(device: SimDevice) -> None:
+    """Register `settings`, `packages`, `providers` and `clock` in `device.services`."""
+    settings = SettingsStore(device.fs.host(SETTINGS_DB))
+    settings.create()
+    providers = ProviderRegistry()
+    # `content query --uri content://settings/global` works on a real device too.
+    routes = {ns: Route(ns) for ns in NAMESPACES}
+    providers.register("settings", SqliteProvider("settings", lambda: device.fs.host(SETTINGS_DB), routes))
+    device.services["settings"] = settings
+    device.services["packages"] = PackageManager(device)
+    device.services["providers"] = providers
+    device.services["clock"] = Clock()

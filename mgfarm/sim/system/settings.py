@@ -1,0 +1,116 @@
+"""Android settings (system, secure, global) kept in SQLite where the settings provider keeps them."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
+NAMESPACES = ("system", "secure", "global")
+
+# Values a freshly wiped API 34 emulator reports (frameworks/base/packages/SettingsProvider defaults).
+DEFAULTS: dict[str, dict[str, str]] = {
+    "global": {
+        "adb_enabled": "1",
+        "airplane_mode_on": "0",
+        "airplane_mode_radios": "cell,bluetooth,wifi,nfc,wimax",
+        "auto_time": "1",
+        "auto_time_zone": "1",
+        "bluetooth_on": "0",
+        "data_roaming": "0",
+        "development_settings_enabled": "1",
+        "device_name": "mgfarm_sim",
+        "device_provisioned": "1",
+        "mobile_data": "1",
+        "package_verifier_enable": "0",
+        "stay_on_while_plugged_in": "0",
+        "transition_animation_scale": "1.0",
+        "window_animation_scale": "1.0",
+        "animator_duration_scale": "1.0",
+        "wifi_on": "1",
+        "wifi_sleep_policy": "2",
+        "zen_mode": "0",
+    },
+    "secure": {
+        "android_id": "a1b2c3d4e5f60718",
+        "default_input_method": "com.android.inputmethod.latin/.LatinIME",
+        "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",
+        "location_mode": "3",
+        "screensaver_enabled": "0",
+        "show_ime_with_hard_keyboard": "1",
+        "user_setup_complete": "1",
+    },
+    "system": {
+        "accelerometer_rotation": "0",
+        "dtmf_tone": "1",
+        "font_scale": "1.0",
+        "haptic_feedback_enabled": "1",
+        "screen_brightness": "102",
+        "screen_brightness_mode": "0",
+        "screen_off_timeout": "60000",
+        "sound_effects_enabled": "1",
+        "time_12_24": "12",
+        "user_rotation": "0",
+        "volume_music": "5",
+        "volume_ring": "5",
+    },
+}
+
+
+class SettingsStore:
+    """`settings get/put/delete/list`: one table per namespace, like SettingsProvider's legacy db."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        # A connection per operation: a snapshot load may replace the file between calls.
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.db_path)
+        try:
+            with conn:
+                yield conn
+        finally:
+            conn.close()
+
+    def create(self) -> None:
+        """Create the tables, and fill in defaults for keys that have no value yet."""
+        with self._connect() as conn:
+            for ns in NAMESPACES:
+                conn.execute(
+                    f"CREATE TABLE IF NOT EXISTS {ns} (_id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                    "name TEXT UNIQUE ON CONFLICT REPLACE, value TEXT)"
+                )
+                conn.executemany(
+                    f"INSERT OR IGNORE INTO {ns} (name, value) VALUES (?, ?)", DEFAULTS[ns].items()
+                )
+
+    @staticmethod
+    def _check(ns: str) -> None:
+        if ns not in NAMESPACES:
+            raise ValueError(f"Invalid namespace '{ns}'")
+
+    def get(self, ns: str, key: str) -> str | None:
+        self._check(ns)
+        with self._connect() as conn:
+            row = conn.execute(f"SELECT value FROM {ns} WHERE name = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def put(self, ns: str, key: str, value: str | None) -> None:
+        self._check(ns)
+        with self._connect() as conn:
+            conn.execute(f"INSERT INTO {ns} (name, value) VALUES (?, ?)", (key, value))
+
+    def delete(self, ns: str, key: str) -> int:
+        self._check(ns)
+        with self._connect() as conn:
+            return conn.execute(f"DELETE FROM {ns} WHERE name = ?", (key,)).rowcount
+
+    def items(self, ns: str) -> list[tuple[str, str]]:
+        self._check(ns)
+        with self._connect() as conn:
+            rows = conn.execute(f"SELECT name, value FROM {ns} ORDER BY name").fetchall()
+        return [(name, "null" if value is None else str(value)) for name, value in rows]
