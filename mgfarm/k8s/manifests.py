@@ -21,10 +21,13 @@ Manifest = dict[str, Any]
 
 CONSOLE_PORT = 5554
 ADB_PORT = 5555
-TOKEN_DIR = "/run/mgfarm/console"
+TOKEN_DIR = "/etc/mgfarm/console"
 TOKEN_FILE = f"{TOKEN_DIR}/token"
 DATA_DIR = "/var/lib/mgfarm"
 KVM_RESOURCE = "devices.kubevirt.io/kvm"
+# docker/emulator/healthcheck.sh: passes once the entrypoint saw sys.boot_completed=1 and while the
+# emulator lives; the entrypoint keeps adb clients inside the pod away from the emulator after boot.
+EMULATOR_HEALTHCHECK = "/usr/local/bin/healthcheck.sh"
 # The probe's own adb server port inside the pod, away from 5037 so it never meets a user's server.
 PROBE_ADB_SERVER_PORT = 5038
 
@@ -137,6 +140,7 @@ def _container(opts: RenderOptions) -> Manifest:
         # Extended resources from a device plugin go in limits (requests default to the same value);
         # this is how the pod gets /dev/kvm without privileged mode.
         resources["limits"][opts.kvm_resource] = "1"
+    probe = [EMULATOR_HEALTHCHECK] if opts.kind == "emulator" else boot_completed_probe()
     container: Manifest = {
         "name": "device",
         "image": opts.image,
@@ -145,8 +149,11 @@ def _container(opts: RenderOptions) -> Manifest:
             {"name": "adb", "containerPort": ADB_PORT, "protocol": "TCP"},
         ],
         "env": [
-            {"name": "MGFARM_CONSOLE_TOKEN_FILE", "value": TOKEN_FILE},
-            {"name": "MGFARM_KIND", "value": opts.kind},
+            # docker/emulator/entrypoint.sh writes this token where the emulator console reads it.
+            {
+                "name": "MGFARM_CONSOLE_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": opts.token_secret, "key": "token"}},
+            },
             {"name": "MGFARM_REPLICA", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
         ],
         "resources": resources,
@@ -156,13 +163,13 @@ def _container(opts: RenderOptions) -> Manifest:
             {"name": "data", "mountPath": DATA_DIR},
         ],
         "readinessProbe": {
-            "exec": {"command": boot_completed_probe()},
+            "exec": {"command": probe},
             "periodSeconds": 5,
             "timeoutSeconds": 10,
             "failureThreshold": 3,
         },
         "startupProbe": {
-            "exec": {"command": boot_completed_probe()},
+            "exec": {"command": probe},
             "periodSeconds": 5,
             "timeoutSeconds": 10,
             # A cold emulator boot can take minutes without a snapshot; a sim boots in about a second.

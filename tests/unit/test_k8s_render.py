@@ -85,6 +85,21 @@ def test_readiness_comes_from_sys_boot_completed_and_ports_are_5554_5555() -> No
     assert "getprop sys.boot_completed" in probe[2]
     assert "5037" not in probe[2]
     assert {p["name"]: p["containerPort"] for p in c["ports"]} == {"console": 5554, "adb": 5555}
+    # The emulator image's healthcheck passes once its entrypoint saw sys.boot_completed=1.
+    emu = container(render_documents(RenderOptions(replicas=1, image="emu", kind="emulator")))
+    assert emu["readinessProbe"]["exec"]["command"] == ["/usr/local/bin/healthcheck.sh"]
+    entrypoint = Path(__file__).parents[2] / "docker" / "emulator" / "entrypoint.sh"
+    if entrypoint.exists():
+        assert "sys.boot_completed" in entrypoint.read_text()
+        assert "MGFARM_CONSOLE_TOKEN" in entrypoint.read_text()
+
+
+def test_every_pod_gets_the_farm_console_token_from_the_secret() -> None:
+    docs = by_kind(render_documents(RenderOptions(replicas=2, image="emu", kind="emulator")))
+    env = {e["name"]: e for e in docs["StatefulSet"]["spec"]["template"]["spec"]["containers"][0]["env"]}
+    ref = env["MGFARM_CONSOLE_TOKEN"]["valueFrom"]["secretKeyRef"]
+    assert ref["name"] == docs["Secret"]["metadata"]["name"]
+    assert docs["Secret"]["stringData"][ref["key"]] and "\n" not in docs["Secret"]["stringData"][ref["key"]]
 
 
 def test_farm_config_names_every_replica_by_its_stable_dns_name() -> None:
