@@ -1,0 +1,1 @@
+"""The task catalog shipped with mgfarm: YAML templates (`tasks/`) and their checks (`verifiers/`)."""

@@ -1,0 +1,136 @@
+"""Checks that work for any app: SQL, content providers, files, the screen and typed answers.
+
+Every check reads the device over ADB only and says what it saw, so a failed episode explains itself.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+from mgfarm.catalog.verifiers import normalize
+from mgfarm.tasks.device import quote
+from mgfarm.tasks.judge import CheckContext, CheckResult, check
+
+
+def _compare(actual: Any, expected: Any, how: str) -> bool:
+    if how == "number":
+        a, b = normalize.number(actual), normalize.number(expected)
+        return a is not None and b is not None and abs(a - b) < 1e-6
+    if how == "phone":
+        return normalize.same_number(actual, expected)
+    if how == "exact":
+        return str(actual) == str(expected)
+    return normalize.text(actual) == normalize.text(expected)
+
+
+@check("sql.count")
+def sql_count(
+    ctx: CheckContext, *, db: str, sql: str, equals: int | None = None, at_least: int | None = None
+) -> CheckResult:
+    """Number of rows a query returns on a pulled copy of the database."""
+    n = len(ctx.query(db, sql))
+    ok = (equals is None or n == int(equals)) and (at_least is None or n >= int(at_least))
+    want = f"== {equals}" if equals is not None else f">= {at_least}"
+    return CheckResult(ok, f"{n} rows from {db} (want {want})")
+
+
+@check("sql.value")
+def sql_value(ctx: CheckContext, *, db: str, sql: str, equals: Any, compare: str = "text") -> CheckResult:
+    """First column of the first row equals a value (text, number, phone or exact comparison)."""
+    rows = ctx.query(db, sql)
+    if not rows:
+        return CheckResult(False, f"query on {db} returned no rows")
+    value = rows[0][0]
+    return CheckResult(_compare(value, equals, compare), f"{db}: got {value!r}, want {equals!r}")
+
+
+@check("content.has_row")
+def content_has_row(
+    ctx: CheckContext, *, uri: str, match: dict[str, Any], compare: str = "text"
+) -> CheckResult:
+    """Some row of `content query URI` matches every column given (normalised comparison)."""
+    rows = ctx.device.content_query(uri)
+    found = any(all(_compare(row.get(col), want, compare) for col, want in match.items()) for row in rows)
+    return CheckResult(found, f"{len(rows)} rows at {uri}; looking for {match}")
+
+
+@check("content.count")
+def content_count(ctx: CheckContext, *, uri: str, equals: int, where: str | None = None) -> CheckResult:
+    """Number of rows of a content URI (optionally filtered by --where)."""
+    n = len(ctx.device.content_query(uri, where=where))
+    return CheckResult(n == int(equals), f"{n} rows at {uri} (want {equals})")
+
+
+@check("files.exists")
+def file_exists(ctx: CheckContext, *, path: str) -> CheckResult:
+    """A file exists at the path."""
+    out = ctx.device.shell(f"ls {quote(path)} >/dev/null 2>&1 && echo yes || echo no").strip()
+    return CheckResult(out.endswith("yes"), f"{path}: {'exists' if out.endswith('yes') else 'missing'}")
+
+
+@check("files.missing")
+def file_missing(ctx: CheckContext, *, path: str) -> CheckResult:
+    """No file exists at the path."""
+    present = file_exists(ctx, path=path)
+    return CheckResult(not present.ok, present.detail)
+
+
+@check("files.contains")
+def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
+    """The file's contents include a text (normalised)."""
+    try:
+        body = ctx.device.pull(path).decode("utf-8", "replace")
+    except Exception:  # the controller raises on a missing file
+        return CheckResult(False, f"{path}: missing")
+    found = normalize.text(text) in normalize.text(body)
+    return CheckResult(found, f"{path}: {len(body)} chars; looking for {text!r}")
+
+
+@check("files.count")
+def file_count(ctx: CheckContext, *, folder: str, equals: int, pattern: str = "*") -> CheckResult:
+    """Number of files in a folder whose names match a glob."""
+    names = [n for n in ctx.device.shell(f"ls {quote(folder)} 2>/dev/null").split() if n]
+    matching = [n for n in names if fnmatch.fnmatch(n, pattern)]
+    return CheckResult(len(matching) == int(equals), f"{folder}: {len(matching)} files match {pattern}")
+
+
+@check("ui.current_app")
+def current_app(ctx: CheckContext, *, package: str, activity: str | None = None) -> CheckResult:
+    """The app (and optionally the activity) in front."""
+    front = ctx.device.current_app()
+    if front is None:
+        return CheckResult(False, "no app in front")
+    ok = front[0] == package and (activity is None or front[1].endswith(activity))
+    return CheckResult(ok, f"in front: {front[0]}/{front[1]}")
+
+
+@check("ui.element_visible")
+def element_visible(
+    ctx: CheckContext, *, text: str | None = None, desc: str | None = None, resource_id: str | None = None
+) -> CheckResult:
+    """An element with this text / content-desc / resource-id is on screen."""
+    elements = ctx.device.ui_elements()
+    for el in elements:
+        if text is not None and normalize.text(el.text) != normalize.text(text):
+            continue
+        if desc is not None and el.content_desc != desc:
+            continue
+        if resource_id is not None and el.resource_id != resource_id:
+            continue
+        return CheckResult(True, f"found element {el.index} among {len(elements)}")
+    return CheckResult(False, f"none of {len(elements)} elements match")
+
+
+@check("answer.equals")
+def answer_equals(ctx: CheckContext, *, field: str, value: Any, tolerance: float = 0.0) -> CheckResult:
+    """The agent's typed answer for a field, normalised by the field's type (numbers with tolerance)."""
+    if field not in ctx.answer:
+        return CheckResult(False, f"no answer for {field!r}")
+    kind = ctx.answer_fields.get(field, "text")
+    got, want = normalize.typed(kind, ctx.answer[field]), normalize.typed(kind, value)
+    if kind in ("integer", "number") and got is not None and want is not None:
+        ok = abs(float(got) - float(want)) <= float(tolerance)
+    else:
+        ok = got is not None and got == want
+    return CheckResult(ok, f"answer {field}: got {ctx.answer[field]!r} ({got!r}), want {want!r}")

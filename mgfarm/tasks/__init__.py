@@ -1,0 +1,1 @@
+"""Verifiable tasks: template schema, parameters, setup steps, judge, catalog, agents, runner, report."""

@@ -1,0 +1,44 @@
+"""The part of `mgfarm.Device` that setup steps, checks and agents use (see docs/internals.md).
+
+Written as a Protocol so the task engine depends on the contract, not on the controller's module.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, Protocol
+
+
+class TaskDevice(Protocol):
+    """Reads and writes a device over ADB only."""
+
+    def shell(self, cmd: str) -> str: ...
+
+    def pull(self, path: str) -> bytes: ...
+
+    def push(self, local_or_bytes: Any, path: str) -> Any: ...
+
+    def content_query(
+        self,
+        uri: str,
+        projection: list[str] | None = None,
+        where: str | None = None,
+        sort: str | None = None,
+    ) -> list[dict[str, str | None]]: ...
+
+    def sqlite(self, db: str, sql: str) -> list[list[str]]: ...
+
+    def settings_get(self, namespace: str, key: str) -> str | None: ...
+
+    def settings_put(self, namespace: str, key: str, value: str) -> Any: ...
+
+    def current_app(self) -> tuple[str, str]: ...
+
+    def snapshot_load(self, name: str) -> Any: ...
+
+    def ui_elements(self) -> list[Any]: ...
+
+
+def quote(value: object) -> str:
+    """One shell word (the device shell parses POSIX quoting)."""
+    return shlex.quote(str(value))

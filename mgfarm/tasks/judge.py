@@ -1,0 +1,204 @@
+"""The judge: named checks with templated arguments, all/any/not, weights -> progress, side effects."""
+
+from __future__ import annotations
+
+import inspect
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mgfarm.errors import MgfarmError
+from mgfarm.tasks.device import TaskDevice
+from mgfarm.tasks.schema import JudgeNode, TaskInstance
+from mgfarm.tasks.state import DATABASES, StateSnapshot, capture, pull_database, side_effects
+
+
+@dataclass
+class CheckResult:
+    """What one check saw: pass or fail, and a sentence a person can act on."""
+
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class CheckContext:
+    """What a check may read: the device (over ADB), the agent's typed answer, the parameters."""
+
+    device: TaskDevice
+    answer: dict[str, Any]
+    params: dict[str, Any]
+    answer_fields: dict[str, str] = field(default_factory=dict)
+    _tmp: tempfile.TemporaryDirectory[str] | None = None
+    _dbs: dict[str, Path | None] = field(default_factory=dict)
+
+    def db_path(self, db: str) -> str:
+        """A declared database's device path, or `db` itself when it is a path."""
+        if db in DATABASES:
+            return DATABASES[db].path
+        if db.startswith("/"):
+            return db
+        raise MgfarmError(f"Unknown database {db!r}; use a declared name ({', '.join(DATABASES)}) or a path.")
+
+    def query(self, db: str, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run SQL on a host copy of a device database (pulled once per judge, with its -wal)."""
+        path = self.db_path(db)
+        if path not in self._dbs:
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="mgfarm-judge-")
+            folder = Path(self._tmp.name) / str(len(self._dbs))
+            folder.mkdir()
+            self._dbs[path] = pull_database(self.device, path, folder)
+        local = self._dbs[path]
+        if local is None:
+            return []
+        conn = sqlite3.connect(local)
+        try:
+            return list(conn.execute(sql, args))
+        except sqlite3.OperationalError:
+            return []  # a table the app has not created yet holds no rows
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+            self._dbs.clear()
+
+
+CheckFn = Callable[..., CheckResult]
+REGISTRY: dict[str, CheckFn] = {}
+
+
+def check(name: str) -> Callable[[CheckFn], CheckFn]:
+    """Register a verifier under `APP.NAME`; it is called as fn(ctx, **args) -> CheckResult."""
+
+    def register(fn: CheckFn) -> CheckFn:
+        REGISTRY[name] = fn
+        return fn
+
+    return register
+
+
+def load_verifiers() -> dict[str, CheckFn]:
+    """Import the catalog's verifier modules (they register themselves)."""
+    import mgfarm.catalog.verifiers  # noqa: F401
+
+    return REGISTRY
+
+
+def argument_problem(name: str, args: dict[str, Any]) -> str | None:
+    """Why a check reference in a template is wrong (unknown check, missing or unknown argument)."""
+    registry = load_verifiers()
+    if name not in registry:
+        examples = ", ".join(sorted(registry)[:3])
+        return f"unknown check {name!r}; `mgfarm tasks checks` lists them (e.g. {examples})"
+    params = list(inspect.signature(registry[name]).parameters.values())[1:]
+    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    names = {p.name for p in params}
+    unknown = [a for a in args if a not in names]
+    if unknown and not accepts_any:
+        return f"check {name} has no argument {unknown[0]!r}; it takes {', '.join(sorted(names))}"
+    missing = [p.name for p in params if p.default is inspect.Parameter.empty and p.name not in args]
+    if missing and params[0].kind is not inspect.Parameter.VAR_KEYWORD:
+        return f"check {name} needs argument {missing[0]!r}"
+    return None
+
+
+@dataclass
+class CheckOutcome:
+    """One check of one episode: name, rendered arguments, result, time spent."""
+
+    name: str
+    args: dict[str, Any]
+    ok: bool
+    detail: str
+    weight: float
+    seconds: float
+
+
+@dataclass
+class JudgeResult:
+    """The verdict on one episode."""
+
+    success: bool
+    progress: float
+    clean: bool
+    side_effects: list[str]
+    checks: list[CheckOutcome]
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "success": self.success,
+            "progress": round(self.progress, 4),
+            "clean": self.clean,
+            "side_effects": self.side_effects,
+            "checks": [vars(c) for c in self.checks],
+            "judge_seconds": round(self.seconds, 4),
+        }
+
+
+def run_check(node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any]) -> CheckOutcome:
+    """Call one verifier; its exceptions become a failed check that says why."""
+    args = render(node.args)
+    start = time.perf_counter()
+    try:
+        result = REGISTRY[node.check](ctx, **args)
+    except MgfarmError:
+        raise
+    except Exception as exc:  # a device hiccup must fail the check, not the whole evaluation
+        result = CheckResult(False, f"check raised {type(exc).__name__}: {exc}")
+    return CheckOutcome(node.check, args, result.ok, result.detail, node.weight, time.perf_counter() - start)
+
+
+def evaluate(
+    node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any], out: list[CheckOutcome]
+) -> tuple[bool, float]:
+    """(success, progress 0..1) of a judge tree; appends every leaf's outcome to `out`."""
+    if node.op == "check":
+        outcome = run_check(node, ctx, render)
+        out.append(outcome)
+        return outcome.ok, 1.0 if outcome.ok else 0.0
+    results = [(evaluate(child, ctx, render, out), child.weight) for child in node.children]
+    if node.op == "not":
+        ok = not results[0][0][0]
+        return ok, 1.0 if ok else 0.0
+    if node.op == "any":
+        return any(r[0] for r, _ in results), max(r[1] for r, _ in results)
+    total = sum(w for _, w in results) or 1.0
+    return all(r[0] for r, _ in results), sum(r[1] * w for r, w in results) / total
+
+
+def judge_instance(
+    instance: TaskInstance,
+    device: TaskDevice,
+    baseline: StateSnapshot | None,
+    answer: dict[str, Any] | None = None,
+) -> JudgeResult:
+    """Run the template's checks and diff the state against the baseline."""
+    load_verifiers()
+    start = time.perf_counter()
+    ctx = CheckContext(device, answer or {}, instance.params, dict(instance.answer_fields))
+    outcomes: list[CheckOutcome] = []
+    try:
+        success, progress = evaluate(instance.task.judge, ctx, instance.render, outcomes)
+    finally:
+        ctx.close()
+    effects: list[str] = []
+    if baseline is not None:
+        allow = [str(instance.render(p)) for p in instance.task.expected_changes]
+        effects = side_effects(baseline, capture(device), allow)
+    return JudgeResult(
+        success=success,
+        progress=1.0 if success else min(progress, 0.99),
+        clean=success and not effects,
+        side_effects=effects,
+        checks=outcomes,
+        seconds=time.perf_counter() - start,
+    )

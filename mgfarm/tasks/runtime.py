@@ -1,0 +1,38 @@
+"""What the env calls around an episode: `prepare` before the first observation, `judge` at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mgfarm.tasks.device import TaskDevice
+from mgfarm.tasks.judge import JudgeResult, judge_instance
+from mgfarm.tasks.schema import TaskInstance
+from mgfarm.tasks.state import StateSnapshot, capture
+from mgfarm.tasks.steps import apply_steps
+
+Baseline = StateSnapshot
+
+
+def prepare(instance: TaskInstance, device: TaskDevice) -> Baseline:
+    """Run the setup steps (the env has restored the snapshot), then record the start state."""
+    apply_steps(device, instance.task.setup, instance.params)
+    return capture(device)
+
+
+def judge(
+    instance: TaskInstance, device: TaskDevice, baseline: Baseline | None, answer: Any = None
+) -> JudgeResult:
+    """Success, progress, side effects and per-check outcomes; `answer` is the agent's typed answer."""
+    return judge_instance(instance, device, baseline, answer_sheet(instance, answer))
+
+
+def answer_sheet(instance: TaskInstance, answer: Any) -> dict[str, Any]:
+    """The agent's answer as {field: value}: a dict is taken as is; plain text fills the only field."""
+    if answer is None:
+        return {}
+    if isinstance(answer, dict):
+        return dict(answer)
+    fields = list(instance.answer_fields)
+    if len(fields) == 1:
+        return {fields[0]: answer}
+    return {"text": answer}

@@ -1,0 +1,147 @@
+"""Setup steps shared by task templates and snapshot recipes, executed over a device's ADB interface.
+
+Vocabulary (one key per step):
+  snapshot: NAME                          load a snapshot over the console
+  settings: {global: {wifi_on: 1}, ...}   settings put NS KEY VALUE
+  content_insert: {uri: U, values: {col: v}}
+  content_delete: {uri: U, where: "col='x'"}
+  sql: {db: NAME_OR_PATH, sql: "..." | [..]}   SQL on an app database (device sqlite3)
+  push_file: {path: P, text: T | size: N}
+  set_time: "2026-03-04 09:30"            device clock (UTC)
+  open_app: LABEL | home                  launch an app (or press HOME)
+  home:                                   press HOME
+  shell: CMD                              escape hatch for anything else
+  force_stop: APP / clear_app: APP
+  repeat: {times: N, steps: [...]}        run steps N times with {i} = 1..N
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from mgfarm.errors import MgfarmError
+from mgfarm.tasks.apps import find_app, launch_command
+from mgfarm.tasks.device import TaskDevice, quote
+from mgfarm.tasks.params import render
+
+StepFn = Callable[[TaskDevice, Any], None]
+BIND_TYPES = {bool: "b", int: "i", float: "d", str: "s"}
+
+
+def _snapshot(device: TaskDevice, name: Any) -> None:
+    device.snapshot_load(str(name))
+
+
+def _settings(device: TaskDevice, spec: Any) -> None:
+    commands = [
+        f"settings put {quote(ns)} {quote(key)} {quote(_text(value))}"
+        for ns, values in dict(spec).items()
+        for key, value in dict(values).items()
+    ]
+    if commands:
+        device.shell("; ".join(commands))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _content_insert(device: TaskDevice, spec: Any) -> None:
+    binds = " ".join(f"--bind {quote(_bind(col, v))}" for col, v in spec["values"].items())
+    _checked(device, f"content insert --uri {quote(spec['uri'])} {binds}", "content_insert")
+
+
+def _bind(column: str, value: Any) -> str:
+    kind = BIND_TYPES.get(type(value), "s")
+    return f"{column}:{kind}:{_text(value)}"
+
+
+def _content_delete(device: TaskDevice, spec: Any) -> None:
+    where = f" --where {quote(spec['where'])}" if spec.get("where") else ""
+    _checked(device, f"content delete --uri {quote(spec['uri'])}{where}", "content_delete")
+
+
+def _sql(device: TaskDevice, spec: Any) -> None:
+    from mgfarm.tasks.state import DATABASES
+
+    db = str(spec["db"])
+    path = DATABASES[db].path if db in DATABASES else db
+    statements = spec["sql"] if isinstance(spec["sql"], list) else [spec["sql"]]
+    script = "; ".join(str(s).rstrip(";") for s in statements) + ";"
+    _checked(device, f"sqlite3 {quote(path)} {quote(script)}", "sql")
+
+
+def _push_file(device: TaskDevice, spec: Any) -> None:
+    data = str(spec["text"]).encode() if "text" in spec else b"x" * int(spec.get("size", 0))
+    device.push(data, str(spec["path"]))
+
+
+def _set_time(device: TaskDevice, when: Any) -> None:
+    moment = dt.datetime.fromisoformat(str(when))
+    _checked(device, f"date {moment.strftime('%m%d%H%M%Y.%S')}", "set_time")
+
+
+def _open_app(device: TaskDevice, name: Any) -> None:
+    if str(name).lower() == "home":
+        _home(device, None)
+        return
+    _checked(device, launch_command(find_app(str(name))), "open_app")
+
+
+def _home(device: TaskDevice, _: Any) -> None:
+    device.shell("input keyevent 3")
+
+
+def _shell(device: TaskDevice, cmd: Any) -> None:
+    _checked(device, str(cmd), "shell")
+
+
+def _force_stop(device: TaskDevice, name: Any) -> None:
+    device.shell(f"am force-stop {find_app(str(name)).package}")
+
+
+def _clear_app(device: TaskDevice, name: Any) -> None:
+    device.shell(f"pm clear {find_app(str(name)).package}")
+
+
+def _checked(device: TaskDevice, cmd: str, step: str) -> str:
+    """Run a command and fail loudly when it reports an error (status or `Error:` text)."""
+    output = device.shell(f"{cmd}; echo __rc=$?")
+    body, _, status = output.rpartition("__rc=")
+    if status.strip() not in ("0", "") or "Error" in body:
+        raise MgfarmError(f"Setup step {step} failed on the device ({body.strip()[:200]}); fix the step.")
+    return body
+
+
+STEPS: dict[str, StepFn] = {
+    "snapshot": _snapshot,
+    "settings": _settings,
+    "content_insert": _content_insert,
+    "content_delete": _content_delete,
+    "sql": _sql,
+    "push_file": _push_file,
+    "set_time": _set_time,
+    "open_app": _open_app,
+    "home": _home,
+    "shell": _shell,
+    "force_stop": _force_stop,
+    "clear_app": _clear_app,
+}
+
+
+def apply_steps(device: TaskDevice, steps: list[Any], params: dict[str, Any] | None = None) -> None:
+    """Run setup steps in order; `params` fills `{name}` placeholders (None: steps are taken as is)."""
+    for step in steps:
+        kind, args = (step, {}) if isinstance(step, str) else next(iter(dict(step).items()))
+        if kind == "repeat":
+            times = int(render(args["times"], params) if params is not None else args["times"])
+            for i in range(1, times + 1):
+                apply_steps(device, args["steps"], {**(params or {}), "i": i})
+            continue
+        if kind not in STEPS:
+            raise MgfarmError(f"Unknown setup step {kind!r}; use one of: {', '.join([*STEPS, 'repeat'])}.")
+        STEPS[kind](device, render(args, params) if params is not None else args)
