@@ -29,7 +29,9 @@ def find_adb() -> Path:
             return bundled
     except ImportError:
         pass
-    raise MgfarmError("No adb binary found; install one with `apt-get install adb` or `pip install adbutils`.")
+    raise MgfarmError(
+        "No adb binary found; install one with `apt-get install adb` or `pip install adbutils`."
+    )
 
 
 def adb_version(adb: Path) -> str:

@@ -1,0 +1,72 @@
+"""Bringing one started replica to `ready`: attach to adb, wait for boot, load the golden snapshot."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import adbutils
+
+from mgfarm.errors import MgfarmError
+from mgfarm.farm import adbserver
+from mgfarm.farm.console import console_alive, console_command, snapshot_names
+from mgfarm.farm.state import Replica
+
+DEFAULT_SNAPSHOT = "golden"
+
+# Saving the golden snapshot once per shared snapshot folder: the first replica saves, others load.
+_golden_lock = threading.Lock()
+
+
+class BootError(MgfarmError):
+    """A replica did not become ready; the message says at which step."""
+
+
+def wait_attached(rep: Replica, adb_server_port: int, deadline: float) -> None:
+    """Until the adb server lists the replica as `device`; re-announces it while it is missing."""
+    last_announce = 0.0
+    while time.monotonic() < deadline:
+        state = adbserver.devices(adb_server_port).get(rep.serial)
+        if state == "device":
+            return
+        if state is None and console_alive(rep.console_port) and time.monotonic() - last_announce > 1.0:
+            adbserver.announce(adb_server_port, rep.adb_port)
+            last_announce = time.monotonic()
+        time.sleep(0.1)
+    raise BootError(f"{rep.serial} never attached to the adb server on port {adb_server_port}.")
+
+
+def wait_boot_completed(rep: Replica, adb_server_port: int, deadline: float) -> None:
+    """Until `getprop sys.boot_completed` says 1."""
+    client = adbutils.AdbClient(host="127.0.0.1", port=adb_server_port, socket_timeout=10)
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            last = client.device(rep.serial).shell("getprop sys.boot_completed", timeout=10).strip()
+        except (adbutils.AdbError, OSError) as exc:
+            last = str(exc)
+        if last == "1":
+            return
+        time.sleep(0.2)
+    raise BootError(f"{rep.serial} did not finish booting (sys.boot_completed: {last!r}).")
+
+
+def load_snapshot(rep: Replica, snapshot: str, save_missing: bool) -> None:
+    """Load `snapshot` through the console; save it first from this fresh device when it is missing."""
+    with _golden_lock:
+        if snapshot not in snapshot_names(rep.console_port, rep.console_token):
+            if not save_missing:
+                raise BootError(
+                    f"{rep.serial} has no snapshot {snapshot!r}; build it with `mgfarm snapshot build` "
+                    "or leave --snapshot at its default."
+                )
+            console_command(rep.console_port, rep.console_token, f"avd snapshot save {snapshot}")
+    console_command(rep.console_port, rep.console_token, f"avd snapshot load {snapshot}", timeout=120)
+
+
+def bring_up(rep: Replica, adb_server_port: int, snapshot: str, timeout: float) -> None:
+    """Attach, wait for boot, load the snapshot; raises BootError naming the failed step."""
+    deadline = time.monotonic() + timeout
+    wait_attached(rep, adb_server_port, deadline)
+    wait_boot_completed(rep, adb_server_port, deadline)
+    load_snapshot(rep, snapshot, save_missing=snapshot == DEFAULT_SNAPSHOT)

@@ -1,0 +1,131 @@
+"""The watchdog: notices dead or offline replicas and brings them back from the golden snapshot.
+
+It runs as a daemon per farm (`python -m mgfarm.farm.health NAME`, pid in the state file) and
+exits on its own when the farm's state file goes away.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from mgfarm.errors import MgfarmError
+from mgfarm.farm import adbserver
+from mgfarm.farm.backends import Backend, get_backend
+from mgfarm.farm.boot import bring_up
+from mgfarm.farm.console import console_alive, console_command
+from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, edit, farm_dir, load_farm
+
+POLL_SECONDS = 1.0
+MAX_RESTARTS_PER_REPLICA = 20  # a replica that keeps dying is marked failed rather than looping forever
+
+
+def backend_of(farm: FarmState) -> Backend:
+    return get_backend(farm.backend, **farm.options)
+
+
+def dead_replicas(farm: FarmState, backend: Backend) -> list[int]:
+    """Indices of ready replicas whose process/container is gone or whose device stopped answering."""
+    listed = adbserver.devices(farm.adb_server_port)
+    dead = []
+    for rep in farm.replicas:
+        if rep.state != READY:
+            continue
+        if not backend.alive(farm, rep):
+            dead.append(rep.index)
+        elif listed.get(rep.serial) != "device":
+            if console_alive(rep.console_port):
+                adbserver.announce(farm.adb_server_port, rep.adb_port)  # server restarted: re-attach only
+            else:
+                dead.append(rep.index)
+    return dead
+
+
+def _stop_device(farm: FarmState, backend: Backend, index: int) -> None:
+    """Stop one replica; through its console first, because a process worker may host others too."""
+    rep = farm.replica(index)
+    if backend.alive(farm, rep) and console_alive(rep.console_port):
+        with contextlib.suppress(MgfarmError):  # already going away
+            console_command(rep.console_port, rep.console_token, "kill", timeout=5)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and console_alive(rep.console_port):
+            time.sleep(0.1)
+    backend.kill(farm, rep)
+
+
+def restore(name: str, indices: list[int], reason: str) -> dict[int, str]:
+    """Restart these replicas, wait for boot, load the snapshot, mark them ready.
+
+    Returns index -> error text for the replicas that could not be restored (marked failed).
+    """
+    with edit(name) as farm:
+        backend = backend_of(farm)
+        for index in indices:
+            rep = farm.replica(index)
+            rep.state, rep.reason = RESTORING, reason
+        for index in indices:
+            _stop_device(farm, backend, index)
+        backend.start(farm, [farm.replica(i) for i in indices], farm_dir(name))
+        snapshot, port, timeout = farm.snapshot, farm.adb_server_port, farm.boot_timeout
+        reps = {i: farm.replica(i) for i in indices}
+
+    def one(index: int) -> str:
+        try:
+            bring_up(reps[index], port, snapshot, timeout)
+        except MgfarmError as exc:
+            return str(exc)
+        return ""
+
+    with ThreadPoolExecutor(max_workers=min(16, len(indices)) or 1) as pool:
+        errors = dict(zip(indices, pool.map(one, indices), strict=False))
+    with edit(name) as farm:
+        for index, error in errors.items():
+            rep = farm.replica(index)
+            rep.restarts += 1
+            rep.state, rep.reason = (FAILED, error) if error else (READY, "")
+            if not error:
+                rep.started_at = time.time()
+    return {i: e for i, e in errors.items() if e}
+
+
+def watch_once(name: str) -> list[int]:
+    """One watchdog pass; returns the replicas it restored."""
+    farm = load_farm(name)
+    if not adbserver.server_running(farm.adb_server_port):
+        adbserver.ensure_server(farm.adb_server_port)
+    backend = backend_of(farm)
+    dead = [i for i in dead_replicas(farm, backend) if farm.replica(i).restarts < MAX_RESTARTS_PER_REPLICA]
+    if dead:
+        restore(name, dead, "device stopped; restoring from the snapshot")
+    return dead
+
+
+def watch(name: str, interval: float = POLL_SECONDS) -> None:
+    """Loop until the farm's state file is gone."""
+    while True:
+        try:
+            restored = watch_once(name)
+        except MgfarmError as exc:
+            if not (farm_dir(name) / "state.json").exists():
+                return
+            print(f"watchdog: {exc}", file=sys.stderr, flush=True)
+            restored = []
+        if restored:
+            print(f"watchdog: restored replicas {restored}", flush=True)
+        time.sleep(interval)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mgfarm.farm.health", description=__doc__)
+    parser.add_argument("name", help="farm name")
+    parser.add_argument("--interval", type=float, default=POLL_SECONDS)
+    args = parser.parse_args(argv)
+    watch(args.name, args.interval)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Console/adb port pairs for emulator-style devices: console even, adb = console + 1."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterable
+
+from mgfarm.errors import MgfarmError
+
+FIRST_CONSOLE_PORT = 5554
+LAST_PORT = 65535
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something already listens on (or holds) `port`, so binding it would fail."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port the kernel considers free right now (for tests and helper servers)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def max_pairs(start: int = FIRST_CONSOLE_PORT) -> int:
+    """How many pairs fit between `start` and the last TCP port, ignoring ports in use."""
+    return (LAST_PORT - start + 1) // 2
+
+
+def allocate_pairs(
+    count: int, start: int = FIRST_CONSOLE_PORT, reserved: Iterable[int] = ()
+) -> list[tuple[int, int]]:
+    """`count` (console, adb) pairs from `start` upwards, skipping pairs where either port is taken.
+
+    `reserved` holds ports promised to other farms that may not be bound at this moment.
+    """
+    if count <= 0:
+        raise MgfarmError(f"--replicas must be at least 1 (got {count}).")
+    if start % 2:
+        raise MgfarmError(
+            f"The first console port must be even (got {start}); emulator consoles use even ports."
+        )
+    if count > max_pairs(start):
+        raise MgfarmError(
+            f"{count} replicas need {2 * count} ports but only {2 * max_pairs(start)} exist from {start}; "
+            "ask for fewer replicas."
+        )
+    taken = set(reserved)
+    pairs: list[tuple[int, int]] = []
+    console = start
+    while len(pairs) < count and console + 1 <= LAST_PORT:
+        adb = console + 1
+        if console not in taken and adb not in taken and not port_in_use(console) and not port_in_use(adb):
+            pairs.append((console, adb))
+        console += 2
+    if len(pairs) < count:
+        raise MgfarmError(
+            f"Only {len(pairs)} free console/adb port pairs exist from {start}, but {count} replicas "
+            "were asked for; stop what holds those ports or ask for fewer replicas."
+        )
+    return pairs
+
+
+def consecutive_runs(pairs: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """Split pairs into runs where each console port is the previous one + 2."""
+    runs: list[list[tuple[int, int]]] = []
+    for pair in pairs:
+        if runs and runs[-1][-1][0] + 2 == pair[0]:
+            runs[-1].append(pair)
+        else:
+            runs.append([pair])
+    return runs

@@ -1,0 +1,190 @@
+"""The farm state file: `$MGFARM_HOME/farms/<name>/state.json`, the farm's single source of truth.
+
+The CLI, the watchdog and the env all read it; writers hold an exclusive lock on `state.lock` and
+replace the file atomically, so readers never see half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mgfarm.errors import MgfarmError
+
+READY = "ready"
+BOOTING = "booting"
+FAILED = "failed"
+RESTORING = "restoring"
+REPLICA_STATES = (READY, BOOTING, FAILED, RESTORING)
+
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+
+
+@dataclass
+class Replica:
+    """One device of a farm."""
+
+    index: int
+    serial: str
+    adb_port: int
+    console_port: int
+    console_token: str
+    backend_id: str = ""  # worker pid ("pid:123") or container id
+    state: str = BOOTING
+    started_at: float = 0.0
+    reason: str = ""  # why it is failed/restoring; empty when ready
+    restarts: int = 0
+
+
+@dataclass
+class Worker:
+    """One daemonised `mgfarm sim serve` process of the process backend."""
+
+    pid: int
+    replicas: list[int]
+    log: str
+
+
+@dataclass
+class FarmState:
+    """Everything needed to find, check and stop a farm."""
+
+    name: str
+    backend: str
+    adb_server_port: int
+    snapshot: str
+    replicas: list[Replica] = field(default_factory=list)
+    image: str = ""
+    created_at: float = 0.0
+    workers: list[Worker] = field(default_factory=list)
+    watchdog_pid: int = 0
+    adb_server_pid: int = 0  # set when this farm started the managed adb server
+    options: dict[str, Any] = field(default_factory=dict)  # backend options (workers, cpus, memory)
+    boot_timeout: float = 120.0
+
+    def replica(self, index: int) -> Replica:
+        for rep in self.replicas:
+            if rep.index == index:
+                return rep
+        raise MgfarmError(
+            f"Farm {self.name!r} has no replica {index}; replicas are 0..{len(self.replicas) - 1}."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FarmState:
+        fields = dict(data)
+        fields["replicas"] = [Replica(**r) for r in data.get("replicas", [])]
+        fields["workers"] = [Worker(**w) for w in data.get("workers", [])]
+        return cls(**fields)
+
+
+def home() -> Path:
+    """$MGFARM_HOME, default ~/.mgfarm."""
+    return Path(os.environ.get("MGFARM_HOME") or Path.home() / ".mgfarm")
+
+
+def check_name(name: str) -> str:
+    if not _NAME_RE.match(name):
+        raise MgfarmError(
+            f"Farm name {name!r} is not valid; use lowercase letters, digits, '.', '_' or '-' (max 63)."
+        )
+    return name
+
+
+def farm_dir(name: str) -> Path:
+    return home() / "farms" / check_name(name)
+
+
+def state_path(name: str) -> Path:
+    return farm_dir(name) / "state.json"
+
+
+def farm_exists(name: str) -> bool:
+    return state_path(name).is_file()
+
+
+def load_farm(name: str = "default") -> FarmState:
+    """The farm's state; a clear error when no farm of that name is up."""
+    path = state_path(name)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise MgfarmError(f"No farm named {name!r} is up; start one with `mgfarm up --replicas N`.") from None
+    except (json.JSONDecodeError, OSError) as exc:
+        raise MgfarmError(
+            f"The state file {path} is unreadable ({exc}); remove it with `mgfarm down --name {name}`."
+        ) from None
+    try:
+        return FarmState.from_json(data)
+    except TypeError:
+        raise MgfarmError(
+            f"The state file {path} is from another mgfarm version; "
+            f"clear it with `mgfarm down --name {name}`."
+        ) from None
+
+
+def save_farm(farm: FarmState) -> None:
+    """Write the state atomically (callers that read-modify-write hold `locked(name)`)."""
+    path = state_path(farm.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(farm.to_json(), indent=1))
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def locked(name: str) -> Iterator[None]:
+    """Exclusive lock for read-modify-write of one farm's state."""
+    lock = farm_dir(name) / "state.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def edit(name: str) -> Iterator[FarmState]:
+    """Load the farm under the lock, let the caller change it, save it on a clean exit."""
+    with locked(name):
+        farm = load_farm(name)
+        yield farm
+        save_farm(farm)
+
+
+def update_replica(name: str, index: int, **changes: Any) -> FarmState:
+    """Change fields of one replica under the lock and save; returns the new state."""
+    with locked(name):
+        farm = load_farm(name)
+        rep = farm.replica(index)
+        for key, value in changes.items():
+            setattr(rep, key, value)
+        save_farm(farm)
+        return farm
+
+
+def list_farms() -> list[str]:
+    """Names of farms that have a state file."""
+    root = home() / "farms"
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "state.json").is_file())
+
+
+def uptime(rep: Replica, now: float | None = None) -> float:
+    if not rep.started_at:
+        return 0.0
+    return max(0.0, (now or time.time()) - rep.started_at)
