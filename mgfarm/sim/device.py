@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,9 @@ class SimDevice:
         self.booted = asyncio.Event()
         self.killed = asyncio.Event()  # set by `kill` on the console or `reboot:`; hosts stop the device
         self.services: dict[str, Any] = {}  # system services registered at boot, by name
+        self.started_at = time.monotonic()
+        # Set by the host: drops and re-announces every transport, as when adbd restarts (root/unroot).
+        self.on_adbd_restart: Callable[[], None] | None = None
 
     async def shell(self, command: str, io: ShellIO) -> int:
         """Run one shell command line; returns its exit status."""

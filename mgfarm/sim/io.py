@@ -39,14 +39,26 @@ class ByteSource:
     async def read(self, n: int = -1) -> bytes:
         """Up to n bytes (all until EOF when n < 0); b'' only at EOF."""
         while True:
-            if n < 0 and self._eof or n >= 0 and self._buf or self._eof:
+            if self._eof or (n >= 0 and self._buf):
                 break
             self._event.clear()
             await self._event.wait()
         if n < 0:
             data, self._buf = bytes(self._buf), bytearray()
         else:
-            data, self._buf = bytes(self._buf[:n]), self._buf[n:]
+            data = bytes(self._buf[:n])
+            del self._buf[:n]
+        return data
+
+    async def read_exactly(self, n: int) -> bytes | None:
+        """Exactly n bytes, or None when the source ends first (a partial tail is dropped)."""
+        while len(self._buf) < n and not self._eof:
+            self._event.clear()
+            await self._event.wait()
+        if len(self._buf) < n:
+            return None
+        data = bytes(self._buf[:n])
+        del self._buf[:n]
         return data
 
     async def readline(self) -> bytes:

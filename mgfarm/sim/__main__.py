@@ -1,0 +1,49 @@
+"""`python -m mgfarm.sim serve ...`: the same as `mgfarm sim serve`, without the rest of the CLI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mgfarm.errors import MgfarmError
+from mgfarm.sim.server import ServeOptions, run
+
+
+def parse(argv: list[str]) -> ServeOptions:
+    parser = argparse.ArgumentParser(
+        prog="python -m mgfarm.sim", description="Run simulated Android devices."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="Serve N devices on consecutive port pairs (adb P, console P-1).")
+    serve.add_argument("--adb-port", type=int, default=5555)
+    serve.add_argument("--count", type=int, default=1)
+    serve.add_argument("--data", type=Path, default=None)
+    serve.add_argument("--snapshots", type=Path, default=None)
+    serve.add_argument("--token-file", type=Path, default=None)
+    serve.add_argument("--announce", type=int, default=None, metavar="ADB_SERVER_PORT")
+    serve.add_argument("--host", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    return ServeOptions(
+        adb_port=args.adb_port,
+        count=args.count,
+        data_dir=args.data,
+        snapshot_dir=args.snapshots,
+        token_file=args.token_file,
+        announce=args.announce,
+        host=args.host,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        run(options)
+    except MgfarmError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

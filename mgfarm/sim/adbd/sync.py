@@ -1,0 +1,210 @@
+"""The `sync:` file service: STAT, STA2/LST2, LIST, SEND, RECV, QUIT, parsed as one pipelined byte stream."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import stat
+import struct
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from mgfarm.sim.adbd.transport import Stream
+from mgfarm.sim.io import ByteSource
+from mgfarm.sim.system.fs import PathEscapeError
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+log = logging.getLogger("mgfarm.sim.adbd")
+
+REQUEST = struct.Struct("<4sI")
+STAT_V1 = struct.Struct("<4sIII")
+STAT_V2 = struct.Struct("<4sIQQIIIIQqqq")
+DENT = struct.Struct("<4sIIII")
+MAX_PATH = 1024
+MAX_DATA = 64 * 1024
+DONE_LIST = b"DONE" + bytes(16)
+OKAY_SEND = b"OKAY" + bytes(4)
+
+
+class SyncFailure(Exception):
+    """A request the device refuses with FAIL; the sync session then ends, as on adbd."""
+
+
+def fail_packet(message: str) -> bytes:
+    data = message.encode()
+    return b"FAIL" + struct.pack("<I", len(data)) + data
+
+
+async def serve_sync(device: SimDevice, stream: Stream) -> None:
+    """Answer sync requests until QUIT, EOF, or a failure."""
+    session = SyncSession(device, stream)
+    try:
+        await session.run()
+    except SyncFailure as exc:
+        log.info("%s: sync: %s", device.config.serial, exc)
+        await stream.write(fail_packet(str(exc)))
+
+
+class SyncSession:
+    """One sync stream: reads requests and writes replies in order."""
+
+    def __init__(self, device: SimDevice, stream: Stream) -> None:
+        self.device = device
+        self.stream = stream
+        self.incoming: ByteSource = stream.incoming
+
+    async def run(self) -> None:
+        while True:
+            header = await self.incoming.read_exactly(REQUEST.size)
+            if header is None:
+                return
+            ident, length = REQUEST.unpack(header)
+            if ident == b"QUIT":
+                return
+            if length > MAX_PATH:
+                raise SyncFailure(f"path too long: {length} bytes")
+            raw = await self.incoming.read_exactly(length)
+            if raw is None:
+                return
+            arg = raw.decode("utf-8", errors="replace")
+            if ident == b"STAT":
+                await self.stream.write(self.stat_v1(arg))
+            elif ident in (b"STA2", b"LST2"):
+                await self.stream.write(self.stat_v2(arg, follow=ident == b"STA2", ident=ident))
+            elif ident == b"LIST":
+                await self.stream.write(self.listing(arg))
+            elif ident == b"RECV":
+                await self.recv(arg)
+            elif ident == b"SEND":
+                await self.send(arg)
+            else:
+                raise SyncFailure(f"unknown command {ident!r}")
+
+    def resolve(self, path: str) -> Path:
+        try:
+            return self.device.fs.host(path)
+        except PathEscapeError as exc:
+            raise SyncFailure(f"{path}: permission denied") from exc
+
+    def stat_v1(self, path: str) -> bytes:
+        try:
+            st = os.lstat(self.resolve(path))
+        except (OSError, SyncFailure):
+            return STAT_V1.pack(b"STAT", 0, 0, 0)
+        return STAT_V1.pack(b"STAT", st.st_mode & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF, int(st.st_mtime))
+
+    def stat_v2(self, path: str, follow: bool, ident: bytes) -> bytes:
+        try:
+            host = self.resolve(path)
+            st = os.stat(host) if follow else os.lstat(host)
+        except SyncFailure:
+            return STAT_V2.pack(ident, errno.EACCES, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        except OSError as exc:
+            return STAT_V2.pack(ident, exc.errno or errno.ENOENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return STAT_V2.pack(
+            ident,
+            0,
+            st.st_dev,
+            st.st_ino,
+            st.st_mode,
+            st.st_nlink,
+            0,  # the simulated device owns everything as root
+            0,
+            st.st_size,
+            int(st.st_atime),
+            int(st.st_mtime),
+            int(st.st_ctime),
+        )
+
+    def listing(self, path: str) -> bytes:
+        out = bytearray()
+        try:
+            host = self.resolve(path)
+            names = [".", "..", *sorted(os.listdir(host))]
+        except (OSError, SyncFailure):
+            return DONE_LIST
+        for name in names:
+            try:
+                st = os.lstat(host / name) if name != ".." else os.lstat(host)
+            except OSError:
+                continue
+            encoded = name.encode("utf-8", errors="surrogateescape")
+            out += DENT.pack(b"DENT", st.st_mode, st.st_size & 0xFFFFFFFF, int(st.st_mtime), len(encoded))
+            out += encoded
+        return bytes(out + DONE_LIST)
+
+    async def recv(self, path: str) -> None:
+        host = self.resolve(path)
+        try:
+            with open(host, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError as exc:
+            raise SyncFailure("open failed: No such file or directory") from exc
+        except IsADirectoryError as exc:
+            raise SyncFailure("read failed: Is a directory") from exc
+        except OSError as exc:
+            raise SyncFailure(f"open failed: {exc.strerror}") from exc
+        out = bytearray()
+        for start in range(0, len(data), MAX_DATA):
+            chunk = data[start : start + MAX_DATA]
+            out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+        out += b"DONE" + bytes(4)
+        await self.stream.write(bytes(out))
+
+    async def send(self, spec: str) -> None:
+        path, comma, mode_text = spec.rpartition(",")
+        if not comma:
+            path, mode_text = spec, "420"
+        try:
+            mode = int(mode_text)
+        except ValueError as exc:
+            raise SyncFailure(f"bad file mode {mode_text!r}") from exc
+        if stat.S_ISLNK(mode):
+            raise SyncFailure(f"{path}: symlinks cannot be pushed to this device")
+        host = self.resolve(path)
+        if host.is_dir():
+            raise SyncFailure(f"{path}: is a directory")
+        staging = self.device.config.data_dir / "sync-staging"
+        staging.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=staging)
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                mtime = await self.receive_data(fh)
+            if mtime is None:
+                return  # the client went away mid-transfer: the destination is untouched
+            try:
+                host.parent.mkdir(parents=True, exist_ok=True)
+                self.resolve(path)  # parents just created may not redirect outside the root
+                os.chmod(tmp, (mode & 0o7777) | 0o600)
+                os.utime(tmp, (mtime, mtime))
+                os.replace(tmp, host)
+            except OSError as exc:
+                raise SyncFailure(f"{path}: {exc.strerror or exc}") from exc
+            await self.stream.write(OKAY_SEND)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+    async def receive_data(self, fh: BinaryIO) -> int | None:
+        """Write DATA chunks to fh until DONE; the DONE mtime, or None at EOF."""
+        while True:
+            header = await self.incoming.read_exactly(REQUEST.size)
+            if header is None:
+                return None
+            ident, length = REQUEST.unpack(header)
+            if ident == b"DONE":
+                return length
+            if ident != b"DATA":
+                raise SyncFailure(f"unexpected {ident!r} inside SEND")
+            if length > MAX_DATA:
+                raise SyncFailure(f"DATA chunk of {length} bytes exceeds {MAX_DATA}")
+            chunk = await self.incoming.read_exactly(length)
+            if chunk is None:
+                return None
+            fh.write(chunk)

@@ -1,0 +1,169 @@
+"""`mgfarm sim serve`: many simulated devices in one asyncio process, on consecutive port pairs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mgfarm.errors import MgfarmError
+from mgfarm.sim.adbd import Adbd
+from mgfarm.sim.console import Console
+from mgfarm.sim.device import DeviceConfig, SimDevice
+
+log = logging.getLogger("mgfarm.sim.server")
+
+
+@dataclass
+class ServeOptions:
+    adb_port: int = 5555
+    count: int = 1
+    data_dir: Path | None = None  # None: a temporary folder removed at exit
+    snapshot_dir: Path | None = None  # None: <data_dir>/snapshots, shared by the devices
+    token_file: Path | None = None
+    announce: int | None = None  # adb server port to announce each device to
+    host: str = "127.0.0.1"
+
+
+def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
+    snapshots = options.snapshot_dir or data_dir / "snapshots"
+    configs = []
+    for i in range(options.count):
+        adb_port = options.adb_port + 2 * i
+        configs.append(
+            DeviceConfig(
+                name=f"mgfarm_sim_{adb_port - 1}",
+                adb_port=adb_port,
+                data_dir=data_dir / f"emulator-{adb_port - 1}",
+                snapshot_dir=snapshots,
+                token_file=options.token_file,
+                host=options.host,
+            )
+        )
+    return configs
+
+
+async def announce(adb_server_port: int, adb_port: int) -> bool:
+    """Tell an adb server that an emulator listens on adb_port (`host:emulator:P`); False if unreachable."""
+    request = f"host:emulator:{adb_port}".encode()
+    try:
+        _reader, writer = await asyncio.open_connection("127.0.0.1", adb_server_port)
+    except OSError:
+        return False
+    writer.write(f"{len(request):04x}".encode() + request)
+    with contextlib.suppress(OSError):
+        await writer.drain()
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+class DeviceHost:
+    """One device with its adbd and console listeners."""
+
+    def __init__(self, config: DeviceConfig, announce_to: int | None) -> None:
+        self.device = SimDevice(config)
+        self.announce_to = announce_to
+        self.adbd = Adbd(self.device, config.host, config.adb_port)
+        self.console: Console | None = None
+        self.device.on_adbd_restart = self.restart_adbd
+
+    async def start(self) -> None:
+        """Boot the device, then listen; raises MgfarmError when a port is taken."""
+        config = self.device.config
+        await self.device.boot()
+        self.console = Console(self.device, config.host, config.console_port)
+        try:
+            await self.console.start()
+            await self.adbd.start()
+        except OSError as exc:
+            await self.stop()
+            if exc.errno == errno.EADDRINUSE:
+                raise MgfarmError(
+                    f"port {config.console_port} or {config.adb_port} on {config.host} is already in use; "
+                    "pick a free pair with --adb-port."
+                ) from exc
+            raise MgfarmError(f"cannot listen on {config.host}:{config.adb_port}: {exc.strerror}.") from exc
+        if self.announce_to is not None and not await announce(self.announce_to, config.adb_port):
+            log.warning("%s: no adb server on port %d to announce to", config.serial, self.announce_to)
+
+    def restart_adbd(self) -> None:
+        """Drop every transport and announce again, like adbd restarting inside an emulator."""
+        self.adbd.drop_transports()
+        if self.announce_to is not None:
+            asyncio.get_running_loop().create_task(announce(self.announce_to, self.device.config.adb_port))
+
+    async def stop(self) -> None:
+        await self.adbd.stop()
+        if self.console is not None:
+            await self.console.stop()
+
+
+async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio.Event) -> None:
+    """Boot and serve the devices until `stop` is set or every device was killed."""
+    if options.count < 1:
+        raise MgfarmError("--count must be at least 1.")
+    if not 2 <= options.adb_port <= 65535 - 2 * (options.count - 1):
+        raise MgfarmError(f"--adb-port {options.adb_port} leaves no room for {options.count} port pairs.")
+    temp: Path | None = None
+    data_dir = options.data_dir
+    if data_dir is None:
+        temp = data_dir = Path(tempfile.mkdtemp(prefix="mgfarm-sim-"))
+    hosts: list[DeviceHost] = []
+    try:
+        for config in device_configs(options, data_dir):
+            host = DeviceHost(config, options.announce)
+            await host.start()
+            hosts.append(host)
+            say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}")
+        await wait_until_done(hosts, stop)
+    finally:
+        for host in hosts:
+            await host.stop()
+        if temp is not None:
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+async def wait_until_done(hosts: list[DeviceHost], stop: asyncio.Event) -> None:
+    """Return when stop is set or all devices were killed; a killed device stops serving at once."""
+    live = {asyncio.ensure_future(h.device.killed.wait()): h for h in hosts}
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        while live:
+            done, _ = await asyncio.wait({*live, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if stopper in done:
+                return
+            for fut in done:
+                host = live.pop(fut)
+                log.info("%s: killed", host.device.config.serial)
+                await host.stop()
+    finally:
+        stopper.cancel()
+        for fut in live:
+            fut.cancel()
+
+
+def run(options: ServeOptions, say: Callable[[str], None] | None = None) -> None:
+    """Serve in the foreground; SIGTERM and SIGINT end it cleanly."""
+
+    def default_say(line: str) -> None:
+        print(line, flush=True)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(options, say or default_say, stop)
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
+    asyncio.run(main())
