@@ -66,7 +66,7 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="Print the report
 
 @sim_app.command("serve")
 def sim_serve(
-    adb_port: int = typer.Option(5555, "--adb-port", help="adb port of the first device (console is one below)."),
+    adb_port: int = typer.Option(5555, "--adb-port", help="adb port of device 1; console is one below."),
     count: int = typer.Option(1, "--count", "-n", help="Devices to host; each takes the next port pair."),
     data: Path | None = typer.Option(None, "--data", help="Folder for device files (default: a temp dir)."),
     snapshots: Path | None = typer.Option(None, "--snapshots", help="Snapshot folder shared by the devices."),
