@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ShellIO
-from mgfarm.sim.shell import basic  # noqa: F401  (registers commands)
+from mgfarm.sim.shell import basic, files, text  # noqa: F401  (registers commands)
 from mgfarm.sim.shell.interp import run_line
 from mgfarm.sim.uiautomator import launcher as _u2_launcher  # noqa: F401  (registers app_process)
 

@@ -1,0 +1,431 @@
+"""Text filters: grep, head, tail, wc, sort, uniq, tr, cut, sed (s and p only), tee, xargs."""
+
+from __future__ import annotations
+
+import re
+
+from mgfarm.sim.shell.files import CommandError, host_path, read_input, report, split_flags
+from mgfarm.sim.shell.registry import Invocation, command
+
+
+def lines_of(data: bytes) -> list[bytes]:
+    """Lines without their newlines; a missing final newline still ends a line."""
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    return parts[:-1] if parts[-1] == b"" else parts
+
+
+def _bre_to_ere(pattern: str) -> str:
+    """Basic regex to Python: `\\|`, `\\+`, `\\(` are operators; bare `+ ? ( ) |` are literals."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "|+?(){}" else "\\" + nxt)
+            i += 2
+            continue
+        out.append("\\" + c if c in "+?(){}|" else c)
+        i += 1
+    return "".join(out)
+
+
+@command("grep", "egrep", "fgrep")
+async def grep(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    patterns: list[str] = []
+    flags: set[str] = set()
+    operands: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg == "-e" and args:
+            patterns.append(args.pop(0))
+        elif arg == "--":
+            operands.extend(args)
+            break
+        elif arg.startswith("-") and len(arg) > 1 and all(c in "EFivcoqnlHhwxsr" for c in arg[1:]):
+            flags.update(arg[1:])
+        else:
+            operands.append(arg)
+    if not patterns:
+        if not operands:
+            inv.err("usage: grep [-EFivcoqnlHhwxsr] [-e REGEX]... REGEX [FILE]...\n")
+            return 2
+        patterns.append(operands.pop(0))
+    if inv.argv[0] == "egrep":
+        flags.add("E")
+    if inv.argv[0] == "fgrep":
+        flags.add("F")
+    try:
+        regex = _compile(patterns, flags)
+    except re.error as exc:
+        inv.err(f"grep: bad regex: {exc}\n")
+        return 2
+    files = operands or ["-"]
+    many = ((len(files) > 1 or "r" in flags) and "h" not in flags) or "H" in flags
+    matched_any = False
+    status = 0
+    for path in files:
+        try:
+            data = await read_input(inv, path)
+        except CommandError as exc:
+            if "s" not in flags:
+                report(inv, exc)
+            status = 2
+            continue
+        count = 0
+        for num, raw in enumerate(lines_of(data), 1):
+            line = raw.decode("utf-8", "surrogateescape")
+            hits = list(regex.finditer(line)) if "o" in flags else []
+            found = bool(hits) if "o" in flags else regex.search(line) is not None
+            if found == ("v" in flags):
+                continue
+            count += 1
+            matched_any = True
+            if "q" in flags:
+                return 0
+            if flags & {"c", "l"}:
+                continue
+            prefix = (f"{path}:" if many else "") + (f"{num}:" if "n" in flags else "")
+            if "o" in flags and "v" not in flags:
+                for m in hits:
+                    if m.group(0):
+                        inv.out(f"{prefix}{m.group(0)}\n".encode("utf-8", "surrogateescape"))
+            else:
+                inv.out(f"{prefix}{line}\n".encode("utf-8", "surrogateescape"))
+        if "l" in flags and count:
+            inv.out(path + "\n")
+        elif "c" in flags:
+            inv.out((f"{path}:" if many else "") + f"{count}\n")
+        await inv.io.stdout.maybe_flush()
+    if status:
+        return 2 if not matched_any or "q" not in flags else 0
+    return 0 if matched_any else 1
+
+
+def _compile(patterns: list[str], flags: set[str]) -> re.Pattern[str]:
+    parts = []
+    for p in patterns:
+        if "F" in flags:
+            body = re.escape(p)
+        elif "E" in flags:
+            body = p
+        else:
+            body = _bre_to_ere(p)
+        if "w" in flags:
+            body = rf"(?<!\w)(?:{body})(?!\w)"
+        if "x" in flags:
+            body = rf"^(?:{body})$"
+        parts.append(f"(?:{body})")
+    return re.compile("|".join(parts), re.IGNORECASE if "i" in flags else 0)
+
+
+def _count_arg(inv: Invocation, default: int) -> tuple[int, bool, list[str]]:
+    """head/tail `-n N`, `-N`, `-n +N`: (count, from_start, files)."""
+    args = inv.argv[1:]
+    count, from_start = default, False
+    files: list[str] = []
+    while args:
+        arg = args.pop(0)
+        value = None
+        if arg in ("-n", "-c") and args:
+            value = args.pop(0)
+        elif arg.startswith("-n") and len(arg) > 2:
+            value = arg[2:]
+        elif re.fullmatch(r"-\d+", arg):
+            value = arg[1:]
+        else:
+            files.append(arg)
+            continue
+        from_start = value.startswith("+")
+        count = abs(int(value))
+    return count, from_start, files
+
+
+@command("head")
+async def head(inv: Invocation) -> int:
+    count, _, files = _count_arg(inv, 10)
+    status = 0
+    for i, path in enumerate(files or ["-"]):
+        try:
+            data = await read_input(inv, path)
+        except CommandError as exc:
+            status = report(inv, exc)
+            continue
+        if len(files) > 1:
+            inv.out(("\n" if i else "") + f"==> {path} <==\n")
+        inv.out(b"".join(line + b"\n" for line in lines_of(data)[:count]))
+    return status
+
+
+@command("tail")
+async def tail(inv: Invocation) -> int:
+    count, from_start, files = _count_arg(inv, 10)
+    status = 0
+    for path in files or ["-"]:
+        try:
+            data = await read_input(inv, path)
+        except CommandError as exc:
+            status = report(inv, exc)
+            continue
+        lines = lines_of(data)
+        picked = lines[max(count - 1, 0) :] if from_start else (lines[-count:] if count else [])
+        inv.out(b"".join(line + b"\n" for line in picked))
+    return status
+
+
+@command("wc")
+async def wc(inv: Invocation) -> int:
+    flags, files = split_flags(inv.argv[1:], "lwcm")
+    shown = [f for f in "lwc" if f in flags or (f == "c" and "m" in flags)] or ["l", "w", "c"]
+    status = 0
+    totals = {"l": 0, "w": 0, "c": 0}
+    for path in files or ["-"]:
+        try:
+            data = await read_input(inv, path)
+        except CommandError as exc:
+            status = report(inv, exc)
+            continue
+        counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
+        for k in totals:
+            totals[k] += counts[k]
+        # toybox pads every column but the first when more than one is shown.
+        cells = [str(counts[k]) if i == 0 else str(counts[k]).rjust(7) for i, k in enumerate(shown)]
+        inv.out(" ".join(cells) + (f" {path}" if files else "") + "\n")
+    if len(files) > 1:
+        cells = [str(totals[k]) if i == 0 else str(totals[k]).rjust(7) for i, k in enumerate(shown)]
+        inv.out(" ".join(cells) + " total\n")
+    return status
+
+
+@command("sort")
+async def sort(inv: Invocation) -> int:
+    flags, files = split_flags(inv.argv[1:], "rnuf")
+    lines: list[bytes] = []
+    for path in files or ["-"]:
+        try:
+            lines += lines_of(await read_input(inv, path))
+        except CommandError as exc:
+            return report(inv, exc)
+
+    def key(line: bytes) -> tuple[float, bytes]:
+        if "n" in flags:
+            m = re.match(rb"\s*(-?\d+(?:\.\d+)?)", line)
+            return (float(m.group(1)) if m else 0.0, line)
+        return (0.0, line.lower() if "f" in flags else line)
+
+    lines.sort(key=key, reverse="r" in flags)
+    if "u" in flags:
+        lines = [line for i, line in enumerate(lines) if i == 0 or key(line) != key(lines[i - 1])]
+    inv.out(b"".join(line + b"\n" for line in lines))
+    return 0
+
+
+@command("uniq")
+async def uniq(inv: Invocation) -> int:
+    flags, files = split_flags(inv.argv[1:], "cdui")
+    try:
+        lines = lines_of(await read_input(inv, files[0] if files else "-"))
+    except CommandError as exc:
+        return report(inv, exc)
+    groups: list[list[bytes]] = []
+    for line in lines:
+        same = groups and (groups[-1][0].lower() == line.lower() if "i" in flags else groups[-1][0] == line)
+        if same:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    for group in groups:
+        if ("d" in flags and len(group) < 2) or ("u" in flags and len(group) > 1):
+            continue
+        prefix = f"{len(group):7d} ".encode() if "c" in flags else b""
+        inv.out(prefix + group[0] + b"\n")
+    return 0
+
+
+def _tr_set(spec: str) -> str:
+    spec = {"[:upper:]": "A-Z", "[:lower:]": "a-z", "[:digit:]": "0-9", "[:space:]": " \t\n\r\f\v"}.get(
+        spec, spec
+    )
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        c = spec[i]
+        if c == "\\" and i + 1 < len(spec):
+            out.append({"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}.get(spec[i + 1], spec[i + 1]))
+            i += 2
+        elif i + 2 < len(spec) and spec[i + 1] == "-":
+            out.extend(chr(x) for x in range(ord(c), ord(spec[i + 2]) + 1))
+            i += 3
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+@command("tr")
+async def tr(inv: Invocation) -> int:
+    flags, sets = split_flags(inv.argv[1:], "dsc")
+    if not sets:
+        inv.err("tr: Needs 1 argument\n")
+        return 1
+    text = (await inv.io.stdin.read()).decode("utf-8", "surrogateescape")
+    first = _tr_set(sets[0])
+    if "d" in flags:
+        text = "".join(c for c in text if c not in first)
+    elif len(sets) > 1:
+        second = _tr_set(sets[1])
+        second = second + second[-1:] * (len(first) - len(second)) if second else ""
+        text = text.translate(str.maketrans(first, second[: len(first)]))
+    if "s" in flags:
+        squeeze = _tr_set(sets[-1])
+        text = re.sub("([" + re.escape(squeeze) + "])\\1+", r"\1", text) if squeeze else text
+    inv.out(text.encode("utf-8", "surrogateescape"))
+    return 0
+
+
+def _ranges(spec: str) -> list[tuple[int, int]]:
+    out = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        start = int(lo) if lo else 1
+        end = (int(hi) if hi else 1 << 30) if "-" in part else start
+        out.append((start, end))
+    return out
+
+
+@command("cut")
+async def cut(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    delim, fields, chars, files = "\t", "", "", []
+    while args:
+        arg = args.pop(0)
+        for opt in ("-d", "-f", "-c"):
+            if arg.startswith(opt):
+                value = arg[2:] or (args.pop(0) if args else "")
+                if opt == "-d":
+                    delim = value[:1] or "\t"
+                elif opt == "-f":
+                    fields = value
+                else:
+                    chars = value
+                break
+        else:
+            files.append(arg)
+    if not fields and not chars:
+        inv.err("cut: Needs -f or -c\n")
+        return 1
+    ranges = _ranges(fields or chars)
+    try:
+        data = await read_input(inv, files[0] if files else "-")
+    except CommandError as exc:
+        return report(inv, exc)
+    for raw in lines_of(data):
+        line = raw.decode("utf-8", "surrogateescape")
+        if chars:
+            picked = "".join(c for i, c in enumerate(line, 1) if any(a <= i <= b for a, b in ranges))
+        elif delim not in line:
+            picked = line
+        else:
+            cols = line.split(delim)
+            picked = delim.join(c for i, c in enumerate(cols, 1) if any(a <= i <= b for a, b in ranges))
+        inv.out((picked + "\n").encode("utf-8", "surrogateescape"))
+    return 0
+
+
+SED_SUB = re.compile(r"^(?:(\d+|/[^/]*/)?)s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gip0-9]*)$", re.S)
+
+
+@command("sed")
+async def sed(inv: Invocation) -> int:
+    """`sed [-n] [-E] 's/a/b/g'` and `sed -n 'Np'` / `'/re/p'`: the forms scripts use most."""
+    flags, operands = split_flags(inv.argv[1:], "nEr")
+    args = list(operands)
+    scripts: list[str] = []
+    while "-e" in args:
+        i = args.index("-e")
+        scripts.append(args[i + 1] if i + 1 < len(args) else "")
+        del args[i : i + 2]
+    if not scripts:
+        if not args:
+            inv.err("sed: Needs 1 argument\n")
+            return 1
+        scripts.append(args.pop(0))
+    try:
+        data = b"".join([await read_input(inv, f) for f in args or ["-"]])
+    except CommandError as exc:
+        return report(inv, exc)
+    extended = bool(flags & {"E", "r"})
+    out: list[str] = []
+    for num, raw in enumerate(lines_of(data), 1):
+        line = raw.decode("utf-8", "surrogateescape")
+        for script in scripts:
+            line, p = _sed_apply(script, line, num, extended)
+            if p:
+                out.append(line + "\n")
+        if "n" not in flags:
+            out.append(line + "\n")
+    inv.out("".join(out).encode("utf-8", "surrogateescape"))
+    return 0
+
+
+def _sed_apply(script: str, line: str, num: int, extended: bool) -> tuple[str, bool]:
+    m = SED_SUB.match(script)
+    if m:
+        addr, _, pat, repl, opts = m.groups()
+        if addr and not _sed_addr(addr, line, num, extended):
+            return line, False
+        regex = re.compile(pat if extended else _bre_to_ere(pat), re.IGNORECASE if "i" in opts else 0)
+        repl = re.sub(r"\\(\d)", r"\\g<\1>", repl.replace("&", r"\g<0>")).replace(r"\&", "&")
+        new, n = regex.subn(repl, line, count=0 if "g" in opts else 1)
+        return new, bool(n) and "p" in opts
+    pm = re.fullmatch(r"(\d+|/.*/|\$)?p", script)
+    if pm:
+        return line, not pm.group(1) or _sed_addr(pm.group(1), line, num, extended)
+    raise ValueError(f"unsupported script '{script}'")
+
+
+def _sed_addr(addr: str, line: str, num: int, extended: bool) -> bool:
+    if addr.isdigit():
+        return num == int(addr)
+    if addr.startswith("/"):
+        body = addr[1:-1]
+        return re.search(body if extended else _bre_to_ere(body), line) is not None
+    return False
+
+
+@command("tee")
+async def tee(inv: Invocation) -> int:
+    flags, files = split_flags(inv.argv[1:], "a")
+    data = await inv.io.stdin.read()
+    inv.out(data)
+    for path in files:
+        try:
+            host = host_path(inv, path)
+            with host.open("ab" if "a" in flags else "wb") as fh:
+                fh.write(data)
+        except (CommandError, OSError) as exc:
+            return report(inv, exc)
+    return 0
+
+
+@command("xargs")
+async def xargs(inv: Invocation) -> int:
+    """`xargs [-n N] CMD ARGS`: runs CMD with stdin's words appended (through the shell's table)."""
+    from mgfarm.sim.shell.interp import Shell
+
+    args = inv.argv[1:]
+    per_call = 0
+    if args[:1] == ["-n"] and len(args) > 1:
+        per_call = int(args[1])
+        args = args[2:]
+    words = (await inv.io.stdin.read()).decode("utf-8", "surrogateescape").split()
+    base = args or ["echo"]
+    shell = Shell(inv.device, dict(inv.env), inv.cwd)
+    chunks = [words[i : i + per_call] for i in range(0, len(words), per_call)] if per_call else [words]
+    status = 0
+    for chunk in chunks or [[]]:
+        status = await shell.call([*base, *chunk], inv.io) or status
+    return status
