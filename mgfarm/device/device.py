@@ -259,12 +259,12 @@ class Device:
     def ui_elements(self) -> list[UIElement]:
         return parse_hierarchy(self.ui_xml())
 
-    def current_app(self) -> tuple[str, str] | None:
-        """(package, activity) in front, from dumpsys window, then dumpsys activity."""
+    def current_app(self) -> tuple[str, str]:
+        """(package, activity) in front, from dumpsys window, then dumpsys activity; ("", "") if none."""
         found = parse_current_focus(self.shell("dumpsys window windows"))
         if found is None:
             found = parse_resumed_activity(self.shell("dumpsys activity activities"))
-        return found
+        return found or ("", "")
 
     # -- input -------------------------------------------------------------------------------
     def tap(self, x: int, y: int) -> None:

@@ -1,0 +1,411 @@
+"""`MobileEnv`: a gymnasium Env over one leased replica (or a given Device), and `make`."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+
+from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome, Coords
+from mgfarm.device.device import Device, DeviceError
+from mgfarm.device.ui import UIElement
+from mgfarm.env.lease import Lease, acquire
+from mgfarm.env.recorder import EpisodeWriter, Recorder
+from mgfarm.env.spaces import action_space, element_observation, observation_space
+from mgfarm.errors import MgfarmError
+
+RewardMode = Literal["final", "dense"]
+DEFAULT_SNAPSHOT = "golden"
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+class ReplicaFailed(MgfarmError):
+    """The replica under an episode died; the episode is failed and the env moves to another."""
+
+
+class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
+    """One Android device as a gymnasium Env: reset restores the snapshot and sets up a task.
+
+    Observations: `screenshot` (H, W, 3) uint8, `ui_elements` (tuple of element dicts, `index`
+    is what click/input actions refer to) and `goal` text. Actions: AndroidWorld JSON (dict or str).
+    """
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(
+        self,
+        task_id: str | None = None,
+        seed: int | None = None,
+        farm: str | None = None,
+        *,
+        replica: int | None = None,
+        device: Device | None = None,
+        tasks: list[str] | None = None,
+        reward: RewardMode = "final",
+        coords: Coords = "pixel",
+        max_steps: int | None = None,
+        snapshot: str | None = None,
+        record: str | Recorder | None = None,
+        wait_seconds: float = 1.0,
+        ui_source: str = "auto",
+        lease_timeout: float = 30.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if reward not in ("final", "dense"):
+            raise MgfarmError(f"reward={reward!r} is unknown; use 'final' or 'dense'.")
+        if render_mode not in (None, "rgb_array"):
+            raise MgfarmError(f"render_mode={render_mode!r} is unsupported; use 'rgb_array' or None.")
+        self.task_ids = [task_id] if task_id else list(tasks or [])
+        for tid in self.task_ids:
+            _template(tid)  # unknown ids fail here, before a replica is leased
+        self.default_seed = seed
+        self.farm_name = farm or "default"
+        self.reward_mode = reward
+        self.coords = coords
+        self.max_steps_override = max_steps
+        self.wait_seconds = wait_seconds
+        self.ui_source = ui_source
+        self.lease_timeout = lease_timeout
+        self.render_mode = render_mode
+        self.recorder = Recorder(record) if isinstance(record, str) else record
+        self.lease: Lease | None = None
+        self._requested_replica = replica
+        self._snapshot_override = snapshot
+        self.snapshot = snapshot or DEFAULT_SNAPSHOT
+        if device is not None:
+            self.device = device
+        else:
+            self.device = self._lease_device(replica)
+        self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mgfarm-obs")
+        width, height = self.device.window_size()
+        self._screen_shape = (height, width, 3)
+        self.observation_space = observation_space(width, height)
+        self.action_space = action_space()
+        self._executor = ActionExecutor(self.device, coords=coords, wait_seconds=wait_seconds)
+        self._instance: Any = None
+        self._baseline: Any = None
+        self._steps = 0
+        self._done = True
+        self._progress = 0.0
+        self._obs: dict[str, Any] | None = None
+        self._elements: list[UIElement] = []
+        self._episode: EpisodeWriter | None = None
+        self._episode_start = 0.0
+        self._broken: str | None = None  # why the current replica is unusable
+
+    # -- replicas ----------------------------------------------------------------------------
+    def _lease_device(self, replica: int | None, exclude: set[int] | None = None) -> Device:
+        lease, farm = acquire(self.farm_name, replica, timeout=self.lease_timeout, exclude=exclude)
+        rep = lease.replica
+        self.lease = lease
+        if self._snapshot_override is None:
+            self.snapshot = farm.snapshot or DEFAULT_SNAPSHOT
+        return Device(
+            rep.serial,
+            adb_port=farm.adb_server_port,
+            console_port=rep.console_port,
+            console_token=rep.console_token,
+            ui_source=self.ui_source,
+        )
+
+    @property
+    def replica_index(self) -> int | None:
+        return self.lease.replica.index if self.lease else None
+
+    def _replace_replica(self) -> None:
+        """Give back a dead replica and lease another ready one."""
+        if self.lease is None:
+            raise ReplicaFailed(f"Device {self.device.serial} is unusable ({self._broken}); restart it.")
+        dead = self.lease.replica.index
+        self.device.close()
+        self.lease.release()
+        self.device = self._lease_device(None, exclude={dead})
+        self._executor = ActionExecutor(self.device, coords=self.coords, wait_seconds=self.wait_seconds)
+        self._broken = None
+
+    def _replica_problem(self, exc: Exception) -> str | None:
+        """Why the replica is gone (None when the error was not the replica's death)."""
+        if self.lease is not None:
+            problem = self.lease.problem()
+            if problem:
+                return problem
+        try:
+            self.device.shell("echo ok", timeout=5)
+        except DeviceError:
+            return f"device {self.device.serial} stopped answering ({exc})"
+        return None
+
+    # -- gymnasium API -----------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        task_id = self._choose_task(options.get("task_id"))
+        if seed is None:
+            seed = self.default_seed if self.default_seed is not None else int(self.np_random.integers(2**31))
+            self.default_seed = None  # make(seed=) fixes the first episode only
+        self._close_episode()
+        if self._broken:
+            self._replace_replica()
+        try:
+            return self._reset_on_replica(task_id, seed)
+        except (DeviceError, MgfarmError) as exc:
+            problem = self._replica_problem(exc) if isinstance(exc, DeviceError) else None
+            if problem is None or self.lease is None:
+                raise
+            self._broken = problem
+            self._replace_replica()
+            return self._reset_on_replica(task_id, seed)
+
+    def _reset_on_replica(self, task_id: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        from mgfarm.tasks import runtime
+
+        start = time.perf_counter()
+        self.device.snapshot_load(self.snapshot)
+        restore_ms = _ms(start)
+        t = time.perf_counter()
+        instance = _template(task_id).instantiate(seed)
+        if self.max_steps_override is not None:
+            instance = instance.model_copy(update={"max_steps": self.max_steps_override})
+        self._baseline = runtime.prepare(instance, self.device)
+        setup_ms = _ms(t)
+        self._instance = instance
+        self._steps = 0
+        self._progress = 0.0
+        self._done = False
+        obs, obs_timings = self._observe(instance.goal)
+        timings = {"restore_ms": restore_ms, "setup_ms": setup_ms, **obs_timings, "total_ms": _ms(start)}
+        info = {
+            "task_id": task_id,
+            "goal": instance.goal,
+            "params": dict(instance.params),
+            "seed": seed,
+            "max_steps": instance.max_steps,
+            "answer_fields": dict(instance.answer_fields),
+            "replica": self.replica_index,
+            "serial": self.device.serial,
+            "ui_elements": [e.to_dict() for e in self._elements],
+            "timings": timings,
+        }
+        self._episode_start = time.perf_counter()
+        if self.recorder is not None:
+            self._episode = self.recorder.episode(task_id, seed, self.replica_index)
+            shot = self._episode.screenshot(0, obs["screenshot"])
+            self._episode.event(
+                "reset",
+                task_id=task_id,
+                seed=seed,
+                goal=instance.goal,
+                params=instance.params,
+                replica=self.replica_index,
+                serial=self.device.serial,
+                max_steps=instance.max_steps,
+                timings=timings,
+                screenshot=shot,
+            )
+        return obs, info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self._instance is None or self._done:
+            raise MgfarmError("step() called without an active episode; call reset() first.")
+        assert self._obs is not None
+        start = time.perf_counter()
+        self._steps += 1
+        info: dict[str, Any] = {"step": self._steps, "error": None}
+        outcome = ActionOutcome()
+        obs = self._obs
+        timings: dict[str, float] = {}
+        observed = False
+        try:
+            outcome = self._executor.execute(action, self._elements)
+        except ActionError as exc:
+            info["error"] = str(exc)
+        except DeviceError as exc:
+            problem = self._replica_problem(exc)
+            if problem is not None:
+                return self._fail_episode(problem, start, action)
+            info["error"] = str(exc)  # e.g. an app that would not start: the agent's problem
+        timings["action_ms"] = _ms(start)
+        terminated = outcome.terminal
+        truncated = not terminated and self._steps >= self._instance.max_steps
+        reward = 0.0
+        try:
+            if not terminated and info["error"] is None:
+                obs, obs_timings = self._observe(self._instance.goal)
+                timings.update(obs_timings)
+                observed = True
+            if terminated or truncated or self.reward_mode == "dense":
+                t = time.perf_counter()
+                result = self._judge(outcome.answer)
+                timings["judge_ms"] = _ms(t)
+                reward = self._reward(result.success, result.progress, terminated or truncated)
+                info["judge"] = result.as_dict()
+        except DeviceError as exc:
+            problem = self._replica_problem(exc)
+            if problem is None:
+                raise
+            return self._fail_episode(problem, start, action)
+        timings["total_ms"] = _ms(start)
+        info["timings"] = timings
+        info["ui_elements"] = [e.to_dict() for e in self._elements]
+        if outcome.goal_status:
+            info["goal_status"] = outcome.goal_status
+        if outcome.answer is not None:
+            info["answer"] = outcome.answer
+        self._done = terminated or truncated
+        self._record_step(action, reward, terminated, truncated, info, obs if observed else None)
+        if self._done:
+            self._record_end(info.get("judge"), reward, None, outcome.answer)
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode == "rgb_array" and self._obs is not None:
+            return np.asarray(self._obs["screenshot"])
+        return None
+
+    def close(self) -> None:
+        self._close_episode()
+        self._io.shutdown(wait=False)
+        self.device.close()
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+
+    # -- internals ---------------------------------------------------------------------------
+    def _choose_task(self, requested: str | None) -> str:
+        if requested:
+            _template(requested)
+            return requested
+        if not self.task_ids:
+            raise MgfarmError("No task to reset to; pass task_id= to make() or options={'task_id': ...}.")
+        if len(self.task_ids) == 1:
+            return self.task_ids[0]
+        return self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
+
+    def _observe(self, goal: str) -> tuple[dict[str, Any], dict[str, float]]:
+        """Screenshot and UI fetched in parallel (two adb round trips that overlap)."""
+
+        def timed(fn: Any) -> tuple[Any, float]:
+            t = time.perf_counter()
+            return fn(), _ms(t)
+
+        shot_future = self._io.submit(timed, self.device.screenshot_array)
+        elements, ui_ms = timed(self.device.ui_elements)
+        pixels, shot_ms = shot_future.result()
+        if pixels.shape != self._screen_shape:
+            raise DeviceError(
+                f"Device {self.device.serial} returned a {pixels.shape} screenshot, "
+                f"expected {self._screen_shape}."
+            )
+        self._elements = elements
+        obs = {
+            "screenshot": pixels,
+            "ui_elements": tuple(element_observation(e) for e in elements),
+            "goal": goal,
+        }
+        self._obs = obs
+        return obs, {"screenshot_ms": shot_ms, "ui_ms": ui_ms}
+
+    def _judge(self, answer: str | None) -> Any:
+        from mgfarm.tasks import runtime
+
+        return runtime.judge(self._instance, self.device, self._baseline, answer)
+
+    def _reward(self, success: bool, progress: float, final: bool) -> float:
+        if self.reward_mode == "final":
+            return 1.0 if final and success else 0.0
+        target = (1.0 if success else progress) if final else progress
+        reward = target - self._progress
+        self._progress = target
+        return float(reward)
+
+    def _fail_episode(
+        self, reason: str, start: float, action: Any
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """The replica died: end the episode as failed (truncated) and move to another replica."""
+        assert self._obs is not None
+        self._broken = reason
+        self._done = True
+        info: dict[str, Any] = {
+            "step": self._steps,
+            "error": None,
+            "failed": reason,
+            "timings": {"total_ms": _ms(start)},
+            "ui_elements": [],
+        }
+        self._record_step(action, 0.0, False, True, info, None)
+        self._record_end(None, 0.0, reason, None)
+        return self._obs, 0.0, False, True, info
+
+    def _record_step(
+        self,
+        action: Any,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+        obs: dict[str, Any] | None,
+    ) -> None:
+        if self._episode is None:
+            return
+        shot = self._episode.screenshot(self._steps, obs["screenshot"]) if obs is not None else None
+        self._episode.event(
+            "step",
+            step=self._steps,
+            action=action,
+            reward=reward,
+            terminated=terminated,
+            truncated=truncated,
+            error=info.get("error"),
+            failed=info.get("failed"),
+            timings=info.get("timings"),
+            screenshot=shot,
+        )
+
+    def _record_end(
+        self, judge: dict[str, Any] | None, reward: float, failed: str | None, answer: Any
+    ) -> None:
+        if self._episode is None:
+            return
+        verdict = judge or {
+            "success": False,
+            "progress": 0.0,
+            "clean": False,
+            "side_effects": [],
+            "checks": [],
+        }
+        self._episode.event(
+            "end",
+            **verdict,
+            reward=reward,
+            steps=self._steps,
+            failed=failed,
+            answer=answer,
+            seconds=round(time.perf_counter() - self._episode_start, 3),
+        )
+        self._episode.close()
+        self._episode = None
+
+    def _close_episode(self) -> None:
+        if self._episode is not None:
+            self._record_end(None, 0.0, "episode abandoned before it ended", None)
+
+
+def _template(task_id: str) -> Any:
+    from mgfarm.tasks.catalog import get_task
+
+    return get_task(task_id)
+
+
+def make(
+    task_id: str | None = None, seed: int | None = None, farm: str | None = None, **kwargs: Any
+) -> MobileEnv:
+    """A gymnasium Env for `task_id` on a leased replica of `farm` (default: the running farm)."""
+    return MobileEnv(task_id, seed, farm, **kwargs)

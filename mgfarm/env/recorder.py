@@ -1,0 +1,92 @@
+"""Trajectory recorder: one folder per episode with `episode.jsonl` and the screenshots.
+
+Layout (the eval report reads it):
+    <run_dir>/<episode_id>/episode.jsonl   one JSON object per line:
+        {"event": "reset", "task_id", "seed", "goal", "params", "replica", "timings"}
+        {"event": "step", "step", "action", "reward", "terminated", "truncated", "error", "timings",
+         "screenshot": "step_0001.png"}
+        {"event": "end", "success", "progress", "clean", "side_effects", "checks", "reward",
+         "steps", "failed", "answer", "seconds"}
+    <run_dir>/<episode_id>/step_0000.png     the observation after reset (0) and after each step
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "model_dump"):
+        return _jsonable(value.model_dump())
+    return str(value)
+
+
+class EpisodeWriter:
+    """Appends events of one episode; screenshots are written next to the log."""
+
+    def __init__(self, folder: Path, save_screenshots: bool = True) -> None:
+        self.folder = folder
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.save_screenshots = save_screenshots
+        self._log = (folder / "episode.jsonl").open("a", encoding="utf-8")
+
+    def screenshot(self, step: int, pixels: np.ndarray | None) -> str | None:
+        if not self.save_screenshots or pixels is None or pixels.size == 0:
+            return None
+        name = f"step_{step:04d}.png"
+        Image.fromarray(pixels).save(self.folder / name, compress_level=1)
+        return name
+
+    def event(self, kind: str, **fields: Any) -> None:
+        record = {"event": kind, "time": round(time.time(), 3), **_jsonable(fields)}
+        self._log.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._log.flush()
+
+    def close(self) -> None:
+        self._log.close()
+
+
+class Recorder:
+    """Hands out one `EpisodeWriter` per episode under a run folder."""
+
+    def __init__(self, run_dir: str | Path, save_screenshots: bool = True) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.save_screenshots = save_screenshots
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def episode(self, task_id: str, seed: int, replica: int | None = None) -> EpisodeWriter:
+        with self._lock:
+            self._count += 1
+            number = self._count
+        label = _UNSAFE.sub("_", f"{task_id}-s{seed}")
+        suffix = f"-r{replica}" if replica is not None else ""
+        folder = self.run_dir / f"{number:05d}-{label}{suffix}"
+        return EpisodeWriter(folder, self.save_screenshots)
+
+
+def read_episode(folder: str | Path) -> list[dict[str, Any]]:
+    """The events of one recorded episode, in order."""
+    path = Path(folder) / "episode.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
