@@ -1,0 +1,68 @@
+"""Joining a Ray cluster with errors a user can act on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mgfarm.errors import MgfarmError
+from mgfarm.ray.resources import KVM_RESOURCE, NAMESPACE, REPLICA_RESOURCE
+
+
+def import_ray() -> Any:
+    """The ray module, or a clear sentence on how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise MgfarmError("Ray is not installed; install it with `pip install 'mgfarm[ray]'`.") from exc
+    return ray
+
+
+def connect(address: str) -> Any:
+    """Join the cluster at `address` (e.g. `auto` or `10.0.0.1:6379`) in mgfarm's namespace."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    try:
+        ray.init(
+            address=address,
+            namespace=NAMESPACE,
+            logging_level="WARNING",
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise MgfarmError(
+            f"Cannot reach a Ray cluster at {address!r} ({str(exc).splitlines()[0]}); "
+            "start one with `ray start --head` or pass its address."
+        ) from exc
+    return ray
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """One alive Ray node and the mgfarm resources it offers."""
+
+    node_id: str
+    address: str
+    replicas: int
+    kvm: bool
+
+
+def alive_nodes() -> list[NodeInfo]:
+    """The cluster's alive nodes, in a stable order."""
+    ray = import_ray()
+    nodes = []
+    for node in ray.nodes():
+        if not node.get("Alive"):
+            continue
+        resources = node.get("Resources", {})
+        nodes.append(
+            NodeInfo(
+                node_id=node["NodeID"],
+                address=node.get("NodeManagerAddress", "?"),
+                replicas=int(resources.get(REPLICA_RESOURCE, 0)),
+                kvm=resources.get(KVM_RESOURCE, 0) > 0,
+            )
+        )
+    return sorted(nodes, key=lambda n: (n.address, n.node_id))
