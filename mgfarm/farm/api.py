@@ -146,7 +146,7 @@ def up(
         from mgfarm.farm.backends.docker import resolve_image
 
         image = resolve_image(image)
-        options = {"image": image, "cpus": cpus, "memory": memory, "farm": name}
+        options = {"image": image, "cpus": cpus, "memory": memory}
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts
     reserved = _reserved_ports(name) | {adb_port}
     pairs = allocate_pairs(replicas, first_port, reserved)

@@ -1,0 +1,141 @@
+"""Docker backend: one container per device through the Docker SDK.
+
+Containers carry labels naming their farm and replica, publish the console/adb ports on 127.0.0.1
+only, get CPU and memory limits, and see /dev/kvm only when the image asks for it (label) and the
+host has it. Never privileged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from mgfarm.errors import MgfarmError
+from mgfarm.farm.images import SIM_IMAGE, docker_client, sdk
+from mgfarm.farm.state import FarmState, Replica
+
+FARM_LABEL = "org.mgfarm.farm"
+REPLICA_LABEL = "org.mgfarm.replica"
+KVM_LABEL = "org.mgfarm.needs_kvm"
+CONTAINER_CONSOLE_PORT = 5554
+CONTAINER_ADB_PORT = 5555
+
+
+def resolve_image(image: str) -> str:
+    """The image to run: the given one, or the sim image `mgfarm images build` makes."""
+    return image or SIM_IMAGE
+
+
+def parse_memory(memory: str) -> str:
+    """Validate a docker memory string such as 256m or 1g."""
+    text = memory.strip().lower()
+    if not text or (not text[:-1].isdigit() and not text.isdigit()) or text[-1] not in "0123456789kmg":
+        raise MgfarmError(f"Memory limit {memory!r} is not valid; use a number with k, m or g, e.g. 256m.")
+    return text
+
+
+def needs_kvm(labels: dict[str, str]) -> bool:
+    return labels.get(KVM_LABEL, "").lower() == "true" or labels.get("org.mgfarm.backend") == "emulator"
+
+
+class DockerBackend:
+    """Runs each replica as a container of an mgfarm-compatible image."""
+
+    name = "docker"
+
+    def __init__(
+        self, image: str = SIM_IMAGE, cpus: float = 1.0, memory: str = "256m", farm: str = ""
+    ) -> None:
+        self.client: Any = docker_client()
+        self.image = image
+        self.cpus = cpus
+        self.memory = parse_memory(memory)
+        try:
+            labels = self.client.images.get(image).labels or {}
+        except sdk().errors.ImageNotFound:
+            hint = "build it with `mgfarm images build`" if image == SIM_IMAGE else "build or load it first"
+            raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
+        self.devices: list[str] = []
+        if needs_kvm(labels):
+            if not os.path.exists("/dev/kvm"):
+                raise MgfarmError(f"Image {image!r} needs /dev/kvm, which this host lacks; use a KVM host.")
+            self.devices = ["/dev/kvm:/dev/kvm:rwm"]
+
+    def _container_name(self, farm: FarmState, rep: Replica) -> str:
+        return f"mgfarm-{farm.name}-{rep.index}"
+
+    def _get(self, farm: FarmState, rep: Replica) -> Any:
+        try:
+            return self.client.containers.get(rep.backend_id or self._container_name(farm, rep))
+        except sdk().errors.NotFound:
+            return None
+
+    def _run(self, farm: FarmState, rep: Replica) -> Any:
+        try:
+            return self.client.containers.run(
+                self.image,
+                name=self._container_name(farm, rep),
+                detach=True,
+                labels={FARM_LABEL: farm.name, REPLICA_LABEL: str(rep.index)},
+                environment={"MGFARM_CONSOLE_TOKEN": rep.console_token},
+                ports={
+                    f"{CONTAINER_CONSOLE_PORT}/tcp": ("127.0.0.1", rep.console_port),
+                    f"{CONTAINER_ADB_PORT}/tcp": ("127.0.0.1", rep.adb_port),
+                },
+                nano_cpus=int(self.cpus * 1e9),
+                mem_limit=self.memory,
+                devices=self.devices,
+                privileged=False,
+                init=False,
+            )
+        except sdk().errors.APIError as exc:
+            raise MgfarmError(f"Docker could not start replica {rep.index}: {exc.explanation}") from None
+
+    def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
+        for rep in replicas:
+            old = self._get(farm, rep)
+            if old is not None:
+                old.remove(force=True)
+            container = self._run(farm, rep)
+            rep.backend_id = container.id
+            rep.started_at = time.time()
+
+    def alive(self, farm: FarmState, rep: Replica) -> bool:
+        container = self._get(farm, rep)
+        if container is None:
+            return False
+        return bool(container.status == "running")
+
+    def kill(self, farm: FarmState, rep: Replica) -> None:
+        container = self._get(farm, rep)
+        if container is not None:
+            container.remove(force=True)
+
+    def farm_containers(self, name: str) -> list[Any]:
+        return list(self.client.containers.list(all=True, filters={"label": f"{FARM_LABEL}={name}"}))
+
+    def stop_all(self, farm: FarmState) -> list[str]:
+        for container in self.farm_containers(farm.name):
+            with contextlib.suppress(sdk().errors.NotFound):
+                container.remove(force=True)
+        return [f"container {c.name}" for c in self.farm_containers(farm.name)]
+
+    def logs(self, farm: FarmState, rep: Replica, farm_dir: Path, tail: int) -> str:
+        container = self._get(farm, rep)
+        if container is None:
+            return ""
+        return str(container.logs(tail=tail).decode(errors="replace"))
+
+    def memory_kib(self, farm: FarmState) -> int:
+        total = 0
+        for container in self.farm_containers(farm.name):
+            if container.status != "running":
+                continue
+            stats = container.stats(stream=False)
+            usage = stats.get("memory_stats", {})
+            cache = usage.get("stats", {}).get("inactive_file", usage.get("stats", {}).get("cache", 0))
+            total += max(0, int(usage.get("usage", 0)) - int(cache)) // 1024
+        return total
