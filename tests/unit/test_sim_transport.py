@@ -1,0 +1,223 @@
+"""The adbd transport driven in memory: handshake, streams, flow control, refusals, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from pathlib import Path
+from typing import Any, cast
+
+from mgfarm.sim.adbd.protocol import (
+    A_CLSE,
+    A_CNXN,
+    A_OKAY,
+    A_OPEN,
+    A_WRTE,
+    HEADER,
+    VERSION_SKIP_CHECKSUM,
+    Message,
+    encode,
+)
+from mgfarm.sim.adbd.services import open_service
+from mgfarm.sim.adbd.transport import Transport
+from mgfarm.sim.device import DeviceConfig, SimDevice
+
+
+class MemoryWriter:
+    """The socket side of a StreamWriter: collects what the device sends."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.closed = True
+
+    async def wait_closed(self) -> None:
+        return None
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("memory", 0)
+
+
+def make_device(tmp_path: Path) -> SimDevice:
+    device = SimDevice(
+        DeviceConfig(name="unit", adb_port=5555, data_dir=tmp_path, snapshot_dir=tmp_path / "snaps")
+    )
+    device.fs.create_skeleton()
+    return device
+
+
+class Peer:
+    """A host talking to one in-memory transport."""
+
+    def __init__(self, device: SimDevice) -> None:
+        self.reader = asyncio.StreamReader()
+        self.writer = MemoryWriter()
+        self.transport = Transport(device, self.reader, cast(asyncio.StreamWriter, self.writer), open_service)
+        self.task = asyncio.get_running_loop().create_task(self.transport.run())
+        self.seen = 0
+
+    def send(self, command: int, arg0: int, arg1: int, data: bytes = b"") -> None:
+        self.reader.feed_data(encode(Message(command, arg0, arg1, data)))
+
+    def connect(self, max_payload: int = 1024 * 1024) -> None:
+        self.send(A_CNXN, VERSION_SKIP_CHECKSUM, max_payload, b"host::features=shell_v2")
+
+    async def messages(self, settle: float = 0.05) -> list[Message]:
+        """Messages the device sent since the last call."""
+        await asyncio.sleep(settle)
+        out = []
+        data = bytes(self.writer.data)
+        while self.seen + HEADER.size <= len(data):
+            command, arg0, arg1, length, _check, magic = HEADER.unpack_from(data, self.seen)
+            assert magic == command ^ 0xFFFFFFFF
+            start = self.seen + HEADER.size
+            out.append(Message(command, arg0, arg1, data[start : start + length]))
+            self.seen = start + length
+        return out
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_handshake_banner_and_features(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        (reply,) = await peer.messages()
+        assert reply.command == A_CNXN and reply.arg0 == VERSION_SKIP_CHECKSUM
+        banner = reply.data.decode()
+        assert banner.startswith("device::ro.product.name=mgfarm_sim;")
+        assert banner.endswith("features=shell_v2,cmd,stat_v2,fixed_push_mkdir")
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_unknown_service_and_closed_tcp_port_are_refused(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 7, 0, b"nosuch:\0")
+        peer.send(A_OPEN, 8, 0, b"tcp:9008\0")
+        replies = await peer.messages()
+        assert [(m.command, m.arg0, m.arg1) for m in replies] == [(A_CLSE, 0, 7), (A_CLSE, 0, 8)]
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_device_waits_for_okay_before_next_write(tmp_path: Path) -> None:
+    async def go() -> None:
+        device = make_device(tmp_path)
+        (device.fs.host("/data/local/tmp/big")).write_bytes(b"x" * 10_000)
+        peer = Peer(device)
+        peer.connect(max_payload=4096)
+        await peer.messages()
+        peer.send(A_OPEN, 3, 0, b"exec:cat /data/local/tmp/big\0")
+        first = await peer.messages()
+        assert first[0].command == A_OKAY
+        local_id = first[0].arg0
+        writes = [m for m in first if m.command == A_WRTE]
+        assert len(writes) == 1 and len(writes[0].data) == 4096  # one chunk, then it waits
+        received = writes[0].data
+        while True:
+            peer.send(A_OKAY, 3, local_id)
+            batch = await peer.messages()
+            assert len([m for m in batch if m.command == A_WRTE]) <= 1
+            received += b"".join(m.data for m in batch if m.command == A_WRTE)
+            if any(m.command == A_CLSE for m in batch):
+                break
+        assert received == b"x" * 10_000
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_shell_v2_stdin_close_and_exit_status(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 5, 0, b"shell,v2,raw:cat; exit 4\0")
+        (okay,) = await peer.messages()
+        local_id = okay.arg0
+        packet = struct.pack("<BI", 0, 6) + b"hello\n" + struct.pack("<BI", 4, 0)
+        peer.send(A_WRTE, 5, local_id, packet)
+        out = bytearray()
+        for _ in range(20):
+            batch = await peer.messages()
+            for msg in batch:
+                if msg.command == A_WRTE:
+                    out += msg.data
+                    peer.send(A_OKAY, 5, local_id)
+            if any(m.command == A_CLSE for m in batch):
+                break
+        assert bytes(out) == struct.pack("<BI", 1, 6) + b"hello\n" + struct.pack("<BI", 3, 1) + b"\x04"
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_wrong_magic_drops_only_that_transport(tmp_path: Path) -> None:
+    async def go() -> None:
+        device = make_device(tmp_path)
+        bad, good = Peer(device), Peer(device)
+        bad.connect()
+        good.connect()
+        bad.reader.feed_data(HEADER.pack(A_OPEN, 1, 0, 0, 0, 0x12345678))
+        await asyncio.wait_for(bad.task, 2)
+        assert bad.writer.closed
+        await good.messages()
+        good.send(A_OPEN, 9, 0, b"shell:echo still here\0")
+        batch = await good.messages()
+        assert b"".join(m.data for m in batch if m.command == A_WRTE) == b"still here\n"
+        good.reader.feed_eof()
+        await good.task
+
+    run(go())
+
+
+def test_oversized_payload_drops_the_transport(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect(max_payload=4096)
+        peer.reader.feed_data(HEADER.pack(A_WRTE, 1, 1, 2 * 1024 * 1024, 0, A_WRTE ^ 0xFFFFFFFF))
+        await asyncio.wait_for(peer.task, 2)
+        assert peer.writer.closed
+
+    run(go())
+
+
+def test_host_close_cancels_a_running_command(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 4, 0, b"shell:sleep 100\0")
+        (okay,) = await peer.messages()
+        stream = peer.transport.streams[okay.arg0]
+        peer.send(A_CLSE, 4, okay.arg0)
+        await asyncio.sleep(0.05)
+        assert stream.task is not None and stream.task.done()
+        assert not peer.transport.streams
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
