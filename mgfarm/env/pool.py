@@ -49,14 +49,17 @@ class PoolStats:
     episodes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def record_reset(self, ms: float | None) -> None:
-        """A reset that took `ms`, or a failed one (None)."""
+    def record_reset(self, ms: float | None, timings: dict[str, float] | None = None) -> None:
+        """A reset that took `ms` (with its parts), or a failed one (None)."""
         with self._lock:
             if ms is None:
                 self.failed_episodes += 1
-            else:
-                self.reset_ms.append(ms)
-                self.episodes += 1
+                return
+            self.reset_ms.append(ms)
+            self.episodes += 1
+            for key, value in (timings or {}).items():
+                if key != "total_ms":
+                    self.parts_ms.setdefault(f"reset.{key}", []).append(value)
 
     def record_step(self, info: dict[str, Any]) -> None:
         with self._lock:
@@ -66,7 +69,7 @@ class PoolStats:
                 self.step_ms.append(timings["total_ms"])
             for key, value in timings.items():
                 if key != "total_ms":
-                    self.parts_ms.setdefault(key, []).append(value)
+                    self.parts_ms.setdefault(f"step.{key}", []).append(value)
             if info.get("failed"):
                 self.failed_episodes += 1
 
@@ -147,7 +150,7 @@ class EnvPool:
             self._needs_reset[index] = True
             self.stats.record_reset(None)
             return self._last_obs[index], {"failed": str(exc), "autoreset": True}
-        self.stats.record_reset((time.perf_counter() - start) * 1000)
+        self.stats.record_reset((time.perf_counter() - start) * 1000, info.get("timings"))
         self._needs_reset[index] = False
         self._last_obs[index] = obs
         return obs, info

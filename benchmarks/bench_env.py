@@ -1,0 +1,106 @@
+"""Env benchmark: reset and step latency, and pool throughput at several sizes (process backend).
+
+    .venv/bin/python benchmarks/bench_env.py [--sizes 1,8,32,64] [--steps 20] [--task ID] [--json out.json]
+
+Starts a private farm (own MGFARM_HOME and adb server port), runs a scripted agent that never
+ends episodes on purpose (click an element, scroll, go back), prints a table and JSON, then stops
+the farm. A step is action + screenshot + UI tree; a reset is snapshot load + task setup + first
+observation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
+    """Cheap, non-terminal actions that still change the screen."""
+    elements = obs["ui_elements"] if obs else ()
+    choice = step % 3
+    if choice == 0 and elements:
+        return {"action_type": "click", "index": step % len(elements)}
+    if choice == 1:
+        return {"action_type": "scroll", "direction": "down"}
+    return {"action_type": "navigate_back"}
+
+
+def run_size(farm: str, size: int, steps: int, task: str) -> dict[str, Any]:
+    from mgfarm.env.pool import EnvPool
+
+    with EnvPool(farm=farm, size=size, tasks=[task], seed=size, max_steps=steps + 1) as pool:
+        obs, _ = pool.reset_all()
+        for step in range(steps):
+            actions = [scripted_action(step, o) for o in obs]
+            obs, _, _, _, _ = pool.step_all(actions)
+        result = pool.stats.summary()
+    result["size"] = size
+    return result
+
+
+def print_table(results: list[dict[str, Any]]) -> None:
+    head = f"{'size':>5} {'reset p50':>10} {'reset p99':>10} {'step p50':>9} {'step p99':>9} {'steps/s':>9}"
+    print(head)
+    for r in results:
+        print(
+            f"{r['size']:>5} {r['reset_p50_ms']:>10.1f} {r['reset_p99_ms']:>10.1f} "
+            f"{r['step_p50_ms']:>9.1f} {r['step_p99_ms']:>9.1f} {r['steps_per_s']:>9.1f}"
+        )
+    print("\nwhere the time goes (mean ms per reset / step, per env):")
+    for r in results:
+        parts = ", ".join(f"{k}={v}" for k, v in r["mean_parts_ms"].items())
+        print(f"  size {r['size']}: {parts}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1,8,32,64")
+    parser.add_argument("--steps", type=int, default=20, help="steps per env per size")
+    parser.add_argument("--task", default="", help="task id (default: the first smoke task)")
+    parser.add_argument("--json", default="", help="also write the results to this file")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    home = tempfile.mkdtemp(prefix="mgfarm-bench-")
+    os.environ["MGFARM_HOME"] = home
+    from mgfarm.farm import api
+    from mgfarm.tasks.catalog import list_tasks
+
+    task = args.task or list_tasks("smoke")[0].id
+    name = "bench"
+    started = time.perf_counter()
+    api.up(max(sizes), backend="process", name=name, adb_port=free_port(), first_port=free_port() // 2 * 2)
+    boot_s = time.perf_counter() - started
+    results: list[dict[str, Any]] = []
+    try:
+        for size in sizes:
+            results.append(run_size(name, size, args.steps, task))
+    finally:
+        api.down(name)
+    report = {"task": task, "steps_per_env": args.steps, "farm_boot_s": round(boot_s, 1), "results": results}
+    print(json.dumps(report, indent=1))
+    print()
+    print_table(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
