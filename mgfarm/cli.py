@@ -121,6 +121,209 @@ def k8s_render(
     out.print(f"apply with: kubectl apply -f {out_dir}/   (trainer endpoints: {out_dir}/farm/farm.yaml)")
 
 
+# --------------------------------------------------------------------------- snapshot (H7)
+
+
+@snapshot_app.command("build")
+def snapshot_build(
+    recipe: str = typer.Argument(..., help="Recipe name (e.g. golden) or path to a recipe YAML."),
+    backend: str = typer.Option("process", "--backend", help="process or docker."),
+    image: str = typer.Option("", "--image", help="Docker image to build on (docker backend)."),
+    adb_port: int = typer.Option(5137, "--adb-port", help="Port of the mgfarm-managed adb server."),
+) -> None:
+    """Boot one device, apply a recipe over ADB, save the snapshot and write its manifest.
+
+    Example: mgfarm snapshot build golden --backend docker --image mgfarm/sim:latest
+    """
+    from mgfarm.snapshots.build import build
+
+    manifest = build(recipe, backend=backend, image=image, adb_port=adb_port, report=out.print)
+    out.print(f"built {manifest.summary()} in {manifest.build_seconds:.1f} s", highlight=False)
+    if manifest.snapshot_image:
+        out.print(f"start a farm on it: mgfarm up --backend docker --image {manifest.snapshot_image}")
+
+
+@snapshot_app.command("list")
+def snapshot_list(json_out: bool = typer.Option(False, "--json", help="Print rows as JSON.")) -> None:
+    """List shipped recipes and built snapshots (backend, image, screen, recipe hash, status).
+
+    Example: mgfarm snapshot list --json
+    """
+    from mgfarm.snapshots.listing import snapshot_table
+
+    table, rows = snapshot_table()
+    if json_out:
+        print(json.dumps(rows, indent=2))
+    else:
+        out.print(table)
+
+
+# --------------------------------------------------------------------------- tasks, run-task, eval, demo (H6)
+
+
+@tasks_app.command("list")
+def tasks_list(
+    suite: str = typer.Option("all", "--suite", "-s", help="all, smoke, train, test, or an app name."),
+    json_out: bool = typer.Option(False, "--json", help="Print ids and goals as JSON."),
+) -> None:
+    """List the task templates of a suite.
+
+    Example: mgfarm tasks list --suite smoke
+    """
+    from mgfarm.tasks.catalog import list_tasks
+    from mgfarm.tasks.commands import tasks_table
+
+    templates = list_tasks(suite)
+    if json_out:
+        print(
+            json.dumps(
+                [t.model_dump(include={"id", "apps", "difficulty", "split", "goal"}) for t in templates]
+            )
+        )
+    else:
+        out.print(tasks_table(templates))
+
+
+@tasks_app.command("show")
+def tasks_show(
+    task_id: str = typer.Argument(..., help="Template id, e.g. settings.wifi_off."),
+    seed: int = typer.Option(0, "--seed", help="Seed whose parameters to draw."),
+) -> None:
+    """Show one template with the parameters and goal drawn for a seed.
+
+    Example: mgfarm tasks show contacts.add_contact --seed 3
+    """
+    import yaml
+
+    from mgfarm.tasks.commands import show_task
+
+    print(yaml.safe_dump(show_task(task_id, seed), sort_keys=False, allow_unicode=True).rstrip())
+
+
+@tasks_app.command("checks")
+def tasks_checks() -> None:
+    """List the checks (verifiers) templates can name in their judge.
+
+    Example: mgfarm tasks checks
+    """
+    from mgfarm.tasks.commands import checks_table
+
+    out.print(checks_table())
+
+
+@tasks_app.command("check")
+def tasks_check(
+    ids: list[str] = typer.Argument(None, help="Template ids or globs (default: the whole catalog)."),
+    seeds: int = typer.Option(3, "--seeds", "-k", help="Seeds per template."),
+    farm: str | None = typer.Option(None, "--farm", help="Use this running farm (default: a private one)."),
+    replicas: int = typer.Option(3, "--replicas", "-n", help="Devices of the private farm."),
+) -> None:
+    """Prove every judge: the oracle succeeds cleanly, doing nothing and the near-miss fail.
+
+    Example: mgfarm tasks check 'settings.*' --seeds 3
+    """
+    from mgfarm.tasks import checker
+    from mgfarm.tasks.commands import check_matrix_table, run_check
+
+    results = run_check(ids or [], seeds, farm, replicas)
+    rows = checker.matrix(results)
+    out.print(check_matrix_table(rows))
+    problems = [f"{row.task_id}: {p}" for row in rows for p in row.problems]
+    for line in problems:
+        out.print(f"[red]{line}[/]", highlight=False)
+    if problems:
+        fail(f"{len(problems)} of {len(results)} check episodes went wrong (listed above); fix those tasks.")
+    out.print(
+        f"[green]all {len(results)} check episodes as expected[/] ({len(rows)} templates x {seeds} seeds)"
+    )
+
+
+@app.command("run-task")
+def run_task(
+    task_id: str = typer.Argument(..., help="Template id, e.g. contacts.add_contact."),
+    seed: int = typer.Option(0, "--seed", help="First seed; episode i uses seed + i."),
+    agent: str = typer.Option(
+        "oracle", "--agent", "-a", help="oracle, nothing, random, chat, replay:FILE or module:Class."
+    ),
+    episodes: int = typer.Option(1, "--episodes", "-e", help="Episodes to run (consecutive seeds)."),
+    record: Path | None = typer.Option(None, "--record", help="Folder for results, report and thumbnails."),
+    farm: str = typer.Option("default", "--farm", help="Running farm to use (start one with `mgfarm up`)."),
+) -> None:
+    """Run one task with an agent on a running farm and print the verdict.
+
+    Example: mgfarm run-task settings.wifi_off --seed 3 --agent oracle --record runs/
+    """
+    from mgfarm.tasks.commands import episode_line, run_eval
+
+    run = run_eval(
+        [task_id],
+        "all",
+        agent,
+        [seed + i for i in range(episodes)],
+        farm,
+        None,
+        record or Path("runs"),
+        record=record is not None,
+    )
+    for r in run.results:
+        out.print(episode_line(r), highlight=False)
+    out.print(f"report: {run.report}", highlight=False)
+    if not all(r.success for r in run.results):
+        raise typer.Exit(1)
+
+
+@app.command("eval")
+def eval_suite(
+    suite: str = typer.Option("smoke", "--suite", "-s", help="smoke, train, test, all, or an app name."),
+    agent: str = typer.Option(
+        "oracle", "--agent", "-a", help="oracle, nothing, random, chat, replay:FILE or module:Class."
+    ),
+    replicas: int | None = typer.Option(
+        None, "--replicas", "-n", help="Replicas to use (default: all ready)."
+    ),
+    seeds: int = typer.Option(1, "--seeds", "-k", help="Seeds per template (0..K-1)."),
+    farm: str = typer.Option("default", "--farm", help="Running farm to use (start one with `mgfarm up`)."),
+    out_dir: Path = typer.Option(Path("runs"), "--out", help="Folder for results.json and report.html."),
+    no_record: bool = typer.Option(False, "--no-record", help="Skip trajectory thumbnails (faster)."),
+) -> None:
+    """Evaluate an agent on a suite in parallel over the farm; writes results.json and report.html.
+
+    Example: mgfarm eval --suite test --agent my_agent:Agent --replicas 16
+    """
+    from mgfarm.tasks.commands import rates_table, run_eval
+
+    run = run_eval([], suite, agent, list(range(seeds)), farm, replicas, out_dir, record=not no_record)
+    out.print(rates_table(run.results, "app"))
+    out.print(rates_table(run.results, "difficulty"))
+    ok = sum(r.success for r in run.results)
+    out.print(
+        f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {run.devices} replicas", highlight=False
+    )
+    out.print(f"results: {run.folder / 'results.json'}\nreport:  {run.report}", highlight=False)
+
+
+@app.command("demo")
+def demo(
+    replicas: int = typer.Option(4, "--replicas", "-n", help="Simulated devices to start."),
+    out_dir: Path = typer.Option(Path("runs"), "--out", help="Folder for the report."),
+) -> None:
+    """Start a process farm, evaluate the oracle on the smoke suite, show the table, stop the farm.
+
+    Example: mgfarm demo --replicas 4
+    """
+    from mgfarm.tasks.commands import rates_table, run_eval
+
+    out.print(f"starting {replicas} simulated devices and running the smoke suite with the oracle agent ...")
+    run = run_eval([], "smoke", "oracle", [0], None, replicas, out_dir)
+    out.print(rates_table(run.results, "app"))
+    out.print(rates_table(run.results, "difficulty"))
+    ok = sum(r.success for r in run.results)
+    out.print(
+        f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s; the farm is stopped.", highlight=False
+    )
+    out.print(f"open the report: {run.report.resolve()}", highlight=False)
+
+
 def main() -> None:
     """Console-script entry point: user errors become one line on stderr."""
     try:

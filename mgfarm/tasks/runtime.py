@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 from typing import Any
 
 from mgfarm.tasks.device import TaskDevice
@@ -30,6 +32,9 @@ def answer_sheet(instance: TaskInstance, answer: Any) -> dict[str, Any]:
     """The agent's answer as {field: value}: a dict is taken as is; plain text fills the only field."""
     if answer is None:
         return {}
+    if isinstance(answer, str) and answer.strip().startswith("{"):
+        with contextlib.suppress(json.JSONDecodeError):
+            answer = json.loads(answer)
     if isinstance(answer, dict):
         return dict(answer)
     fields = list(instance.answer_fields)

@@ -37,6 +37,7 @@ SETUP_KINDS = (
     "shell",
     "force_stop",
     "clear_app",
+    "add_contact",
     "repeat",
 )
 SELECTOR_KEYS = ("text", "text_contains", "resource_id", "desc", "class_name", "instance")

@@ -13,6 +13,7 @@ Vocabulary (one key per step):
   shell: CMD                              escape hatch for anything else
   force_stop: APP / clear_app: APP
   repeat: {times: N, steps: [...]}        run steps N times with {i} = 1..N
+  add_contact: {name: N, phone: P, email: E}   a contact with its name/phone/email data rows
 """
 
 from __future__ import annotations
@@ -117,6 +118,29 @@ def _checked(device: TaskDevice, cmd: str, step: str) -> str:
     return body
 
 
+# --- seed steps for snapshot recipes (H7): records that take several provider calls -------------
+
+CONTACTS_URI = "content://com.android.contacts"
+
+
+def _add_contact(device: TaskDevice, spec: Any) -> None:
+    """A contact as the Contacts app stores it: a raw contact, then its name, phone and email rows."""
+    _content_insert(device, {"uri": f"{CONTACTS_URI}/raw_contacts", "values": {"starred": 0}})
+    ids = [int(r["_id"] or 0) for r in device.content_query(f"{CONTACTS_URI}/raw_contacts", ["_id"])]
+    if not ids:
+        raise MgfarmError("Setup step add_contact could not read back the new contact; check the device.")
+    rows: list[tuple[str, dict[str, Any]]] = [("vnd.android.cursor.item/name", {"data1": str(spec["name"])})]
+    if spec.get("phone"):
+        phone: dict[str, Any] = {"data1": str(spec["phone"]), "data2": 2}
+        rows.append(("vnd.android.cursor.item/phone_v2", phone))
+    if spec.get("email"):
+        email: dict[str, Any] = {"data1": str(spec["email"]), "data2": 1}
+        rows.append(("vnd.android.cursor.item/email_v2", email))
+    for mimetype, values in rows:
+        data = {"raw_contact_id": max(ids), "mimetype": mimetype, **values}
+        _content_insert(device, {"uri": f"{CONTACTS_URI}/data", "values": data})
+
+
 STEPS: dict[str, StepFn] = {
     "snapshot": _snapshot,
     "settings": _settings,
@@ -130,6 +154,7 @@ STEPS: dict[str, StepFn] = {
     "shell": _shell,
     "force_stop": _force_stop,
     "clear_app": _clear_app,
+    "add_contact": _add_contact,
 }
 
 
@@ -140,7 +165,8 @@ def apply_steps(device: TaskDevice, steps: list[Any], params: dict[str, Any] | N
         if kind == "repeat":
             times = int(render(args["times"], params) if params is not None else args["times"])
             for i in range(1, times + 1):
-                apply_steps(device, args["steps"], {**(params or {}), "i": i})
+                inner: dict[str, Any] = {**(params or {}), "i": i}
+                apply_steps(device, args["steps"], inner)
             continue
         if kind not in STEPS:
             raise MgfarmError(f"Unknown setup step {kind!r}; use one of: {', '.join([*STEPS, 'repeat'])}.")

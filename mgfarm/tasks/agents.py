@@ -1,0 +1,313 @@
+"""Agents: the interface (`act(observation) -> action`) and the built-in ones.
+
+Bring your own agent as a class with
+
+    class MyAgent:
+        def reset(self, goal: str, info: dict) -> None: ...          # optional, once per episode
+        def act(self, observation: dict) -> dict: ...                  # one AndroidWorld JSON action
+
+and run it with `--agent my_module:MyAgent` (the class is built with no arguments). The observation
+holds `goal` (str), `step` (int), `ui_elements` (list of dicts: index, text, content_desc,
+resource_id, class_name, bounds [l, t, r, b], clickable, editable, checked, ...) and `screenshot`
+(a PIL image, when the runner records or the agent asks for it). Actions are AndroidWorld's JSON
+schema, e.g. {"action_type": "click", "index": 3}, {"action_type": "input_text", "text": "Ada",
+"index": 5}, {"action_type": "answer", "text": "4"}, {"action_type": "status", "goal_status":
+"complete"}. Answer several typed fields at once with a JSON object as text: '{"count": 4}'.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import random
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any, Protocol
+
+from mgfarm.errors import MgfarmError
+from mgfarm.tasks.apps import find_app
+from mgfarm.tasks.schema import TaskInstance
+
+Observation = dict[str, Any]
+Action = dict[str, Any]
+DONE: Action = {"action_type": "status", "goal_status": "complete"}
+GIVE_UP: Action = {"action_type": "status", "goal_status": "infeasible"}
+
+
+class Agent(Protocol):
+    """What the runner drives: one action per observation."""
+
+    def act(self, observation: Observation) -> Action: ...
+
+
+def field_of(element: Any, name: str) -> Any:
+    """An attribute of a UI element given as a dataclass or as a dict."""
+    return element.get(name) if isinstance(element, dict) else getattr(element, name, None)
+
+
+def matches(element: Any, selector: dict[str, Any]) -> bool:
+    """Whether a UI element satisfies a selector (text, text_contains, resource_id, desc, class_name)."""
+    text = str(field_of(element, "text") or "")
+    for key, want in selector.items():
+        if key == "instance":
+            continue
+        if key == "text" and text.strip() != str(want).strip():
+            return False
+        if key == "text_contains" and str(want).casefold() not in text.casefold():
+            return False
+        if key == "desc" and str(field_of(element, "content_desc") or "") != str(want):
+            return False
+        if key == "resource_id":
+            rid = str(field_of(element, "resource_id") or "")
+            if rid != str(want) and not rid.endswith(f":id/{want}"):
+                return False
+        if key == "class_name" and not str(field_of(element, "class_name") or "").endswith(str(want)):
+            return False
+    return True
+
+
+def find_element(elements: list[Any], selector: dict[str, Any]) -> int | None:
+    """Index (into the observed list) of the selector's match, or None."""
+    hits = [i for i, el in enumerate(elements) if matches(el, selector)]
+    nth = int(selector.get("instance", 0))
+    return hits[nth] if len(hits) > nth else None
+
+
+class ScriptedAgent:
+    """Plays a template's selector steps against what is on screen (the oracle and near-misses).
+
+    A selector that is not on screen yet gets one `wait`, then up to `max_scrolls` scrolls down,
+    before the agent gives up with status infeasible.
+    """
+
+    def __init__(self, steps: list[Any], instance: TaskInstance, max_scrolls: int = 4) -> None:
+        self.steps = [instance.render(s) for s in steps]
+        self.answer_fields = list(instance.answer_fields)
+        self.max_scrolls = max_scrolls
+        self.position = 0
+        self.misses = 0
+
+    def reset(self, goal: str, info: dict[str, Any]) -> None:
+        self.position, self.misses = 0, 0
+
+    def act(self, observation: Observation) -> Action:
+        if self.position >= len(self.steps):
+            return DONE
+        step = self.steps[self.position]
+        kind, args = (step, None) if isinstance(step, str) else next(iter(step.items()))
+        action = self._translate(str(kind), args, list(observation.get("ui_elements") or []))
+        if action is None:  # the target is not visible (yet)
+            self.misses += 1
+            if self.misses == 1:
+                return {"action_type": "wait"}
+            if self.misses - 1 <= self.max_scrolls:
+                return {"action_type": "scroll", "direction": "down"}
+            return GIVE_UP
+        self.position += 1
+        self.misses = 0
+        return action
+
+    def _translate(self, kind: str, args: Any, elements: list[Any]) -> Action | None:
+        if kind in ("click", "long_press", "double_tap"):
+            index = find_element(elements, args)
+            return None if index is None else {"action_type": kind, "index": index}
+        if kind == "input_text":
+            action: Action = {"action_type": "input_text", "text": str(args["text"])}
+            if "target" in args:
+                index = find_element(elements, args["target"])
+                if index is None:
+                    return None
+                action["index"] = index
+                action["clear_text"] = bool(args.get("clear", True))
+            return action
+        if kind == "open_app":
+            return {"action_type": "open_app", "app_name": find_app(str(args)).package}
+        if kind == "scroll":
+            return {"action_type": "scroll", "direction": str(args)}
+        if kind == "answer":
+            values = dict(args)
+            text = str(next(iter(values.values()))) if len(values) == 1 else json.dumps(values)
+            return {"action_type": "answer", "text": text}
+        if kind == "status":
+            return {"action_type": "status", "goal_status": str(args or "complete")}
+        return {"action_type": kind}
+
+
+def oracle_agent(instance: TaskInstance) -> ScriptedAgent:
+    """The template's reference solution."""
+    return ScriptedAgent(instance.task.oracle, instance)
+
+
+def near_miss_agent(instance: TaskInstance) -> ScriptedAgent | None:
+    """A plausible wrong solution (other parameter values and/or other steps), or None if undefined."""
+    miss = instance.task.near_miss
+    if miss is None:
+        return None
+    changed = instance.model_copy(
+        update={"params": {**instance.params, **{k: instance.render(v) for k, v in miss.replace.items()}}}
+    )
+    return ScriptedAgent(miss.oracle or instance.task.oracle, changed)
+
+
+class NothingAgent:
+    """Declares the task complete at once: every task must reject it."""
+
+    def act(self, observation: Observation) -> Action:
+        return DONE
+
+
+class RandomAgent:
+    """Taps, scrolls and goes back at random (seeded): a floor for success rates."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, observation: Observation) -> Action:
+        elements = list(observation.get("ui_elements") or [])
+        roll = self.rng.random()
+        if elements and roll < 0.7:
+            return {"action_type": "click", "index": self.rng.randrange(len(elements))}
+        if roll < 0.85:
+            return {"action_type": "scroll", "direction": self.rng.choice(["up", "down"])}
+        return {"action_type": "navigate_back"}
+
+
+class ReplayAgent:
+    """Replays actions from a file: a JSON list of actions, or JSON lines with an `action` key each."""
+
+    def __init__(self, path: Path) -> None:
+        self.actions = load_actions(path)
+        self.position = 0
+
+    def reset(self, goal: str, info: dict[str, Any]) -> None:
+        self.position = 0
+
+    def act(self, observation: Observation) -> Action:
+        if self.position >= len(self.actions):
+            return DONE
+        self.position += 1
+        return self.actions[self.position - 1]
+
+
+def load_actions(path: Path) -> list[Action]:
+    """Actions from a replay file (a recorded trajectory.jsonl works as is)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MgfarmError(f"Cannot read replay file {path} ({exc.strerror}); check the path.") from exc
+    try:
+        data = json.loads(text)
+        items = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        try:
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise MgfarmError(f"{path}:{exc.lineno}: not JSON; give a JSON list or JSON lines.") from exc
+    return [
+        dict(i.get("action", i))
+        for i in items
+        if isinstance(i, dict) and (i.get("action") or "action_type" in i)
+    ]
+
+
+class ChatAgent:
+    """Reference agent for any OpenAI-compatible chat endpoint (not used in tests).
+
+    Configure with MGFARM_LLM_BASE_URL (e.g. http://localhost:8000/v1), MGFARM_LLM_MODEL and
+    optionally MGFARM_LLM_API_KEY. It sends the goal and the numbered UI elements as text and expects
+    one JSON action back.
+    """
+
+    PROMPT = (
+        "You operate an Android phone to reach a goal. Reply with exactly one JSON action in "
+        'AndroidWorld\'s schema, e.g. {"action_type": "click", "index": 3}, '
+        '{"action_type": "input_text", "text": "hi", "index": 2}, {"action_type": "open_app", '
+        '"app_name": "Contacts"}, {"action_type": "answer", "text": "..."} or '
+        '{"action_type": "status", "goal_status": "complete"}.'
+    )
+
+    def __init__(self) -> None:
+        self.base_url = os.environ.get("MGFARM_LLM_BASE_URL", "").rstrip("/")
+        self.model = os.environ.get("MGFARM_LLM_MODEL", "")
+        if not self.base_url or not self.model:
+            raise MgfarmError("The chat agent needs MGFARM_LLM_BASE_URL and MGFARM_LLM_MODEL; set both.")
+        self.api_key = os.environ.get("MGFARM_LLM_API_KEY", "")
+        self.history: list[dict[str, str]] = []
+
+    def reset(self, goal: str, info: dict[str, Any]) -> None:
+        self.history = [{"role": "system", "content": self.PROMPT}]
+
+    def act(self, observation: Observation) -> Action:
+        screen = "\n".join(self._describe(el) for el in observation.get("ui_elements") or [])
+        self.history.append(
+            {"role": "user", "content": f"Goal: {observation.get('goal')}\nScreen:\n{screen}"}
+        )
+        reply = self._complete(self.history)
+        self.history.append({"role": "assistant", "content": reply})
+        start, end = reply.find("{"), reply.rfind("}")
+        try:
+            return dict(json.loads(reply[start : end + 1]))
+        except (json.JSONDecodeError, ValueError):
+            return {"action_type": "wait"}
+
+    @staticmethod
+    def _describe(el: Any) -> str:
+        label = field_of(el, "text") or field_of(el, "content_desc") or field_of(el, "resource_id")
+        return f"[{field_of(el, 'index')}] {str(field_of(el, 'class_name')).rsplit('.', 1)[-1]} {label!r}"
+
+    def _complete(self, messages: list[dict[str, str]]) -> str:
+        body = json.dumps({"model": self.model, "messages": messages, "temperature": 0}).encode()
+        request = urllib.request.Request(f"{self.base_url}/chat/completions", data=body, method="POST")
+        request.add_header("Content-Type", "application/json")
+        if self.api_key:
+            request.add_header("Authorization", f"Bearer {self.api_key}")
+        with urllib.request.urlopen(request, timeout=120) as response:
+            data = json.loads(response.read())
+        return str(data["choices"][0]["message"]["content"])
+
+
+def load_class(spec: str) -> Any:
+    """`module:Class` -> a new instance (the current folder is importable, like `python -m`)."""
+    module_name, _, class_name = spec.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise MgfarmError(
+            f"Cannot import {module_name!r} for --agent {spec} ({exc}); check PYTHONPATH."
+        ) from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise MgfarmError(f"Module {module_name} has no {class_name!r}; use --agent module:Class.")
+    agent = cls()
+    if not callable(getattr(agent, "act", None)):
+        raise MgfarmError(f"{spec} has no act(observation) method; see docs/tasks.md.")
+    return agent
+
+
+BUILTIN = ("oracle", "nothing", "random", "chat", "replay:FILE", "module:Class")
+
+
+def make_agent(spec: str, instance: TaskInstance, seed: int = 0) -> Any:
+    """An agent for one episode from a --agent value."""
+    if spec == "oracle":
+        return oracle_agent(instance)
+    if spec == "near_miss":
+        agent = near_miss_agent(instance)
+        if agent is None:
+            raise MgfarmError(f"Task {instance.task.id} defines no near_miss; pick another agent.")
+        return agent
+    if spec in ("nothing", "noop"):
+        return NothingAgent()
+    if spec == "random":
+        return RandomAgent(seed)
+    if spec == "chat":
+        return ChatAgent()
+    if spec.startswith("replay:"):
+        return ReplayAgent(Path(spec.removeprefix("replay:")))
+    if ":" in spec:
+        return load_class(spec)
+    raise MgfarmError(f"Unknown agent {spec!r}; use one of: {', '.join(BUILTIN)}.")

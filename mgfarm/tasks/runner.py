@@ -1,0 +1,260 @@
+"""Running episodes over a farm's replicas in parallel: run-task, eval and `tasks check`.
+
+One worker thread per replica takes jobs from a shared queue. Each episode: load the farm's
+snapshot over the console, run the template's setup, let the agent act on observations (UI
+elements, and screenshots when recording) until it stops or the budget runs out, then judge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mgfarm.device.actions import ActionError, ActionExecutor
+from mgfarm.device.device import Device
+from mgfarm.errors import MgfarmError
+from mgfarm.farm.state import FarmState, load_farm
+from mgfarm.tasks import runtime
+from mgfarm.tasks.agents import make_agent
+from mgfarm.tasks.schema import TaskInstance, TaskTemplate
+
+THUMB_WIDTH = 216
+
+
+@dataclass
+class Job:
+    """One episode to run: a template, a seed, an agent spec."""
+
+    task: TaskTemplate
+    seed: int
+    agent: str
+    key: str = ""  # label used by `tasks check` (oracle / nothing / near_miss)
+
+
+@dataclass
+class EpisodeResult:
+    """Everything the report and the check matrix need about one episode."""
+
+    task_id: str
+    app: str
+    difficulty: str
+    seed: int
+    agent: str
+    key: str
+    goal: str
+    success: bool = False
+    progress: float = 0.0
+    clean: bool = False
+    side_effects: list[str] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    steps: int = 0
+    status: str = ""
+    answer: str | None = None
+    error: str = ""
+    serial: str = ""
+    seconds: float = 0.0
+    judge_seconds: float = 0.0
+    trajectory: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_answer(text: str | None) -> Any:
+    """A JSON object answers several typed fields; anything else is plain text."""
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+            if isinstance(value, dict):
+                return value
+        except json.JSONDecodeError:
+            pass
+    return text
+
+
+def _thumbnail(device: Device, path: Path) -> None:
+    image = device.screenshot()
+    height = round(image.height * THUMB_WIDTH / image.width)
+    image.convert("RGB").resize((THUMB_WIDTH, height)).save(path, "JPEG", quality=70)
+
+
+def run_episode(
+    device: Device,
+    instance: TaskInstance,
+    agent_spec: str,
+    snapshot: str | None,
+    record: Path | None = None,
+    key: str = "",
+) -> EpisodeResult:
+    """Reset, set up, act until done or out of budget, judge. Device errors end the episode as failed."""
+    task = instance.task
+    result = EpisodeResult(
+        task.id, task.app, task.difficulty, instance.seed, agent_spec, key or agent_spec, instance.goal
+    )
+    result.serial = device.serial
+    start = time.perf_counter()
+    try:
+        if snapshot:
+            device.snapshot_load(snapshot)
+        baseline = runtime.prepare(instance, device)
+        agent = make_agent(agent_spec, instance, seed=instance.seed)
+        if callable(getattr(agent, "reset", None)):
+            agent.reset(instance.goal, {"task_id": task.id, "seed": instance.seed, "answer": task.answer})
+        answer = _act(device, instance, agent, result, record)
+        verdict = runtime.judge(instance, device, baseline, parse_answer(answer))
+        result.success, result.progress, result.clean = verdict.success, verdict.progress, verdict.clean
+        result.side_effects = verdict.side_effects
+        result.checks = [vars(c) for c in verdict.checks]
+        result.judge_seconds = verdict.seconds
+    except MgfarmError as exc:
+        result.error = str(exc)
+    except Exception as exc:  # a broken agent or device must not stop the other episodes
+        result.error = f"{type(exc).__name__}: {exc}"
+        traceback.print_exc()
+    result.seconds = time.perf_counter() - start
+    if record is not None:
+        (record / "episode.json").write_text(json.dumps(result.as_dict(), indent=2, default=str))
+    return result
+
+
+def _act(
+    device: Device, instance: TaskInstance, agent: Any, result: EpisodeResult, record: Path | None
+) -> str | None:
+    """The agent loop; returns the agent's answer text, if any."""
+    executor = ActionExecutor(device, wait_seconds=0.3)
+    if record is not None:
+        record.mkdir(parents=True, exist_ok=True)
+    for step in range(instance.max_steps):
+        elements = device.ui_elements()
+        observation: dict[str, Any] = {
+            "goal": instance.goal,
+            "step": step,
+            "ui_elements": [e.to_dict() for e in elements],
+        }
+        entry: dict[str, Any] = {"step": step}
+        if record is not None:
+            thumb = record / f"step{step:03d}.jpg"
+            _thumbnail(device, thumb)
+            entry["screen"] = thumb.name
+        action = agent.act(observation)
+        entry["action"] = action
+        result.trajectory.append(entry)
+        result.steps = step + 1
+        try:
+            outcome = executor.execute(action, elements)
+        except ActionError as exc:
+            entry["error"] = str(exc)
+            continue
+        if outcome.terminal:
+            result.status = outcome.goal_status or ""
+            return outcome.answer
+    result.status = "budget"
+    return None
+
+
+def farm_devices(farm: FarmState, replicas: int | None = None) -> list[Device]:
+    """Controllers for the ready replicas of a farm (the first `replicas` of them when given)."""
+    ready = [r for r in farm.replicas if r.state == "ready"]
+    if not ready:
+        raise MgfarmError(f"Farm {farm.name!r} has no ready replica; check `mgfarm ps` or restart it.")
+    chosen = ready[:replicas] if replicas else ready
+    return [
+        Device(
+            r.serial,
+            adb_port=farm.adb_server_port,
+            console_port=r.console_port,
+            console_token=r.console_token,
+        )
+        for r in chosen
+    ]
+
+
+def run_jobs(
+    jobs: list[Job],
+    devices: list[Device],
+    snapshot: str | None,
+    record: Path | None = None,
+    on_done: Callable[[EpisodeResult], None] | None = None,
+) -> list[EpisodeResult]:
+    """Run jobs over the devices (one thread each); results come back in job order."""
+    pending: queue.Queue[tuple[int, Job]] = queue.Queue()
+    for item in enumerate(jobs):
+        pending.put(item)
+    results: list[EpisodeResult | None] = [None] * len(jobs)
+    lock = threading.Lock()
+
+    def worker(device: Device) -> None:
+        while True:
+            try:
+                index, job = pending.get_nowait()
+            except queue.Empty:
+                return
+            folder = (
+                record / f"{index:04d}-{job.task.id}-s{job.seed}-{job.key or job.agent}" if record else None
+            )
+            episode = run_episode(
+                device, job.task.instantiate(job.seed), job.agent, snapshot, folder, job.key
+            )
+            if folder is not None:
+                episode.trajectory = [
+                    {**e, "screen": f"{folder.name}/{e['screen']}"} if "screen" in e else e
+                    for e in episode.trajectory
+                ]
+            with lock:
+                results[index] = episode
+                if on_done is not None:
+                    on_done(episode)
+
+    threads = [threading.Thread(target=worker, args=(d,), daemon=True) for d in devices]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [r for r in results if r is not None]
+
+
+def load_running_farm(name: str) -> FarmState:
+    """The farm to run on; a missing farm is a user error that says how to start one."""
+    try:
+        return load_farm(name)
+    except MgfarmError as exc:
+        raise MgfarmError(
+            f"No running farm {name!r} ({exc}); start one with `mgfarm up --replicas 4`."
+        ) from exc
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (for a private adb server)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
+    """The named running farm, or (name None) a private process farm that is stopped afterwards."""
+    if name:
+        yield load_running_farm(name)
+        return
+    from mgfarm.farm import api
+
+    private = f"tasks-{os.getpid()}"
+    farm = api.up(replicas, backend="process", name=private, adb_port=free_port())
+    try:
+        yield farm
+    finally:
+        api.down(private)
