@@ -69,7 +69,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=fmt)
     parser.add_argument("--sizes", default="1,8,32,64")
     parser.add_argument("--steps", type=int, default=20, help="steps per env per size")
     parser.add_argument("--task", default="", help="task id (default: the first smoke task)")
