@@ -324,6 +324,163 @@ def demo(
     out.print(f"open the report: {run.report.resolve()}", highlight=False)
 
 
+# --------------------------------------------------------------------------- farm (H4)
+
+
+@app.command()
+def up(
+    replicas: int | None = typer.Option(None, "--replicas", "-n", help="Devices to start (default 1)."),
+    backend: str | None = typer.Option(None, "--backend", help="process (default) or docker."),
+    image: str | None = typer.Option(None, "--image", help="Docker image (default mgfarm/sim:latest)."),
+    snapshot: str | None = typer.Option(None, "--snapshot", help="Snapshot every replica starts from."),
+    name: str | None = typer.Option(None, "--name", help="Farm name (default 'default')."),
+    adb_port: int | None = typer.Option(None, "--adb-port", help="Port of the managed adb server (5137)."),
+    cpus: float | None = typer.Option(None, "--cpus", help="CPU limit per container (docker)."),
+    memory: str | None = typer.Option(None, "--memory", help="Memory limit per container, e.g. 256m."),
+    keep_partial: bool = typer.Option(False, "--keep-partial", help="Keep the replicas that booted."),
+) -> None:
+    """Start N devices, wait until each is booted on the golden snapshot, and record the farm.
+
+    Defaults come from ./mgfarm.yaml when present; flags win.
+    Example: mgfarm up --replicas 16 --backend process
+    """
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mgfarm.farm import api
+    from mgfarm.farm.config import load_config
+    from mgfarm.farm.render import farm_table, summary_line
+
+    overrides = {"replicas": replicas, "backend": backend, "image": image, "snapshot": snapshot}
+    overrides.update({"name": name, "adb_port": adb_port, "cpus": cpus, "memory": memory})
+    cfg = load_config(overrides)
+    started = time.monotonic()
+    columns = (TextColumn("booting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("boot", total=cfg.replicas)
+        farm = api.up(
+            cfg.replicas,
+            backend=cfg.backend,
+            name=cfg.name,
+            image=cfg.image,
+            snapshot=cfg.snapshot,
+            adb_port=cfg.adb_port,
+            first_port=cfg.first_port,
+            keep_partial=keep_partial,
+            retries=cfg.retries,
+            boot_timeout=cfg.boot_timeout,
+            workers=cfg.workers,
+            cpus=cfg.cpus,
+            memory=cfg.memory,
+            on_progress=lambda _rep, done, _total: progress.update(task, completed=done),
+        )
+    out.print(farm_table(farm))
+    out.print(summary_line(farm, time.monotonic() - started), highlight=False)
+    if any(r.state != "ready" for r in farm.replicas):
+        raise typer.Exit(1)
+
+
+@app.command()
+def ps(
+    name: str | None = typer.Option(None, "--name", help="Only this farm (default: every farm)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the farms as JSON."),
+) -> None:
+    """List the replicas of running farms: replica, serial, state, uptime, snapshot, ports.
+
+    Example: mgfarm ps --json
+    """
+    from mgfarm.farm import api
+    from mgfarm.farm.render import farm_json, farm_table
+    from mgfarm.farm.state import list_farms
+
+    names = [name] if name else list_farms()
+    farms = [api.status(n) for n in names]
+    if json_out:
+        print(json.dumps([farm_json(f) for f in farms], indent=1))
+    elif not farms:
+        out.print("No farm is up; start one with `mgfarm up --replicas N`.")
+    for farm in [] if json_out else farms:
+        out.print(farm_table(farm))
+
+
+@app.command()
+def down(name: str = typer.Option("default", "--name", help="Farm to stop.")) -> None:
+    """Stop a farm: devices, containers, watchdog, adb transports; verify nothing is left.
+
+    Example: mgfarm down --name default
+    """
+    from mgfarm.farm import api
+
+    farm = api.down(name)
+    out.print(f"farm {farm.name} is down ({len(farm.replicas)} replicas stopped).", highlight=False)
+
+
+@app.command()
+def logs(
+    replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
+    name: str = typer.Option("default", "--name", help="Farm of the replica."),
+    tail: int = typer.Option(200, "--tail", help="How many of the last lines to print."),
+) -> None:
+    """Print the recent log of one replica's device process or container.
+
+    Example: mgfarm logs 3 --tail 50
+    """
+    from mgfarm.farm import api
+
+    print(api.logs(name, replica, tail))
+
+
+@app.command("exec")
+def exec_(
+    replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
+    command: list[str] = typer.Argument(..., help="Shell command to run on the device, after `--`."),
+    name: str = typer.Option("default", "--name", help="Farm of the replica."),
+) -> None:
+    """Run a shell command on one replica through the managed adb server.
+
+    Example: mgfarm exec 0 -- getprop sys.boot_completed
+    """
+    from mgfarm.farm import api
+
+    result = api.exec_shell(name, replica, command)
+    sys.stdout.write(result.output)
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def restart(
+    replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
+    name: str = typer.Option("default", "--name", help="Farm of the replica."),
+) -> None:
+    """Restart one replica and bring it back on the farm's snapshot.
+
+    Example: mgfarm restart 2
+    """
+    from mgfarm.farm import api
+
+    farm = api.restart(name, replica)
+    rep = farm.replica(replica)
+    out.print(f"replica {replica} ({rep.serial}) is {rep.state}.", highlight=False)
+
+
+@images_app.command("build")
+def images_build(
+    which: str = typer.Argument("all", help="base, sim or all."),
+    base: str = typer.Option(
+        "mgfarm/base:bookworm", "--base", help="Base image for the sim image, e.g. python:3.11-slim."
+    ),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Build even when the images are current."),
+) -> None:
+    """Build the registry-free Debian base image and the sim image (skipped when current).
+
+    Example: mgfarm images build sim --base python:3.11-slim
+    """
+    from mgfarm.farm.images import build_images
+
+    build_images(lambda line: out.print(line, highlight=False), which, rebuild, base)
+
+
 def main() -> None:
     """Console-script entry point: user errors become one line on stderr."""
     try:
