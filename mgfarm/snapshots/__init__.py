@@ -1,0 +1,1 @@
+"""Golden snapshots: recipes (YAML), building them on a backend, manifests, and the farm's check."""

@@ -1,0 +1,220 @@
+"""`mgfarm snapshot build`: boot one device on a backend, apply a recipe over ADB, save the console
+snapshot, keep it (a folder for the process backend, a committed image for docker), write a manifest."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Callable
+from typing import Any, cast
+
+import mgfarm
+from mgfarm.device import Device
+from mgfarm.errors import MgfarmError
+from mgfarm.farm import adbserver
+from mgfarm.farm.api import down
+from mgfarm.farm.backends import BACKENDS, get_backend
+from mgfarm.farm.boot import wait_attached, wait_boot_completed
+from mgfarm.farm.ports import allocate_pairs
+from mgfarm.farm.state import BOOTING, READY, FarmState, Replica, farm_dir, farm_exists, save_farm
+from mgfarm.snapshots.manifest import (
+    MANIFEST_LABEL,
+    SNAPSHOT_IMAGE_REPO,
+    Manifest,
+    Screen,
+    docker_sdk,
+    remove_built,
+    snapshot_files,
+    write_manifest,
+)
+from mgfarm.snapshots.recipe import Recipe, load_recipe
+from mgfarm.tasks.apps import find_app
+from mgfarm.tasks.device import TaskDevice
+from mgfarm.tasks.steps import apply_steps
+
+Report = Callable[[str], None]
+BUILD_FARM_PREFIX = "snapshot-build-"
+
+
+def sim_image_name() -> str:
+    """What a process-backend snapshot was made on: the simulated device of this mgfarm version."""
+    return f"mgfarm-sim {mgfarm.__version__}"
+
+
+def build(
+    recipe_name: str,
+    backend: str = "process",
+    image: str = "",
+    adb_port: int = adbserver.DEFAULT_PORT,
+    boot_timeout: float = 300.0,
+    report: Report | None = None,
+) -> Manifest:
+    """Build the recipe's snapshot on `backend` and return its manifest (also written to the store)."""
+    say = report or (lambda _msg: None)
+    if backend not in BACKENDS:
+        raise MgfarmError(f"Unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}.")
+    recipe = load_recipe(recipe_name)
+    started = time.monotonic()
+    farm = _start_one(recipe, backend, image, adb_port, boot_timeout, say)
+    try:
+        rep = farm.replicas[0]
+        device = Device(
+            rep.serial,
+            adb_port=farm.adb_server_port,
+            console_port=rep.console_port,
+            console_token=rep.console_token,
+        )
+        say(f"applying recipe {recipe.name} ({len(recipe.steps())} steps) to {rep.serial}")
+        check_apps(device, recipe)
+        apply_steps(cast(TaskDevice, device), recipe.steps())
+        facts = device_facts(device)
+        say(f"saving console snapshot {recipe.name!r}")
+        device.snapshot_save(recipe.name)
+        device.close()
+        manifest = Manifest(
+            name=recipe.name,
+            recipe_hash=recipe.content_hash(),
+            recipe_source=recipe.source,
+            backend=backend,
+            image=farm.image or sim_image_name(),
+            screen=facts.pop("screen"),
+            created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            mgfarm_version=mgfarm.__version__,
+            **facts,
+        )
+        if backend == "process":
+            _keep_sim_snapshot(farm, recipe.name)
+        else:
+            manifest = _commit_image(farm, rep, manifest, say)
+        manifest.build_seconds = round(time.monotonic() - started, 1)
+        write_manifest(manifest)
+        return manifest
+    finally:
+        down(farm.name)
+
+
+def _start_one(
+    recipe: Recipe, backend: str, image: str, adb_port: int, boot_timeout: float, say: Report
+) -> FarmState:
+    """A one-replica farm booted fresh (no snapshot loaded), registered so `down` can clean it up."""
+    name = BUILD_FARM_PREFIX + recipe.name
+    if farm_exists(name):
+        down(name)  # a build that crashed earlier left its farm behind
+    options: dict[str, Any] = {"workers": 1}
+    if backend == "docker":
+        from mgfarm.farm.backends.docker import resolve_image
+
+        image = resolve_image(image)
+        options = {"image": image, "cpus": 2.0, "memory": "4g", "farm": name}
+    runner = get_backend(backend, **options)
+    folder = farm_dir(name)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    token = secrets.token_urlsafe(12)
+    (folder / "console_token").write_text(token)
+    server_pid = adbserver.ensure_server(adb_port)
+    console, adb = allocate_pairs(1, 5554, {adb_port})[0]
+    farm = FarmState(
+        name=name,
+        backend=backend,
+        adb_server_port=adb_port,
+        snapshot=recipe.name,
+        image=image,
+        created_at=time.time(),
+        adb_server_pid=server_pid,
+        replicas=[Replica(0, f"emulator-{console}", adb, console, token, state=BOOTING)],
+    )
+    save_farm(farm)
+    try:
+        say(f"booting one {backend} device")
+        runner.start(farm, farm.replicas, folder)
+        save_farm(farm)
+        deadline = time.monotonic() + boot_timeout
+        wait_attached(farm.replicas[0], adb_port, deadline)
+        wait_boot_completed(farm.replicas[0], adb_port, deadline)
+        farm.replicas[0].state = READY
+        save_farm(farm)
+    except BaseException:
+        down(name)
+        raise
+    return farm
+
+
+def check_apps(device: Device, recipe: Recipe) -> None:
+    """Every app the recipe names must be installed; say which is missing."""
+    installed = set(device.packages())
+    for name in recipe.apps:
+        package = find_app(name).package
+        if package not in installed:
+            raise MgfarmError(
+                f"Recipe {recipe.name!r} needs app {name!r} ({package}), which is not installed on "
+                f"{device.serial}; install it or remove it from the recipe's apps."
+            )
+
+
+def device_facts(device: Device) -> dict[str, Any]:
+    """Screen, Android version and (on an emulator) build facts, read over ADB."""
+    width, height = device.window_size()
+    density_out = device.shell("wm density")
+    densities = re.findall(r"density: (\d+)", density_out)
+    if not densities:
+        raise MgfarmError(
+            f"`wm density` on {device.serial} printed {density_out!r}; is it an Android device?"
+        )
+    facts: dict[str, Any] = {
+        "screen": Screen(width=width, height=height, density=int(densities[-1])),
+        "android_sdk": device.getprop("ro.build.version.sdk") or "unknown",
+    }
+    fingerprint = device.getprop("ro.build.fingerprint")
+    if fingerprint:
+        facts["system_image"] = fingerprint
+    emu = device.getprop("ro.kernel.qemu.emulator.version") or device.getprop("ro.boot.qemu.version")
+    if emu:
+        facts["emulator_build"] = emu
+    return facts
+
+
+def _keep_sim_snapshot(farm: FarmState, name: str) -> None:
+    """Copy the simulated device's snapshot folder out of the build farm into the store."""
+    saved = farm_dir(farm.name) / "snapshots" / name
+    if not (saved / "state.json").is_file():
+        raise MgfarmError(f"The device saved no snapshot at {saved}; check `mgfarm sim serve --snapshots`.")
+    remove_built("process", name)
+    target = snapshot_files(name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(saved, target, symlinks=True)
+
+
+def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report) -> Manifest:
+    """Commit the build container as `mgfarm-snapshot:<name>-<hash>` with the manifest as a label."""
+    docker = docker_sdk()
+    client = docker.from_env()
+    try:
+        source = client.images.get(farm.image)
+        container = client.containers.get(rep.backend_id)
+        tag = f"{manifest.name}-{manifest.recipe_hash}"
+        reference = f"{SNAPSHOT_IMAGE_REPO}:{tag}"
+        labels = dict(source.labels or {})
+        emu_build = labels.get("org.mgfarm.emulator_build")
+        sys_image = labels.get("org.mgfarm.system_image")
+        manifest = manifest.model_copy(
+            update={
+                "image_id": source.id,
+                "snapshot_image": reference,
+                "emulator_build": emu_build or manifest.emulator_build,
+                "system_image": sys_image or manifest.system_image,
+            }
+        )
+        say(f"committing {reference}")
+        label = manifest.model_dump_json().replace("'", "")
+        committed = container.commit(
+            repository=SNAPSHOT_IMAGE_REPO, tag=tag, changes=[f"LABEL {MANIFEST_LABEL}='{label}'"]
+        )
+        return manifest.model_copy(update={"snapshot_image_id": committed.id})
+    except docker.errors.DockerException as exc:
+        raise MgfarmError(f"Committing the snapshot image failed ({exc}); check `docker info`.") from exc
+    finally:
+        client.close()

@@ -1,0 +1,55 @@
+"""`mgfarm snapshot list`: shipped recipes and built snapshots in one table."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from mgfarm.snapshots.manifest import Manifest, list_manifests
+from mgfarm.snapshots.recipe import Recipe, list_recipes
+
+
+def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str, str]]:
+    """One row per built snapshot, plus one per recipe not built on any backend; stale builds say so."""
+    hashes = {r.name: r.content_hash() for r in recipes}
+    rows = []
+    for m in built:
+        current = hashes.get(m.name)
+        status = "ready" if current == m.recipe_hash else "stale: recipe changed, rebuild"
+        if current is None:
+            status = "ready (recipe not shipped)"
+        rows.append(
+            {
+                "name": m.name,
+                "backend": m.backend,
+                "image": m.snapshot_image or m.image,
+                "screen": str(m.screen),
+                "recipe": m.recipe_hash,
+                "built": m.created_at,
+                "status": status,
+            }
+        )
+    built_names = {m.name for m in built}
+    for r in recipes:
+        if r.name not in built_names:
+            rows.append(
+                {
+                    "name": r.name,
+                    "backend": "-",
+                    "image": "-",
+                    "screen": "-",
+                    "recipe": hashes[r.name],
+                    "built": "-",
+                    "status": f"not built: mgfarm snapshot build {r.name}",
+                }
+            )
+    return rows
+
+
+def snapshot_table() -> tuple[Table, list[dict[str, str]]]:
+    rows = snapshot_rows(list_recipes(), list_manifests())
+    table = Table(title="Golden snapshots")
+    for column in ("name", "backend", "image", "screen", "recipe", "built", "status"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row.values())
+    return table, rows
