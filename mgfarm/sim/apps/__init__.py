@@ -1,0 +1,61 @@
+"""Apps of the simulated device: every module here that defines an `App` subclass is installed at boot."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING
+
+from mgfarm.sim.apps.base import App
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+NOT_APPS = {"base", "widgets"}
+
+
+def discover() -> list[type[App]]:
+    """App classes of this package's modules, sorted by package name (adding an app touches no other file)."""
+    found: list[type[App]] = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name in NOT_APPS or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, App) and value.__module__ == module.__name__:
+                found.append(value)
+    return sorted(found, key=lambda cls: cls.package)
+
+
+def install_apps(device: SimDevice) -> None:
+    """Register the activity and window managers, then install and seed every app."""
+    from mgfarm.sim.system.activities import ActivityManager
+    from mgfarm.sim.system.packages import PackageInfo
+    from mgfarm.sim.ui.window import WindowManager
+
+    am = device.services.setdefault("activities", ActivityManager(device))
+    apps: dict[str, App] = device.services.setdefault("apps", {})
+    device.services.setdefault("window", WindowManager(device))
+    packages = device.services.get("packages")
+    for cls in discover():
+        app = cls(device)
+        apps[app.package] = app
+        if packages is not None:
+            packages.add(
+                PackageInfo(
+                    app.package,
+                    apk_path=apk_path(app.label),
+                    system=True,
+                    label=app.label,
+                    version_name=app.version_name,
+                    activities=sorted(app.activities),
+                    on_clear=app.create_data,
+                )
+            )
+        app.install()
+    am.home()
+
+
+def apk_path(label: str) -> str:
+    name = label.replace(" ", "")
+    return f"/system/priv-app/{name}/{name}.apk"

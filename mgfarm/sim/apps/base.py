@@ -1,0 +1,173 @@
+"""The base App class and the context its screens are built with."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mgfarm.sim.ui.views import View
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.system.activities import ActivityManager, ActivityRecord
+
+ScreenFn = Callable[["ScreenContext"], View]
+SqlValue = str | int | float | bytes | None
+
+
+class ScreenContext:
+    """What a screen function may read and do while building its view tree."""
+
+    def __init__(self, device: SimDevice, app: App, record: ActivityRecord) -> None:
+        self.device = device
+        self.app = app
+        self.record = record
+        self.back_handler: Callable[[], None] | None = None
+        self.swipe_handler: Callable[[str], None] | None = None
+        self.edge_to_edge = False  # content drawn under the status and navigation bars (launcher)
+        self.toasts: list[str] = []
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.record.state
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        return self.record.extras
+
+    @property
+    def am(self) -> ActivityManager:
+        am: ActivityManager = self.device.services["activities"]
+        return am
+
+    def field(self, key: str, default: str = "") -> str:
+        return str(self.state.setdefault("fields", {}).get(key, default))
+
+    def set_field(self, key: str, value: str) -> None:
+        self.state.setdefault("fields", {})[key] = value
+
+    def set_fields(self, values: dict[str, str]) -> None:
+        self.state["fields"] = dict(values)
+        self.state.pop("focus", None)
+
+    def focus(self, key: str | None) -> None:
+        if key is None:
+            self.state.pop("focus", None)
+        else:
+            self.state["focus"] = key
+
+    def start(self, activity: str, extras: dict[str, Any] | None = None) -> None:
+        """Start another activity of this app, on top of this one."""
+        self.am.start(self.app.package, activity, extras=extras or {"_": 1})
+
+    def finish(self) -> None:
+        self.am.finish(self.record)
+
+    def toast(self, text: str) -> None:
+        window = self.device.services.get("window")
+        if window is not None:
+            window.toast = text
+
+    def on_back(self, handler: Callable[[], None]) -> None:
+        """Let the screen handle BACK first (close a dialog, leave search)."""
+        self.back_handler = handler
+
+    def on_swipe(self, handler: Callable[[str], None]) -> None:
+        """Gestures no list consumed: handler gets up, down, left or right."""
+        self.swipe_handler = handler
+
+    def now_ms(self) -> int:
+        return now_ms(self.device)
+
+    def setting(self, ns: str, key: str, default: str | None = None) -> str | None:
+        store = self.device.services.get("settings")
+        value = store.get(ns, key) if store is not None else None
+        return default if value is None else value
+
+    def put_setting(self, ns: str, key: str, value: str) -> None:
+        self.device.services["settings"].put(ns, key, value)
+
+
+def now_ms(device: SimDevice) -> int:
+    """Device time: the clock service when present (tasks set and freeze it), else host time."""
+    clock = device.services.get("clock")
+    if clock is not None:
+        return int(clock.now_ms())
+    import time
+
+    return int(time.time() * 1000)
+
+
+class App:
+    """One installed app. Subclasses set the class attributes and implement `screens`."""
+
+    package: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    main_activity: ClassVar[str] = ""
+    icon: ClassVar[str] = "apps"
+    icon_color: ClassVar[str] = "#5F6368"
+    in_launcher: ClassVar[bool] = True
+    intent_actions: ClassVar[dict[str, str]] = {}
+    version_name: ClassVar[str] = "14"
+
+    def __init__(self, device: SimDevice) -> None:
+        self.device = device
+        self.activities: dict[str, ScreenFn] = self.screens()
+
+    def screens(self) -> dict[str, ScreenFn]:
+        """Activity class name -> function building its view tree."""
+        raise NotImplementedError
+
+    # ---- data
+    def install(self) -> None:
+        """Create databases and seed data (only when absent), register providers."""
+        self.create_data()
+
+    def create_data(self) -> None:
+        """Schema and seed rows; called at install and after `pm clear` (then with seed=False)."""
+
+    def data_path(self, rel: str = "") -> Path:
+        path = self.device.fs.host(f"/data/data/{self.package}/{rel}".rstrip("/"))
+        return path
+
+    def db_file(self, name: str, package: str | None = None) -> Path:
+        path = self.device.fs.host(f"/data/data/{package or self.package}/databases/{name}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+def sql(path: Path, statement: str, args: Sequence[SqlValue] = ()) -> list[tuple[Any, ...]]:
+    """Run one statement on a database file with a connection opened for this operation only."""
+    con = sqlite3.connect(path)
+    try:
+        with con:
+            cur = con.execute(statement, tuple(args))
+            rows = cur.fetchall()
+        return rows
+    finally:
+        con.close()
+
+
+def sql_insert(path: Path, statement: str, args: Sequence[SqlValue] = ()) -> int:
+    """Run one INSERT and return the new row id."""
+    con = sqlite3.connect(path)
+    try:
+        with con:
+            cur = con.execute(statement, tuple(args))
+            return int(cur.lastrowid or 0)
+    finally:
+        con.close()
+
+
+def sql_script(path: Path, script: str, seed: Iterable[tuple[str, Sequence[SqlValue]]] = ()) -> None:
+    """Create a schema and insert seed rows in one transaction."""
+    con = sqlite3.connect(path)
+    try:
+        with con:
+            con.executescript(script)
+            for statement, args in seed:
+                con.execute(statement, tuple(args))
+    finally:
+        con.close()

@@ -1,0 +1,357 @@
+"""Pillow rendering of a laid-out view tree, in the look of stock Android 14 (Material 3)."""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from mgfarm.sim.ui.fonts import ellipsize, font
+from mgfarm.sim.ui.icons import draw_icon
+from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
+from mgfarm.sim.ui.views import (
+    EMPTY,
+    AppIcon,
+    Avatar,
+    Button,
+    EditText,
+    Icon,
+    LayoutCtx,
+    Rect,
+    Scrim,
+    Scroll,
+    Slider,
+    Tab,
+    Text,
+    Toggle,
+    View,
+)
+
+
+class Canvas:
+    """An image plus the screen position of its top-left corner (scroll containers draw offscreen)."""
+
+    def __init__(self, image: Image.Image, ox: int, oy: int, palette: Palette, metrics: Metrics) -> None:
+        self.image = image
+        self.draw = ImageDraw.Draw(image)
+        self.ox = ox
+        self.oy = oy
+        self.pal = palette
+        self.m = metrics
+
+    def color(self, role: str) -> Color:
+        if role.startswith("#"):
+            return hex_color(role)
+        value = getattr(self.pal, role)
+        assert isinstance(value, tuple)
+        return value
+
+    def box(self, r: Rect) -> Rect:
+        return (r[0] - self.ox, r[1] - self.oy, r[2] - self.ox, r[3] - self.oy)
+
+    def rect(
+        self, r: Rect, fill: Color | None, radius: float = 0, outline: Color | None = None, width: int = 1
+    ) -> None:
+        x0, y0, x1, y1 = self.box(r)
+        if x1 <= x0 or y1 <= y0:
+            return
+        rad = min(radius, (x1 - x0) / 2, (y1 - y0) / 2)
+        if rad > 0:
+            self.draw.rounded_rectangle(
+                (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width
+            )
+        else:
+            self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=outline, width=width)
+
+    def text(
+        self,
+        xy: tuple[float, float],
+        s: str,
+        size: int,
+        color: Color,
+        medium: bool = False,
+        anchor: str = "lm",
+    ) -> None:
+        self.draw.text(
+            (xy[0] - self.ox, xy[1] - self.oy), s, font=font(size, medium), fill=color, anchor=anchor
+        )
+
+    def icon(self, name: str, r: Rect, color: Color) -> None:
+        draw_icon(self.draw, name, self.box(r), color)
+
+
+def render(roots: list[View], ctx: LayoutCtx, palette: Palette, background: str = "surface") -> Image.Image:
+    """Draw laid-out trees (in order, later ones on top) onto a new RGB screen image."""
+    m = ctx.metrics
+    image = Image.new(
+        "RGB", (m.width, m.height), Canvas(Image.new("RGB", (1, 1)), 0, 0, palette, m).color(background)
+    )
+    cv = Canvas(image, 0, 0, palette, m)
+    for root in roots:
+        draw_view(cv, root, ctx)
+    return image
+
+
+def draw_view(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
+    if v.clip == EMPTY:
+        return
+    draw_self(cv, v, ctx)
+    if isinstance(v, Scroll):
+        draw_scroll(cv, v, ctx)
+        return
+    for c in v.children:
+        draw_view(cv, c, ctx)
+
+
+def draw_scroll(cv: Canvas, v: Scroll, ctx: LayoutCtx) -> None:
+    x0, y0, x1, y1 = v.clip
+    sub = Image.new("RGB", (x1 - x0, y1 - y0), cv.color(v.bg) if v.bg else (0, 0, 0))
+    if not v.bg:
+        sub.paste(cv.image.crop(cv.box(v.clip)))
+    inner = Canvas(sub, x0, y0, cv.pal, cv.m)
+    for c in v.children:
+        draw_view(inner, c, ctx)
+    cv.image.paste(sub, cv.box(v.clip)[:2])
+
+
+def draw_self(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
+    if isinstance(v, Scrim):
+        box = cv.box(v.clip)
+        region = cv.image.crop(box)
+        cv.image.paste(Image.blend(region, Image.new("RGB", region.size, (0, 0, 0)), v.dim), box[:2])
+    if v.bg and v.bg.startswith("gradient:"):
+        draw_gradient(cv, v.bounds, v.bg)
+    elif v.bg or v.border:
+        cv.rect(
+            v.bounds,
+            cv.color(v.bg) if v.bg else None,
+            ctx.px(v.radius),
+            outline=cv.color(v.border) if v.border else None,
+            width=max(1, ctx.px(1)),
+        )
+    if isinstance(v, AppIcon):
+        draw_app_icon(cv, v, ctx)
+    elif isinstance(v, Button):
+        draw_button(cv, v, ctx)
+    elif isinstance(v, EditText):
+        draw_edit(cv, v, ctx)
+    elif isinstance(v, Tab):
+        draw_tab(cv, v, ctx)
+    elif isinstance(v, Text):
+        draw_text(cv, v, ctx)
+    elif isinstance(v, Toggle):
+        draw_toggle(cv, v, ctx)
+    elif isinstance(v, Icon):
+        draw_icon_view(cv, v, ctx)
+    elif isinstance(v, Avatar):
+        draw_avatar(cv, v, ctx)
+    elif isinstance(v, Slider):
+        draw_slider(cv, v, ctx)
+
+
+def draw_text(cv: Canvas, v: Text, ctx: LayoutCtx, color: Color | None = None) -> None:
+    x0, y0, x1, y1 = v.inner(ctx)
+    lines = v.wrapped(ctx, v.bounds[2] - v.bounds[0])
+    lh = v.line_height(ctx)
+    size = v.font_px(ctx)
+    col = color or cv.color(v.color)
+    if not v.enabled:
+        col = blend(col, cv.pal.surface, 0.6)
+    top = y0 + (y1 - y0 - lh * len(lines)) // 2
+    for i, line in enumerate(lines):
+        cy = top + lh * i + lh // 2
+        if v.gravity == "center":
+            cv.text(((x0 + x1) / 2, cy), line, size, col, v.medium, "mm")
+        elif v.gravity == "right":
+            cv.text((x1, cy), line, size, col, v.medium, "rm")
+        else:
+            cv.text((x0, cy), line, size, col, v.medium, "lm")
+
+
+def draw_button(cv: Canvas, v: Button, ctx: LayoutCtx) -> None:
+    p = cv.pal
+    fg = p.primary
+    if v.style == "filled":
+        cv.rect(v.bounds, p.primary, 999)
+        fg = p.on_primary
+    elif v.style == "tonal":
+        cv.rect(v.bounds, p.secondary_container, 999)
+        fg = p.on_secondary_container
+    elif v.style == "outlined":
+        cv.rect(v.bounds, None, 999, outline=p.outline, width=max(1, ctx.px(1)))
+    elif v.style == "key":
+        fg = p.on_surface
+    if not v.enabled:
+        fg = blend(fg, p.surface, 0.6)
+    x0, y0, x1, y1 = v.bounds
+    size = v.font_px(ctx)
+    label = ellipsize(v.text, size, True, max(1, x1 - x0 - ctx.px(16)))
+    cx = (x0 + x1) / 2
+    if v.icon:
+        isz = ctx.px(18)
+        tw = font(size, True).getlength(label)
+        left = cx - (tw + isz + ctx.px(8)) / 2
+        cv.icon(v.icon, (int(left), (y0 + y1 - isz) // 2, int(left) + isz, (y0 + y1 + isz) // 2), fg)
+        cx = left + isz + ctx.px(8) + tw / 2
+    cv.text((cx, (y0 + y1) / 2), label, size, fg, True, "mm")
+
+
+def draw_edit(cv: Canvas, v: EditText, ctx: LayoutCtx) -> None:
+    p = cv.pal
+    x0, y0, x1, y1 = v.bounds
+    size = v.font_px(ctx)
+    if v.style == "search":
+        cv.rect(v.bounds, p.surface_container_high, 999)
+        tx = x0 + ctx.px(52)
+        cv.icon(
+            "search",
+            (x0 + ctx.px(16), (y0 + y1) // 2 - ctx.px(12), x0 + ctx.px(40), (y0 + y1) // 2 + ctx.px(12)),
+            p.on_surface_variant,
+        )
+    elif v.style == "outlined":
+        border = p.primary if v.has_focus else p.outline
+        cv.rect(
+            v.bounds, None, ctx.px(4), outline=border, width=ctx.px(2) if v.has_focus else max(1, ctx.px(1))
+        )
+        tx = x0 + ctx.px(16)
+    else:
+        tx = x0 + ctx.px(4)
+    shown = "•" * len(v.text) if v.secret else v.text
+    label_up = bool(shown) or v.has_focus
+    if v.style == "outlined" and label_up and v.hint:
+        # The label floats onto the outline, on a patch of surface colour that cuts the border.
+        lsize = ctx.px(12)
+        lw = int(font(lsize).getlength(v.hint))
+        cv.rect((tx - ctx.px(4), y0 - lsize // 2, tx + lw + ctx.px(4), y0 + lsize // 2 + 1), p.surface)
+        cv.text((tx, y0), v.hint, lsize, p.primary if v.has_focus else p.on_surface_variant, anchor="lm")
+    cy = (y0 + y1) / 2
+    avail = max(1, x1 - tx - ctx.px(12))
+    if shown:
+        # Keep the end of long input visible, as a single-line field scrolls to the cursor.
+        s = shown
+        while len(s) > 1 and font(size).getlength(s) > avail:
+            s = s[1:]
+        cv.text((tx, cy), s, size, p.on_surface)
+        end = tx + font(size).getlength(s)
+    else:
+        if not (v.style == "outlined" and v.has_focus):
+            cv.text((tx, cy), ellipsize(v.hint, size, False, avail), size, p.on_surface_variant)
+        end = tx
+    if v.has_focus:
+        cv.rect(
+            (
+                int(end) + 1,
+                int(cy - size * 0.6),
+                int(end) + 1 + max(2, ctx.px(2) // 2 + 1),
+                int(cy + size * 0.6),
+            ),
+            p.primary,
+        )
+
+
+def draw_tab(cv: Canvas, v: Tab, ctx: LayoutCtx) -> None:
+    p = cv.pal
+    x0, y0, x1, y1 = v.bounds
+    col = p.primary if v.selected else p.on_surface_variant
+    if v.icon:
+        isz = ctx.px(24)
+        cx = (x0 + x1) // 2
+        cv.icon(v.icon, (cx - isz // 2, y0 + ctx.px(8), cx + isz // 2, y0 + ctx.px(8) + isz), col)
+        cv.text((cx, y1 - ctx.px(14)), v.text, ctx.px(12), col, True, "mm")
+    else:
+        draw_text(cv, v, ctx, col)
+    if v.selected:
+        w = max(ctx.px(24), int(font(v.font_px(ctx), True).getlength(v.text)))
+        cx = (x0 + x1) // 2
+        cv.rect((cx - w // 2, y1 - ctx.px(3), cx + w // 2, y1), p.primary, ctx.px(3))
+
+
+def draw_toggle(cv: Canvas, v: Toggle, ctx: LayoutCtx) -> None:
+    p = cv.pal
+    x0, y0, x1, y1 = v.bounds
+    cy = (y0 + y1) // 2
+    if v.kind == "checkbox":
+        s = ctx.px(18)
+        cx = (x0 + x1) // 2
+        r = (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2)
+        if v.on:
+            cv.rect(r, p.primary, ctx.px(2))
+            cv.icon("check", (r[0] + 1, r[1] + 1, r[2] - 1, r[3] - 1), p.on_primary)
+        else:
+            cv.rect(r, None, ctx.px(2), outline=p.on_surface_variant, width=ctx.px(2))
+        return
+    tw, th = ctx.px(52), ctx.px(32)
+    tx = x1 - tw
+    track = (tx, cy - th // 2, x1, cy + th // 2)
+    if v.on:
+        cv.rect(track, p.primary, th // 2)
+        knob = ctx.px(12)
+        kx = x1 - ctx.px(16)
+        cv.rect((kx - knob, cy - knob, kx + knob, cy + knob), p.on_primary, knob)
+        cv.icon("check", (kx - ctx.px(8), cy - ctx.px(8), kx + ctx.px(8), cy + ctx.px(8)), p.primary)
+    else:
+        cv.rect(track, p.surface_container_high, th // 2, outline=p.outline, width=ctx.px(2))
+        knob = ctx.px(8)
+        kx = tx + ctx.px(16)
+        cv.rect((kx - knob, cy - knob, kx + knob, cy + knob), p.outline, knob)
+
+
+def draw_icon_view(cv: Canvas, v: Icon, ctx: LayoutCtx) -> None:
+    x0, y0, x1, y1 = v.bounds
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+    tint = cv.color(v.tint)
+    if v.circle:
+        r = min(x1 - x0, y1 - y0) // 2
+        cv.rect((cx - r, cy - r, cx + r, cy + r), cv.color(v.circle), r)
+    s = ctx.px(v.size) // 2
+    cv.icon(v.name, (cx - s, cy - s, cx + s, cy + s), tint)
+
+
+def draw_avatar(cv: Canvas, v: Avatar, ctx: LayoutCtx) -> None:
+    x0, y0, x1, y1 = v.bounds
+    cv.rect(v.bounds, cv.color(v.color), (x1 - x0) // 2)
+    cv.text(
+        ((x0 + x1) / 2, (y0 + y1) / 2),
+        v.letter[:1].upper(),
+        int((y1 - y0) * 0.45),
+        (255, 255, 255),
+        True,
+        "mm",
+    )
+
+
+def draw_slider(cv: Canvas, v: Slider, ctx: LayoutCtx) -> None:
+    p = cv.pal
+    _, y0, _, y1 = v.bounds
+    cy = (y0 + y1) // 2
+    t0, t1 = v.track(ctx)
+    frac = (v.value - v.low) / max(1, v.high - v.low)
+    kx = int(t0 + frac * (t1 - t0))
+    h = ctx.px(16)
+    cv.rect((t0, cy - h // 2, t1, cy + h // 2), p.secondary_container, h // 2)
+    cv.rect((t0, cy - h // 2, max(kx, t0 + h), cy + h // 2), p.primary, h // 2)
+    cv.rect((kx - ctx.px(2), cy - ctx.px(22), kx + ctx.px(2), cy + ctx.px(22)), p.primary, ctx.px(2))
+
+
+def draw_gradient(cv: Canvas, r: Rect, spec: str) -> None:
+    """A vertical two-colour gradient (the wallpaper) drawn in bands, cheaper than per-pixel blending."""
+    top, bottom = (hex_color(c) for c in spec.split(":", 1)[1].split(","))
+    x0, y0, x1, y1 = cv.box(r)
+    bands = 48
+    h = max(1, (y1 - y0) / bands)
+    for i in range(bands):
+        cv.draw.rectangle(
+            (x0, int(y0 + i * h), x1, int(y0 + (i + 1) * h)), fill=blend(top, bottom, i / (bands - 1))
+        )
+
+
+def draw_app_icon(cv: Canvas, v: AppIcon, ctx: LayoutCtx) -> None:
+    x0, y0, x1, _y1 = v.bounds
+    d = ctx.px(56)
+    cx = (x0 + x1) // 2
+    top = y0 + ctx.px(4)
+    cv.rect((cx - d // 2, top, cx + d // 2, top + d), cv.color(v.color), d // 2)
+    g = ctx.px(30)
+    cy = top + d // 2
+    cv.icon(v.glyph, (cx - g // 2, cy - g // 2, cx + g // 2, cy + g // 2), (255, 255, 255))
+    size = v.font_px(ctx)
+    label = ellipsize(v.text, size, False, x1 - x0 - ctx.px(4))
+    cv.text((cx, top + d + ctx.px(14)), label, size, cv.color(v.label_color), False, "mm")

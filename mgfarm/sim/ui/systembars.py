@@ -1,0 +1,92 @@
+"""System UI: the status bar (clock, Wi-Fi, Bluetooth, airplane, battery) and the 3-button navigation bar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mgfarm.sim.ui.views import Icon, IconButton, Row, Spacer, Text, View
+
+SYSTEMUI = "com.android.systemui"
+
+
+def clock_text(epoch_ms: int, tz_name: str) -> str:
+    """The status bar clock, 12-hour without AM/PM as in en-US."""
+    from datetime import datetime, timezone
+    from zoneinfo import ZoneInfo
+
+    try:
+        tz = ZoneInfo(tz_name) if tz_name else timezone.utc
+    except (KeyError, ValueError):
+        tz = timezone.utc
+    t = datetime.fromtimestamp(epoch_ms / 1000, tz)
+    hour = t.hour % 12 or 12
+    return f"{hour}:{t.minute:02d}"
+
+
+def status_bar(clock: str, wifi: bool, bluetooth: bool, airplane: bool, light_icons: bool) -> View:
+    fg = "#FFFFFF" if light_icons else "on_surface"
+    icons: list[View] = []
+    if bluetooth:
+        icons.append(Icon(name="bluetooth", size=16, tint=fg, desc="Bluetooth on."))
+    if airplane:
+        icons.append(Icon(name="airplane", size=16, tint=fg, desc="Airplane mode."))
+    elif wifi:
+        icons.append(Icon(name="wifi", size=17, tint=fg, desc="Wifi signal full."))
+    if not airplane:
+        icons.append(Icon(name="signal", size=15, tint=fg, desc="Phone signal full."))
+    icons.append(Icon(name="battery", size=17, tint=fg, desc="Battery 100 percent."))
+    return Row(
+        id=f"{SYSTEMUI}:id/status_bar",
+        pad=(20, 0, 16, 0),
+        spacing=5,
+        children=[
+            Text(id=f"{SYSTEMUI}:id/clock", text=clock, size=14, medium=True, color=fg),
+            Spacer(weight=1),
+            *icons,
+        ],
+    )
+
+
+def nav_bar(
+    on_back: Callable[[], None],
+    on_home: Callable[[], None],
+    on_recents: Callable[[], None],
+    light_icons: bool,
+    bg: str | None,
+) -> View:
+    fg = "#FFFFFF" if light_icons else "on_surface"
+    return Row(
+        id=f"{SYSTEMUI}:id/navigation_bar_frame",
+        bg=bg,
+        justify="center",
+        spacing=64,
+        children=[
+            IconButton(
+                id=f"{SYSTEMUI}:id/back",
+                name="nav_back",
+                size=20,
+                tint=fg,
+                desc="Back",
+                on_click=on_back,
+                width=64,
+            ),
+            IconButton(
+                id=f"{SYSTEMUI}:id/home",
+                name="nav_home",
+                size=22,
+                tint=fg,
+                desc="Home",
+                on_click=on_home,
+                width=64,
+            ),
+            IconButton(
+                id=f"{SYSTEMUI}:id/recent_apps",
+                name="nav_recents",
+                size=18,
+                tint=fg,
+                desc="Overview",
+                on_click=on_recents,
+                width=64,
+            ),
+        ],
+    )

@@ -1,0 +1,455 @@
+"""The window manager: composes system bars, the resumed activity and the keyboard; input and output.
+
+Every query builds the frame afresh from app state (cheap: a few hundred small objects), so a change
+made behind the UI's back (`content insert`, `settings put`, a snapshot load) always shows. What is
+expensive, rendering and PNG encoding, is cached by the frame's signature: an unchanged screen is
+neither re-rendered nor re-encoded, and no full-size image is kept between frames.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mgfarm.sim.apps.base import ScreenContext, now_ms
+from mgfarm.sim.ui import keyboard as kb
+from mgfarm.sim.ui.render import render
+from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
+from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
+from mgfarm.sim.ui.views import (
+    EditText,
+    LayoutCtx,
+    Scroll,
+    Slider,
+    Stack,
+    Text,
+    View,
+    compute_clip,
+)
+from mgfarm.sim.ui.xmldump import dump
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.system.activities import ActivityManager, ActivityRecord
+
+KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL, KEY_APP_SWITCH = 3, 4, 66, 67, 187
+KEY_POWER, KEY_SLEEP, KEY_WAKEUP = 26, 223, 224
+KEY_SPACE, KEY_TAB = 62, 61
+LONG_PRESS_MS = 500
+RECENTS_ACTIVITY = "com.android.quickstep.RecentsActivity"
+BLOCKED = Stack()  # hit-test result for a tap swallowed by a dialog card
+
+
+@dataclass
+class Frame:
+    """One composed screen: laid-out trees plus what input handling needs."""
+
+    ctx: ScreenContext | None
+    lctx: LayoutCtx
+    palette: Palette
+    app_root: View
+    package: str
+    status: View
+    nav: View
+    keyboard: View | None
+    light_bars: bool
+
+    def input_roots(self) -> list[View]:
+        """Top-most first, for hit testing."""
+        roots = [self.nav, self.status]
+        if self.keyboard is not None:
+            roots.insert(1, self.keyboard)
+        return [*roots, self.app_root]
+
+    def draw_roots(self) -> list[View]:
+        roots = [self.app_root, self.status, self.nav]
+        if self.keyboard is not None:
+            roots.append(self.keyboard)
+        return roots
+
+
+def hit(view: View, x: int, y: int) -> View | None:
+    """The deepest clickable view under (x, y), top-most sibling first."""
+    x0, y0, x1, y1 = view.clip
+    if not (x0 <= x < x1 and y0 <= y < y1):
+        return None
+    for child in reversed(view.children):
+        found = hit(child, x, y)
+        if found is not None:
+            return found
+    if view.enabled and (view.clickable or view.long_clickable):
+        return view
+    if view.blocks:
+        return BLOCKED
+    return None
+
+
+def scroll_at(view: View, x: int, y: int) -> Scroll | None:
+    x0, y0, x1, y1 = view.clip
+    if not (x0 <= x < x1 and y0 <= y < y1):
+        return None
+    for child in reversed(view.children):
+        found = scroll_at(child, x, y)
+        if found is not None:
+            return found
+    return view if isinstance(view, Scroll) and view.scrollable else None
+
+
+def signature(roots: list[View], extra: str) -> str:
+    """Everything that decides the pixels of a frame, as one string (the cache key)."""
+    parts = [extra]
+    for root in roots:
+        for v in root.walk():
+            parts.append(type(v).__name__)
+            for k, val in v.__dict__.items():
+                if k != "children" and not callable(val):
+                    parts.append(f"{k}={val!r}")
+    return "\x1f".join(parts)
+
+
+class WindowManager:
+    """`device.services["window"]`: input events in, screenshots and uiautomator XML out."""
+
+    def __init__(self, device: SimDevice) -> None:
+        self.device = device
+        cfg = device.config
+        self.metrics = Metrics(cfg.width, cfg.height, cfg.density)
+        self.ime_visible = False
+        self.shifted = False
+        self.screen_on = True
+        self.toast: str | None = None
+        self.revision = 0  # bumps whenever the composed screen changes
+        self._sig = ""
+        self._png: bytes | None = None
+        self._xml: str | None = None
+        self._last_resumed: str | None = None
+
+    # ---- properties of the display
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self.metrics.width, self.metrics.height)
+
+    @property
+    def density(self) -> int:
+        return self.metrics.density
+
+    @property
+    def am(self) -> ActivityManager:
+        am: ActivityManager = self.device.services["activities"]
+        return am
+
+    def palette(self) -> Palette:
+        settings = self.device.services.get("settings")
+        night = settings.get("secure", "ui_night_mode") if settings is not None else None
+        return DARK if night == "2" else LIGHT
+
+    # ---- composing a frame
+    def build(self) -> Frame:
+        m = self.metrics
+        rec = self.am.resumed_record()
+        resumed_key = f"{rec.package}/{rec.activity}#{rec.serial}" if rec else None
+        if resumed_key != self._last_resumed:
+            # A different activity came forward: its window starts without the keyboard.
+            self._last_resumed = resumed_key
+            self.ime_visible = False
+        ctx: ScreenContext | None = None
+        package = "android"
+        if rec is not None and rec.package in self.device.services.get("apps", {}):
+            app = self.device.services["apps"][rec.package]
+            ctx = ScreenContext(self.device, app, rec)
+            builder = app.activities.get(rec.activity)
+            content = builder(ctx) if builder else Stack()
+            package = rec.package
+        else:
+            content = Stack()
+        lctx = LayoutCtx(
+            m, dict(rec.state.get("scroll", {})) if rec else {}, rec.state.get("focus") if rec else None
+        )
+        edge = ctx.edge_to_edge if ctx else False
+        focus_field = lctx.focus is not None
+        show_keyboard = self.ime_visible and focus_field
+        kb_h = m.px(kb.HEIGHT_DP) if show_keyboard else 0
+        top = 0 if edge else m.status_bar
+        bottom = m.height - (0 if edge else m.nav_bar) - kb_h
+        children: list[View] = [content]
+        if self.toast:
+            children.append(
+                Text(
+                    id="snackbar_text",
+                    text=self.toast,
+                    bg="inverse_surface",
+                    color="inverse_on_surface",
+                    radius=4,
+                    pad=(16, 14, 16, 14),
+                    align="bottom",
+                    width=360,
+                    lines=2,
+                    size=14,
+                )
+            )
+        app_area = Stack(id="android:id/content", children=children)
+        app_root = Stack(children=[app_area])
+        app_root.bounds = (0, 0, m.width, m.height)
+        app_area.layout(lctx, 0, top, m.width, bottom - top)
+        status = status_bar(self._clock(), *self._radio_state(), light_icons=edge or self.palette() is DARK)
+        status.layout(lctx, 0, 0, m.width, m.status_bar)
+        nav = nav_bar(
+            lambda: self.key(KEY_BACK),
+            lambda: self.key(KEY_HOME),
+            lambda: self.key(KEY_APP_SWITCH),
+            light_icons=edge or self.palette() is DARK,
+            bg=None if edge else "surface_container",
+        )
+        nav.layout(lctx, 0, m.height - m.nav_bar, m.width, m.nav_bar)
+        keyboard_view: View | None = None
+        if show_keyboard:
+            keyboard_view = kb.keyboard(self.text, self.key, self.shifted, self._toggle_shift)
+            keyboard_view.layout(lctx, 0, m.height - m.nav_bar - kb_h, m.width, kb_h)
+        screen = (0, 0, m.width, m.height)
+        for root in (app_root, status, nav, keyboard_view):
+            if root is not None:
+                compute_clip(root, screen)
+        return Frame(ctx, lctx, self.palette(), app_root, package, status, nav, keyboard_view, edge)
+
+    def _clock(self) -> str:
+        return clock_text(now_ms(self.device), self.device.props.get("persist.sys.timezone", "UTC"))
+
+    def _radio_state(self) -> tuple[bool, bool, bool]:
+        settings = self.device.services.get("settings")
+        if settings is None:
+            return True, False, False
+        return (
+            settings.get("global", "wifi_on") == "1",
+            settings.get("global", "bluetooth_on") == "1",
+            settings.get("global", "airplane_mode_on") == "1",
+        )
+
+    def _refresh(self) -> tuple[Frame, str]:
+        frame = self.build()
+        sig = signature(frame.draw_roots(), f"{frame.palette.name}|{self.screen_on}|{frame.light_bars}")
+        if sig != self._sig:
+            self._sig = sig
+            self._png = None
+            self._xml = None
+            self.revision += 1
+        return frame, sig
+
+    # ---- output
+    def screencap_png(self) -> bytes:
+        frame, _ = self._refresh()
+        if self._png is None:
+            image = self._render(frame)
+            buf = io.BytesIO()
+            # Level 1: flat UI colours compress well already; higher levels cost far more time.
+            image.save(buf, "PNG", compress_level=1)
+            self._png = buf.getvalue()
+        return self._png
+
+    def screencap_raw(self) -> bytes:
+        """`screencap` without -p: width, height, format (1 = RGBA_8888) as u32 LE, then RGBA pixels."""
+        frame, _ = self._refresh()
+        image = self._render(frame).convert("RGBA")
+        return struct.pack("<III", image.width, image.height, 1) + image.tobytes()
+
+    def _render(self, frame: Frame) -> Any:
+        from PIL import Image
+
+        if not self.screen_on:
+            return Image.new("RGB", self.size, (0, 0, 0))
+        return render(frame.draw_roots(), frame.lctx, frame.palette)
+
+    def dump_xml(self) -> str:
+        frame, _ = self._refresh()
+        if self._xml is None:
+            windows: list[tuple[View, str]] = [(frame.app_root, frame.package)]
+            windows.append((frame.status, SYSTEMUI))
+            windows.append((frame.nav, SYSTEMUI))
+            self._xml = dump(windows)
+        return self._xml
+
+    # ---- input
+    def _record(self) -> ActivityRecord | None:
+        return self.am.resumed_record()
+
+    def _input_begins(self) -> bool:
+        """Common start of every touch: the screen must be on; a snackbar goes away."""
+        self.toast = None
+        return self.screen_on
+
+    def tap(self, x: int, y: int) -> None:
+        if not self._input_begins():
+            return
+        frame = self.build()
+        target = self._hit(frame, x, y)
+        if target is None or target is BLOCKED:
+            return
+        self._activate(frame, target, x, long=False)
+
+    def long_press(self, x: int, y: int) -> None:
+        if not self._input_begins():
+            return
+        frame = self.build()
+        target = self._hit(frame, x, y)
+        if target is None or target is BLOCKED:
+            return
+        self._activate(frame, target, x, long=True)
+
+    def _hit(self, frame: Frame, x: int, y: int) -> View | None:
+        for root in frame.input_roots():
+            found = hit(root, x, y)
+            if found is not None:
+                return found
+        return None
+
+    def _activate(self, frame: Frame, target: View, x: int, long: bool) -> None:
+        rec = self._record()
+        if isinstance(target, EditText) and rec is not None:
+            rec.state["focus"] = target.key
+            self.ime_visible = True
+            if long and target.on_long_click:
+                target.on_long_click()
+            return
+        if isinstance(target, Slider) and target.on_change is not None:
+            target.on_change(target.value_at(frame.lctx, x))
+            return
+        if long and target.on_long_click is not None:
+            target.on_long_click()
+        elif target.on_click is not None:
+            # A long press on a view without a long-click listener still clicks on release.
+            target.on_click()
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
+        slop = self.metrics.px(8)
+        if abs(x2 - x1) < slop and abs(y2 - y1) < slop:
+            if ms >= LONG_PRESS_MS:
+                self.long_press(x1, y1)
+            else:
+                self.tap(x1, y1)
+            return
+        if not self._input_begins():
+            return
+        frame = self.build()
+        target = self._hit(frame, x1, y1)
+        if isinstance(target, Slider) and target.on_change is not None:
+            target.on_change(target.value_at(frame.lctx, x2))
+            return
+        rec = self._record()
+        vertical = abs(y2 - y1) >= abs(x2 - x1)
+        scroll = scroll_at(frame.app_root, x1, y1) if vertical else None
+        if scroll is not None and rec is not None:
+            offsets = rec.state.setdefault("scroll", {})
+            # Content follows the finger; a fast fling travels further, as on a phone.
+            travel = (y1 - y2) * (2 if ms < 150 else 1)
+            offsets[scroll.key] = min(max(0, scroll.offset + travel), scroll.max_offset)
+            return
+        if frame.ctx is not None and frame.ctx.swipe_handler is not None:
+            if vertical:
+                frame.ctx.swipe_handler("up" if y2 < y1 else "down")
+            else:
+                frame.ctx.swipe_handler("left" if x2 < x1 else "right")
+
+    def text(self, s: str) -> None:
+        """Type into the focused field (what `input text` and the keyboard's keys do)."""
+        if not self.screen_on:
+            return
+        rec = self._record()
+        if rec is None or not rec.state.get("focus"):
+            return
+        frame = self.build()
+        field_view = self._focused_field(frame)
+        if field_view is None or not field_view.enabled:
+            return
+        fields = rec.state.setdefault("fields", {})
+        if not field_view.multiline:
+            s = s.replace("\n", " ")
+        fields[field_view.key] = fields.get(field_view.key, "") + s
+        if self.shifted:
+            self.shifted = False
+
+    def _focused_field(self, frame: Frame) -> EditText | None:
+        for v in frame.app_root.walk():
+            if isinstance(v, EditText) and v.has_focus:
+                return v
+        return None
+
+    def _toggle_shift(self) -> None:
+        self.shifted = not self.shifted
+
+    def key(self, code: int) -> None:
+        if code in (KEY_POWER, KEY_SLEEP, KEY_WAKEUP):
+            self.screen_on = {KEY_POWER: not self.screen_on, KEY_SLEEP: False, KEY_WAKEUP: True}[code]
+            return
+        if not self._input_begins():
+            return
+        if code == KEY_HOME:
+            self.ime_visible = False
+            self.am.home()
+        elif code == KEY_BACK:
+            self._back()
+        elif code == KEY_APP_SWITCH:
+            self.ime_visible = False
+            self.am.start("com.android.launcher3", RECENTS_ACTIVITY)
+        elif code in (KEY_DEL, KEY_ENTER):
+            self._edit_key(code)
+        elif code == KEY_SPACE:
+            self.text(" ")
+        elif 29 <= code <= 54:
+            self.text(chr(ord("a") + code - 29))
+        elif 7 <= code <= 16:
+            self.text(str(code - 7))
+
+    def _back(self) -> None:
+        if self.ime_visible:
+            self.ime_visible = False
+            return
+        frame = self.build()
+        if frame.ctx is not None and frame.ctx.back_handler is not None:
+            frame.ctx.back_handler()
+            return
+        self.am.back()
+
+    def _edit_key(self, code: int) -> None:
+        rec = self._record()
+        frame = self.build()
+        field_view = self._focused_field(frame)
+        if rec is None or field_view is None:
+            return
+        fields = rec.state.setdefault("fields", {})
+        value = fields.get(field_view.key, "")
+        if code == KEY_DEL:
+            fields[field_view.key] = value[:-1]
+        elif field_view.multiline:
+            fields[field_view.key] = value + "\n"
+        elif field_view.on_submit is not None:
+            field_view.on_submit()
+        else:
+            self._focus_next(frame, field_view, rec)
+
+    def _focus_next(self, frame: Frame, current: EditText, rec: ActivityRecord) -> None:
+        """ENTER on a single-line field moves to the next field (IME "next"), or closes the keyboard."""
+        fields = [v for v in frame.app_root.walk() if isinstance(v, EditText) and v.enabled]
+        idx = fields.index(current)
+        if idx + 1 < len(fields):
+            rec.state["focus"] = fields[idx + 1].key
+        else:
+            self.ime_visible = False
+
+    # ---- snapshots
+    def export_state(self) -> dict[str, Any]:
+        return {
+            "ime_visible": self.ime_visible,
+            "screen_on": self.screen_on,
+            "toast": self.toast,
+            "last_resumed": self._last_resumed,
+        }
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        self.ime_visible = bool(state.get("ime_visible", False))
+        self.screen_on = bool(state.get("screen_on", True))
+        self.toast = state.get("toast")
+        self._last_resumed = state.get("last_resumed")
+        self._sig = ""
+        self._png = None
+        self._xml = None

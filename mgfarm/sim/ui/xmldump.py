@@ -1,0 +1,87 @@
+"""uiautomator XML from a laid-out view tree, in the exact shape `uiautomator dump` writes."""
+
+from __future__ import annotations
+
+from mgfarm.sim.ui.views import EMPTY, View
+
+# uiautomator never flags these containers as "not accessibility friendly" (NAF).
+NAF_EXCLUDED = {
+    "android.widget.GridView",
+    "android.widget.GridLayout",
+    "android.widget.ListView",
+    "android.widget.TableLayout",
+}
+HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+
+def escape(s: str) -> str:
+    """Attribute escaping as KXmlSerializer does it (and dropping characters XML cannot hold)."""
+    s = "".join(ch for ch in s if ch in "\t\n\r" or ord(ch) >= 0x20)
+    return (
+        s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\n", "&#10;")
+        .replace("\r", "&#13;")
+        .replace("\t", "&#9;")
+    )
+
+
+def resource_id(view: View, package: str) -> str:
+    if not view.id or ":" in view.id:
+        return view.id
+    return f"{package}:id/{view.id}"
+
+
+def class_name(view: View) -> str:
+    name = getattr(view, "view_class", "") or view.klass
+    return name
+
+
+def _has_label(view: View) -> bool:
+    return any(c.clip != EMPTY and (c.a11y_text or c.desc or _has_label(c)) for c in view.children)
+
+
+def is_naf(view: View) -> bool:
+    """Clickable, enabled, with no text or description on itself or any descendant."""
+    if class_name(view) in NAF_EXCLUDED:
+        return False
+    if not (view.clickable and view.enabled) or view.a11y_text or view.desc:
+        return False
+    return not _has_label(view)
+
+
+def b(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def node_xml(view: View, index: int, package: str, out: list[str]) -> None:
+    x0, y0, x1, y1 = view.clip
+    naf = ' NAF="true"' if is_naf(view) else ""
+    out.append(
+        f'<node{naf} index="{index}" text="{escape(view.a11y_text)}"'
+        f' resource-id="{escape(resource_id(view, package))}"'
+        f' class="{class_name(view)}" package="{package}" content-desc="{escape(view.desc)}"'
+        f' checkable="{b(view.checkable)}" checked="{b(view.checked)}" clickable="{b(view.clickable)}"'
+        f' enabled="{b(view.enabled)}" focusable="{b(view.focusable)}" focused="{b(view.focused)}"'
+        f' scrollable="{b(view.scrollable)}" long-clickable="{b(view.long_clickable)}"'
+        f' password="{b(view.password)}" selected="{b(view.selected)}" bounds="[{x0},{y0}][{x1},{y1}]"'
+    )
+    visible = [c for c in view.children if c.clip != EMPTY]
+    if not visible:
+        out.append(" />")
+        return
+    out.append(">")
+    for i, c in enumerate(visible):
+        node_xml(c, i, package, out)
+    out.append("</node>")
+
+
+def dump(windows: list[tuple[View, str]]) -> str:
+    """The whole hierarchy: one root node per window (app, then system UI), like `uiautomator dump`."""
+    out = [HEADER, '<hierarchy rotation="0">']
+    for i, (root, package) in enumerate(windows):
+        node_xml(root, i, package, out)
+    out.append("</hierarchy>")
+    return "".join(out)
