@@ -1,0 +1,131 @@
+"""How adb servers find a simulated device: port scan, announce, `adb connect`; adbd restarts; tcp:."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import adbutils
+import pytest
+
+from tests.integration.conftest import (
+    AdbServer,
+    SimHandle,
+    ports_free,
+    start_adb_server,
+    stop_adb_server,
+)
+
+SCAN_PORTS = range(5555, 5586, 2)  # the adb server probes these adb ports once, at start-up
+
+
+def test_server_started_after_the_device_finds_it_by_port_scan(adb_server: AdbServer, tmp_path: Path) -> None:
+    adb_port = next((p for p in reversed(SCAN_PORTS) if ports_free(p - 1, 2)), None)
+    if adb_port is None:
+        pytest.skip("every emulator port pair 5554-5585 is taken on this machine")
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mgfarm.sim",
+            "serve",
+            "--adb-port",
+            str(adb_port),
+            "--data",
+            str(tmp_path / "d"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert serve.stdout is not None
+        assert serve.stdout.readline().decode().startswith(f"ready emulator-{adb_port - 1}")
+        late = start_adb_server(adb_server.binary, tmp_path / "home")
+        try:
+            late.wait_for(f"emulator-{adb_port - 1}")
+            out = late.adb("-s", f"emulator-{adb_port - 1}", "shell", "echo scanned")
+            assert out.stdout == "scanned\n"
+        finally:
+            stop_adb_server(late)
+    finally:
+        serve.terminate()
+        assert serve.wait(timeout=15) == 0  # SIGTERM is a clean exit
+
+
+def test_adb_connect_and_announce_at_once(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    """Two transports to one device: the announced emulator serial and `adb connect`'s host:port."""
+    target = f"127.0.0.1:{sim_device.adb_port}"
+    assert "connected to" in adb_server.adb("connect", target).stdout
+    adb_server.wait_for(target)
+    adb_server.adb("-s", target, "shell", "echo via-connect > /sdcard/both.txt")
+    seen = adb_server.adb("-s", sim_device.serial, "shell", "cat /sdcard/both.txt")
+    assert seen.stdout == "via-connect\n"
+    adb_server.adb("disconnect", target)
+
+
+def test_unroot_restarts_adbd_and_the_device_comes_back(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    assert adb_server.adb("-s", sim_device.serial, "root").stdout == "adbd is already running as root\n"
+    assert adb_server.adb("-s", sim_device.serial, "unroot").stdout == "restarting adbd as non root\n"
+    deadline = time.monotonic() + 20
+    out = ""
+    while time.monotonic() < deadline:
+        out = adb_server.adb("-s", sim_device.serial, "shell", "getprop service.adb.root").stdout
+        if out == "0\n":
+            break
+        time.sleep(0.2)
+    assert out == "0\n"
+    assert adb_server.adb("-s", sim_device.serial, "unroot").stdout == "adbd not running as root\n"
+
+
+def test_forward_to_a_port_without_server_is_refused(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        local = probe.getsockname()[1]
+    forward = adb_server.adb("-s", sim_device.serial, "forward", f"tcp:{local}", "tcp:9999")
+    assert forward.returncode == 0, forward.stderr
+    with socket.create_connection(("127.0.0.1", local), timeout=5) as conn:
+        conn.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        assert conn.recv(100) == b""  # the device refused the tcp: stream, adb closed the socket
+    adb_server.adb("-s", sim_device.serial, "forward", "--remove", f"tcp:{local}")
+    # refused at OPEN (not accepted then closed): the adb server answers FAIL to the client
+    device = adb_server.client().device(sim_device.serial)
+    with pytest.raises(adbutils.AdbError):
+        device.create_connection(adbutils.Network.TCP, 9999)
+
+
+def test_tcp_reaches_a_device_local_server_while_its_shell_lives(
+    adb_server: AdbServer, sim_device: SimHandle
+) -> None:
+    device = adb_server.client().device(sim_device.serial)
+    device.sync.push(b"jar", "/data/local/tmp/u2.jar")
+    launch = device.shell(
+        "CLASSPATH=/data/local/tmp/u2.jar app_process / com.wetest.uia2.Main -p 9008", stream=True
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                conn = device.create_connection(adbutils.Network.TCP, 9008)
+                break
+            except adbutils.AdbError:
+                assert time.monotonic() < deadline, "the local server never came up"
+                time.sleep(0.1)
+        with conn:
+            conn.sendall(b"GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            reply = b""
+            while chunk := conn.recv(4096):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200") and reply.endswith(b"pong")
+    finally:
+        launch.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # closing the launching shell stops the server
+        try:
+            device.create_connection(adbutils.Network.TCP, 9008).close()
+            time.sleep(0.1)
+        except adbutils.AdbError:
+            return
+    raise AssertionError("the local server outlived its shell stream")
