@@ -1,0 +1,92 @@
+"""Judge logic: all/any/not, weights -> progress, typed answers, side-effect diffs and allow-lists."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mgfarm.catalog.verifiers import normalize
+from mgfarm.tasks.judge import CheckContext, evaluate
+from mgfarm.tasks.schema import JudgeNode
+from mgfarm.tasks.state import StateSnapshot, read_tables, side_effects
+
+
+def answer_node(field: str, value: Any, weight: float = 1.0, tolerance: float = 0.0) -> dict[str, Any]:
+    args = {"field": field, "value": value, "tolerance": tolerance}
+    return {"answer.equals": args, "weight": weight}
+
+
+def run(
+    tree: dict[str, Any], answer: dict[str, Any], fields: dict[str, str]
+) -> tuple[bool, float, list[Any]]:
+    node = JudgeNode.model_validate(tree)
+    ctx = CheckContext(device=None, answer=answer, params={}, answer_fields=fields)  # type: ignore[arg-type]
+    out: list[Any] = []
+    ok, progress = evaluate(node, ctx, lambda v: v, out)
+    return ok, progress, out
+
+
+FIELDS = {"count": "integer", "day": "date", "name": "text", "total": "number"}
+
+
+def test_all_with_weights_gives_partial_progress() -> None:
+    tree = {"all": [answer_node("count", 3, weight=3), answer_node("name", "Ada Lovelace")]}
+    ok, progress, out = run(tree, {"count": "3 events", "name": "wrong"}, FIELDS)
+    assert not ok and progress == 0.75
+    assert [o.ok for o in out] == [True, False]
+    assert "got" in out[1].detail
+
+
+def test_any_and_not() -> None:
+    tree = {"any": [answer_node("count", 9), answer_node("name", "ada lovelace.")]}
+    assert run(tree, {"count": 3, "name": "  Ada   Lovelace "}, FIELDS)[:2] == (True, 1.0)
+    assert run({"not": answer_node("count", 3)}, {"count": "3"}, FIELDS)[0] is False
+    assert run({"not": answer_node("count", 4)}, {"count": "3"}, FIELDS)[0] is True
+
+
+def test_typed_answers_are_normalised() -> None:
+    assert run(answer_node("day", "2026-03-04"), {"day": "March 4th, 2026"}, FIELDS)[0]
+    assert run(answer_node("total", 12.5, tolerance=0.01), {"total": "$12.50"}, FIELDS)[0]
+    assert not run(answer_node("total", 12.5), {"total": "12.6"}, FIELDS)[0]
+    assert not run(answer_node("count", 3), {}, FIELDS)[0]
+
+
+def test_normalisers() -> None:
+    assert normalize.same_number("+1 (555) 123-4567", "5551234567")
+    assert not normalize.same_number("", "")
+    assert normalize.time("9:05 pm") == "21:05" and normalize.time("09:05") == "09:05"
+    assert normalize.boolean("Yes") is True and normalize.boolean("off") is False
+
+
+def test_side_effects_respect_the_allow_list() -> None:
+    before = StateSnapshot(
+        settings={"settings.global.wifi_on": "1", "settings.system.screen_brightness": "100"},
+        tables={"contacts.raw_contacts": Counter({(1, "Ada"): 1})},
+    )
+    after = StateSnapshot(
+        settings={"settings.global.wifi_on": "0", "settings.system.screen_brightness": "40"},
+        tables={
+            "contacts.raw_contacts": Counter({(1, "Ada"): 1, (2, "Bob"): 1}),
+            "sms.sms": Counter({(1,): 1}),
+        },
+    )
+    effects = side_effects(before, after, ["settings.global.wifi_on", "contacts"])
+    assert effects == ["settings.system.screen_brightness: 100 -> 40", "sms.sms: 1 rows added, 0 removed"]
+    assert side_effects(before, after, ["settings.*", "contacts.raw_contacts", "sms"]) == []
+
+
+def test_read_tables_skips_bookkeeping_tables(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(
+        "CREATE TABLE notes(_id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT);"
+        "CREATE TABLE android_metadata(locale TEXT);"
+        "INSERT INTO notes(title) VALUES ('a'), ('a');"
+    )
+    conn.commit()
+    conn.close()
+    tables = read_tables(db)
+    assert set(tables) == {"notes"}
+    assert tables["notes"] == Counter({(1, "a"): 1, (2, "a"): 1})
