@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.params import draw, fill, render
 
-SPECS = {
+SPECS: dict[str, dict[str, Any]] = {
     "first": {"sample": "first_names"},
     "last": {"sample": "last_names"},
     "full": {"format": "{first} {last}"},
@@ -43,7 +44,7 @@ def test_samplers_respect_their_options() -> None:
 
 
 def test_impossible_differ_from_is_a_clear_error() -> None:
-    specs = {"a": {"choice": ["x"]}, "b": {"choice": ["x"], "differ_from": "a"}}
+    specs: dict[str, dict[str, Any]] = {"a": {"choice": ["x"]}, "b": {"choice": ["x"], "differ_from": "a"}}
     with pytest.raises(MgfarmError, match="cannot differ"):
         draw(specs, "x.y", 0)
 
