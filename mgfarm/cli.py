@@ -338,13 +338,26 @@ def up(
     cpus: float | None = typer.Option(None, "--cpus", help="CPU limit per container (docker)."),
     memory: str | None = typer.Option(None, "--memory", help="Memory limit per container, e.g. 256m."),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="Keep the replicas that booted."),
+    ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: one farm per node."),
+    per_node: int = typer.Option(0, "--replicas-per-node", help="With --ray: devices on each node."),
+    kvm: bool = typer.Option(False, "--kvm", help="With --ray: only nodes offering mgfarm_kvm (emulators)."),
 ) -> None:
     """Start N devices, wait until each is booted on the golden snapshot, and record the farm.
 
     Defaults come from ./mgfarm.yaml when present; flags win.
     Example: mgfarm up --replicas 16 --backend process
+    Example: mgfarm up --ray 10.0.0.1:6379 --replicas-per-node 16   (see docs/scaling.md)
     """
     import time
+
+    if ray_address is not None:
+        from mgfarm.ray import cluster
+        from mgfarm.ray.commands import farm_options, farms_table
+
+        options = farm_options(image, snapshot, adb_port, cpus, memory)
+        statuses = cluster.up(ray_address, per_node, backend or "process", options, kvm=kvm)
+        out.print(farms_table(statuses))
+        return
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -385,11 +398,22 @@ def up(
 def ps(
     name: str | None = typer.Option(None, "--name", help="Only this farm (default: every farm)."),
     json_out: bool = typer.Option(False, "--json", help="Print the farms as JSON."),
+    ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: every node's farm."),
 ) -> None:
     """List the replicas of running farms: replica, serial, state, uptime, snapshot, ports.
 
     Example: mgfarm ps --json
     """
+    if ray_address is not None:
+        from mgfarm.ray import cluster
+        from mgfarm.ray.commands import farms_table
+
+        statuses = cluster.ps(ray_address)
+        if json_out:
+            print(json.dumps(statuses, indent=1))
+        else:
+            out.print(farms_table(statuses))
+        return
     from mgfarm.farm import api
     from mgfarm.farm.render import farm_json, farm_table
     from mgfarm.farm.state import list_farms
@@ -405,11 +429,20 @@ def ps(
 
 
 @app.command()
-def down(name: str = typer.Option("default", "--name", help="Farm to stop.")) -> None:
+def down(
+    name: str = typer.Option("default", "--name", help="Farm to stop."),
+    ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: stop all farms."),
+) -> None:
     """Stop a farm: devices, containers, watchdog, adb transports; verify nothing is left.
 
     Example: mgfarm down --name default
     """
+    if ray_address is not None:
+        from mgfarm.ray import cluster
+
+        for line in cluster.down(ray_address):
+            out.print(line, highlight=False)
+        return
     from mgfarm.farm import api
 
     farm = api.down(name)
