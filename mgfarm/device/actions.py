@@ -245,11 +245,21 @@ def resolve_app(device: Device, app_name: str) -> str:
     installed = device.packages()
     if name in installed:
         return name
-    known = APP_PACKAGES.get(name)
-    if known and known in installed:
-        return known
+    for known in (_catalog_package(name), APP_PACKAGES.get(name)):
+        if known and known in installed:
+            return known
     squashed = name.replace(" ", "")
     for package in installed:
         if package.rsplit(".", 1)[-1] == squashed:
             return package
     raise ActionError(f"No installed app is called {app_name!r}; use a launcher label such as 'Contacts'.")
+
+
+def _catalog_package(name: str) -> str | None:
+    """The package the task catalog declares for this app name or label, if any."""
+    from mgfarm.tasks.apps import find_app
+
+    try:
+        return find_app(name).package
+    except MgfarmError:
+        return None

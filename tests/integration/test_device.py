@@ -1,0 +1,81 @@
+"""`mgfarm.Device` against simulated devices, through the real adb server and the console."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from mgfarm.device import Device, DeviceError
+from mgfarm.device.console import ConsoleError
+from mgfarm.errors import MgfarmError
+from tests.integration.conftest import AdbServer, SimHandle
+
+HOSTILE = ["'; touch /data/local/tmp/pwned; echo '", "$(touch /data/local/tmp/pwned)", "`id` && x | y > z"]
+
+
+@pytest.fixture
+def device(adb_server: AdbServer, sim_device: SimHandle) -> Device:
+    dev = Device(sim_device.serial, adb_port=adb_server.port, console_token=sim_device.token)
+    dev.wait_ready(timeout=30)
+    return dev
+
+
+def test_shell_exit_codes_and_files(device: Device) -> None:
+    assert device.shell("echo hello") == "hello"
+    assert device.shell2("false").exit_code == 1
+    assert device.shell2("echo out; true").exit_code == 0
+    payload = bytes(range(256)) * 100
+    device.push(payload, "/data/local/tmp/blob.bin")
+    assert device.pull("/data/local/tmp/blob.bin") == payload
+    digest = device.shell("toybox md5sum /data/local/tmp/blob.bin").split()[0]
+    assert digest == hashlib.md5(payload).hexdigest()
+
+
+def test_settings_round_trip_and_hostile_values_stay_data(device: Device) -> None:
+    device.settings_put("global", "wifi_on", 0)
+    assert device.settings_get("global", "wifi_on") == "0"
+    assert device.settings_get("global", "no_such_key_here") is None
+    for text in HOSTILE:
+        device.settings_put("system", "mgfarm_probe", text)
+        assert device.settings_get("system", "mgfarm_probe") == text
+    assert device.shell2("ls /data/local/tmp/pwned").exit_code != 0
+    with pytest.raises(MgfarmError, match="namespace"):
+        device.settings_get("bogus", "x")
+
+
+def test_settings_provider_rows_parse(device: Device) -> None:
+    device.settings_put("global", "airplane_mode_on", 1)
+    rows = device.content_query("content://settings/global", projection=["name", "value"])
+    by_name = {r["name"]: r["value"] for r in rows}
+    assert by_name["airplane_mode_on"] == "1"
+
+
+def test_snapshot_save_load_restores_state(device: Device) -> None:
+    device.settings_put("global", "wifi_on", 1)
+    device.shell("echo before > /sdcard/Download/probe.txt")
+    device.snapshot_save("mgfarm_test")
+    assert "mgfarm_test" in device.snapshot_list()
+    device.settings_put("global", "wifi_on", 0)
+    device.shell("echo after > /sdcard/Download/probe.txt")
+    device.snapshot_load("mgfarm_test")
+    assert device.settings_get("global", "wifi_on") == "1"
+    assert device.shell("cat /sdcard/Download/probe.txt") == "before"
+    with pytest.raises(ConsoleError):
+        device.snapshot_load("never_saved")
+    with pytest.raises(MgfarmError, match="invalid"):
+        device.snapshot_load("bad name; kill")
+    device.snapshot_delete("mgfarm_test")
+    assert "mgfarm_test" not in device.snapshot_list()
+
+
+def test_wrong_console_token_is_a_clear_error(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    dev = Device(sim_device.serial, adb_port=adb_server.port, console_token="wrong")
+    with pytest.raises(ConsoleError, match="authentication"):
+        dev.snapshot_list()
+
+
+def test_unknown_serial_is_a_device_error(adb_server: AdbServer) -> None:
+    dev = Device("emulator-5", adb_port=adb_server.port, console_token="x")
+    with pytest.raises(DeviceError, match="emulator-5"):
+        dev.shell("echo hi")
