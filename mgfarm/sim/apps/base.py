@@ -60,7 +60,7 @@ class ScreenContext:
 
     def start(self, activity: str, extras: dict[str, Any] | None = None) -> None:
         """Start another activity of this app, on top of this one."""
-        self.am.start(self.app.package, activity, extras=extras or {"_": 1})
+        self.am.start(self.app.package, activity, extras=extras)
 
     def finish(self) -> None:
         self.am.finish(self.record)
