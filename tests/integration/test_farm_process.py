@@ -1,0 +1,177 @@
+"""The process backend end to end: `mgfarm up/ps/exec/logs/restart/down` against a real adb server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.farm import api, procs
+from mgfarm.farm.console import console_command
+from mgfarm.farm.state import FarmState, farm_dir, load_farm
+
+from .conftest import AdbServer
+
+
+@pytest.fixture
+def farm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "mgfarm-home"
+    monkeypatch.setenv("MGFARM_HOME", str(home))
+    return home
+
+
+def mgfarm(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a child process (it inherits MGFARM_HOME)."""
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "mgfarm"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def farm_pids(home: Path) -> list[int]:
+    """Every live process whose command line mentions this MGFARM_HOME (workers, watchdog)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(home).encode() in cmdline and procs.pid_alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def listed(server: AdbServer) -> dict[str, str]:
+    lines = server.adb("devices").stdout.splitlines()[1:]
+    return dict(line.split("\t", 1) for line in lines if "\t" in line)
+
+
+def restored(name: str, index: int, server: AdbServer) -> bool:
+    rep = load_farm(name).replica(index)
+    return rep.state == "ready" and rep.restarts >= 1 and listed(server).get(rep.serial) == "device"
+
+
+@pytest.fixture
+def farm16(farm_home: Path, adb_server: AdbServer) -> Iterator[FarmState]:
+    proc = mgfarm("up", "--replicas", "16", "--name", "f16", "--adb-port", str(adb_server.port))
+    assert proc.returncode == 0, proc.stderr
+    try:
+        yield load_farm("f16")
+    finally:
+        if (farm_dir("f16") / "state.json").exists():
+            api.down("f16")
+
+
+def test_sixteen_replicas_up_ps_watchdog_down(
+    farm16: FarmState, farm_home: Path, adb_server: AdbServer
+) -> None:
+    # `up` has returned; the devices live on in daemonised workers.
+    ps = mgfarm("ps", "--name", "f16", "--json")
+    assert ps.returncode == 0, ps.stderr
+    replicas = json.loads(ps.stdout)[0]["replicas"]
+    assert [r["state"] for r in replicas] == ["ready"] * 16
+    serials = {r["serial"] for r in replicas}
+    assert len(serials) == 16
+    assert all(listed(adb_server).get(s) == "device" for s in serials)
+    assert "console_token" not in replicas[0]
+
+    # A whole worker dies: the watchdog brings its replicas back from the snapshot.
+    victim = farm16.replicas[0]
+    worker = next(w for w in farm16.workers if victim.index in w.replicas)
+    os.kill(worker.pid, signal.SIGKILL)
+    wait_until(lambda: all(restored("f16", i, adb_server) for i in worker.replicas), 60, "worker restore")
+
+    # One device of a shared worker is killed through its console: only that replica is restored.
+    other = next(r for r in farm16.replicas if r.index not in worker.replicas)
+    console_command(other.console_port, other.console_token, "kill")
+    wait_until(lambda: restored("f16", other.index, adb_server), 60, "device restore")
+    out = adb_server.adb("-s", other.serial, "shell", "getprop", "sys.boot_completed")
+    assert out.stdout.strip() == "1"
+
+    down = mgfarm("down", "--name", "f16")
+    assert down.returncode == 0, down.stderr
+    assert farm_pids(farm_home) == []
+    wait_until(lambda: not serials & set(listed(adb_server)), 10, "adb transports to go")
+    assert not farm_dir("f16").exists()
+
+
+def test_exec_logs_restart(farm_home: Path, adb_server: AdbServer) -> None:
+    farm = api.up(2, name="small", adb_port=adb_server.port)
+    try:
+        run = mgfarm("exec", "--name", "small", "1", "--", "getprop", "sys.boot_completed")
+        assert (run.returncode, run.stdout.strip()) == (0, "1")
+        assert mgfarm("exec", "--name", "small", "1", "--", "false").returncode == 1
+        assert farm.replicas[1].serial in mgfarm("logs", "--name", "small", "1").stdout
+
+        before = farm.replicas[1].backend_id
+        again = mgfarm("restart", "--name", "small", "1")
+        assert again.returncode == 0, again.stderr
+        rep = load_farm("small").replica(1)
+        assert (rep.state, rep.restarts) == ("ready", 1) and rep.backend_id != before
+        assert listed(adb_server).get(rep.serial) == "device"
+        assert load_farm("small").replica(0).restarts == 0
+    finally:
+        api.down("small")
+    assert farm_pids(farm_home) == []
+
+
+def test_bad_input_one_sentence_nothing_left(farm_home: Path, adb_server: AdbServer) -> None:
+    for args, needle in [
+        (["up", "--replicas", "0"], "replicas"),
+        (["up", "--replicas", "40000"], "fewer replicas"),
+        (["up", "--replicas", "1", "--backend", "vm"], "backend"),
+        (["down", "--name", "gone"], "No farm named 'gone'"),
+        (["logs", "0", "--name", "gone"], "No farm named 'gone'"),
+    ]:
+        proc = mgfarm(*args)
+        assert proc.returncode != 0, args
+        assert needle in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+    # The managed adb port is held by something that is not an adb server.
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        port = blocker.getsockname()[1]
+        proc = mgfarm("up", "--replicas", "1", "--name", "blocked", "--adb-port", str(port))
+    assert proc.returncode != 0 and "not an adb server" in proc.stderr
+    assert not (farm_dir("blocked") / "state.json").exists()
+    assert farm_pids(farm_home) == []
+
+
+def test_stale_state_and_failed_boot(farm_home: Path, adb_server: AdbServer) -> None:
+    farm = api.up(1, name="crash", adb_port=adb_server.port)
+    # Simulate a crash of everything: the state file stays behind.
+    for pid in [farm.watchdog_pid, *(w.pid for w in farm.workers)]:
+        os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: farm_pids(farm_home) == [], 10, "processes to die")
+    again = mgfarm("up", "--replicas", "1", "--name", "crash", "--adb-port", str(adb_server.port))
+    assert again.returncode != 0 and "stale state file" in again.stderr
+    assert mgfarm("down", "--name", "crash").returncode == 0
+    assert not farm_dir("crash").exists()
+
+    # A boot that cannot finish in time: up fails after its retries and stops what it started.
+    with pytest.raises(Exception, match="failed to boot"):
+        api.up(2, name="slow", adb_port=adb_server.port, boot_timeout=0.01, retries=1)
+    assert not (farm_dir("slow") / "state.json").exists()
+    assert farm_pids(farm_home) == []
