@@ -8,7 +8,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ShellIO
-from mgfarm.sim.shell import basic, files, text  # noqa: F401  (registers commands)
+from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
+    am_cmd,
+    basic,
+    data_cmd,
+    dumpsys,
+    files,
+    pm_cmd,
+    settings_cmd,
+    system,
+    text,
+    ui_cmd,
+)
 from mgfarm.sim.shell.interp import run_line
 from mgfarm.sim.uiautomator import launcher as _u2_launcher  # noqa: F401  (registers app_process)
 

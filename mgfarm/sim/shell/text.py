@@ -122,15 +122,16 @@ def _compile(patterns: list[str], flags: set[str]) -> re.Pattern[str]:
     return re.compile("|".join(parts), re.IGNORECASE if "i" in flags else 0)
 
 
-def _count_arg(inv: Invocation, default: int) -> tuple[int, bool, list[str]]:
-    """head/tail `-n N`, `-N`, `-n +N`: (count, from_start, files)."""
+def _count_arg(inv: Invocation, default: int) -> tuple[int, bool, list[str], bool]:
+    """head/tail `-n N`, `-N`, `-n +N`, `-c N`: (count, from_start, files, bytes)."""
     args = inv.argv[1:]
-    count, from_start = default, False
+    count, from_start, in_bytes = default, False, False
     files: list[str] = []
     while args:
         arg = args.pop(0)
         value = None
         if arg in ("-n", "-c") and args:
+            in_bytes = arg == "-c"
             value = args.pop(0)
         elif arg.startswith("-n") and len(arg) > 2:
             value = arg[2:]
@@ -141,12 +142,12 @@ def _count_arg(inv: Invocation, default: int) -> tuple[int, bool, list[str]]:
             continue
         from_start = value.startswith("+")
         count = abs(int(value))
-    return count, from_start, files
+    return count, from_start, files, in_bytes
 
 
 @command("head")
 async def head(inv: Invocation) -> int:
-    count, _, files = _count_arg(inv, 10)
+    count, _, files, in_bytes = _count_arg(inv, 10)
     status = 0
     for i, path in enumerate(files or ["-"]):
         try:
@@ -156,19 +157,25 @@ async def head(inv: Invocation) -> int:
             continue
         if len(files) > 1:
             inv.out(("\n" if i else "") + f"==> {path} <==\n")
+        if in_bytes:
+            inv.out(data[:count])
+            continue
         inv.out(b"".join(line + b"\n" for line in lines_of(data)[:count]))
     return status
 
 
 @command("tail")
 async def tail(inv: Invocation) -> int:
-    count, from_start, files = _count_arg(inv, 10)
+    count, from_start, files, in_bytes = _count_arg(inv, 10)
     status = 0
     for path in files or ["-"]:
         try:
             data = await read_input(inv, path)
         except CommandError as exc:
             status = report(inv, exc)
+            continue
+        if in_bytes:
+            inv.out(data[max(count - 1, 0) :] if from_start else (data[-count:] if count else b""))
             continue
         lines = lines_of(data)
         picked = lines[max(count - 1, 0) :] if from_start else (lines[-count:] if count else [])

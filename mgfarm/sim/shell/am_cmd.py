@@ -1,0 +1,222 @@
+"""`am` (start, force-stop, broadcast) and `monkey -p PKG 1`, calling the activity manager service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mgfarm.sim.shell.registry import Invocation, command
+
+# Options taking one value that `am start` accepts and the simulator does not use.
+IGNORED_WITH_VALUE = {
+    "-t",
+    "-f",
+    "-i",
+    "--user",
+    "-P",
+    "--start-profiler",
+    "--sampling",
+    "--display",
+    "--windowingMode",
+}
+IGNORED_FLAGS = {
+    "-D",
+    "-N",
+    "-R",
+    "-S",
+    "--streaming",
+    "--track-allocation",
+    "--activity-clear-top",
+    "--activity-new-task",
+    "--activity-single-top",
+    "--activity-clear-task",
+    "--activity-no-history",
+    "--receiver-foreground",
+    "--grant-read-uri-permission",
+    "--grant-write-uri-permission",
+}
+EXTRA_TYPES = {"--es": str, "-e": str, "--ei": int, "--el": int, "--ef": float, "--ed": float, "--eu": str}
+
+
+class IntentError(Exception):
+    """Arguments `am` cannot turn into an intent."""
+
+
+@dataclass
+class Intent:
+    action: str | None = None
+    data: str | None = None
+    categories: list[str] = field(default_factory=list)
+    package: str | None = None
+    activity: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    flags: int = 0
+
+    def short(self) -> str:
+        """Intent.toShortString: `act=... cat=[...] dat=... flg=0x... cmp=pkg/.Act (has extras)`."""
+        parts = []
+        if self.action:
+            parts.append(f"act={self.action}")
+        if self.categories:
+            parts.append(f"cat=[{','.join(self.categories)}]")
+        if self.data:
+            parts.append(f"dat={self.data}")
+        if self.flags:
+            parts.append(f"flg=0x{self.flags:x}")
+        if self.package and self.activity:
+            cls = self.activity
+            full = self.package + cls if cls.startswith(".") else cls
+            shown = full[len(self.package) :] if full.startswith(self.package + ".") else full
+            parts.append(f"cmp={self.package}/{shown}")
+        elif self.package:
+            parts.append(f"pkg={self.package}")
+        text = " ".join(parts)
+        if self.extras:
+            text += " (has extras)"
+        return f"Intent {{ {text} }}"
+
+
+def parse_intent(args: list[str]) -> Intent:
+    intent = Intent()
+    while args:
+        opt = args.pop(0)
+        if opt in IGNORED_FLAGS or opt == "-W":
+            continue
+        if (
+            opt in ("--ez", "--esn")
+            or opt in EXTRA_TYPES
+            or opt in ("-a", "-d", "-c", "-n", "-p")
+            or (opt in IGNORED_WITH_VALUE)
+        ):
+            if not args:
+                raise IntentError(f'Argument expected after "{opt}"')
+            value = args.pop(0)
+            if opt == "-a":
+                intent.action = value
+            elif opt == "-d":
+                intent.data = value
+            elif opt == "-c":
+                intent.categories.append(value)
+            elif opt == "-p":
+                intent.package = value
+            elif opt == "-n":
+                if "/" not in value:
+                    raise IntentError(f"Bad component name: {value}")
+                intent.package, intent.activity = value.split("/", 1)
+            elif opt == "-f":
+                intent.flags = int(value, 0)
+            elif opt == "--esn":
+                intent.extras[value] = None
+            elif opt in EXTRA_TYPES or opt == "--ez":
+                if not args:
+                    raise IntentError(f'Argument expected after "{opt}"')
+                raw = args.pop(0)
+                if opt == "--ez":
+                    intent.extras[value] = raw.lower() in ("true", "t", "1")
+                else:
+                    intent.extras[value] = EXTRA_TYPES[opt](raw)
+            continue
+        if opt.startswith("-"):
+            raise IntentError(f"Unknown option: {opt}")
+        # A bare argument is a URI or a package, as Intent.parseCommandArgs reads it.
+        if "/" in opt and intent.package is None and ":" not in opt:
+            intent.package, intent.activity = opt.split("/", 1)
+        elif ":" in opt and intent.data is None:
+            intent.data = opt
+        elif intent.package is None:
+            intent.package = opt
+    return intent
+
+
+async def start(inv: Invocation, args: list[str]) -> int:
+    wait = "-W" in args
+    try:
+        intent = parse_intent(list(args))
+    except (IntentError, ValueError) as exc:
+        inv.err(f"Error: {exc}\n")
+        return 1
+    inv.out(f"Starting: {intent.short()}\n")
+    activities = inv.device.services.get("activities")
+    if activities is None:
+        inv.err("Error: Activity manager is not running\n")
+        return 1
+    error = activities.start(
+        intent.package, intent.activity, intent.action, intent.data, intent.extras or None
+    )
+    if error:
+        inv.err(error.rstrip("\n") + "\n")
+        return 1
+    if wait:
+        resumed = activities.resumed()
+        shown = ""
+        if resumed:
+            pkg, cls = resumed
+            shown = f"{pkg}/{cls[len(pkg) :] if cls.startswith(pkg + '.') else cls}"
+        inv.out(f"Status: ok\nLaunchState: COLD\nActivity: {shown}\nTotalTime: 42\nWaitTime: 45\nComplete\n")
+    return 0
+
+
+async def run_am(inv: Invocation, args: list[str]) -> int:
+    if not args:
+        inv.err("usage: am [start|force-stop|broadcast|kill|get-current-user] ...\n")
+        return 1
+    verb, rest = args[0], args[1:]
+    activities = inv.device.services.get("activities")
+    if verb in ("start", "start-activity"):
+        return await start(inv, rest)
+    if verb in ("force-stop", "kill", "stop-app"):
+        words = [a for a in rest if not a.startswith("-")]
+        if "--user" in rest and words:
+            words = words[1:]
+        if activities is not None and words:
+            activities.force_stop(words[0])
+        return 0
+    if verb == "broadcast":
+        try:
+            intent = parse_intent(list(rest))
+        except (IntentError, ValueError) as exc:
+            inv.err(f"Error: {exc}\n")
+            return 1
+        intent.flags |= 0x400000  # FLAG_RECEIVER_INCLUDE_BACKGROUND, as am adds it
+        inv.out(f"Broadcasting: {intent.short()}\nBroadcast completed: result=0\n")
+        return 0
+    if verb == "get-current-user":
+        inv.out("0\n")
+        return 0
+    if verb in ("start-service", "startservice", "start-foreground-service"):
+        intent = parse_intent(list(rest))
+        inv.out(f"Starting service: {intent.short()}\n")
+        return 0
+    inv.err(f"Unknown command: {verb}\n")
+    return 255
+
+
+@command("am")
+async def am(inv: Invocation) -> int:
+    return await run_am(inv, inv.argv[1:])
+
+
+@command("monkey")
+async def monkey(inv: Invocation) -> int:
+    """Only the launcher form tools use: `monkey -p PKG [-c CATEGORY] [-v] 1`."""
+    args = inv.argv[1:]
+    package = None
+    while args:
+        opt = args.pop(0)
+        if opt == "-p" and args:
+            package = args.pop(0)
+        elif opt in ("-c", "-s", "--throttle", "--pct-syskeys") and args:
+            args.pop(0)
+    activities = inv.device.services.get("activities")
+    apps = inv.device.services.get("apps", {})
+    if package is None or activities is None or package not in apps:
+        inv.err("** No activities found to run, monkey aborted.\n")
+        return 252
+    error = activities.start(package)
+    if error:
+        inv.err("** No activities found to run, monkey aborted.\n")
+        return 252
+    inv.out(
+        "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
+    )
+    return 0

@@ -1,0 +1,155 @@
+"""`pm` (and `cmd package`): list, path, clear, install, uninstall, grant, as PackageManagerShellCommand."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+from mgfarm.sim.shell.files import CommandError, host_path
+from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.system.packages import PackageInfo, PackageManager
+
+PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
+MANIFEST_PACKAGE = re.compile(rb'package="([A-Za-z][A-Za-z0-9_.]*)"')
+
+
+def packages(inv: Invocation) -> PackageManager:
+    return inv.device.services["packages"]
+
+
+def unknown_package(inv: Invocation, verb: str, package: str) -> int:
+    inv.err(
+        f"Exception occurred while executing '{verb}':\n"
+        f"java.lang.IllegalArgumentException: Unknown package: {package}\n"
+    )
+    return 255
+
+
+def list_packages(inv: Invocation, args: list[str]) -> int:
+    flags = {a for a in args if a.startswith("-")}
+    words = [a for a in args if not a.startswith("-")]
+    if "--user" in args:
+        words = words[1:]
+    needle = words[0] if words else ""
+    for info in packages(inv).all():
+        if ("-3" in flags and info.system) or ("-s" in flags and not info.system):
+            continue
+        if needle and needle not in info.package:
+            continue
+        line = f"package:{info.apk_path}={info.package}" if "-f" in flags else f"package:{info.package}"
+        if "--show-versioncode" in flags:
+            line += f" versionCode:{info.version_code}"
+        inv.out(line + "\n")
+    return 0
+
+
+def apk_package(apk: Path) -> str | None:
+    """The package an APK declares: a plain-text manifest inside the zip, else `<package>.apk`."""
+    if zipfile.is_zipfile(apk):
+        with zipfile.ZipFile(apk) as zf:
+            if "AndroidManifest.xml" in zf.namelist():
+                m = MANIFEST_PACKAGE.search(zf.read("AndroidManifest.xml"))
+                if m:
+                    return m.group(1).decode()
+    stem = apk.name[: -len(".apk")] if apk.name.endswith(".apk") else ""
+    return stem if PACKAGE_RE.match(stem) else None
+
+
+def install(inv: Invocation, args: list[str]) -> int:
+    paths = [a for a in args if not a.startswith("-")]
+    if not paths:
+        inv.err("Error: must either specify a package size or an APK file\n")
+        return 1
+    try:
+        apk = host_path(inv, paths[-1])
+    except CommandError:
+        apk = Path("/nonexistent")
+    if not apk.is_file():
+        inv.out(f"Failure [INSTALL_FAILED_INVALID_URI: Can't open file: {paths[-1]}]\n")
+        return 1
+    package = apk_package(apk)
+    if package is None:
+        inv.out("Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse: not an APK with a package name]\n")
+        return 1
+    pm = packages(inv)
+    old = pm.get(package)
+    if old is not None and "-r" not in args and old.system:
+        inv.out(
+            f"Failure [INSTALL_FAILED_ALREADY_EXISTS: Attempt to re-install {package} "
+            "without first uninstalling.]\n"
+        )
+        return 1
+    info = old or PackageInfo(package)
+    dest = inv.device.fs.host(info.apk_path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest != apk:
+        shutil.copyfile(apk, dest)
+    pm.add(info)
+    inv.out("Success\n")
+    return 0
+
+
+def grant(inv: Invocation, args: list[str], verb: str) -> int:
+    words = [a for a in args if not a.startswith("--")]
+    if "--user" in args:
+        words = words[1:]
+    if len(words) < 2:
+        inv.err("Error: no package or permission specified\n")
+        return 1
+    info = packages(inv).get(words[0])
+    if info is None:
+        return unknown_package(inv, verb, words[0])
+    if verb == "grant":
+        info.permissions.add(words[1])
+    else:
+        info.permissions.discard(words[1])
+    return 0
+
+
+async def run_pm(inv: Invocation, args: list[str]) -> int:
+    if not args:
+        inv.err("usage: pm [list|path|install|uninstall|clear|grant|revoke] ...\n")
+        return 1
+    verb, rest = args[0], args[1:]
+    pm = packages(inv)
+    words = [a for a in rest if not a.startswith("-")]
+    if "--user" in rest and words:
+        words = words[1:]
+    if verb == "list" and rest[:1] == ["packages"]:
+        return list_packages(inv, rest[1:])
+    if verb == "path":
+        path = pm.path(words[0]) if words else None
+        if path is None:
+            return 1
+        inv.out(f"package:{path}\n")
+        return 0
+    if verb == "clear":
+        ok = bool(words) and pm.clear(words[0])
+        inv.out("Success\n" if ok else "Failed\n")
+        return 0 if ok else 1
+    if verb == "install":
+        return install(inv, rest)
+    if verb == "uninstall":
+        info = pm.get(words[0]) if words else None
+        if info is None or info.system:
+            inv.out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+            return 1
+        activities = inv.device.services.get("activities")
+        if activities is not None:
+            activities.force_stop(info.package)
+        pm.remove(info.package)
+        inv.out("Success\n")
+        return 0
+    if verb in ("grant", "revoke"):
+        return grant(inv, rest, verb)
+    if verb == "list" and rest[:1] == ["permissions"]:
+        return 0
+    inv.err(f"Unknown command: {verb}\n")
+    return 255
+
+
+@command("pm")
+async def pm(inv: Invocation) -> int:
+    return await run_pm(inv, inv.argv[1:])

@@ -1,0 +1,169 @@
+"""System commands that read the device's clock and processes: date, uptime, ps."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.system.clock import Clock
+
+DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
+
+
+def device_clock(inv: Invocation) -> Clock:
+    clock = inv.device.services.get("clock")
+    if clock is None:
+        clock = inv.device.services["clock"] = Clock()
+    return clock
+
+
+def device_zone(inv: Invocation, utc: bool) -> dt.tzinfo:
+    name = "UTC" if utc else inv.env.get("TZ") or inv.device.props.get("persist.sys.timezone", "UTC")
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return dt.timezone.utc
+
+
+def parse_date(text: str, zone: dt.tzinfo, now: dt.datetime) -> dt.datetime:
+    """The date forms toybox's `date -s`/`-d` accept: @EPOCH, ISO-like, and MMDDhhmm[[CC]YY][.ss]."""
+    text = text.strip()
+    if text.startswith("@"):
+        return dt.datetime.fromtimestamp(float(text[1:]), zone)
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d", "%H:%M:%S", "%H:%M"):
+        try:
+            parsed = dt.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        if fmt.startswith("%H"):
+            parsed = parsed.replace(year=now.year, month=now.month, day=now.day)
+        return parsed.replace(tzinfo=zone)
+    m = re.fullmatch(r"(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)?(\d\d)?(?:\.(\d\d))?", text)
+    if m:
+        month, day, hour, minute = (int(m.group(i)) for i in range(1, 5))
+        year = now.year
+        if m.group(6):
+            year = int(m.group(5) + m.group(6))
+        elif m.group(5):
+            year = 2000 + int(m.group(5))
+        second = int(m.group(7) or 0)
+        return dt.datetime(year, month, day, hour, minute, second, tzinfo=zone)
+    raise ValueError(f"bad date '{text}'")
+
+
+def strftime(moment: dt.datetime, fmt: str) -> str:
+    """strftime plus the toybox extras Python lacks (%N nanoseconds, %s epoch seconds)."""
+    fmt = fmt.replace("%N", f"{moment.microsecond * 1000:09d}").replace("%s", str(int(moment.timestamp())))
+    fmt = fmt.replace("%e", f"{moment.day:2d}")
+    return moment.strftime(fmt)
+
+
+@command("date")
+async def date(inv: Invocation) -> int:
+    clock = device_clock(inv)
+    args = inv.argv[1:]
+    utc = False
+    set_to: str | None = None
+    show: str | None = None
+    fmt = DEFAULT_FORMAT
+    while args:
+        arg = args.pop(0)
+        if arg == "-u":
+            utc = True
+        elif arg in ("-s", "-d", "-D") and args:
+            value = args.pop(0)
+            if arg == "-s":
+                set_to = value
+            elif arg == "-d":
+                show = value
+        elif arg.startswith("+"):
+            fmt = arg[1:]
+        elif re.fullmatch(r"\d{8}(\d{2}|\d{4})?(\.\d\d)?", arg):
+            set_to = arg
+        else:
+            inv.err(f"date: bad date '{arg}'\n")
+            return 1
+    zone = device_zone(inv, utc)
+    now = dt.datetime.fromtimestamp(clock.now_ms() / 1000, zone)
+    try:
+        if set_to is not None:
+            moment = parse_date(set_to, zone, now)
+            clock.set_ms(int(moment.timestamp() * 1000))
+            now = moment
+        elif show is not None:
+            now = parse_date(show, zone, now)
+    except ValueError as exc:
+        inv.err(f"date: {exc}\n")
+        return 1
+    inv.out(strftime(now, fmt) + "\n")
+    return 0
+
+
+def _uptime_seconds(inv: Invocation) -> float:
+    started = getattr(inv.device, "started_at", None)
+    return time.monotonic() - started if isinstance(started, float) else 0.0
+
+
+@command("uptime")
+async def uptime(inv: Invocation) -> int:
+    up = _uptime_seconds(inv)
+    if "-s" in inv.argv[1:]:
+        since = dt.datetime.fromtimestamp(device_clock(inv).now() - up, device_zone(inv, False))
+        inv.out(since.strftime("%Y-%m-%d %H:%M:%S") + "\n")
+        return 0
+    now = dt.datetime.fromtimestamp(device_clock(inv).now(), device_zone(inv, False))
+    hours, minutes = int(up // 3600), int(up % 3600 // 60)
+    span = f"{hours}:{minutes:02d}" if hours else f"{minutes} min"
+    inv.out(f" {now:%H:%M:%S} up {span},  0 users,  load average: 0.00, 0.00, 0.00\n")
+    return 0
+
+
+# Processes every emulator image runs; apps with a live task are added after them.
+BASE_PROCESSES = (
+    ("root", 1, 0, "init"),
+    ("root", 2, 0, "[kthreadd]"),
+    ("logd", 180, 1, "logd"),
+    ("system", 210, 1, "servicemanager"),
+    ("root", 300, 1, "zygote64"),
+    ("root", 320, 1, "adbd"),
+    ("system", 560, 300, "system_server"),
+    ("u0_a120", 900, 300, "com.android.systemui"),
+    ("u0_a121", 950, 300, "com.android.inputmethod.latin"),
+)
+
+
+def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
+    rows = list(BASE_PROCESSES)
+    activities = inv.device.services.get("activities")
+    tasks = activities.tasks() if activities is not None and hasattr(activities, "tasks") else []
+    seen: set[str] = set()
+    for i, task in enumerate(tasks):
+        package = getattr(task, "package", "")
+        if package and package not in seen:
+            seen.add(package)
+            rows.append((f"u0_a{150 + i}", 2000 + i, 300, package))
+    return rows
+
+
+@command("ps")
+async def ps(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    everything = any(a in ("-A", "-e", "-ef") for a in args)
+    names = [a for a in args if not a.startswith("-")]
+    rows = processes(inv)
+    if not everything:
+        rows = [r for r in rows if r[3] in ("adbd",)] + [
+            ("root", 4242, 320, "sh"),
+            ("root", 4243, 4242, "ps"),
+        ]
+    if names:
+        rows = [r for r in processes(inv) if r[3] in names or str(r[1]) in names]
+    inv.out(
+        "USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME                       \n"
+    )
+    for user, pid, ppid, name in rows:
+        inv.out(f"{user:<12} {pid:>5} {ppid:>5} {12000000:>10} {9000:>6} {'0':<16} {'0':>4} S {name}\n")
+    return 0 if rows or not names else 1

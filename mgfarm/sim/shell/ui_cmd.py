@@ -1,0 +1,303 @@
+"""Commands that reach the screen: input, uiautomator dump, screencap, wm, ime (window service)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mgfarm.sim.shell.files import CommandError, host_path
+from mgfarm.sim.shell.registry import Invocation, command
+
+# KeyEvent.KEYCODE_* values (frameworks/base/core/java/android/view/KeyEvent.java).
+KEYCODES: dict[str, int] = {
+    "UNKNOWN": 0,
+    "SOFT_LEFT": 1,
+    "SOFT_RIGHT": 2,
+    "HOME": 3,
+    "BACK": 4,
+    "CALL": 5,
+    "ENDCALL": 6,
+    "STAR": 17,
+    "POUND": 18,
+    "DPAD_UP": 19,
+    "DPAD_DOWN": 20,
+    "DPAD_LEFT": 21,
+    "DPAD_RIGHT": 22,
+    "DPAD_CENTER": 23,
+    "VOLUME_UP": 24,
+    "VOLUME_DOWN": 25,
+    "POWER": 26,
+    "CAMERA": 27,
+    "CLEAR": 28,
+    "COMMA": 55,
+    "PERIOD": 56,
+    "ALT_LEFT": 57,
+    "ALT_RIGHT": 58,
+    "SHIFT_LEFT": 59,
+    "SHIFT_RIGHT": 60,
+    "TAB": 61,
+    "SPACE": 62,
+    "SYM": 63,
+    "EXPLORER": 64,
+    "ENVELOPE": 65,
+    "ENTER": 66,
+    "DEL": 67,
+    "GRAVE": 68,
+    "MINUS": 69,
+    "EQUALS": 70,
+    "LEFT_BRACKET": 71,
+    "RIGHT_BRACKET": 72,
+    "BACKSLASH": 73,
+    "SEMICOLON": 74,
+    "APOSTROPHE": 75,
+    "SLASH": 76,
+    "AT": 77,
+    "NUM": 78,
+    "HEADSETHOOK": 79,
+    "FOCUS": 80,
+    "PLUS": 81,
+    "MENU": 82,
+    "NOTIFICATION": 83,
+    "SEARCH": 84,
+    "MEDIA_PLAY_PAUSE": 85,
+    "MEDIA_STOP": 86,
+    "MEDIA_NEXT": 87,
+    "MEDIA_PREVIOUS": 88,
+    "MUTE": 91,
+    "PAGE_UP": 92,
+    "PAGE_DOWN": 93,
+    "ESCAPE": 111,
+    "FORWARD_DEL": 112,
+    "CTRL_LEFT": 113,
+    "CTRL_RIGHT": 114,
+    "MOVE_HOME": 122,
+    "MOVE_END": 123,
+    "VOLUME_MUTE": 164,
+    "APP_SWITCH": 187,
+    "SLEEP": 223,
+    "WAKEUP": 224,
+    "ALL_APPS": 284,
+}
+KEYCODES.update({str(d): 7 + d for d in range(10)})
+KEYCODES.update({chr(ord("A") + i): 29 + i for i in range(26)})
+
+INPUT_SOURCES = {
+    "keyboard",
+    "mouse",
+    "joystick",
+    "touchnavigation",
+    "touchpad",
+    "trackball",
+    "stylus",
+    "dpad",
+    "gesture",
+    "touchscreen",
+    "gamepad",
+    "rotaryencoder",
+}
+
+
+def window(inv: Invocation) -> Any:
+    win = inv.device.services.get("window")
+    if win is None:
+        raise CommandError("window manager is not running")
+    return win
+
+
+def keycode(name: str) -> int:
+    """A key given as a number, `KEYCODE_X` or `X`."""
+    if name.isdigit():
+        return int(name)
+    key = name.upper().removeprefix("KEYCODE_")
+    if key not in KEYCODES:
+        raise ValueError(name)
+    return KEYCODES[key]
+
+
+def number(text: str) -> int:
+    return int(float(text))
+
+
+@command("input")
+async def input_(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    if args and args[0] in INPUT_SOURCES:
+        args = args[1:]
+    if args[:1] == ["-d"] and len(args) > 1:
+        args = args[2:]
+    if not args:
+        inv.err("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n")
+        return 1
+    verb, rest = args[0], args[1:]
+    try:
+        win = window(inv)
+        if verb == "tap" and len(rest) == 2:
+            win.tap(number(rest[0]), number(rest[1]))
+        elif verb in ("swipe", "draganddrop") and len(rest) in (4, 5):
+            x1, y1, x2, y2 = (number(v) for v in rest[:4])
+            default = 300 if verb == "swipe" else 1000
+            ms = number(rest[4]) if len(rest) == 5 else default
+            if verb == "swipe" and (x1, y1) == (x2, y2) and ms >= 500 and hasattr(win, "long_press"):
+                win.long_press(x1, y1)  # what `input swipe x y x y 1000` means to every tool
+            else:
+                win.swipe(x1, y1, x2, y2, ms)
+        elif verb == "text" and rest:
+            win.text(" ".join(rest).replace("%s", " "))
+        elif verb == "keyevent" and rest:
+            codes = [keycode(k) for k in rest if not k.startswith("--")]
+            for code in codes:
+                if "--longpress" in rest and hasattr(win, "long_key"):
+                    win.long_key(code)
+                else:
+                    win.key(code)
+        elif verb == "press":
+            win.key(KEYCODES["DPAD_CENTER"])
+        else:
+            inv.err(
+                f"Error: Unknown command: {verb}\n"
+                if verb not in ("tap", "swipe", "text", "keyevent")
+                else f"Error: Invalid arguments for command: {verb}\n"
+            )
+            return 1
+    except ValueError as exc:
+        inv.err(f"Error: Invalid arguments for command: {verb} ({exc})\n")
+        return 1
+    except CommandError as exc:
+        inv.err(f"Error: {exc}\n")
+        return 1
+    return 0
+
+
+@command("uiautomator")
+async def uiautomator(inv: Invocation) -> int:
+    args = inv.argv[1:]
+    if not args or args[0] != "dump":
+        inv.err(
+            "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
+            "help: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n"
+        )
+        return 1
+    target = next((a for a in args[1:] if not a.startswith("--")), "/sdcard/window_dump.xml")
+    try:
+        xml = window(inv).dump_xml()
+        if target == "/dev/tty" or target == "/dev/stdout":
+            inv.out(xml)
+        else:
+            path = host_path(inv, target)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(xml, encoding="utf-8")
+    except (CommandError, OSError) as exc:
+        inv.err(f"ERROR: could not get idle state. {exc}\n")
+        return 1
+    inv.out(f"UI hierchary dumped to: {target}\n")
+    return 0
+
+
+@command("screencap")
+async def screencap(inv: Invocation) -> int:
+    args = [a for a in inv.argv[1:]]
+    png = "-p" in args
+    operands = [a for a in args if not a.startswith("-")]
+    if "-d" in args:
+        operands = operands[1:]  # display id
+    target = operands[0] if operands else None
+    if target is not None and target.endswith(".png"):
+        png = True
+    try:
+        win = window(inv)
+        data = win.screencap_png() if png else win.screencap_raw()
+        if target is None:
+            inv.out(data)
+        else:
+            host_path(inv, target).write_bytes(data)
+    except (CommandError, OSError) as exc:
+        inv.err(f"Error: {exc}\n")
+        return 1
+    return 0
+
+
+def physical_size(inv: Invocation) -> tuple[int, int]:
+    win = inv.device.services.get("window")
+    size = getattr(win, "size", None)
+    if isinstance(size, tuple) and len(size) == 2:
+        return int(size[0]), int(size[1])
+    return inv.device.config.width, inv.device.config.height
+
+
+def physical_density(inv: Invocation) -> int:
+    density = getattr(inv.device.services.get("window"), "density", None)
+    return density if isinstance(density, int) else inv.device.config.density
+
+
+async def run_wm(inv: Invocation, args: list[str]) -> int:
+    """`wm size [WxH|reset]`, `wm density [N|reset]`; overrides live where Android keeps them (settings)."""
+    settings = inv.device.services["settings"]
+    if args[:1] == ["size"]:
+        if len(args) > 1:
+            if args[1] == "reset":
+                settings.delete("global", "display_size_forced")
+                return 0
+            w, sep, h = args[1].partition("x")
+            if not sep or not w.isdigit() or not h.isdigit():
+                inv.err(f"Error: bad size {args[1]}\n")
+                return 1
+            settings.put("global", "display_size_forced", f"{w},{h}")
+            return 0
+        pw, ph = physical_size(inv)
+        inv.out(f"Physical size: {pw}x{ph}\n")
+        forced = settings.get("global", "display_size_forced")
+        if forced:
+            inv.out(f"Override size: {forced.replace(',', 'x')}\n")
+        return 0
+    if args[:1] == ["density"]:
+        if len(args) > 1:
+            if args[1] == "reset":
+                settings.delete("secure", "display_density_forced")
+                return 0
+            if not args[1].isdigit():
+                inv.err(f"Error: bad density {args[1]}\n")
+                return 1
+            settings.put("secure", "display_density_forced", args[1])
+            return 0
+        inv.out(f"Physical density: {physical_density(inv)}\n")
+        forced = settings.get("secure", "display_density_forced")
+        if forced:
+            inv.out(f"Override density: {forced}\n")
+        return 0
+    inv.err("usage: wm [size|density] ...\n")
+    return 1
+
+
+@command("wm")
+async def wm(inv: Invocation) -> int:
+    return await run_wm(inv, inv.argv[1:])
+
+
+IME_ID = "com.android.inputmethod.latin/.LatinIME"
+
+
+async def run_ime(inv: Invocation, args: list[str]) -> int:
+    if args[:1] == ["list"]:
+        if "-s" in args:
+            inv.out(IME_ID + "\n")
+        else:
+            inv.out(
+                f"{IME_ID}:\n  mId={IME_ID} mSettingsActivityName=com.android.inputmethod.latin.settings."
+                "SettingsActivity\n  mIsDefaultResId=0x7f050003\n  Service:\n    priority=0 preferredOrder=0 "
+                "match=0x108000 specificIndex=-1 isDefault=false\n"
+            )
+        return 0
+    if args[:1] in (["enable"], ["disable"]) and len(args) > 1:
+        state = "enabled" if args[0] == "enable" else "disabled"
+        inv.out(f"Input method {args[1]}: now {state} for user #0\n")
+        return 0
+    if args[:1] == ["set"] and len(args) > 1:
+        inv.device.services["settings"].put("secure", "default_input_method", args[1])
+        inv.out(f"Input method {args[1]} selected for user #0\n")
+        return 0
+    inv.err("ime <command>:\n  list [-a] [-s]\n  enable [--user <USER_ID>] <ID>\n  set <ID>\n")
+    return 1
+
+
+@command("ime")
+async def ime(inv: Invocation) -> int:
+    return await run_ime(inv, inv.argv[1:])
