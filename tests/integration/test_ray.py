@@ -1,0 +1,193 @@
+"""Ray: a local two-node cluster with 4 replicas per node, farms on both, episodes across both.
+
+One cluster serves the whole module to keep the cost low (two raylets, 80 MB object stores).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import textwrap
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'mgfarm[ray]')")
+
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from mgfarm.errors import MgfarmError  # noqa: E402
+from mgfarm.farm import adbserver  # noqa: E402
+from mgfarm.farm.state import list_farms  # noqa: E402
+from mgfarm.ray import RayEnvPool, cluster  # noqa: E402
+from mgfarm.ray.resources import REPLICA_RESOURCE, farm_name  # noqa: E402
+
+PER_NODE = 4
+OBJECT_STORE = 80 * 1024 * 1024
+TASK = """\
+- id: ray.wifi_off
+  apps: [settings]
+  goal: "Turn Wi-Fi off."
+  difficulty: L1
+  setup:
+    - settings: {global: {wifi_on: 1}}
+  judge:
+    all:
+      - settings.equals: {namespace: global, key: wifi_on, value: 0}
+  expected_changes: [settings.global.wifi_on]
+  oracle:
+    - open_app: Settings
+"""
+HOME: dict[str, Any] = {"action_type": "navigate_home"}
+DONE: dict[str, Any] = {"action_type": "status", "goal_status": "complete"}
+
+
+@dataclass
+class RayCluster:
+    address: str
+    adb_port: int
+    node_ids: list[str]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
+    """Two Ray nodes on this machine, each offering 4 mgfarm replicas; farms share one tmp home."""
+    root = tmp_path_factory.mktemp("ray")
+    tasks = root / "tasks"
+    tasks.mkdir()
+    (tasks / "ray.yaml").write_text(textwrap.dedent(TASK))
+    saved = {k: os.environ.get(k) for k in ("MGFARM_HOME", "MGFARM_TASKS")}
+    # Raylets, and so every actor, inherit the environment of the process that starts them.
+    os.environ["MGFARM_HOME"] = str(root / "home")
+    os.environ["MGFARM_TASKS"] = str(tasks)
+    node_args = {
+        "num_cpus": 1,
+        "resources": {REPLICA_RESOURCE: PER_NODE},
+        "object_store_memory": OBJECT_STORE,
+    }
+    local = Cluster(initialize_head=True, head_node_args={**node_args, "include_dashboard": False})
+    local.add_node(**node_args)
+    local.wait_for_nodes()
+    try:
+        ray.init(address=local.address, namespace="mgfarm", log_to_driver=False, logging_level="WARNING")
+        nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
+        yield RayCluster(address=local.address, adb_port=free_port(), node_ids=nodes)
+    finally:
+        try:
+            if cluster.farm_actors():
+                cluster.down(local.address)
+        finally:
+            ray.shutdown()
+            local.shutdown()
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+@pytest.fixture
+def farms(ray_cluster: RayCluster) -> Iterator[list[dict[str, Any]]]:
+    statuses = cluster.up(ray_cluster.address, PER_NODE, "process", {"adb_port": ray_cluster.adb_port})
+    try:
+        yield statuses
+    finally:
+        if cluster.farm_actors():
+            cluster.down(ray_cluster.address)
+
+
+def test_up_starts_one_farm_per_node_and_down_stops_them_all(
+    ray_cluster: RayCluster, farms: list[dict[str, Any]]
+) -> None:
+    assert sorted(s["node_id"] for s in farms) == ray_cluster.node_ids
+    assert all(s["ready"] == PER_NODE for s in farms)
+    serials = {r["serial"] for s in farms for r in s["replicas"]}
+    assert len(serials) == 2 * PER_NODE
+    assert serials <= set(adbserver.devices(ray_cluster.adb_port))
+    listed = cluster.ps(ray_cluster.address)
+    assert sorted(s["farm"] for s in listed) == sorted(farm_name(n) for n in ray_cluster.node_ids)
+    with pytest.raises(MgfarmError, match="already up"):
+        cluster.up(ray_cluster.address, PER_NODE)
+    lines = cluster.down(ray_cluster.address)
+    assert len(lines) == 2 and all("stopped" in line for line in lines)
+    assert cluster.farm_actors() == []
+    assert list_farms() == []
+    assert not serials & set(adbserver.devices(ray_cluster.adb_port))
+
+
+def test_up_refuses_more_replicas_than_a_node_offers(ray_cluster: RayCluster) -> None:
+    with pytest.raises(MgfarmError, match=REPLICA_RESOURCE):
+        cluster.up(ray_cluster.address, PER_NODE + 1)
+    assert cluster.farm_actors() == []
+
+
+def _action(steps_done: int) -> dict[str, Any]:
+    # Four actions an episode: long enough to stop a farm while every episode is mid-way.
+    return HOME if steps_done < 3 else DONE
+
+
+def test_episodes_spread_over_both_nodes_and_a_lost_farm_fails_only_its_episodes(
+    ray_cluster: RayCluster, farms: list[dict[str, Any]]
+) -> None:
+    total = 16
+    node_a, node_b = ray_cluster.node_ids
+    pool = RayEnvPool(
+        size=2 * PER_NODE,
+        tasks=["ray.wifi_off"],
+        seed=0,
+        address=ray_cluster.address,
+        env_options={"wait_seconds": 0.0},
+    )
+    try:
+        # Placement by the replica resource alone: 4 envs on each node.
+        assert Counter(pool.nodes()) == {node_a: PER_NODE, node_b: PER_NODE}
+        _, infos = pool.reset_all()
+        assert not any(i.get("failed") for i in infos)
+        started, steps = pool.size, [0] * pool.size
+        ended: list[dict[str, Any]] = []
+        stopped_b = False
+        while True:
+            if steps == [1] * pool.size and not stopped_b:
+                # Every episode is mid-way: take node B's farm away under its 4 running episodes.
+                farm_b = next(
+                    a for a in cluster.farm_actors() if ray.get(a.status.remote())["node_id"] == node_b
+                )
+                ray.get(farm_b.down.remote())
+                stopped_b = True
+            running = [pool.slots[i].running for i in range(pool.size)]
+            if not any(running):
+                break
+            _, _, terminated, truncated, infos = pool.step_all([_action(n) for n in steps])
+            for i, info in enumerate(infos):
+                if not running[i]:
+                    continue
+                steps[i] += 1
+                if terminated[i] or truncated[i]:
+                    ended.append({**info, "after_stop": stopped_b, "steps": steps[i]})
+                    steps[i] = 0
+                    if started < total:
+                        _, reset_info = pool.reset(i)
+                        if not reset_info.get("failed"):
+                            started += 1
+    finally:
+        pool.close()
+    assert started == total and len(ended) == total
+    failed = [e for e in ended if e.get("failed")]
+    completed = [e for e in ended if not e.get("failed")]
+    # Exactly the 4 episodes running on node B failed, each with a reason; nothing else did.
+    assert len(failed) == PER_NODE
+    assert {e["node_id"] for e in failed} == {node_b}
+    assert all(e["failed"] and e["steps"] == 2 for e in failed), [e["failed"] for e in failed]
+    # The rest completed: node A's first 4, then 8 more that could only run on node A.
+    assert len(completed) == total - PER_NODE
+    assert all(e["steps"] == 4 and e.get("goal_status") == "complete" for e in completed)
+    assert Counter(e["node_id"] for e in completed) == {node_a: total - PER_NODE}
