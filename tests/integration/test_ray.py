@@ -69,7 +69,7 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
     # Raylets, and so every actor, inherit the environment of the process that starts them.
     os.environ["MGFARM_HOME"] = str(root / "home")
     os.environ["MGFARM_TASKS"] = str(tasks)
-    node_args = {
+    node_args: dict[str, Any] = {
         "num_cpus": 1,
         "resources": {REPLICA_RESOURCE: PER_NODE},
         "object_store_memory": OBJECT_STORE,
