@@ -22,8 +22,10 @@ from mgfarm.tasks.schema import TaskTemplate
 def tasks_table(templates: list[TaskTemplate]) -> Table:
     """id, apps, difficulty, split, suites, goal (with placeholders)."""
     table = Table(title=f"{len(templates)} task templates")
-    for col in ("id", "apps", "level", "split", "kind", "goal"):
-        table.add_column(col, overflow="fold")
+    table.add_column("id", no_wrap=True)
+    for col in ("apps", "level", "split", "kind"):
+        table.add_column(col)
+    table.add_column("goal", overflow="fold")
     for t in templates:
         kind = "query" if t.answer else "operate"
         table.add_row(t.id, ",".join(t.apps), t.difficulty, t.split, kind, t.goal)

@@ -42,7 +42,7 @@ def _settings(device: TaskDevice, spec: Any) -> None:
         for key, value in dict(values).items()
     ]
     if commands:
-        device.shell("; ".join(commands))
+        _checked(device, " && ".join(commands), "settings")
 
 
 def _text(value: Any) -> str:
