@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.adbd.services import open_service
@@ -29,6 +30,10 @@ class Adbd:
         self._server = await asyncio.start_server(self._accept, self.host, self.port, reuse_address=True)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            # OKAY then WRTE are small back-to-back writes: Nagle would hold the second for a delayed ACK.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         transport = Transport(self.device, reader, writer, open_service)
         self.transports.add(transport)
         try:
