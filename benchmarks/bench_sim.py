@@ -2,9 +2,9 @@
 
 Prints a table and the same numbers as JSON (the last line, or --json FILE). The shell round trip is
 host:transport + shell: on one connection to a real adb server (what `adb shell` does); adbutils'
-`device.shell()` is listed too: it adds a host:version connection and sleeps 10 ms in each close(). Goals on the 2-core box:
-memory <= 30 MB per idle device, start to sys.boot_completed=1 <= 0.5 s, shell round trip p50 <= 5 ms,
-snapshot load <= 50 ms.
+`device.shell()` is listed too: it adds a host:version connection and sleeps 10 ms in each close().
+Goals on the 2-core box: memory <= 30 MB per idle device, start to sys.boot_completed=1 <= 0.5 s,
+shell round trip p50 <= 5 ms, snapshot load <= 50 ms.
 
     .venv/bin/python benchmarks/bench_sim.py                 # counts 1,64,256
     .venv/bin/python benchmarks/bench_sim.py --counts 1,8 --rounds 100
@@ -68,7 +68,7 @@ def rss_mb(pid: int) -> float:
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Serve:
