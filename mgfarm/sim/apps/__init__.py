@@ -52,6 +52,15 @@ def install_apps(device: SimDevice) -> None:
                     on_clear=app.create_data,
                 )
             )
+            for extra in app.provider_packages:
+                packages.add(
+                    PackageInfo(
+                        extra,
+                        apk_path=apk_path(extra.rsplit(".", 1)[-1].title() + "Provider"),
+                        system=True,
+                        on_clear=app.create_data,
+                    )
+                )
         app.install()
     am.home()
 

@@ -110,6 +110,7 @@ class App:
     icon_color: ClassVar[str] = "#5F6368"
     in_launcher: ClassVar[bool] = True
     intent_actions: ClassVar[dict[str, str]] = {}
+    provider_packages: ClassVar[tuple[str, ...]] = ()  # packages holding this app's providers and data
     version_name: ClassVar[str] = "14"
 
     def __init__(self, device: SimDevice) -> None:

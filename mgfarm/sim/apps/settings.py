@@ -112,7 +112,9 @@ class Settings(App):
                             weight=1,
                             children=[
                                 Text(id="android:id/title", text=title, size=18),
-                                Text(id="android:id/summary", text=summary, size=14, color="on_surface_variant"),
+                                Text(
+                                    id="android:id/summary", text=summary, size=14, color="on_surface_variant"
+                                ),
                             ],
                         ),
                     ],
@@ -125,8 +127,13 @@ class Settings(App):
                 Column(
                     pad=(16, 0, 16, 16),
                     children=[
-                        EditText(id="search_action_bar", key="search", hint="Search Settings", style="search",
-                                 text=ctx.field("search"))
+                        EditText(
+                            id="search_action_bar",
+                            key="search",
+                            hint="Search Settings",
+                            style="search",
+                            text=ctx.field("search"),
+                        )
                     ],
                 ),
                 Scroll(id="recycler_view", key="list", weight=1, children=rows),
@@ -140,11 +147,16 @@ class Settings(App):
             ctx,
             "Network & internet",
             [
-                list_item("Wi-Fi", "AndroidWifi" if wifi else "Off", icon="wifi" if wifi else "wifi_off",
-                          on_click=lambda: ctx.start(WIFI)),
+                list_item(
+                    "Wi-Fi",
+                    "AndroidWifi" if wifi else "Off",
+                    icon="wifi" if wifi else "wifi_off",
+                    on_click=lambda: ctx.start(WIFI),
+                ),
                 list_item("SIMs", "T-Mobile", icon="signal"),
-                switch_item("Airplane mode", airplane, lambda: self.set_airplane(ctx, not airplane),
-                            icon="airplane"),
+                switch_item(
+                    "Airplane mode", airplane, lambda: self.set_airplane(ctx, not airplane), icon="airplane"
+                ),
                 list_item("Hotspot & tethering", "Off", icon="wifi"),
                 list_item("Data Saver", "Off", icon="download"),
             ],
@@ -187,8 +199,15 @@ class Settings(App):
                 list_item("Add network", icon="add"),
             ]
         else:
-            rows.append(Text(text="To see available networks, turn Wi-Fi on.", size=14, lines=3,
-                             color="on_surface_variant", pad=(24, 16, 24, 16)))
+            rows.append(
+                Text(
+                    text="To see available networks, turn Wi-Fi on.",
+                    size=14,
+                    lines=3,
+                    color="on_surface_variant",
+                    pad=(24, 16, 24, 16),
+                )
+            )
         return self.page(ctx, "Wi-Fi", rows)
 
     def connected(self, ctx: ScreenContext) -> View:
@@ -197,8 +216,13 @@ class Settings(App):
             ctx,
             "Connected devices",
             [
-                switch_item("Bluetooth", on, self.toggler(ctx, "global", "bluetooth_on"), icon="bluetooth",
-                            subtitle="On" if on else "Off"),
+                switch_item(
+                    "Bluetooth",
+                    on,
+                    self.toggler(ctx, "global", "bluetooth_on"),
+                    icon="bluetooth",
+                    subtitle="On" if on else "Off",
+                ),
                 list_item("Pair new device", icon="add"),
                 header("Other devices"),
                 list_item("Connection preferences", "Bluetooth, Android Auto", icon="settings"),
@@ -221,11 +245,24 @@ class Settings(App):
             [
                 header("Brightness"),
                 list_item("Brightness level", f"{round(brightness * 100 / 255)}%", icon="brightness"),
-                Column(pad=(16, 0, 16, 0), children=[
-                    Slider(id="slider", desc="Brightness level", value=brightness, low=1, high=255,
-                           on_change=set_brightness)]),
-                switch_item("Adaptive brightness", self.flag(ctx, "system", "screen_brightness_mode"),
-                            self.toggler(ctx, "system", "screen_brightness_mode")),
+                Column(
+                    pad=(16, 0, 16, 0),
+                    children=[
+                        Slider(
+                            id="slider",
+                            desc="Brightness level",
+                            value=brightness,
+                            low=1,
+                            high=255,
+                            on_change=set_brightness,
+                        )
+                    ],
+                ),
+                switch_item(
+                    "Adaptive brightness",
+                    self.flag(ctx, "system", "screen_brightness_mode"),
+                    self.toggler(ctx, "system", "screen_brightness_mode"),
+                ),
                 header("Lock display"),
                 list_item("Screen timeout", "After 1 minute of inactivity", icon="schedule"),
                 header("Appearance"),
@@ -238,11 +275,28 @@ class Settings(App):
         for key, label, high in VOLUMES:
             value = int(ctx.setting("system", key, "5") or 5)
             rows.append(list_item(label, f"{value} / {high}", icon="volume"))
-            rows.append(Column(pad=(16, 0, 16, 0), children=[
-                Slider(id=f"{key}_slider", desc=label, value=value, low=0, high=high,
-                       on_change=_setter(ctx, key))]))
-        rows.append(switch_item("Vibrate for calls", self.flag(ctx, "system", "vibrate_when_ringing"),
-                                self.toggler(ctx, "system", "vibrate_when_ringing")))
+            rows.append(
+                Column(
+                    pad=(16, 0, 16, 0),
+                    children=[
+                        Slider(
+                            id=f"{key}_slider",
+                            desc=label,
+                            value=value,
+                            low=0,
+                            high=high,
+                            on_change=_setter(ctx, key),
+                        )
+                    ],
+                )
+            )
+        rows.append(
+            switch_item(
+                "Vibrate for calls",
+                self.flag(ctx, "system", "vibrate_when_ringing"),
+                self.toggler(ctx, "system", "vibrate_when_ringing"),
+            )
+        )
         return self.page(ctx, "Sound & vibration", rows)
 
     def system(self, ctx: ScreenContext) -> View:
@@ -270,11 +324,17 @@ class Settings(App):
             ctx,
             "Date & time",
             [
-                switch_item("Set time automatically", self.flag(ctx, "global", "auto_time"),
-                            self.toggler(ctx, "global", "auto_time")),
+                switch_item(
+                    "Set time automatically",
+                    self.flag(ctx, "global", "auto_time"),
+                    self.toggler(ctx, "global", "auto_time"),
+                ),
                 list_item("Time", clock_text(ctx.now_ms(), tz)),
-                switch_item("Set time zone automatically", self.flag(ctx, "global", "auto_time_zone"),
-                            self.toggler(ctx, "global", "auto_time_zone")),
+                switch_item(
+                    "Set time zone automatically",
+                    self.flag(ctx, "global", "auto_time_zone"),
+                    self.toggler(ctx, "global", "auto_time_zone"),
+                ),
                 list_item("Time zone", tz),
                 header("Time format"),
                 switch_item("Use 24-hour format", h24, toggle_24),
