@@ -514,6 +514,61 @@ def images_build(
     build_images(lambda line: out.print(line, highlight=False), which, rebuild, base)
 
 
+# --------------------------------------------------------------------------- bench (H7)
+
+
+@app.command()
+def bench(
+    backend: str = typer.Option("process", "--backend", help="process or docker."),
+    replicas: str = typer.Option("", "--replicas", help="Replica counts, e.g. 1,8,64 (quick: 1,4,8)."),
+    quick: bool = typer.Option(False, "--quick", help="Small counts: under 5 min on 2 cores."),
+    out_dir: Path = typer.Option(Path("bench-results"), "--out", help="Folder for the results."),
+    image: str = typer.Option("", "--image", help="Docker image (docker backend)."),
+    task: str = typer.Option("", "--task", help="Task the episodes run (default: first smoke task)."),
+    readme: Path | None = typer.Option(None, "--update-readme", help="Write the table into this README."),
+) -> None:
+    """Measure start-up, memory, reset/step/judge latency and steps/s against replica count.
+
+    Example: mgfarm bench --quick --out bench-results
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from mgfarm.bench.report import COLUMNS, table_rows, update_readme, write_all
+    from mgfarm.bench.run import BenchConfig, parse_replicas, run
+
+    counts = parse_replicas(replicas) if replicas else None
+    config = BenchConfig.quick(backend, counts, image) if quick else BenchConfig(backend, image=image)
+    if counts and not quick:
+        config.replicas = counts
+    config.task = task
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
+    with Progress(*columns, TimeElapsedColumn(), console=err) as bar:
+        job = bar.add_task("starting", total=config.phases())
+        first = True
+
+        def advance(message: str) -> None:
+            nonlocal first
+            bar.update(job, description=message, advance=0 if first else 1)
+            first = False
+
+        result = run(config, progress=advance)
+        bar.update(job, description="done", completed=config.phases())
+    table = Table(title=f"mgfarm bench ({backend})")
+    for column in COLUMNS:
+        table.add_column(column, justify="right")
+    for cells in table_rows(result):
+        table.add_row(*cells)
+    out.print(table)
+    cold = result["cold_start_s"]
+    out.print(f"cold start, 1 replica: median {cold['median']:.2f} s, p99 {cold['p99']:.2f} s")
+    for path in write_all(result, out_dir):
+        out.print(f"wrote {path}", highlight=False)
+    if readme is not None:
+        update_readme(readme, result)
+        out.print(f"updated the table in {readme}", highlight=False)
+
+
 def main() -> None:
     """Console-script entry point: user errors become one line on stderr."""
     try:

@@ -1,0 +1,106 @@
+"""The measurements themselves, each against a farm started through `mgfarm.farm.api` like a user's."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from mgfarm.farm import api
+from mgfarm.farm.health import backend_of
+from mgfarm.farm.state import Replica, load_farm
+
+
+@dataclass
+class UpSample:
+    """One `up --replicas N` run: when each replica became ready, and the farm's memory then."""
+
+    replicas: int
+    all_ready_s: float
+    replica_ready_s: list[float]
+    memory_mib_per_replica: float
+
+
+@dataclass
+class EnvSample:
+    """Episodes run on every replica of a farm through EnvPool."""
+
+    size: int
+    reset_ms: list[float] = field(default_factory=list)
+    step_ms: list[float] = field(default_factory=list)
+    judge_ms: list[float] = field(default_factory=list)
+    steps: int = 0
+    step_wall_s: float = 0.0
+    failed_episodes: int = 0
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.step_wall_s if self.step_wall_s else 0.0
+
+
+def measure_up(
+    replicas: int, backend: str, name: str, adb_port: int, image: str = "", boot_timeout: float = 300.0
+) -> UpSample:
+    """Time `up` to all-ready (and each replica's own ready time); leaves the farm running."""
+    ready: list[float] = []
+    start = time.perf_counter()
+
+    def on_progress(_rep: Replica, _done: int, _total: int) -> None:
+        ready.append(time.perf_counter() - start)
+
+    api.up(
+        replicas,
+        backend=backend,
+        name=name,
+        image=image,
+        adb_port=adb_port,
+        boot_timeout=boot_timeout,
+        on_progress=on_progress,
+    )
+    all_ready = time.perf_counter() - start
+    farm = load_farm(name)
+    memory_kib = backend_of(farm).memory_kib(farm)
+    return UpSample(
+        replicas=replicas,
+        all_ready_s=all_ready,
+        replica_ready_s=ready,
+        memory_mib_per_replica=memory_kib / 1024 / replicas,
+    )
+
+
+def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
+    """Cheap actions that change the screen but never end the episode."""
+    elements = obs["ui_elements"] if obs else ()
+    choice = step % 3
+    if choice == 0 and elements:
+        return {"action_type": "click", "index": step % len(elements)}
+    if choice == 1:
+        return {"action_type": "scroll", "direction": "down"}
+    return {"action_type": "navigate_back"}
+
+
+DONE_ACTION = {"action_type": "status", "goal_status": "complete"}
+
+
+def measure_env(farm: str, size: int, task: str, episodes: int, steps: int) -> EnvSample:
+    """Reset, `steps` scripted steps and a final `status` (which runs the judge), `episodes` times."""
+    from mgfarm.env.pool import EnvPool
+
+    sample = EnvSample(size=size)
+    with EnvPool(farm=farm, size=size, tasks=[task], seed=size, max_steps=steps + 2) as pool:
+        for _ in range(episodes):
+            obs, infos = pool.reset_all()
+            sample.reset_ms += [float(i["timings"]["total_ms"]) for i in infos if "timings" in i]
+            for step in range(steps):
+                actions = [scripted_action(step, o) for o in obs]
+                t = time.perf_counter()
+                obs, _, _, _, step_infos = pool.step_all(actions)
+                sample.step_wall_s += time.perf_counter() - t
+                sample.steps += size
+                sample.step_ms += [float(i["timings"]["total_ms"]) for i in step_infos if "timings" in i]
+            _, _, _, _, end_infos = pool.step_all([DONE_ACTION] * size)
+            sample.judge_ms += [
+                float(i["timings"]["judge_ms"]) for i in end_infos if "judge_ms" in i.get("timings", {})
+            ]
+        sample.failed_episodes = pool.stats.failed_episodes
+    return sample

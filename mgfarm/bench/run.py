@@ -1,0 +1,190 @@
+"""One benchmark run: for each replica count, start a farm, measure, stop it; then summarise."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mgfarm
+from mgfarm.bench.measure import EnvSample, UpSample, measure_env, measure_up
+from mgfarm.bench.stats import summarize
+from mgfarm.errors import MgfarmError
+from mgfarm.farm import api
+from mgfarm.farm.ports import free_port
+from mgfarm.farm.state import farm_exists
+
+Progress = Callable[[str], None]  # called once per finished phase with what comes next
+
+
+@dataclass
+class BenchConfig:
+    """What to measure; `quick` picks small counts that finish in minutes on a 2-core machine."""
+
+    backend: str = "process"
+    replicas: list[int] = field(default_factory=lambda: [1, 8, 64])
+    image: str = ""
+    task: str = ""
+    cold_starts: int = 3  # extra up/down cycles of one replica for the cold-start distribution
+    episodes: int = 3
+    steps: int = 10
+    boot_timeout: float = 300.0
+
+    @classmethod
+    def quick(
+        cls, backend: str = "process", replicas: list[int] | None = None, image: str = ""
+    ) -> BenchConfig:
+        return cls(backend, replicas or [1, 4, 8], image, cold_starts=2, episodes=2, steps=5)
+
+    def phases(self) -> int:
+        """Progress steps: each cold start, and up + env for each replica count."""
+        return self.cold_starts + 2 * len(self.replicas)
+
+
+def parse_replicas(text: str) -> list[int]:
+    """'1,8,64' -> [1, 8, 64]; a clear error for anything else."""
+    try:
+        counts = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise MgfarmError(
+            f"--replicas {text!r} is not a list of numbers; use e.g. --replicas 1,8,64."
+        ) from None
+    if not counts or counts[0] < 1:
+        raise MgfarmError(f"--replicas {text!r} needs counts of at least 1; use e.g. --replicas 1,8,64.")
+    return counts
+
+
+def pick_task(requested: str) -> str:
+    """The task episodes run: the requested one, else the first of the smoke suite."""
+    from mgfarm.tasks.catalog import get_task, list_tasks
+
+    if requested:
+        return get_task(requested).id
+    return list_tasks("smoke")[0].id
+
+
+def machine() -> dict[str, Any]:
+    """What produced the numbers."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_gib, 1),
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "mgfarm": mgfarm.__version__,
+        "commit": _git_commit(),
+    }
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except OSError:
+        return ""
+    return out.stdout.strip()
+
+
+def _farm_name(replicas: int) -> str:
+    return f"bench-{replicas}"
+
+
+def _stop(name: str) -> None:
+    if farm_exists(name):
+        api.down(name)
+
+
+def run(config: BenchConfig, progress: Progress | None = None) -> dict[str, Any]:
+    """Measure everything in `config`; farms are named bench-N and always stopped afterwards."""
+    say = progress or (lambda _msg: None)
+    task = pick_task(config.task)
+    adb_port = free_port()
+    cold: list[float] = []
+    ups: list[UpSample] = []
+    envs: list[EnvSample] = []
+    for i in range(config.cold_starts):
+        say(f"cold start {i + 1}/{config.cold_starts}")
+        try:
+            cold.append(measure_up(1, config.backend, "bench-cold", adb_port, config.image).all_ready_s)
+        finally:
+            _stop("bench-cold")
+    for count in config.replicas:
+        name = _farm_name(count)
+        try:
+            say(f"up --replicas {count}")
+            ups.append(measure_up(count, config.backend, name, adb_port, config.image, config.boot_timeout))
+            say(f"episodes on {count} replicas")
+            envs.append(measure_env(name, count, task, config.episodes, config.steps))
+        finally:
+            _stop(name)
+    return summarise(config, task, cold, ups, envs)
+
+
+def summarise(
+    config: BenchConfig, task: str, cold: list[float], ups: list[UpSample], envs: list[EnvSample]
+) -> dict[str, Any]:
+    """The bench.json document: settings, machine, and per replica count medians and p99s."""
+    rows = []
+    for up, env in zip(ups, envs, strict=True):
+        rows.append(
+            {
+                "replicas": up.replicas,
+                "up_all_ready_s": round(up.all_ready_s, 2),
+                "replica_ready_s": summarize(up.replica_ready_s),
+                "memory_mib_per_replica": round(up.memory_mib_per_replica, 1),
+                "reset_ms": summarize(env.reset_ms),
+                "step_ms": summarize(env.step_ms),
+                "judge_ms": summarize(env.judge_ms),
+                "steps_per_s": round(env.steps_per_s, 1),
+                "failed_episodes": env.failed_episodes,
+                "samples": {"reset_ms": env.reset_ms, "step_ms": env.step_ms, "judge_ms": env.judge_ms},
+            }
+        )
+    return {
+        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": command_line(config),
+        "machine": machine(),
+        "settings": {
+            "backend": config.backend,
+            "image": config.image,
+            "task": task,
+            "replicas": config.replicas,
+            "episodes_per_env": config.episodes,
+            "steps_per_episode": config.steps,
+        },
+        "cold_start_s": {**summarize(cold), "samples": [round(c, 3) for c in cold]},
+        "rows": rows,
+    }
+
+
+def command_line(config: BenchConfig) -> str:
+    parts = [
+        "mgfarm bench",
+        f"--backend {config.backend}",
+        "--replicas " + ",".join(map(str, config.replicas)),
+    ]
+    if config.image:
+        parts.append(f"--image {config.image}")
+    if config.steps == BenchConfig.quick().steps and config.episodes == BenchConfig.quick().episodes:
+        parts.append("--quick")
+    return " ".join(parts)
