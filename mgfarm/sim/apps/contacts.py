@@ -87,7 +87,8 @@ END;
 CREATE VIEW IF NOT EXISTS view_data AS
   SELECT data._id AS _id, data.raw_contact_id AS raw_contact_id, raw_contacts.contact_id AS contact_id,
          mimetypes.mimetype AS mimetype, data.is_primary AS is_primary,
-         data.is_super_primary AS is_super_primary, {", ".join(f"data.data{i} AS data{i}" for i in range(1, 16))},
+         data.is_super_primary AS is_super_primary,
+         {", ".join(f"data.data{i} AS data{i}" for i in range(1, 16))},
          raw_contacts.display_name AS display_name, raw_contacts.starred AS starred
   FROM data JOIN mimetypes ON mimetypes._id = data.mimetype_id
             JOIN raw_contacts ON raw_contacts._id = data.raw_contact_id;
@@ -100,7 +101,8 @@ CREATE TRIGGER IF NOT EXISTS view_data_insert INSTEAD OF INSERT ON view_data BEG
     SET display_name = coalesce(NEW.data1, trim(coalesce(NEW.data2, '') || ' ' || coalesce(NEW.data3, '')))
     WHERE _id = NEW.raw_contact_id AND NEW.mimetype = '{NAME}';
   UPDATE contacts SET has_phone_number = 1
-    WHERE NEW.mimetype = '{PHONE}' AND _id = (SELECT contact_id FROM raw_contacts WHERE _id = NEW.raw_contact_id);
+    WHERE NEW.mimetype = '{PHONE}'
+      AND _id = (SELECT contact_id FROM raw_contacts WHERE _id = NEW.raw_contact_id);
 END;
 CREATE TRIGGER IF NOT EXISTS view_data_update INSTEAD OF UPDATE ON view_data BEGIN
   UPDATE data SET {", ".join(f"data{i} = NEW.data{i}" for i in range(1, 16))},
@@ -120,7 +122,8 @@ CREATE VIEW IF NOT EXISTS view_contacts AS
   FROM contacts JOIN raw_contacts ON raw_contacts._id = contacts.name_raw_contact_id;
 CREATE VIEW IF NOT EXISTS view_phones AS
   SELECT _id, raw_contact_id, contact_id, display_name, data1 AS number, data2 AS type, data3 AS label,
-         data4 AS normalized_number, mimetype, is_primary, is_super_primary, data1, data2, data3, data4, starred
+         data4 AS normalized_number, mimetype, is_primary, is_super_primary, data1, data2, data3, data4,
+         starred
   FROM view_data WHERE mimetype = '{PHONE}';
 CREATE VIEW IF NOT EXISTS view_emails AS
   SELECT _id, raw_contact_id, contact_id, display_name, data1 AS address, data2 AS type, data3 AS label,
