@@ -159,7 +159,15 @@ class Shell:
         name = argv[0]
         builtin = BUILTINS.get(name)
         if builtin is not None:
-            return await builtin(self, argv, io)
+            if not assigns:
+                return await builtin(self, argv, io)
+            # `FOO=1 sh -c ...`: the assignment holds for this builtin only.
+            saved = dict(self.env)
+            self.env.update(assigns)
+            try:
+                return await builtin(self, argv, io)
+            finally:
+                self.env = saved
         fn = COMMANDS.get(_command_name(name))
         if fn is None:
             io.stderr.write(f"{SH}: {name}: inaccessible or not found\n")

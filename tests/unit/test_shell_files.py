@@ -1,0 +1,121 @@
+"""toybox-style file and text commands on the device filesystem."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.unit.shellkit import ShellDevice
+
+
+@pytest.fixture
+def sh(tmp_path: Path) -> Iterator[ShellDevice]:
+    dev = ShellDevice(tmp_path, boot=False)
+    yield dev
+    dev.close()
+
+
+def test_mkdir_p_touch_ls_and_ls_a(sh: ShellDevice) -> None:
+    assert sh.run("mkdir /sdcard/x/y").status == 1
+    sh.run("mkdir -p /sdcard/x/y && touch /sdcard/x/b.txt /sdcard/x/.hidden")
+    assert sh.run("ls /sdcard/x").text == "b.txt\ny\n"
+    assert sh.run("ls -a /sdcard/x").text == ".\n..\n.hidden\nb.txt\ny\n"
+    assert sh.run("ls -1 /sdcard/x/b.txt").text == "/sdcard/x/b.txt\n"
+
+
+def test_ls_l_shape(sh: ShellDevice) -> None:
+    sh.run("printf hello > /sdcard/h.txt")
+    line = sh.run("ls -l /sdcard/h.txt").text.strip()
+    fields = line.split()
+    assert fields[0] == "-rw-r--r--" or fields[0].startswith("-rw")
+    assert fields[4] == "5" and fields[-1] == "/sdcard/h.txt"
+    assert sh.run("ls -l /sdcard").text.startswith("total ")
+
+
+def test_ls_r_lists_subfolders(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /data/local/tmp/r/s && touch /data/local/tmp/r/s/f")
+    assert sh.run("ls -R /data/local/tmp/r").text == "/data/local/tmp/r:\ns\n\n/data/local/tmp/r/s:\nf\n"
+
+
+def test_missing_file_errors(sh: ShellDevice) -> None:
+    r = sh.run("cat /sdcard/none")
+    assert (r.status, r.error) == (1, "cat: /sdcard/none: No such file or directory\n")
+    assert sh.run("rm /sdcard/none").status == 1
+    assert sh.run("rm -f /sdcard/none").status == 0
+
+
+def test_rm_needs_r_for_folders_and_rf_removes_trees(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/t/u && touch /sdcard/t/u/f")
+    r = sh.run("rm /sdcard/t")
+    assert r.status == 1 and "Is a directory" in r.error
+    assert sh.run("rm -rf /sdcard/t").status == 0
+    assert not sh.host("/sdcard/t").exists()
+
+
+def test_cp_mv_and_cp_r(sh: ShellDevice) -> None:
+    sh.run("echo data > /sdcard/a; cp /sdcard/a /sdcard/b; mv /sdcard/b /sdcard/Download/")
+    assert sh.host("/sdcard/Download/b").read_text() == "data\n"
+    sh.run("mkdir -p /sdcard/src/in && echo z > /sdcard/src/in/z; cp -r /sdcard/src /sdcard/dst")
+    assert sh.host("/sdcard/dst/in/z").read_text() == "z\n"
+    assert sh.run("cp /sdcard/src /sdcard/other").status == 1
+
+
+def test_find_name_type_maxdepth(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/f/g && touch /sdcard/f/a.jpg /sdcard/f/g/b.jpg /sdcard/f/c.txt")
+    assert sh.run("find /sdcard/f -name '*.jpg'").text == "/sdcard/f/a.jpg\n/sdcard/f/g/b.jpg\n"
+    assert sh.run("find /sdcard/f -maxdepth 1 -type f -name '*.jpg'").text == "/sdcard/f/a.jpg\n"
+    assert sh.run("find /sdcard/f -type d").text == "/sdcard/f\n/sdcard/f/g\n"
+
+
+def test_md5sum_matches_hashlib_and_toybox_form(sh: ShellDevice) -> None:
+    sh.run("printf 'abc' > /sdcard/m")
+    digest = hashlib.md5(b"abc").hexdigest()
+    assert sh.run("md5sum /sdcard/m").text == f"{digest}  /sdcard/m\n"
+    assert sh.run("toybox md5sum /sdcard/m").text == f"{digest}  /sdcard/m\n"
+    assert sh.run("sha1sum /sdcard/m").text.split()[0] == hashlib.sha1(b"abc").hexdigest()
+
+
+def test_grep_flags(sh: ShellDevice) -> None:
+    sh.run("printf 'Apple\\nbanana\\napple pie\\ncherry\\n' > /sdcard/g")
+    assert sh.run("grep apple /sdcard/g").text == "apple pie\n"
+    assert sh.run("grep -i apple /sdcard/g").text == "Apple\napple pie\n"
+    assert sh.run("grep -c -i apple /sdcard/g").text == "2\n"
+    assert sh.run("grep -v a /sdcard/g").text == "Apple\ncherry\n"
+    assert sh.run("grep -n cherry /sdcard/g").text == "4:cherry\n"
+    assert sh.run("grep -E -o 'an+' /sdcard/g").text == "an\nan\n"
+    assert sh.run("grep -q nothing /sdcard/g").status == 1
+    assert sh.run("grep -q cherry /sdcard/g").status == 0
+
+
+def test_head_tail_wc_cut_tr_sed_sort(sh: ShellDevice) -> None:
+    sh.run("printf '3 c\\n1 a\\n2 b\\n' > /sdcard/s")
+    assert sh.run("head -n 2 /sdcard/s").text == "3 c\n1 a\n"
+    assert sh.run("tail -n 1 /sdcard/s").text == "2 b\n"
+    assert sh.run("wc -l < /sdcard/s").text == "3\n"
+    assert sh.run("sort -n /sdcard/s | cut -d ' ' -f 2").text == "a\nb\nc\n"
+    assert sh.run("echo hello | tr a-z A-Z").text == "HELLO\n"
+    assert sh.run("echo hello | sed 's/l/L/g'").text == "heLLo\n"
+    assert sh.run("sed -n 2p /sdcard/s").text == "1 a\n"
+
+
+def test_stat_format_and_test_operators(sh: ShellDevice) -> None:
+    sh.run("printf 12345 > /sdcard/st")
+    assert sh.run("stat -c %s /sdcard/st").text == "5\n"
+    assert sh.run("[ -f /sdcard/st ] && [ -d /sdcard ] && [ ! -e /sdcard/no ] && echo ok").text == "ok\n"
+    assert sh.run("test 3 -gt 2 -a abc = abc; echo $?").text == "0\n"
+
+
+def test_ln_s_points_inside_root(sh: ShellDevice) -> None:
+    sh.run("echo t > /data/local/tmp/target; ln -s /data/local/tmp/target /sdcard/link")
+    assert sh.run("cat /sdcard/link").text == "t\n"
+    assert sh.run("ls -l /sdcard/link").text.rstrip().endswith("-> /data/local/tmp/target")
+
+
+def test_echo_printf_basename_dirname_date(sh: ShellDevice) -> None:
+    assert sh.run("echo -n a; echo -e 'b\\tc'").text == "ab\tc\n"
+    assert sh.run("printf '%05.1f|%-3s|%x\\n' 3.14159 ab 255").text == "003.1|ab |ff\n"
+    assert sh.run("basename /a/b/c.txt .txt; dirname /a/b/c.txt").text == "c\n/a/b\n"
+    assert sh.run("id -u; whoami").text == "0\nroot\n"

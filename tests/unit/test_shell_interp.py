@@ -1,0 +1,153 @@
+"""The shell interpreter: lists, pipes, quoting, variables, redirections, exit codes, bad syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mgfarm.sim.shell.parser import Script, ShellSyntaxError, parse
+from tests.unit.shellkit import ShellDevice
+
+
+@pytest.fixture
+def sh(tmp_path: Path) -> Iterator[ShellDevice]:
+    dev = ShellDevice(tmp_path, boot=False)
+    yield dev
+    dev.close()
+
+
+def test_status_of_previous_command_is_in_dollar_question(sh: ShellDevice) -> None:
+    r = sh.run("false; echo $?; true; echo $?")
+    assert (r.status, r.text) == (0, "1\n0\n")
+
+
+def test_adbutils_shell2_suffix_reports_exit_code(sh: ShellDevice) -> None:
+    # adbutils.shell2 appends exactly this to read the status of a command.
+    r = sh.run("ls /nope; echo X4EXIT:$?")
+    assert r.text == "X4EXIT:1\n"
+    assert "No such file or directory" in r.error
+
+
+def test_and_or_short_circuit(sh: ShellDevice) -> None:
+    assert sh.run("true && echo a || echo b").text == "a\n"
+    assert sh.run("false && echo a || echo b").text == "b\n"
+    assert sh.run("false || false && echo c").text == ""
+
+
+def test_quotes_and_escapes(sh: ShellDevice) -> None:
+    r = sh.run("""echo 'single $HOME' "double $HOME" a\\ b "q\\"q" 'it'"'"'s'""")
+    assert r.text == "single $HOME double / a b q\"q it's\n"
+
+
+def test_unquoted_variable_is_split_quoted_is_not(sh: ShellDevice) -> None:
+    r = sh.run('X="a   b"; printf "[%s]" $X; printf "[%s]" "$X"')
+    assert r.text == "[a][b][a   b]"
+
+
+def test_prefix_assignment_is_visible_to_the_command_only(sh: ShellDevice) -> None:
+    r = sh.run("FOO=1 sh -c 'echo in:$FOO'; echo out:$FOO")
+    assert r.text == "in:1\nout:\n"
+
+
+def test_pipeline_status_is_the_last_command(sh: ShellDevice) -> None:
+    r = sh.run("printf 'b\\na\\nb\\n' | sort | uniq | wc -l; false | true; echo $?")
+    assert r.text == "2\n0\n"
+
+
+def test_redirections(sh: ShellDevice) -> None:
+    sh.run("echo one > /sdcard/f.txt; echo two >> /sdcard/f.txt")
+    assert sh.host("/sdcard/f.txt").read_text() == "one\ntwo\n"
+    r = sh.run("cat < /sdcard/f.txt | head -n 1")
+    assert r.text == "one\n"
+    r = sh.run("ls /nope 2>&1")
+    assert r.err == b"" and "No such file" in r.text
+    r = sh.run("ls /nope 2>/dev/null; echo $?")
+    assert (r.text, r.err) == ("1\n", b"")
+
+
+def test_redirect_into_missing_folder_fails_cleanly(sh: ShellDevice) -> None:
+    r = sh.run("echo x > /sdcard/missing/dir/f; echo $?")
+    assert r.text == "1\n"
+    assert "can't create /sdcard/missing/dir/f" in r.error
+
+
+def test_sh_c_and_exit(sh: ShellDevice) -> None:
+    r = sh.run("sh -c 'echo $0 $1; exit 7' zero one; echo $?")
+    assert r.text == "zero one\n7\n"
+    assert sh.run("exit 3; echo never").status == 3
+
+
+def test_subshell_keeps_cwd_and_vars_local(sh: ShellDevice) -> None:
+    r = sh.run("X=1; (cd /sdcard; X=2; pwd); pwd; echo $X")
+    assert r.text == "/storage/emulated/0\n/\n1\n"
+
+
+def test_command_substitution(sh: ShellDevice) -> None:
+    assert sh.run('echo "n=$(echo 5)" `echo six`').text == "n=5 six\n"
+
+
+def test_glob_expands_inside_the_device_root(sh: ShellDevice) -> None:
+    sh.run("touch /sdcard/a.png /sdcard/b.png /sdcard/c.txt")
+    assert sh.run("ls /sdcard/*.png").text == "/sdcard/a.png\n/sdcard/b.png\n"
+    assert sh.run("echo '/sdcard/*.png'").text == "/sdcard/*.png\n"
+
+
+def test_unknown_command_is_127_with_mksh_message(sh: ShellDevice) -> None:
+    r = sh.run("frobnicate --now")
+    assert r.status == 127
+    assert r.error == "/system/bin/sh: frobnicate: inaccessible or not found\n"
+
+
+def test_absolute_bin_paths_run_the_command(sh: ShellDevice) -> None:
+    assert sh.run("/system/bin/echo hi").text == "hi\n"
+
+
+@pytest.mark.parametrize("line", ["echo 'open", "echo )", "| cat", "echo a &&", "( echo", "echo ${"])
+def test_syntax_errors_exit_2(sh: ShellDevice, line: str) -> None:
+    r = sh.run(line)
+    assert r.status == 2
+    assert r.error.startswith("/system/bin/sh: syntax error")
+
+
+def test_paths_cannot_leave_the_root(sh: ShellDevice, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    r = sh.run(f"cat ../../../../{outside}; cat /../..{outside}")
+    assert "secret" not in r.text
+    r = sh.run("ln -s / /sdcard/up; cat /sdcard/up/../../../etc/hostname")
+    assert "secret" not in r.text
+
+
+SHELLISH = st.text(alphabet="ab$?;&|()<>'\"\\ `{}=*-\n12#!.~/", max_size=40)
+WORDS = st.lists(
+    st.one_of(
+        st.sampled_from(["echo", "true", "false", "cat", "sh", "-c", "$?", "&&", "||", "|", ";", ">", "x"]),
+        SHELLISH,
+    ),
+    max_size=8,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.one_of(SHELLISH, WORDS))
+def test_fuzz_any_line_returns_a_status(sh: ShellDevice, line: str) -> None:
+    r = sh.run(line)
+    assert 0 <= r.status <= 255
+    if r.status == 2 and r.error.startswith("/system/bin/sh: syntax error"):
+        with pytest.raises(ShellSyntaxError):
+            parse(line)
+
+
+@settings(max_examples=500, deadline=None)
+@given(line=st.text(max_size=60))
+def test_fuzz_parser_raises_only_syntax_errors(line: str) -> None:
+    try:
+        script = parse(line)
+    except ShellSyntaxError as exc:
+        assert str(exc)  # the message mksh-style errors are built from
+    else:
+        assert isinstance(script, Script)
