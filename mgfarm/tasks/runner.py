@@ -93,15 +93,19 @@ def _thumbnail(device: Device, path: Path) -> None:
 def run_episode(
     device: Device,
     instance: TaskInstance,
-    agent_spec: str,
+    agent_spec: str | Any,
     snapshot: str | None,
     record: Path | None = None,
     key: str = "",
 ) -> EpisodeResult:
-    """Reset, set up, act until done or out of budget, judge. Device errors end the episode as failed."""
+    """Reset, set up, act until done or out of budget, judge. Device errors end the episode as failed.
+
+    `agent_spec` is a --agent value (see `make_agent`) or an agent object.
+    """
     task = instance.task
+    label = agent_spec if isinstance(agent_spec, str) else type(agent_spec).__name__
     result = EpisodeResult(
-        task.id, task.app, task.difficulty, instance.seed, agent_spec, key or agent_spec, instance.goal
+        task.id, task.app, task.difficulty, instance.seed, label, key or label, instance.goal
     )
     result.serial = device.serial
     start = time.perf_counter()
@@ -109,7 +113,7 @@ def run_episode(
         if snapshot:
             device.snapshot_load(snapshot)
         baseline = runtime.prepare(instance, device)
-        agent = make_agent(agent_spec, instance, seed=instance.seed)
+        agent = make_agent(agent_spec, instance, instance.seed) if isinstance(agent_spec, str) else agent_spec
         if callable(getattr(agent, "reset", None)):
             agent.reset(instance.goal, {"task_id": task.id, "seed": instance.seed, "answer": task.answer})
         answer = _act(device, instance, agent, result, record)

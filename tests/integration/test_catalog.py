@@ -1,0 +1,129 @@
+"""The catalog proves its judges on sim devices: oracle accepted cleanly, nothing and near-miss rejected."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.farm.state import FarmState
+from mgfarm.tasks.agents import ScriptedAgent
+from mgfarm.tasks.catalog import get_task
+from mgfarm.tasks.runner import farm_devices, farm_for, run_episode
+
+
+def mgfarm(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "mgfarm"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def home_env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "MGFARM_HOME": str(tmp_path / "home"), "COLUMNS": "160"}
+
+
+def test_whole_catalog_passes_check_with_three_seeds(home_env: dict[str, str]) -> None:
+    proc = mgfarm("tasks", "check", "--seeds", "3", "--replicas", "3", env=home_env)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "check episodes as expected" in proc.stdout
+
+
+BROKEN = """\
+- id: broken.accepts_anything
+  apps: [settings]
+  goal: "Turn Wi-Fi off."
+  difficulty: L1
+  setup:
+    - settings: {global: {wifi_on: 1}}
+  judge:
+    any:
+      - settings.equals: {namespace: global, key: wifi_on, value: 0}
+      - settings.equals: {namespace: global, key: wifi_on, value: 1}
+  expected_changes: [settings.global.wifi_on]
+  oracle:
+    - open_app: Settings
+    - click: {text: "Network & internet"}
+    - click: {text: "Wi-Fi"}
+    - click: {resource_id: "android:id/switch_widget"}
+- id: broken.rejects_oracle
+  apps: [settings]
+  goal: "Turn Bluetooth off."
+  difficulty: L1
+  setup:
+    - settings: {global: {bluetooth_on: 1}}
+  judge:
+    all:
+      - settings.equals: {namespace: global, key: bluetooth_on, value: 0}
+  oracle:
+    - open_app: Settings
+    - click: {text: "Connected devices"}
+    - click: {text: "Bluetooth"}
+"""
+
+
+def test_check_exits_non_zero_on_false_accept_and_false_reject(
+    home_env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "extra"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text(textwrap.dedent(BROKEN))
+    proc = mgfarm(
+        "tasks",
+        "check",
+        "broken.*",
+        "--seeds",
+        "1",
+        "--replicas",
+        "2",
+        env={**home_env, "MGFARM_TASKS": str(folder)},
+    )
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "broken.accepts_anything: nothing seed 0: false-accept" in out
+    # The oracle does turn Bluetooth off, but no change was allowed: a side effect, so not clean.
+    assert "broken.rejects_oracle: oracle seed 0: false-reject" in out
+    assert "settings.global.bluetooth_on: 1 -> 0" in out
+
+
+@pytest.fixture(scope="module")
+def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
+    old = os.environ.get("MGFARM_HOME")
+    os.environ["MGFARM_HOME"] = str(tmp_path_factory.mktemp("home"))
+    try:
+        with farm_for(None, 1) as state:
+            yield state
+    finally:
+        if old is None:
+            os.environ.pop("MGFARM_HOME", None)
+        else:
+            os.environ["MGFARM_HOME"] = old
+
+
+def test_extra_changes_are_side_effects_and_not_clean(farm: FarmState) -> None:
+    [device] = farm_devices(farm)
+    wifi_off = get_task("settings.wifi_off").instantiate(0)
+    # Solves the goal but also flips Bluetooth: the steps of the Wi-Fi-and-Bluetooth task.
+    overdoer = ScriptedAgent(get_task("settings.wifi_and_bluetooth_off").oracle, wifi_off)
+    result = run_episode(device, wifi_off, overdoer, farm.snapshot)
+    assert result.error == ""
+    assert result.success and result.progress == 1.0
+    assert not result.clean
+    assert [e.split(":")[0] for e in result.side_effects] == ["settings.global.bluetooth_on"]
+
+
+def test_device_errors_end_the_episode_with_a_reason(farm: FarmState) -> None:
+    [device] = farm_devices(farm)
+    instance = get_task("settings.wifi_off").instantiate(0)
+    result = run_episode(device, instance, "oracle", "no-such-snapshot")
+    assert not result.success and "no-such-snapshot" in result.error
