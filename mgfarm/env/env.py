@@ -98,6 +98,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._episode: EpisodeWriter | None = None
         self._episode_start = 0.0
         self._broken: str | None = None  # why the current replica is unusable
+        # Timings of the last reset/step (ms); kept out of `info` so that info is deterministic.
+        self.last_timings: dict[str, float] = {}
 
     # -- replicas ----------------------------------------------------------------------------
     def _lease_device(self, replica: int | None, exclude: set[int] | None = None) -> Device:
@@ -192,8 +194,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             "replica": self.replica_index,
             "serial": self.device.serial,
             "ui_elements": [e.to_dict() for e in self._elements],
-            "timings": timings,
         }
+        self.last_timings = timings
         self._episode_start = time.perf_counter()
         if self.recorder is not None:
             self._episode = self.recorder.episode(task_id, seed, self.replica_index)
@@ -220,7 +222,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._steps += 1
         info: dict[str, Any] = {"step": self._steps, "error": None}
         outcome = ActionOutcome()
-        obs = self._obs
+        previous = obs = self._obs
         timings: dict[str, float] = {}
         observed = False
         try:
@@ -236,6 +238,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         terminated = outcome.terminal
         truncated = not terminated and self._steps >= self._instance.max_steps
         reward = 0.0
+        verdict: dict[str, Any] | None = None
         try:
             if not terminated and info["error"] is None:
                 obs, obs_timings = self._observe(self._instance.goal)
@@ -246,14 +249,17 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 result = self._judge(outcome.answer)
                 timings["judge_ms"] = _ms(t)
                 reward = self._reward(result.success, result.progress, terminated or truncated)
-                info["judge"] = result.as_dict()
+                verdict = result.as_dict()
+                info["judge"] = _without_timings(verdict)
         except DeviceError as exc:
             problem = self._replica_problem(exc)
             if problem is None:
                 raise
             return self._fail_episode(problem, start, action)
+        if obs is previous:
+            obs = _copy_obs(obs)  # the screen did not change, but callers own what we return
         timings["total_ms"] = _ms(start)
-        info["timings"] = timings
+        self.last_timings = timings
         info["ui_elements"] = [e.to_dict() for e in self._elements]
         if outcome.goal_status:
             info["goal_status"] = outcome.goal_status
@@ -262,7 +268,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._done = terminated or truncated
         self._record_step(action, reward, terminated, truncated, info, obs if observed else None)
         if self._done:
-            self._record_end(info.get("judge"), reward, None, outcome.answer)
+            self._record_end(verdict, reward, None, outcome.answer)
         return obs, reward, terminated, truncated, info
 
     def render(self) -> np.ndarray | None:
@@ -337,12 +343,12 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             "step": self._steps,
             "error": None,
             "failed": reason,
-            "timings": {"total_ms": _ms(start)},
             "ui_elements": [],
         }
+        self.last_timings = {"total_ms": _ms(start)}
         self._record_step(action, 0.0, False, True, info, None)
         self._record_end(None, 0.0, reason, None)
-        return self._obs, 0.0, False, True, info
+        return _copy_obs(self._obs), 0.0, False, True, info
 
     def _record_step(
         self,
@@ -365,7 +371,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             truncated=truncated,
             error=info.get("error"),
             failed=info.get("failed"),
-            timings=info.get("timings"),
+            timings=self.last_timings,
             screenshot=shot,
         )
 
@@ -396,6 +402,25 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     def _close_episode(self) -> None:
         if self._episode is not None:
             self._record_end(None, 0.0, "episode abandoned before it ended", None)
+
+
+def _copy_obs(obs: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "screenshot": obs["screenshot"].copy(),
+        "ui_elements": tuple({**e, "bounds": e["bounds"].copy()} for e in obs["ui_elements"]),
+        "goal": obs["goal"],
+    }
+
+
+def _without_timings(value: Any) -> Any:
+    """The judge's verdict minus wall-clock fields (info must repeat exactly for a repeated episode)."""
+    if isinstance(value, dict):
+        return {
+            k: _without_timings(v) for k, v in value.items() if "seconds" not in k and not k.endswith("_ms")
+        }
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
 
 
 def _template(task_id: str) -> Any:

@@ -61,10 +61,9 @@ class PoolStats:
                 if key != "total_ms":
                     self.parts_ms.setdefault(f"reset.{key}", []).append(value)
 
-    def record_step(self, info: dict[str, Any]) -> None:
+    def record_step(self, info: dict[str, Any], timings: dict[str, float]) -> None:
         with self._lock:
             self.steps += 1
-            timings = info.get("timings", {})
             if "total_ms" in timings:
                 self.step_ms.append(timings["total_ms"])
             for key, value in timings.items():
@@ -150,7 +149,7 @@ class EnvPool:
             self._needs_reset[index] = True
             self.stats.record_reset(None)
             return self._last_obs[index], {"failed": str(exc), "autoreset": True}
-        self.stats.record_reset((time.perf_counter() - start) * 1000, info.get("timings"))
+        self.stats.record_reset((time.perf_counter() - start) * 1000, env.last_timings)
         self._needs_reset[index] = False
         self._last_obs[index] = obs
         return obs, info
@@ -161,7 +160,7 @@ class EnvPool:
             info["autoreset"] = True
             return obs, 0.0, False, False, info
         obs, reward, terminated, truncated, info = self.envs[index].step(action)
-        self.stats.record_step(info)
+        self.stats.record_step(info, self.envs[index].last_timings)
         if terminated or truncated:
             self._needs_reset[index] = True
         self._last_obs[index] = obs
