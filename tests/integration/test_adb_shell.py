@@ -41,3 +41,42 @@ def test_many_concurrent_streams_on_one_transport(adb_server: AdbServer, sim_dev
     with ThreadPoolExecutor(8) as pool:
         outputs = list(pool.map(lambda i: device.shell(f"echo {i}"), range(40)))
     assert outputs == [str(i) for i in range(40)]
+
+
+def test_stdin_reaches_the_command(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    piped = adb_server.adb("-s", sim_device.serial, "shell", "cat", input=b"through stdin\n")
+    assert piped.stdout == "through stdin\n" and piped.returncode == 0
+    interactive = adb_server.adb("-s", sim_device.serial, "shell", input=b"echo one\necho two\nexit\n")
+    assert interactive.stdout.split() == ["one", "two"]
+
+
+def test_exec_in_writes_a_file_after_the_client_closes(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    import os
+    import subprocess
+    import time
+
+    data = os.urandom(200_000)
+    proc = subprocess.run(
+        [
+            str(adb_server.binary),
+            "-P",
+            str(adb_server.port),
+            "-s",
+            sim_device.serial,
+            "exec-in",
+            "cat > /sdcard/in.bin",
+        ],
+        input=data,
+        capture_output=True,
+        env=adb_server.env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the device finishes writing after the client has gone
+        back = adb_server.adb_bytes("-s", sim_device.serial, "exec-out", "cat /sdcard/in.bin").stdout
+        if back == data:
+            return
+        time.sleep(0.1)
+    raise AssertionError("exec-in data never landed intact")

@@ -19,7 +19,7 @@ from mgfarm.sim.adbd.protocol import (
     encode,
 )
 from mgfarm.sim.adbd.services import open_service
-from mgfarm.sim.adbd.transport import Transport
+from mgfarm.sim.adbd.transport import CLOSE_GRACE_S, Transport
 from mgfarm.sim.device import DeviceConfig, SimDevice
 
 
@@ -214,7 +214,7 @@ def test_host_close_cancels_a_running_command(tmp_path: Path) -> None:
         (okay,) = await peer.messages()
         stream = peer.transport.streams[okay.arg0]
         peer.send(A_CLSE, 4, okay.arg0)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(CLOSE_GRACE_S + 0.2)
         assert stream.task is not None and stream.task.done()
         assert not peer.transport.streams
         peer.reader.feed_eof()

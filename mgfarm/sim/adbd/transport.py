@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mgfarm.sim.adbd")
 
+CLOSE_GRACE_S = 0.5
 FEATURES = ("shell_v2", "cmd", "stat_v2", "fixed_push_mkdir")
 
 
@@ -84,12 +85,16 @@ class Stream:
         self.transport.send(Message(A_OKAY, self.local_id, self.remote_id))
 
     def on_remote_close(self) -> None:
-        """The host closed its end: stop the service behind this stream."""
+        """The host closed its end: stdin ends now, and the service is stopped after a grace period.
+
+        The grace lets `adb exec-in 'cat > f'` finish writing what it already received, as the
+        process behind a real adbd sees EOF on stdin rather than being killed.
+        """
         self.closed = True
         self.incoming.close()
         self._acked.set()
         if self.task is not None and not self.task.done():
-            self.task.cancel()
+            asyncio.get_running_loop().call_later(CLOSE_GRACE_S, self.task.cancel)
 
 
 # Given the device, this transport, the new stream and the service name, a coroutine that serves
