@@ -18,7 +18,20 @@ from tests.integration.conftest import AdbServer, SimHandle
 
 TASK_ID = "envtest.wifi_off_note"
 PROBE_DB = "/data/local/tmp/envtest.db"
+POOL_TASK_ID = "envtest.open_settings"
 TASKS_YAML = """\
+- id: envtest.open_settings
+  apps: [settings]
+  goal: "Open the Settings app."
+  difficulty: L1
+  setup:
+    - open_app: home
+  judge:
+    all:
+      - ui.current_app: {package: com.android.settings}
+  max_steps: 5
+  oracle:
+    - open_app: Settings
 - id: envtest.wifi_off_note
   apps: [settings]
   goal: "Turn Wi-Fi off and save a note named {name}."
