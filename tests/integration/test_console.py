@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 
 from tests.integration.conftest import AdbServer, SimHandle
 
@@ -78,3 +79,25 @@ def test_kill_stops_the_device(adb_server: AdbServer, sim_device: SimHandle) -> 
     out = adb_server.adb("-s", sim_device.serial, "emu", "kill")
     assert "OK: killing emulator, bye bye" in out.stdout
     assert sim_device.process.wait(timeout=15) == 0
+
+
+def test_golden_saved_on_one_device_restores_a_setting_on_another(
+    adb_server: AdbServer, sim_devices: Callable[[int], list[SimHandle]]
+) -> None:
+    first, second = sim_devices(2)
+
+    def adb(dev: SimHandle, *args: str) -> str:
+        return adb_server.adb("-s", dev.serial, *args).stdout
+
+    adb(first, "shell", "settings put global wifi_on 0; settings put system screen_brightness 77")
+    assert "OK" in adb(first, "emu", "avd", "snapshot", "save", "golden")
+    adb(second, "shell", "settings put global wifi_on 1")
+    assert "golden" in adb(second, "emu", "avd", "snapshot", "list")
+    assert "KO" not in adb(second, "emu", "avd", "snapshot", "load", "golden")
+    assert adb(second, "shell", "settings get global wifi_on") == "0\n"
+    assert adb(second, "shell", "settings get system screen_brightness") == "77\n"
+    # the loaded copy is the device's own: changing it leaves the golden and the other device alone
+    adb(second, "shell", "settings put system screen_brightness 5")
+    assert adb(first, "shell", "settings get system screen_brightness") == "77\n"
+    assert "KO" not in adb(second, "emu", "avd", "snapshot", "load", "golden")
+    assert adb(second, "shell", "settings get system screen_brightness") == "77\n"
