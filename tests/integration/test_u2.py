@@ -68,6 +68,24 @@ def test_press_click_swipe_and_selectors(u2dev: u2.Device) -> None:
     assert home_xml
 
 
+def test_selectors_click_and_set_text_create_a_contact(u2dev: u2.Device) -> None:
+    u2dev.shell("am start -n com.android.contacts/.activities.PeopleActivity")
+    u2dev(description="Create contact").click()
+    u2dev(resourceId="com.android.contacts:id/first_name").set_text("Ada")
+    u2dev(resourceId="com.android.contacts:id/last_name").set_text("Lovelace")
+    u2dev(resourceId="com.android.contacts:id/phone").set_text("+1 555 0100")
+    assert u2dev(resourceId="com.android.contacts:id/first_name").get_text() == "Ada"
+    u2dev(text="Save").click()
+    rows = u2dev.shell(
+        "content query --uri content://contacts/phones --projection display_name:number"
+    ).output
+    assert "display_name=Ada Lovelace" in rows
+    u2dev.press("back")
+    assert u2dev(textContains="Lovelace").exists(timeout=2)
+    info = u2dev(textContains="Lovelace").info
+    assert info["bounds"]["right"] > info["bounds"]["left"] and info["text"].endswith("Lovelace")
+
+
 def test_stopping_the_server_refuses_the_port(adb_server: AdbServer, sim_device: SimHandle) -> None:
     dev = adb_server.client().device(sim_device.serial)
     d = u2.connect(dev)
