@@ -130,7 +130,10 @@ class View:
         """Default: children stacked on top of each other (FrameLayout)."""
         x0, y0, x1, y1 = self.inner(ctx)
         for c in self.children:
-            cw = min(ctx.px(c.width), x1 - x0) if c.width is not None else x1 - x0
+            if c.width is not None:
+                cw = min(ctx.px(c.width), x1 - x0)
+            else:  # aligned children (FAB, snackbar) wrap their content; the rest fill
+                cw = min(c.intrinsic_width(ctx), x1 - x0) if c.align else x1 - x0
             ch = min(c.measure(ctx, cw), y1 - y0) if c.height is not None or c.align else y1 - y0
             cx, cy = place(c.align, (x0, y0, x1, y1), cw, ch, ctx.px(16))
             c.layout(ctx, cx, cy, cw, ch)

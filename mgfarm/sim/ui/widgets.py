@@ -206,7 +206,9 @@ def empty_state(icon: str, text: str) -> View:
         spacing=16,
         children=[
             Icon(name=icon, size=64, tint="outline_variant", width=64),
-            Text(text=text, size=16, color="on_surface_variant", gravity="center"),
+            Text(
+                text=text, size=16, color="on_surface_variant", gravity="center", lines=3, pad=(32, 0, 32, 0)
+            ),
         ],
     )
 

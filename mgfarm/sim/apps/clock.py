@@ -1,0 +1,342 @@
+"""Clock (com.android.deskclock): alarms in its own alarms.db, plus a timer and a stopwatch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.ui.views import Button, Column, EditText, Row, Scroll, Stack, Text, Toggle, View
+from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, tabs
+
+PKG = "com.android.deskclock"
+MAIN = "com.android.deskclock.DeskClock"
+TABS = ("Alarm", "Clock", "Timer", "Stopwatch")
+TAB_ICONS = ("alarm", "schedule", "timer", "stopwatch")
+# AOSP DeskClock's ClockDatabaseHelper table, and the two disabled alarms it seeds on first start.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS alarm_templates (
+  _id INTEGER PRIMARY KEY, hour INTEGER NOT NULL, minutes INTEGER NOT NULL, daysofweek INTEGER NOT NULL,
+  enabled INTEGER NOT NULL, vibrate INTEGER NOT NULL, label TEXT NOT NULL, ringtone TEXT,
+  delete_after_use INTEGER NOT NULL DEFAULT 0);
+"""
+ADD_ALARM = "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) VALUES (?, ?, ?, ?, 1, ?)"
+SEED = ((ADD_ALARM, (8, 30, 31, 0, "")), (ADD_ALARM, (9, 0, 96, 0, "")))
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def days_text(mask: int) -> str:
+    if mask == 0:
+        return "Not scheduled"
+    if mask == 127:
+        return "Every day"
+    return ", ".join(d for i, d in enumerate(DAYS) if mask & (1 << i))
+
+
+def time_text(hour: int, minutes: int) -> tuple[str, str]:
+    return f"{hour % 12 or 12}:{minutes:02d}", "AM" if hour < 12 else "PM"
+
+
+def duration_text(ms: int) -> str:
+    s = max(0, ms) // 1000
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+class Clock(App):
+    package = PKG
+    label = "Clock"
+    main_activity = MAIN
+    icon = "alarm"
+    icon_color = "#0B57D0"
+    intent_actions = {"android.intent.action.SET_ALARM": MAIN, "android.intent.action.SHOW_ALARMS": MAIN}
+
+    def create_data(self) -> None:
+        fresh = not self.db_file("alarms.db").exists()
+        sql_script(self.db_file("alarms.db"), SCHEMA, SEED if fresh else ())
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main}
+
+    def main(self, ctx: ScreenContext) -> View:
+        tab = int(ctx.state.get("tab", 0))
+
+        def choose(i: int) -> None:
+            ctx.state["tab"] = i
+
+        body = (self.alarms, self.world, self.timer, self.stopwatch)[tab](ctx)
+        return Column(
+            bg="surface",
+            children=[
+                Row(
+                    height=64,
+                    pad=(16, 0, 4, 0),
+                    children=[Text(id="title", text=TABS[tab], size=22, weight=1)],
+                ),
+                Stack(weight=1, children=body),
+                tabs(TABS, tab, choose, TAB_ICONS),
+            ],
+        )
+
+    def alarms(self, ctx: ScreenContext) -> list[View]:
+        db = self.db_file("alarms.db")
+        rows = sql(
+            db,
+            "SELECT _id, hour, minutes, daysofweek, enabled, label FROM alarm_templates "
+            "ORDER BY hour, minutes, _id",
+        )
+        cards: list[View] = []
+        for aid, hour, minutes, days, enabled, label in rows:
+            t, ampm = time_text(hour, minutes)
+            cards.append(
+                Column(
+                    id="alarm_item",
+                    bg="surface_container",
+                    radius=24,
+                    pad=(20, 12, 12, 12),
+                    children=[
+                        Row(
+                            children=[
+                                Text(
+                                    id="digital_clock",
+                                    text=f"{t} {ampm}",
+                                    size=44,
+                                    weight=1,
+                                    color="on_surface" if enabled else "on_surface_variant",
+                                ),
+                                Toggle(
+                                    id="onoff",
+                                    on=bool(enabled),
+                                    desc=f"{t} {ampm}",
+                                    on_click=_toggle(db, aid, enabled),
+                                ),
+                            ]
+                        ),
+                        Row(
+                            children=[
+                                Text(
+                                    id="days_of_week",
+                                    text=(label + " · " if label else "") + days_text(days),
+                                    size=14,
+                                    color="on_surface_variant",
+                                    weight=1,
+                                ),
+                                action("delete", "Delete alarm", _delete(db, aid), id="delete"),
+                            ]
+                        ),
+                    ],
+                )
+            )
+        layers: list[View] = [
+            Scroll(
+                id="alarm_recycler_view",
+                key="alarms",
+                pad=(16, 8, 16, 96),
+                spacing=12,
+                children=cards or [empty_state("alarm", "No alarms")],
+            )
+        ]
+
+        def add() -> None:
+            ctx.state["adding"] = True
+
+        layers.append(fab("add", "Add alarm", add, id="fab"))
+        if ctx.state.get("adding"):
+
+            def cancel() -> None:
+                ctx.state.pop("adding", None)
+                ctx.set_fields({})
+
+            def ok() -> None:
+                try:
+                    hour, minutes = int(ctx.field("hour") or -1), int(ctx.field("minute") or 0)
+                except ValueError:
+                    hour, minutes = -1, 0
+                if not (0 <= hour <= 23 and 0 <= minutes <= 59):
+                    ctx.toast("Enter a valid time")
+                    return
+                sql(
+                    db,
+                    "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
+                    "VALUES (?, ?, 0, 1, 1, ?)",
+                    (hour, minutes, ctx.field("label").strip()),
+                )
+                cancel()
+                t, ampm = time_text(hour, minutes)
+                ctx.toast(f"Alarm set for {t} {ampm}")
+
+            ctx.on_back(cancel)
+            layers.append(
+                dialog(
+                    "Set alarm",
+                    [
+                        Row(
+                            spacing=12,
+                            children=[
+                                EditText(
+                                    id="hour",
+                                    key="hour",
+                                    hint="Hour (0-23)",
+                                    text=ctx.field("hour"),
+                                    weight=1,
+                                ),
+                                EditText(
+                                    id="minute",
+                                    key="minute",
+                                    hint="Minute",
+                                    text=ctx.field("minute"),
+                                    weight=1,
+                                ),
+                            ],
+                        ),
+                        EditText(id="label", key="label", hint="Label", text=ctx.field("label")),
+                    ],
+                    [("Cancel", cancel), ("OK", ok)],
+                    cancel,
+                )
+            )
+        return layers
+
+    def world(self, ctx: ScreenContext) -> list[View]:
+        from datetime import datetime, timezone
+
+        now = datetime.fromtimestamp(ctx.now_ms() / 1000, timezone.utc)
+        t, ampm = time_text(now.hour, now.minute)
+        return [
+            Column(
+                center=True,
+                pad=(0, 80, 0, 0),
+                spacing=8,
+                children=[
+                    Text(id="digital_clock", text=f"{t} {ampm}", size=64, gravity="center"),
+                    Text(
+                        id="date",
+                        text=now.strftime("%a, %b ") + str(now.day),
+                        size=18,
+                        gravity="center",
+                        color="on_surface_variant",
+                    ),
+                ],
+            )
+        ]
+
+    def timer(self, ctx: ScreenContext) -> list[View]:
+        now = ctx.now_ms()
+        ends = ctx.state.get("timer_end")
+        if ends:
+            left = int(ends) - now
+
+            def stop() -> None:
+                ctx.state.pop("timer_end", None)
+
+            return [
+                Column(
+                    center=True,
+                    pad=(0, 80, 0, 0),
+                    spacing=32,
+                    children=[
+                        Text(
+                            id="timer_time_text",
+                            text="Time's up" if left <= 0 else duration_text(left),
+                            size=56,
+                            gravity="center",
+                        ),
+                        Button(id="reset", text="Delete", style="tonal", width=160, on_click=stop),
+                    ],
+                )
+            ]
+
+        def start() -> None:
+            try:
+                secs = int(ctx.field("minutes") or 0) * 60 + int(ctx.field("seconds") or 0)
+            except ValueError:
+                secs = 0
+            if secs > 0:
+                ctx.state["timer_end"] = now + secs * 1000
+                ctx.set_fields({})
+
+        return [
+            Column(
+                pad=(24, 48, 24, 0),
+                spacing=24,
+                children=[
+                    Row(
+                        spacing=16,
+                        children=[
+                            EditText(
+                                id="timer_minutes",
+                                key="minutes",
+                                hint="Minutes",
+                                text=ctx.field("minutes"),
+                                weight=1,
+                            ),
+                            EditText(
+                                id="timer_seconds",
+                                key="seconds",
+                                hint="Seconds",
+                                text=ctx.field("seconds"),
+                                weight=1,
+                            ),
+                        ],
+                    ),
+                    Row(
+                        justify="center",
+                        children=[Button(id="fab", text="Start", icon="play", on_click=start, width=160)],
+                    ),
+                ],
+            )
+        ]
+
+    def stopwatch(self, ctx: ScreenContext) -> list[View]:
+        now = ctx.now_ms()
+        started = ctx.state.get("sw_start")
+        acc = int(ctx.state.get("sw_acc", 0))
+        elapsed = acc + (now - int(started) if started else 0)
+
+        def toggle() -> None:
+            if ctx.state.get("sw_start"):
+                ctx.state["sw_acc"] = acc + now - int(ctx.state.pop("sw_start"))
+            else:
+                ctx.state["sw_start"] = now
+
+        def reset() -> None:
+            ctx.state.pop("sw_start", None)
+            ctx.state.pop("sw_acc", None)
+
+        return [
+            Column(
+                center=True,
+                pad=(0, 80, 0, 0),
+                spacing=32,
+                children=[
+                    Text(id="stopwatch_time_text", text=duration_text(elapsed), size=56, gravity="center"),
+                    Row(
+                        justify="center",
+                        spacing=16,
+                        children=[
+                            Button(id="reset", text="Reset", style="tonal", on_click=reset, width=120),
+                            Button(
+                                id="fab",
+                                text="Pause" if started else "Start",
+                                icon="pause" if started else "play",
+                                on_click=toggle,
+                                width=140,
+                            ),
+                        ],
+                    ),
+                ],
+            )
+        ]
+
+
+def _toggle(db: Path, aid: int, enabled: int) -> Callable[[], None]:
+    def run() -> None:
+        sql(db, "UPDATE alarm_templates SET enabled = ? WHERE _id = ?", (0 if enabled else 1, aid))
+
+    return run
+
+
+def _delete(db: Path, aid: int) -> Callable[[], None]:
+    def run() -> None:
+        sql(db, "DELETE FROM alarm_templates WHERE _id = ?", (aid,))
+
+    return run

@@ -1,0 +1,294 @@
+"""Phone (com.android.dialer): dial pad and call log (calllog.db, `content://call_log/calls`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.providers import Route, SqliteProvider
+from mgfarm.sim.ui.views import Button, Column, Icon, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import empty_state, fab, list_item, tabs
+
+PKG = "com.android.dialer"
+PROVIDER_PKG = "com.android.providers.contacts"
+MAIN = "com.android.dialer.main.impl.MainActivity"
+INCALL = "com.android.incallui.InCallActivity"
+INCOMING, OUTGOING, MISSED = 1, 2, 3
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+  _id INTEGER PRIMARY KEY AUTOINCREMENT, number TEXT, presentation INTEGER NOT NULL DEFAULT 1,
+  post_dial_digits TEXT NOT NULL DEFAULT '', date INTEGER, duration INTEGER, data_usage INTEGER,
+  type INTEGER, features INTEGER NOT NULL DEFAULT 0, subscription_id TEXT, new INTEGER, name TEXT,
+  numbertype INTEGER, numberlabel TEXT, countryiso TEXT, voicemail_uri TEXT, is_read INTEGER,
+  geocoded_location TEXT, lookup_uri TEXT, matched_number TEXT, normalized_number TEXT,
+  photo_id INTEGER NOT NULL DEFAULT 0, formatted_number TEXT, last_modified INTEGER DEFAULT 0);
+"""
+KEYS = (
+    ("1", ""),
+    ("2", "ABC"),
+    ("3", "DEF"),
+    ("4", "GHI"),
+    ("5", "JKL"),
+    ("6", "MNO"),
+    ("7", "PQRS"),
+    ("8", "TUV"),
+    ("9", "WXYZ"),
+    ("*", ""),
+    ("0", "+"),
+    ("#", ""),
+)
+KIND = {INCOMING: "Incoming", OUTGOING: "Outgoing", MISSED: "Missed"}
+
+
+class Dialer(App):
+    package = PKG
+    label = "Phone"
+    main_activity = MAIN
+    icon = "phone"
+    icon_color = "#0B8043"
+    intent_actions = {"android.intent.action.DIAL": MAIN, "android.intent.action.CALL": INCALL}
+
+    def create_data(self) -> None:
+        sql_script(self.db_file("calllog.db", PROVIDER_PKG), SCHEMA)
+
+    def install(self) -> None:
+        self.create_data()
+        providers = self.device.services.get("providers")
+        if providers is not None:
+            path = lambda: self.db_file("calllog.db", PROVIDER_PKG)  # noqa: E731
+            providers.register("call_log", SqliteProvider("call_log", path, {"calls": Route("calls")}))
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main, INCALL: self.in_call}
+
+    def call(self, ctx: ScreenContext, number: str) -> None:
+        names = (
+            self.device.services["apps"]["com.android.messaging"].names()
+            if "com.android.messaging" in self.device.services["apps"]
+            else {}
+        )
+        digits = "".join(ch for ch in number if ch.isdigit())[-10:]
+        sql(
+            self.db_file("calllog.db", PROVIDER_PKG),
+            "INSERT INTO calls (number, date, duration, type, new, is_read, name, countryiso) "
+            "VALUES (?, ?, 0, ?, 0, 1, ?, 'US')",
+            (number, ctx.now_ms(), OUTGOING, names.get(digits)),
+        )
+        ctx.start(INCALL, {"number": number, "name": names.get(digits, "")})
+
+    def main(self, ctx: ScreenContext) -> View:
+        if ctx.state.get("dialpad"):
+            return self.dialpad(ctx)
+        tab = int(ctx.state.get("tab", 1))
+
+        def choose(i: int) -> None:
+            ctx.state["tab"] = i
+
+        body: list[View] = [self.favourites, self.recents, self.contacts][tab](ctx)
+        return Column(
+            bg="surface",
+            children=[
+                Column(
+                    pad=(16, 8, 16, 8),
+                    children=[
+                        Row(
+                            height=56,
+                            radius=28,
+                            bg="surface_container_high",
+                            pad=(16, 0, 16, 0),
+                            spacing=16,
+                            children=[
+                                Icon(name="search", size=24),
+                                Text(
+                                    text="Search contacts & places",
+                                    size=16,
+                                    color="on_surface_variant",
+                                    weight=1,
+                                ),
+                            ],
+                        )
+                    ],
+                ),
+                Stack(
+                    weight=1,
+                    children=[
+                        Scroll(id="list", key=f"tab{tab}", pad=(0, 0, 0, 88), children=body),
+                        fab("dialpad", "key pad", lambda: ctx.state.update(dialpad=True), id="dialpad_fab"),
+                    ],
+                ),
+                tabs(("Favorites", "Recents", "Contacts"), tab, choose, ("star", "history", "person")),
+            ],
+        )
+
+    def contact_list(self, starred: bool) -> list[tuple[str, str]]:
+        contacts = self.device.services["apps"].get("com.android.contacts")
+        if contacts is None:
+            return []
+        return [(c.name, c.phone) for c in contacts.db.list() if c.phone and (c.starred or not starred)]
+
+    def favourites(self, ctx: ScreenContext) -> list[View]:
+        items = [
+            list_item(n, p, avatar=n, on_click=_caller(self, ctx, p)) for n, p in self.contact_list(True)
+        ]
+        return items or [empty_state("star", "No favorites yet")]
+
+    def contacts(self, ctx: ScreenContext) -> list[View]:
+        items = [
+            list_item(n, p, avatar=n, on_click=_caller(self, ctx, p)) for n, p in self.contact_list(False)
+        ]
+        return items or [empty_state("person", "No contacts")]
+
+    def recents(self, ctx: ScreenContext) -> list[View]:
+        rows = sql(
+            self.db_file("calllog.db", PROVIDER_PKG),
+            "SELECT number, name, type, date FROM calls ORDER BY date DESC, _id DESC LIMIT 50",
+        )
+        items: list[View] = []
+        for number, name, kind, date in rows:
+            when = datetime.fromtimestamp((date or 0) / 1000, timezone.utc).strftime("%b %-d, %-I:%M %p")
+            items.append(
+                list_item(
+                    name or number,
+                    f"{KIND.get(kind, 'Call')} · {when}",
+                    avatar=name or "#",
+                    id="call_log_row",
+                    title_id="primary_text",
+                    subtitle_id="secondary_text",
+                    trailing=IconButton(
+                        name="phone",
+                        desc=f"Call {name or number}",
+                        on_click=_caller(self, ctx, number or ""),
+                        tint="primary",
+                    ),
+                )
+            )
+        return items or [empty_state("history", "No recent calls")]
+
+    def dialpad(self, ctx: ScreenContext) -> View:
+        number = ctx.field("digits")
+
+        def press(d: str) -> Callable[[], None]:
+            return lambda: ctx.set_field("digits", ctx.field("digits") + d)
+
+        def close() -> None:
+            ctx.state.pop("dialpad", None)
+            ctx.set_fields({})
+
+        ctx.on_back(close)
+
+        def dial() -> None:
+            if ctx.field("digits"):
+                n = ctx.field("digits")
+                close()
+                self.call(ctx, n)
+
+        keys: list[View] = []
+        for r in range(4):
+            row: list[View] = []
+            for digit, letters in KEYS[r * 3 : r * 3 + 3]:
+                row.append(
+                    Column(
+                        id=f"dialpad_key_{digit}",
+                        desc=digit,
+                        weight=1,
+                        height=72,
+                        on_click=press(digit),
+                        children=[
+                            Text(text=digit, size=32, gravity="center"),
+                            Text(
+                                text=letters,
+                                size=11,
+                                gravity="center",
+                                medium=True,
+                                color="on_surface_variant",
+                            ),
+                        ],
+                    )
+                )
+            keys.append(Row(pad=(24, 0, 24, 0), children=row))
+        return Column(
+            bg="surface",
+            children=[
+                Column(weight=1, children=[]),
+                Row(
+                    height=96,
+                    pad=(24, 0, 8, 0),
+                    children=[
+                        Text(id="digits", text=number, size=36, gravity="center", weight=1),
+                        IconButton(
+                            id="deleteButton",
+                            name="backspace",
+                            desc="backspace",
+                            on_click=lambda: ctx.set_field("digits", ctx.field("digits")[:-1]),
+                        ),
+                    ],
+                ),
+                Column(
+                    bg="surface_container",
+                    radius=28,
+                    pad=(0, 16, 0, 16),
+                    spacing=4,
+                    children=[
+                        *keys,
+                        Row(
+                            justify="center",
+                            pad=(0, 12, 0, 0),
+                            children=[
+                                IconButton(
+                                    id="dialpad_floating_action_button",
+                                    name="phone",
+                                    desc="dial",
+                                    width=64,
+                                    height=64,
+                                    bg="#0B8043",
+                                    radius=32,
+                                    tint="#FFFFFF",
+                                    on_click=dial,
+                                )
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        )
+
+    def in_call(self, ctx: ScreenContext) -> View:
+        number = str(ctx.extras.get("number", ""))
+        name = str(ctx.extras.get("name", "")) or number
+        return Column(
+            bg="#1B1B1F",
+            center=True,
+            pad=(0, 120, 0, 80),
+            spacing=16,
+            children=[
+                Text(id="contactgrid_contact_name", text=name, size=34, gravity="center", color="#FFFFFF"),
+                Text(
+                    id="contactgrid_status_text", text="Calling…", size=16, gravity="center", color="#C4C7C5"
+                ),
+                Column(weight=1, children=[]),
+                Row(
+                    justify="center",
+                    children=[
+                        IconButton(
+                            id="incall_end_call",
+                            name="call_end",
+                            desc="End call",
+                            width=72,
+                            height=72,
+                            bg="#B3261E",
+                            radius=36,
+                            tint="#FFFFFF",
+                            on_click=ctx.finish,
+                        )
+                    ],
+                ),
+            ],
+        )
+
+
+def _caller(app: Dialer, ctx: ScreenContext, number: str) -> Callable[[], None]:
+    return lambda: app.call(ctx, number)
+
+
+_ = Button
