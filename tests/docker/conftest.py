@@ -1,0 +1,57 @@
+"""Docker fixtures: skip with a reason when no engine answers (never when one does); images built once."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.errors import MgfarmError
+from mgfarm.farm.adb import find_adb
+from mgfarm.farm.adbserver import ensure_server, kill_server
+from mgfarm.farm.images import SIM_IMAGE, build_images, docker_client
+from mgfarm.farm.ports import free_port
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.docker)
+
+
+@pytest.fixture(scope="session")
+def engine() -> object:
+    try:
+        return docker_client()
+    except MgfarmError as exc:
+        pytest.skip(f"no Docker engine reachable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def sim_image(engine: object) -> str:
+    """Base and sim images; reused when their recipe labels match the sources."""
+    build_images(print, "all")
+    return SIM_IMAGE
+
+
+@pytest.fixture
+def farm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "mgfarm-home"
+    monkeypatch.setenv("MGFARM_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="module")
+def adb_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A private adb server, so tests never touch 5037 or the user's managed one."""
+    find_adb()
+    port = free_port()
+    os.environ.setdefault("ADB_MDNS", "0")
+    ensure_server(port)
+    try:
+        yield port
+    finally:
+        kill_server(port)

@@ -1,0 +1,89 @@
+"""The docker backend end to end: images, `up --replicas 4`, a shell command on each, watchdog, down."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mgfarm.farm import adbserver, api
+from mgfarm.farm.backends.docker import FARM_LABEL, REPLICA_LABEL
+from mgfarm.farm.state import farm_dir, load_farm
+
+
+def mgfarm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "mgfarm"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def containers(engine: Any, name: str) -> list[Any]:
+    return list(engine.containers.list(all=True, filters={"label": f"{FARM_LABEL}={name}"}))
+
+
+def test_four_containers_shell_watchdog_down(
+    engine: Any, sim_image: str, farm_home: Path, adb_port: int
+) -> None:
+    up = mgfarm("up", "--backend", "docker", "--replicas", "4", "--name", "dk4", "--adb-port", str(adb_port))
+    try:
+        assert up.returncode == 0, up.stderr
+        running = containers(engine, "dk4")
+        assert len(running) == 4
+        for container in running:
+            config = container.attrs["HostConfig"]
+            assert config["Privileged"] is False
+            assert config["NanoCpus"] > 0 and config["Memory"] > 0
+            bindings = [b for spec in config["PortBindings"].values() for b in spec]
+            assert {b["HostIp"] for b in bindings} == {"127.0.0.1"}
+            assert container.labels[REPLICA_LABEL] in {"0", "1", "2", "3"}
+
+        ps = json.loads(mgfarm("ps", "--name", "dk4", "--json").stdout)[0]["replicas"]
+        assert [r["state"] for r in ps] == ["ready"] * 4
+        for index in range(4):
+            run = mgfarm("exec", "--name", "dk4", str(index), "--", "echo", f"hello-{index}")
+            assert (run.returncode, run.stdout.strip()) == (0, f"hello-{index}")
+
+        victim = load_farm("dk4").replica(2)
+        engine.containers.get(victim.backend_id).kill()
+
+        def back() -> bool:
+            rep = load_farm("dk4").replica(2)
+            attached = adbserver.devices(adb_port).get(rep.serial) == "device"
+            return rep.state == "ready" and rep.restarts >= 1 and attached
+
+        wait_until(back, 90, "the watchdog to restore the killed container")
+        again = mgfarm("exec", "--name", "dk4", "2", "--", "getprop", "sys.boot_completed")
+        assert again.stdout.strip() == "1"
+    finally:
+        down = mgfarm("down", "--name", "dk4")
+    assert down.returncode == 0, down.stderr
+    assert containers(engine, "dk4") == []
+    assert not farm_dir("dk4").exists()
+
+
+def test_missing_image_is_one_sentence(engine: Any, farm_home: Path, adb_port: int) -> None:
+    proc = mgfarm("up", "--backend", "docker", "--image", "mgfarm/none:missing", "--name", "noimg")
+    assert proc.returncode != 0
+    assert "is not on this machine" in proc.stderr and "Traceback" not in proc.stderr
+    assert containers(engine, "noimg") == []
+    with pytest.raises(Exception, match="No farm named"):
+        api.down("noimg")
