@@ -20,7 +20,10 @@ CREATE TABLE IF NOT EXISTS alarm_templates (
   enabled INTEGER NOT NULL, vibrate INTEGER NOT NULL, label TEXT NOT NULL, ringtone TEXT,
   delete_after_use INTEGER NOT NULL DEFAULT 0);
 """
-ADD_ALARM = "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) VALUES (?, ?, ?, ?, 1, ?)"
+ADD_ALARM = (
+    "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label)"
+    " VALUES (?, ?, ?, ?, 1, ?)"
+)
 SEED = ((ADD_ALARM, (8, 30, 31, 0, "")), (ADD_ALARM, (9, 0, 96, 0, "")))
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
