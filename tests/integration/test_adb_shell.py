@@ -80,3 +80,39 @@ def test_exec_in_writes_a_file_after_the_client_closes(adb_server: AdbServer, si
             return
         time.sleep(0.1)
     raise AssertionError("exec-in data never landed intact")
+
+
+def test_interactive_shell_on_a_terminal(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    """`adb shell` on a tty: prompt, echo, CR line ends and CRLF output, `exit` ends with status 0."""
+    import os
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child becomes the adb client on a pseudo-terminal
+        os.environ["HOME"] = str(adb_server.home)
+        os.execv(
+            str(adb_server.binary), ["adb", "-P", str(adb_server.port), "-s", sim_device.serial, "shell"]
+        )
+    transcript = b""
+
+    def read_until(marker: bytes) -> None:
+        nonlocal transcript
+        deadline = time.monotonic() + 10
+        while marker not in transcript and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    transcript += os.read(fd, 4096)
+                except OSError:
+                    return
+
+    read_until(b"# ")
+    os.write(fd, b"echo hi there\r")
+    read_until(b"hi there\r\nmgfarm_sim:/ # ")
+    os.write(fd, b"exit\r")
+    read_until(b"exit\r\n")
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert transcript == b"mgfarm_sim:/ # echo hi there\r\nhi there\r\nmgfarm_sim:/ # exit\r\n"
+    assert os.waitstatus_to_exitcode(status) == 0

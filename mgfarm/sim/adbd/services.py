@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import struct
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.adbd.sync import serve_sync
@@ -31,7 +31,7 @@ def open_service(
     if name.startswith("shell,") or name.startswith("shell:"):
         options, _, command = name[len("shell") :].partition(":")
         if "v2" in options.split(","):
-            return shell_v2(device, stream, command)
+            return shell_v2(device, stream, options, command)
         return shell_raw(device, stream, command)
     if name.startswith("exec:"):
         return shell_raw(device, stream, name[len("exec:") :])
@@ -51,34 +51,15 @@ def open_service(
 
 async def shell_raw(device: SimDevice, stream: Stream, command: str) -> None:
     """Legacy shell and exec: stdout and stderr merged into the stream, no exit status."""
-    if not command.strip():
-        await interactive_shell(device, stream)
-        return
     sink = ByteSink(stream.write)
-    io = ShellIO(stream.incoming, sink, sink)
-    await device.shell(command, io)
+    if command.strip():
+        await device.shell(command, ShellIO(stream.incoming, sink, sink))
+    else:
+        await interactive(device, stream.incoming, sink, sink, pty=True)  # legacy `adb shell` is a PTY
     await sink.flush()
 
 
-async def interactive_shell(device: SimDevice, stream: Stream) -> None:
-    """`adb shell` without a command: a prompt, one command line per input line, `exit` ends it."""
-    sink = ByteSink(stream.write)
-    prompt = f"{device.props.get('ro.product.device')}:/ # "
-    while True:
-        sink.write(prompt)
-        await sink.flush()
-        line = await stream.incoming.readline()
-        if not line:
-            return
-        text = line.decode("utf-8", errors="replace").strip()
-        if text == "exit":
-            return
-        if text:
-            await device.shell(text, ShellIO(ByteSource.from_bytes(b""), sink, sink))
-            await sink.flush()
-
-
-async def shell_v2(device: SimDevice, stream: Stream, command: str) -> None:
+async def shell_v2(device: SimDevice, stream: Stream, options: str, command: str) -> None:
     """Shell protocol v2: framed stdin/stdout/stderr, close-stdin, and the exit status."""
 
     async def send(packet_id: int, data: bytes) -> None:
@@ -97,7 +78,7 @@ async def shell_v2(device: SimDevice, stream: Stream, command: str) -> None:
         if command.strip():
             status = await device.shell(command, io)
         else:
-            status = await v2_interactive(device, io)
+            status = await interactive(device, stdin, io.stdout, io.stderr, pty="pty" in options.split(","))
         await io.stdout.flush()
         await io.stderr.flush()
         await send(SHELL_EXIT, bytes([status & 0xFF]))
@@ -105,17 +86,72 @@ async def shell_v2(device: SimDevice, stream: Stream, command: str) -> None:
         reader.cancel()
 
 
-async def v2_interactive(device: SimDevice, io: ShellIO) -> int:
+async def interactive(device: SimDevice, stdin: ByteSource, out: ByteSink, err: ByteSink, pty: bool) -> int:
+    """`adb shell` without a command: one command line per input line until `exit` or EOF.
+
+    With a PTY the user's terminal is raw: the device prints a prompt, echoes keys, ends lines
+    on CR and turns LF into CRLF, as a real terminal line discipline would.
+    """
+    prompt = f"{device.props.get('ro.product.device')}:/ # "
     status = 0
     while True:
-        line = await io.stdin.readline()
-        if not line:
+        if pty:
+            out.write(prompt)
+            await out.flush()
+            line = await read_pty_line(stdin, out)
+        else:
+            line = (await stdin.readline()).decode("utf-8", errors="replace")
+        if line is None or (not pty and not line):
             return status
-        text = line.decode("utf-8", errors="replace").strip()
+        text = line.strip()
         if text == "exit":
             return status
-        if text:
-            status = await device.shell(text, ShellIO(ByteSource.from_bytes(b""), io.stdout, io.stderr))
+        if not text:
+            continue
+        if pty:
+            cooked_out, cooked_err = ByteSink(crlf(out)), ByteSink(crlf(err))
+            status = await device.shell(text, ShellIO(ByteSource.from_bytes(b""), cooked_out, cooked_err))
+            await cooked_out.flush()
+            await cooked_err.flush()
+        else:
+            status = await device.shell(text, ShellIO(ByteSource.from_bytes(b""), out, err))
+            await out.flush()
+            await err.flush()
+
+
+def crlf(sink: ByteSink) -> Callable[[bytes], Awaitable[None]]:
+    async def write(data: bytes) -> None:
+        sink.write(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+        await sink.flush()
+
+    return write
+
+
+async def read_pty_line(stdin: ByteSource, echo: ByteSink) -> str | None:
+    """One line typed on a raw terminal, echoed back; None on Ctrl-D at an empty line or EOF."""
+    line = bytearray()
+    while True:
+        key = await stdin.read(1)
+        if not key:
+            return None
+        if key in (b"\r", b"\n"):
+            echo.write(b"\r\n")
+            await echo.flush()
+            return line.decode("utf-8", errors="replace")
+        if key == b"\x04" and not line:
+            return None
+        if key == b"\x03":
+            echo.write(b"^C\r\n")
+            await echo.flush()
+            return ""
+        if key in (b"\x7f", b"\x08"):
+            if line:
+                del line[-1]
+                echo.write(b"\b \b")
+        elif key >= b" " or key == b"\t":
+            line += key
+            echo.write(key)
+        await echo.flush()
 
 
 async def pump_shell_stdin(device: SimDevice, incoming: ByteSource, stdin: ByteSource) -> None:
