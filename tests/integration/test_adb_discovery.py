@@ -129,3 +129,23 @@ def test_tcp_reaches_a_device_local_server_while_its_shell_lives(
         except adbutils.AdbError:
             return
     raise AssertionError("the local server outlived its shell stream")
+
+
+def test_serve_on_a_taken_port_fails_with_one_sentence(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        console_port = taken.getsockname()[1]
+        data = tmp_path / "data"
+        mgfarm = str(Path(sys.executable).parent / "mgfarm")
+        args = ["sim", "serve", "--adb-port", str(console_port + 1), "--data", str(data)]
+        proc = subprocess.run(
+            [mgfarm, *args, "--token-file", str(tmp_path / "token")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert proc.returncode == 1
+    assert "already in use" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
