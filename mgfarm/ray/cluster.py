@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from mgfarm.errors import MgfarmError
@@ -116,6 +117,10 @@ def _stop(actors: list[Any]) -> list[str]:
         except Exception as exc:
             lines.append(f"could not stop a farm: {_reason(exc)}")
         ray.kill(actor)
+    # ray.kill returns before the actor's name is freed; wait so that a new `up` is not refused.
+    deadline = time.monotonic() + 30
+    while farm_actors() and time.monotonic() < deadline:
+        time.sleep(0.2)
     return lines
 
 

@@ -6,12 +6,13 @@ farm's devices run on that node and `mgfarm ps --ray` can find it from any drive
 
 from __future__ import annotations
 
+import fcntl
 import socket
 from typing import Any
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
-from mgfarm.farm.state import READY, farm_exists
+from mgfarm.farm.state import READY, farm_exists, home
 from mgfarm.ray.resources import farm_name
 
 
@@ -33,7 +34,13 @@ class NodeFarm:
 
     def up(self) -> dict[str, Any]:
         """Start the node's farm and wait until its replicas are ready."""
-        api.up(replicas=self.replicas, backend=self.backend, name=self.name, **self.options)
+        # Farm actors sharing one host (several Ray nodes on a machine) must not pick ports at the
+        # same moment: a farm reserves its ports only once its state file is written.
+        lock_path = home() / "ray-up.lock"
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with lock_path.open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            api.up(replicas=self.replicas, backend=self.backend, name=self.name, **self.options)
         return self.status()
 
     def status(self) -> dict[str, Any]:

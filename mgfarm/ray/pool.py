@@ -1,12 +1,15 @@
-"""`RayEnvPool`: the local pool's API, with each env running on whichever node has a free replica."""
+"""`RayEnvPool`: the local `EnvPool`'s API, with each env running wherever a replica is free."""
 
 from __future__ import annotations
 
 import contextlib
-import itertools
+import time
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from mgfarm.errors import MgfarmError
 from mgfarm.ray.cluster import farm_actors
@@ -15,49 +18,56 @@ from mgfarm.ray.resources import REPLICA_RESOURCE
 from mgfarm.ray.worker import EnvWorker, StepResult
 
 PLACEMENT_TIMEOUT_S = 60.0
+# A slot that found no free replica anywhere asks the farms again at most this often.
+PLACEMENT_RETRY_S = 5.0
+NO_REPLICA = "no node of the Ray cluster has a free replica"
+
+Batch = tuple[list[Any], list[float], list[bool], list[bool], list[dict[str, Any]]]
 
 
 @dataclass
 class Slot:
-    """One env of the pool: its worker (None when it could not be placed) and where it runs."""
+    """One env of the pool: its worker (None while it has none) and the node it runs on."""
 
     worker: Any = None
     node_id: str = ""
-    episode: int = -1
-    task_id: str = ""
-    seed: int = 0
-    running: bool = False
-    info: dict[str, Any] = field(default_factory=dict)
+    needs_reset: bool = True
+    broken: bool = False
+    retry_at: float = 0.0
+    episodes: int = 0
+    last_obs: Any = None
 
 
 class RayEnvPool:
-    """Parallel episodes across a Ray cluster's farms (start them with `mgfarm up --ray`).
+    """Like `mgfarm.EnvPool`, across the farms of a Ray cluster (start them with `mgfarm up --ray`).
 
-    `reset_all`, `reset(i)`, `step_all`, `step_async`/`step_wait` and `close` behave like the local
-    pool's. An episode whose replica or node is lost ends truncated with the reason in `info["failed"]`
-    (as with the local env); the next reset of that slot runs on a node whose farm still has a free
-    replica, or fails the same way when none has.
+    `reset_all`, `step_async`/`step_wait`, `step_all`, `len()` and `close` behave like the local
+    pool's, including next-step autoreset (`info["autoreset"]`). Each env is a Ray actor holding one
+    `mgfarm_replica` resource, so Ray places it on a node with a free replica. An episode whose
+    replica or node is lost ends truncated with the reason in `info["failed"]` and `info["node_id"]`
+    naming the node; that slot's next reset goes to a node whose farm still has a ready replica.
     """
 
     def __init__(
         self,
-        size: int,
-        tasks: str | list[str],
+        size: int = 8,
+        tasks: str | Sequence[str] = "train",
         seed: int = 0,
         address: str = "auto",
-        env_options: dict[str, Any] | None = None,
+        **env_kwargs: Any,
     ) -> None:
         if size < 1:
-            raise MgfarmError(f"size must be at least 1, got {size}.")
+            raise MgfarmError(f"size={size} is too small; a RayEnvPool needs at least 1 env.")
+        from mgfarm.env.pool import resolve_tasks
+
         self.ray = connect(address)
-        self.task_ids = _task_ids(tasks)
-        self.env_options = dict(env_options or {})
-        self._episodes = itertools.count()
-        self._seed = seed
-        self._pending: list[Any] | None = None
+        self.task_ids = resolve_tasks(tasks)
+        self.seed = seed
+        self.env_kwargs = env_kwargs
+        self._pending: list[tuple[str, Any]] | None = None
         self.slots = [Slot() for _ in range(size)]
         # First placement is Ray's alone: each worker holds one replica resource on its node.
-        workers = [self._worker_class().remote(self.env_options) for _ in range(size)]
+        workers = [self._worker_options().remote(self.task_ids, env_kwargs) for _ in range(size)]
         for slot, worker in zip(self.slots, workers, strict=True):
             slot.worker = worker
         try:
@@ -71,11 +81,20 @@ class RayEnvPool:
         for slot, w in zip(self.slots, where, strict=True):
             slot.node_id = w["node_id"]
 
+    def __len__(self) -> int:
+        return len(self.slots)
+
     @property
     def size(self) -> int:
         return len(self.slots)
 
-    def _worker_class(self, node_id: str | None = None) -> Any:
+    def nodes(self) -> list[str]:
+        """The node id each env runs on ('' while it has none)."""
+        return [s.node_id for s in self.slots]
+
+    # ------------------------------------------------------------------ placement
+
+    def _worker_options(self, node_id: str | None = None) -> Any:
         options: dict[str, Any] = {"num_cpus": 0, "resources": {REPLICA_RESOURCE: 1}, "max_restarts": 0}
         if node_id is not None:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -83,10 +102,8 @@ class RayEnvPool:
             options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
         return self.ray.remote(EnvWorker).options(**options)
 
-    # ------------------------------------------------------------------ placement after a loss
-
     def _free_replicas(self) -> dict[str, int]:
-        """Ready replicas per node, less those this pool's workers already hold."""
+        """Ready replicas per node, less those this pool's envs already hold."""
         ready: dict[str, int] = {}
         refs = [a.status.remote() for a in farm_actors()]
         for ref in refs:
@@ -97,20 +114,28 @@ class RayEnvPool:
             if status.get("up"):
                 ready[status["node_id"]] = int(status.get("ready", 0))
         held = Counter(s.node_id for s in self.slots if s.worker is not None)
-        return {node: count - held[node] for node, count in ready.items() if count - held[node] > 0}
+        return {node: n - held[node] for node, n in ready.items() if n - held[node] > 0}
 
     def _replace(self, slot: Slot) -> None:
-        """Drop the slot's worker and place a new one where a farm has a free replica."""
+        """Drop the slot's worker and place a new one on a node whose farm has a free replica.
+
+        Ray's resource alone could put it back on the node that just lost its farm (the node still
+        offers the resource), so the pool pins it to the node with the most free ready replicas.
+        """
         self._drop(slot)
+        slot.broken = False
         free = self._free_replicas()
         if not free:
+            slot.retry_at = time.monotonic() + PLACEMENT_RETRY_S
             return
         node_id = max(free, key=lambda n: free[n])
-        worker = self._worker_class(node_id).remote(self.env_options)
+        worker = self._worker_options(node_id).remote(self.task_ids, self.env_kwargs)
         try:
             self.ray.get(worker.where.remote(), timeout=PLACEMENT_TIMEOUT_S)
         except Exception:
-            self.ray.kill(worker)
+            with contextlib.suppress(Exception):
+                self.ray.kill(worker)
+            slot.retry_at = time.monotonic() + PLACEMENT_RETRY_S
             return
         slot.worker, slot.node_id = worker, node_id
 
@@ -122,89 +147,84 @@ class RayEnvPool:
 
     # ------------------------------------------------------------------ the pool API
 
-    def reset(self, index: int) -> tuple[Any, dict[str, Any]]:
-        """Start the next episode in slot `index`."""
-        return self._reset_many([index])[0]
+    def _episode_seed(self, index: int) -> int:
+        """The local pool's seeds: a function of (pool seed, env index, episode number)."""
+        seq = np.random.SeedSequence([self.seed, index, self.slots[index].episodes])
+        return int(seq.generate_state(1)[0] % (2**31))
+
+    def _send_reset(self, index: int) -> tuple[str, Any]:
+        slot = self.slots[index]
+        if slot.broken or (slot.worker is None and time.monotonic() >= slot.retry_at):
+            self._replace(slot)
+        if slot.worker is None:
+            return "none", None
+        seed = self._episode_seed(index)
+        slot.episodes += 1
+        return "reset", slot.worker.reset.remote(seed)
 
     def reset_all(self) -> tuple[list[Any], list[dict[str, Any]]]:
-        """Start the next episode in every slot."""
-        results = self._reset_many(list(range(self.size)))
-        return [r[0] for r in results], [r[1] for r in results]
+        """Start a new episode in every env (in parallel)."""
+        sent = [self._send_reset(i) for i in range(self.size)]
+        results = [self._collect(i, kind, ref) for i, (kind, ref) in enumerate(sent)]
+        return [r[0] for r in results], [r[4] for r in results]
 
-    def _reset_many(self, indices: list[int]) -> list[tuple[Any, dict[str, Any]]]:
-        for i in indices:
-            slot = self.slots[i]
-            if slot.worker is None or slot.info.get("failed"):
-                self._replace(slot)
-            slot.episode = next(self._episodes)
-            slot.task_id = self.task_ids[slot.episode % len(self.task_ids)]
-            slot.seed = self._seed + slot.episode
-        refs = {
-            i: self.slots[i].worker.reset.remote(self.slots[i].task_id, self.slots[i].seed)
-            for i in indices
-            if self.slots[i].worker is not None
-        }
-        results = []
-        for i in indices:
-            slot = self.slots[i]
-            obs: Any = None
-            info: dict[str, Any] = {"failed": "no node of the Ray cluster has a free replica"}
-            if i in refs:
-                obs, info = self._get(slot, refs[i], reset=True)
-            info = {**info, "episode": slot.episode, "task_id": slot.task_id, "seed": slot.seed}
-            slot.running, slot.info = not info.get("failed"), info
-            results.append((obs, info))
-        return results
-
-    def step_async(self, actions: list[dict[str, Any]]) -> None:
-        """Send one action per slot (ignored for slots with no running episode)."""
+    def step_async(self, actions: Sequence[Any]) -> None:
+        """Send one action per env; an env whose episode ended is reset instead (its action ignored)."""
         if len(actions) != self.size:
-            raise MgfarmError(f"step needs one action per env: got {len(actions)} for a pool of {self.size}.")
+            raise MgfarmError(f"step needs {self.size} actions (one per env), got {len(actions)}.")
+        if self._pending is not None:
+            raise MgfarmError("step_async called twice; call step_wait() first.")
         self._pending = [
-            s.worker.step.remote(a) if s.running and s.worker is not None else None
-            for s, a in zip(self.slots, actions, strict=True)
+            self._send_reset(i) if slot.needs_reset else ("step", slot.worker.step.remote(action))
+            for i, (slot, action) in enumerate(zip(self.slots, actions, strict=True))
         ]
 
-    def step_wait(self) -> tuple[list[Any], list[float], list[bool], list[bool], list[dict[str, Any]]]:
-        """Collect what `step_async` sent: observations, rewards, terminated, truncated, infos."""
+    def step_wait(self) -> Batch:
+        """Observations, rewards, terminated, truncated and infos of what `step_async` sent."""
         if self._pending is None:
-            raise MgfarmError("step_wait() was called without step_async(); send actions first.")
+            raise MgfarmError("step_wait called without step_async; call step_async(actions) first.")
         pending, self._pending = self._pending, None
-        results: list[StepResult] = []
-        for slot, ref in zip(self.slots, pending, strict=True):
-            if ref is None:
-                result: StepResult = (None, 0.0, False, True, {**slot.info, "no_episode": True})
-            else:
-                result = self._get(slot, ref, reset=False)
-                info = {**result[4], "episode": slot.episode, "task_id": slot.task_id, "seed": slot.seed}
-                result = (result[0], result[1], result[2], result[3], info)
-                slot.info = info
-                if result[2] or result[3]:
-                    slot.running = False
-            results.append(result)
-        obs, rewards, terminated, truncated, infos = (list(x) for x in zip(*results, strict=True))
-        return obs, rewards, terminated, truncated, infos
+        results = [self._collect(i, kind, ref) for i, (kind, ref) in enumerate(pending)]
+        return (
+            [r[0] for r in results],
+            [r[1] for r in results],
+            [r[2] for r in results],
+            [r[3] for r in results],
+            [r[4] for r in results],
+        )
 
-    def step_all(
-        self, actions: list[dict[str, Any]]
-    ) -> tuple[list[Any], list[float], list[bool], list[bool], list[dict[str, Any]]]:
-        """One action per slot, all at once."""
+    def step_all(self, actions: Sequence[Any]) -> Batch:
+        """One step in every env (in parallel); ended episodes are reset instead."""
         self.step_async(actions)
         return self.step_wait()
 
-    def _get(self, slot: Slot, ref: Any, reset: bool) -> Any:
-        """A worker's answer; a lost worker (its node died) becomes a failed episode."""
+    def _collect(self, index: int, kind: str, ref: Any) -> StepResult:
+        """The answer to what was sent to slot `index`, as a step result; updates the slot."""
+        slot = self.slots[index]
+        if kind == "none":
+            slot.needs_reset = True
+            return slot.last_obs, 0.0, False, False, {"failed": NO_REPLICA, "autoreset": True}
         try:
-            return self.ray.get(ref)
+            answer = self.ray.get(ref)
         except self.ray.exceptions.RayActorError as exc:
-            reason = f"node lost: {str(exc).strip().splitlines()[-1]}"
-            info = {"failed": reason, "node_id": slot.node_id}
+            lost: dict[str, Any] = {"failed": f"node lost: {str(exc).strip().splitlines()[0]}"}
+            info = {**lost, "node_id": slot.node_id}
             self._drop(slot)
-            return (None, info) if reset else (None, 0.0, False, True, info)
-
-    def nodes(self) -> list[str]:
-        """The node id each slot's env runs on ('' when it has none)."""
-        return [s.node_id for s in self.slots]
+            answer = (None, info) if kind == "reset" else (None, 0.0, False, True, info)
+        if kind == "reset":
+            obs, info = answer
+            info = {**info, "autoreset": True}
+            result: StepResult = (obs if obs is not None else slot.last_obs, 0.0, False, False, info)
+            slot.needs_reset = bool(info.get("failed"))
+        else:
+            result = answer
+            info = result[4]
+            slot.needs_reset = result[2] or result[3]
+        if info.get("failed"):
+            slot.broken = True
+        if result[0] is not None:
+            slot.last_obs = result[0]
+        return result
 
     def close(self) -> None:
         """Close every env (releasing its replica) and stop the workers."""
@@ -219,17 +239,3 @@ class RayEnvPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _task_ids(tasks: str | list[str]) -> list[str]:
-    """Task ids from a list, or from a suite name in the catalog."""
-    if isinstance(tasks, list):
-        if not tasks:
-            raise MgfarmError("tasks is an empty list; pass task ids or a suite name such as 'train'.")
-        return list(tasks)
-    from mgfarm.tasks.catalog import list_tasks
-
-    ids = [t.id for t in list_tasks(tasks)]
-    if not ids:
-        raise MgfarmError(f"No tasks in suite {tasks!r}; see `mgfarm tasks list`.")
-    return ids
