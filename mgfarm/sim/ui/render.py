@@ -81,9 +81,8 @@ class Canvas:
 def render(roots: list[View], ctx: LayoutCtx, palette: Palette, background: str = "surface") -> Image.Image:
     """Draw laid-out trees (in order, later ones on top) onto a new RGB screen image."""
     m = ctx.metrics
-    image = Image.new(
-        "RGB", (m.width, m.height), Canvas(Image.new("RGB", (1, 1)), 0, 0, palette, m).color(background)
-    )
+    fill = hex_color(background) if background.startswith("#") else getattr(palette, background)
+    image = Image.new("RGB", (m.width, m.height), fill)
     cv = Canvas(image, 0, 0, palette, m)
     for root in roots:
         draw_view(cv, root, ctx)
@@ -102,14 +101,26 @@ def draw_view(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
 
 
 def draw_scroll(cv: Canvas, v: Scroll, ctx: LayoutCtx) -> None:
+    """Children drawn in place; what spills over the list's edges is put back from saved strips.
+
+    Saving two thin strips is far cheaper than drawing the list offscreen and pasting it back.
+    """
     x0, y0, x1, y1 = v.clip
-    sub = Image.new("RGB", (x1 - x0, y1 - y0), cv.color(v.bg) if v.bg else (0, 0, 0))
-    if not v.bg:
-        sub.paste(cv.image.crop(cv.box(v.clip)))
-    inner = Canvas(sub, x0, y0, cv.pal, cv.m)
-    for c in v.children:
-        draw_view(inner, c, ctx)
-    cv.image.paste(sub, cv.box(v.clip)[:2])
+    visible = [c for c in v.children if c.clip != EMPTY]
+    if not visible:
+        return
+    above = max(0, y0 - min(c.bounds[1] for c in visible))
+    below = max(0, max(c.bounds[3] for c in visible) - y1)
+    strips: list[tuple[Rect, Image.Image]] = []
+    for box in ((x0, y0 - above, x1, y0), (x0, y1, x1, y1 + below)):
+        b = cv.box(box)
+        b = (b[0], max(0, b[1]), b[2], min(cv.image.height, b[3]))
+        if b[3] > b[1]:
+            strips.append((b, cv.image.crop(b)))
+    for c in visible:
+        draw_view(cv, c, ctx)
+    for b, strip in strips:
+        cv.image.paste(strip, b[:2])
 
 
 def draw_self(cv: Canvas, v: View, ctx: LayoutCtx) -> None:

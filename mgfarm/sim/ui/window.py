@@ -8,13 +8,13 @@ neither re-rendered nor re-encoded, and no full-size image is kept between frame
 
 from __future__ import annotations
 
-import io
 import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mgfarm.sim.apps.base import ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
+from mgfarm.sim.ui.png import encode_png
 from mgfarm.sim.ui.render import render
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -240,11 +240,7 @@ class WindowManager:
     def screencap_png(self) -> bytes:
         frame, _ = self._refresh()
         if self._png is None:
-            image = self._render(frame)
-            buf = io.BytesIO()
-            # Level 1: flat UI colours compress well already; higher levels cost far more time.
-            image.save(buf, "PNG", compress_level=1)
-            self._png = buf.getvalue()
+            self._png = encode_png(self._render(frame))
         return self._png
 
     def screencap_raw(self) -> bytes:
@@ -399,6 +395,10 @@ class WindowManager:
             self.text(chr(ord("a") + code - 29))
         elif 7 <= code <= 16:
             self.text(str(code - 7))
+
+    def long_key(self, code: int) -> None:
+        """`input keyevent --longpress`: the simulated screens give long key presses no extra meaning."""
+        self.key(code)
 
     def _back(self) -> None:
         if self.ime_visible:
