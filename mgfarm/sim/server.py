@@ -8,6 +8,7 @@ import errno
 import logging
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from collections.abc import Callable
@@ -120,7 +121,9 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
         temp = data_dir = Path(tempfile.mkdtemp(prefix="mgfarm-sim-"))
     hosts: list[DeviceHost] = []
     try:
-        for config in device_configs(options, data_dir):
+        configs = device_configs(options, data_dir)
+        check_ports(configs)
+        for config in configs:
             host = DeviceHost(config, options.announce)
             await host.start()
             hosts.append(host)
@@ -131,6 +134,20 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             await host.stop()
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def check_ports(configs: list[DeviceConfig]) -> None:
+    """Fail before booting anything when a port is taken."""
+    for config in configs:
+        for port in (config.console_port, config.adb_port):
+            with socket.socket() as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the listeners will
+                try:
+                    sock.bind((config.host, port))
+                except OSError as exc:
+                    raise MgfarmError(
+                        f"port {port} on {config.host} is already in use; pick a free pair with --adb-port."
+                    ) from exc
 
 
 async def wait_until_done(hosts: list[DeviceHost], stop: asyncio.Event) -> None:

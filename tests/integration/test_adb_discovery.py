@@ -149,3 +149,4 @@ def test_serve_on_a_taken_port_fails_with_one_sentence(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "already in use" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""
+    assert not (data / f"emulator-{console_port}").exists()  # it failed before booting anything
