@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from mgfarm.tasks import checker, report
+from mgfarm.tasks.agents import make_agent
 from mgfarm.tasks.catalog import get_task, select
 from mgfarm.tasks.judge import load_verifiers
 from mgfarm.tasks.runner import EpisodeResult, Job, farm_devices, farm_for, run_jobs
@@ -143,6 +144,9 @@ def run_eval(
 ) -> EvalRun:
     """Episodes for every template of a suite (or ids) and seed; writes results.json and report.html."""
     templates = select(ids, suite)
+    make_agent(
+        agent, templates[0].instantiate(seeds[0] if seeds else 0)
+    )  # bad --agent fails before any device work
     jobs = [Job(t, s, agent, agent) for t in templates for s in seeds]
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     folder = out / f"{stamp}-{suite if not ids else 'tasks'}"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import queue
+import random
+import re
 import threading
 import time
 import traceback
@@ -129,6 +131,7 @@ def run_episode(
         traceback.print_exc()
     result.seconds = time.perf_counter() - start
     if record is not None:
+        record.mkdir(parents=True, exist_ok=True)
         (record / "episode.json").write_text(json.dumps(result.as_dict(), indent=2, default=str))
     return result
 
@@ -205,9 +208,8 @@ def run_jobs(
                 index, job = pending.get_nowait()
             except queue.Empty:
                 return
-            folder = (
-                record / f"{index:04d}-{job.task.id}-s{job.seed}-{job.key or job.agent}" if record else None
-            )
+            role = re.sub(r"[^A-Za-z0-9_.-]+", "_", job.key or job.agent)
+            folder = record / f"{index:04d}-{job.task.id}-s{job.seed}-{role}" if record else None
             episode = run_episode(
                 device, job.task.instantiate(job.seed), job.agent, snapshot, folder, job.key
             )
@@ -257,7 +259,9 @@ def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
     from mgfarm.farm import api
 
     private = f"tasks-{os.getpid()}"
-    farm = api.up(replicas, backend="process", name=private, adb_port=free_port())
+    # A random first port keeps private farms of parallel runs (CI, several users) off each other's ports.
+    first = random.randrange(20000, 60000 - 2 * replicas, 2)
+    farm = api.up(replicas, backend="process", name=private, adb_port=free_port(), first_port=first)
     try:
         yield farm
     finally:
