@@ -37,6 +37,7 @@ from mgfarm.tasks.steps import apply_steps
 
 Report = Callable[[str], None]
 BUILD_FARM_PREFIX = "snapshot-build-"
+SIM_DATA_DIR = "/var/lib/mgfarm"  # the sim image's `sim serve --data` (docker/sim/entrypoint.sh)
 
 
 def sim_image_name() -> str:
@@ -143,14 +144,21 @@ def _start_one(
     return farm
 
 
+def app_package(name: str) -> str:
+    """An app's package: a name the task catalog knows (`contacts`), or a package name as given."""
+    if "." in name:
+        return name
+    return find_app(name).package
+
+
 def check_apps(device: Device, recipe: Recipe) -> None:
     """Every app the recipe names must be installed; say which is missing."""
     installed = set(device.packages())
     for name in recipe.apps:
-        package = find_app(name).package
+        package = app_package(name)
         if package not in installed:
             raise MgfarmError(
-                f"Recipe {recipe.name!r} needs app {name!r} ({package}), which is not installed on "
+                f"Recipe {recipe.name!r} needs app {package}, which is not installed on "
                 f"{device.serial}; install it or remove it from the recipe's apps."
             )
 
@@ -208,6 +216,10 @@ def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report
                 "system_image": sys_image or manifest.system_image,
             }
         )
+        if labels.get("org.mgfarm.backend") == "sim":
+            # Keep only the saved snapshot: a device root inside an image layer cannot be renamed
+            # in place by a later snapshot load (overlayfs), and new containers boot a fresh one.
+            container.exec_run(["sh", "-c", f"rm -rf {SIM_DATA_DIR}/emulator-*"])
         say(f"committing {reference}")
         label = manifest.model_dump_json().replace("'", "")
         committed = container.commit(

@@ -14,17 +14,15 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
     rows = []
     for m in built:
         current = hashes.get(m.name)
-        status = "ready" if current == m.recipe_hash else "stale: recipe changed, rebuild"
-        if current is None:
-            status = "ready (recipe not shipped)"
+        status = "ready" if current in (m.recipe_hash, None) else "stale: recipe changed, rebuild"
         rows.append(
             {
                 "name": m.name,
                 "backend": m.backend,
                 "image": m.snapshot_image or m.image,
-                "screen": str(m.screen),
+                "screen": f"{m.screen.width}x{m.screen.height}@{m.screen.density}",
                 "recipe": m.recipe_hash,
-                "built": m.created_at,
+                "built": m.created_at[:16].replace("T", " "),
                 "status": status,
             }
         )
@@ -39,7 +37,7 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
                     "screen": "-",
                     "recipe": hashes[r.name],
                     "built": "-",
-                    "status": f"not built: mgfarm snapshot build {r.name}",
+                    "status": "not built",
                 }
             )
     return rows
@@ -47,9 +45,10 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
 
 def snapshot_table() -> tuple[Table, list[dict[str, str]]]:
     rows = snapshot_rows(list_recipes(), list_manifests())
-    table = Table(title="Golden snapshots")
-    for column in ("name", "backend", "image", "screen", "recipe", "built", "status"):
-        table.add_column(column)
+    table = Table(title="Golden snapshots", caption="build one with: mgfarm snapshot build NAME")
+    shown = ("name", "backend", "image", "screen", "recipe", "status")  # `--json` has every field
+    for column in shown:
+        table.add_column(column, overflow="fold", no_wrap=column in ("recipe", "screen"))
     for row in rows:
-        table.add_row(*row.values())
+        table.add_row(*(row[c] for c in shown))
     return table, rows
