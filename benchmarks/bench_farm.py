@@ -51,7 +51,7 @@ def run_one(backend: str, size: int) -> dict[str, Any]:
         "replicas": size,
         "ready": ready,
         "seconds_to_ready": round(seconds, 2),
-        "mb_per_replica": round(per_mb, 1),
+        "pss_mb_per_replica": round(per_mb, 1),
         "total_mb": round(kib / 1024, 1),
         "goal_seconds_64": goal_s,
         "goal_mb_per_replica": goal_mb,
@@ -59,11 +59,11 @@ def run_one(backend: str, size: int) -> dict[str, Any]:
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
-    print(f"{'backend':<8} {'N':>4} {'ready':>6} {'up->ready s':>12} {'MB/replica':>11} {'total MB':>9}")
+    print(f"{'backend':<8} {'N':>4} {'ready':>6} {'up->ready s':>12} {'PSS MB/replica':>15} {'total MB':>9}")
     for r in results:
         print(
             f"{r['backend']:<8} {r['replicas']:>4} {r['ready']:>6} {r['seconds_to_ready']:>12.2f} "
-            f"{r['mb_per_replica']:>11.1f} {r['total_mb']:>9.1f}"
+            f"{r['pss_mb_per_replica']:>15.1f} {r['total_mb']:>9.1f}"
         )
 
 
