@@ -1,0 +1,84 @@
+"""Ports, state file and config of the farm: the rules users rely on, without devices."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from mgfarm.errors import MgfarmError
+from mgfarm.farm.config import load_config
+from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port
+from mgfarm.farm.state import FarmState, Replica, edit, list_farms, load_farm, save_farm
+
+
+def test_pairs_are_even_odd_and_skip_taken_ports() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        taken = holder.getsockname()[1]
+        start = taken - 1 if taken % 2 else taken  # the pair that holds `taken`
+        pairs = allocate_pairs(3, start=start)
+    assert all(console % 2 == 0 and adb == console + 1 for console, adb in pairs)
+    assert taken not in {p for pair in pairs for p in pair}
+    assert pairs[0][0] > start
+
+
+def test_reserved_ports_are_skipped_and_runs_split_at_gaps() -> None:
+    start = free_port() & ~1
+    pairs = allocate_pairs(3, start=start, reserved={start + 3})
+    assert (start + 2, start + 3) not in pairs
+    assert [len(run) for run in consecutive_runs([(10, 11), (12, 13), (16, 17)])] == [2, 1]
+
+
+@pytest.mark.parametrize("count", [0, -3, 40000])
+def test_impossible_replica_counts_are_refused(count: int) -> None:
+    with pytest.raises(MgfarmError, match="replicas"):
+        allocate_pairs(count)
+
+
+def test_odd_first_port_is_refused() -> None:
+    with pytest.raises(MgfarmError, match="even"):
+        allocate_pairs(1, start=5555)
+
+
+def _farm(name: str) -> FarmState:
+    rep = Replica(0, "emulator-5554", 5555, 5554, "tok", backend_id="pid:1", state="ready")
+    return FarmState(name=name, backend="process", adb_server_port=5137, snapshot="golden", replicas=[rep])
+
+
+def test_state_round_trips_and_edits_under_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    save_farm(_farm("a"))
+    with edit("a") as farm:
+        farm.replica(0).state = "restoring"
+    loaded = load_farm("a")
+    assert loaded.replica(0).state == "restoring" and loaded.replica(0).console_token == "tok"
+    assert list_farms() == ["a"]
+    with pytest.raises(MgfarmError, match="no replica 3"):
+        loaded.replica(3)
+
+
+def test_missing_broken_and_badly_named_farms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    with pytest.raises(MgfarmError, match="No farm named 'nope'"):
+        load_farm("nope")
+    (tmp_path / "farms" / "bad").mkdir(parents=True)
+    (tmp_path / "farms" / "bad" / "state.json").write_text("{not json")
+    with pytest.raises(MgfarmError, match="mgfarm down --name bad"):
+        load_farm("bad")
+    with pytest.raises(MgfarmError, match="not valid"):
+        load_farm("../etc")
+
+
+def test_flags_win_over_yaml_and_bad_yaml_is_one_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "mgfarm.yaml"
+    path.write_text("replicas: 8\nbackend: docker\nmemory: 512m\n")
+    cfg = load_config({"replicas": 2, "backend": None}, path=path)
+    assert (cfg.replicas, cfg.backend, cfg.memory, cfg.adb_port) == (2, "docker", "512m", 5137)
+    path.write_text("replicas: [\n")
+    with pytest.raises(MgfarmError, match="not valid YAML"):
+        load_config({}, path=path)
+    path.write_text("replica: 3\n")
+    with pytest.raises(MgfarmError, match="'replica'"):
+        load_config({}, path=path)
