@@ -1,0 +1,214 @@
+"""Files (com.android.documentsui): browse /sdcard, create folders, rename and delete (the real files)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, list_item
+
+PKG = "com.android.documentsui"
+MAIN = "com.android.documentsui.files.FilesActivity"
+ROOT = "/storage/emulated/0"
+ICONS = {".jpg": "image", ".jpeg": "image", ".png": "image", ".txt": "note", ".md": "note", ".pdf": "file"}
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}".replace(".00 ", " ")
+        n = n / 1000  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def valid_name(name: str) -> bool:
+    return bool(name) and "/" not in name and name not in (".", "..")
+
+
+class Files(App):
+    package = PKG
+    label = "Files"
+    main_activity = MAIN
+    icon = "folder"
+    icon_color = "#1A73E8"
+    intent_actions = {"android.intent.action.GET_CONTENT": MAIN, "android.intent.action.OPEN_DOCUMENT": MAIN}
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main}
+
+    def host(self, device_path: str) -> Path:
+        return self.device.fs.host(device_path)
+
+    def main(self, ctx: ScreenContext) -> View:
+        cwd = str(ctx.state.get("cwd", ROOT))
+        try:
+            folder = self.host(cwd)
+        except PathEscapeError:
+            cwd, folder = ROOT, self.host(ROOT)
+        if not folder.is_dir():
+            cwd, folder = ROOT, self.host(ROOT)
+            ctx.state["cwd"] = ROOT
+        selected = ctx.state.get("selected")
+        entries = (
+            sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+            if folder.is_dir()
+            else []
+        )
+
+        def enter(name: str) -> Callable[[], None]:
+            return lambda: ctx.state.update(cwd=f"{cwd}/{name}", selected=None)
+
+        def select(name: str) -> Callable[[], None]:
+            return lambda: ctx.state.update(selected=name)
+
+        def up() -> None:
+            if ctx.state.get("selected"):
+                ctx.state["selected"] = None
+            elif cwd != ROOT:
+                ctx.state["cwd"] = cwd.rsplit("/", 1)[0]
+                ctx.state.pop("scroll", None)
+            else:
+                ctx.finish()
+
+        ctx.on_back(up)
+        rows: list[View] = []
+        for p in entries:
+            st = p.stat()
+            when = datetime.fromtimestamp(st.st_mtime, timezone.utc).strftime("%b %-d")
+            sub = when if p.is_dir() else f"{human_size(st.st_size)}, {when}"
+            rows.append(
+                list_item(
+                    p.name,
+                    sub,
+                    icon="folder" if p.is_dir() else ICONS.get(p.suffix.lower(), "file"),
+                    on_click=enter(p.name) if p.is_dir() else select(p.name),
+                    on_long_click=select(p.name),
+                    selected=selected == p.name,
+                    id="item_root",
+                    title_id="android:id/title",
+                    subtitle_id="android:id/summary",
+                )
+            )
+        crumbs = "Internal storage" + cwd[len(ROOT) :].replace("/", " › ")
+        if selected:
+
+            def delete() -> None:
+                ctx.state["dialog"] = "delete"
+
+            def rename() -> None:
+                ctx.state["dialog"] = "rename"
+                ctx.set_field("name", str(selected))
+
+            top: View = Row(
+                id="toolbar",
+                height=64,
+                bg="secondary_container",
+                pad=(4, 0, 4, 0),
+                children=[
+                    IconButton(
+                        name="close", desc="Clear selection", on_click=lambda: ctx.state.update(selected=None)
+                    ),
+                    Text(text="1 selected", size=20, weight=1),
+                    action("edit", "Rename", rename, id="action_menu_rename"),
+                    action("delete", "Delete", delete, id="action_menu_delete"),
+                ],
+            )
+        else:
+            top = Row(
+                id="toolbar",
+                height=64,
+                pad=(4, 0, 4, 0),
+                children=[
+                    IconButton(
+                        name="arrow_back" if cwd != ROOT else "menu",
+                        desc="Navigate up" if cwd != ROOT else "Show roots",
+                        on_click=up,
+                    ),
+                    Text(
+                        id="title", text="Files" if cwd == ROOT else cwd.rsplit("/", 1)[1], size=22, weight=1
+                    ),
+                ],
+            )
+        layers: list[View] = [
+            Column(
+                children=[
+                    top,
+                    Text(id="breadcrumb", text=crumbs, size=14, color="primary", pad=(16, 4, 16, 8)),
+                    Scroll(
+                        id="dir_list",
+                        key="list",
+                        weight=1,
+                        pad=(0, 0, 0, 88),
+                        children=rows or [empty_state("folder", "No items")],
+                    ),
+                ]
+            ),
+            fab("add", "New folder", lambda: ctx.state.update(dialog="mkdir"), id="fab", label="New folder"),
+        ]
+        layers += self.dialogs(ctx, folder, cwd)
+        return Stack(bg="surface", children=layers)
+
+    def dialogs(self, ctx: ScreenContext, folder: Path, cwd: str) -> list[View]:
+        kind = ctx.state.get("dialog")
+        selected = str(ctx.state.get("selected") or "")
+
+        def close() -> None:
+            ctx.state.pop("dialog", None)
+            ctx.set_fields({})
+
+        if kind is None:
+            return []
+        ctx.on_back(close)
+        if kind == "mkdir":
+
+            def create() -> None:
+                name = ctx.field("name").strip()
+                if not valid_name(name) or (folder / name).exists():
+                    ctx.toast("Can't create folder")
+                    return
+                (folder / name).mkdir()
+                close()
+
+            return [
+                dialog(
+                    "New folder",
+                    [EditText(id="android:id/text1", key="name", hint="Folder name", text=ctx.field("name"))],
+                    [("Cancel", close), ("OK", create)],
+                    close,
+                )
+            ]
+        if kind == "rename":
+
+            def do_rename() -> None:
+                name = ctx.field("name").strip()
+                if not valid_name(name) or (folder / name).exists():
+                    ctx.toast("Can't rename")
+                    return
+                (folder / selected).rename(folder / name)
+                ctx.state["selected"] = None
+                close()
+
+            return [
+                dialog(
+                    "Rename",
+                    [EditText(id="android:id/text1", key="name", hint="Name", text=ctx.field("name"))],
+                    [("Cancel", close), ("OK", do_rename)],
+                    close,
+                )
+            ]
+
+        def do_delete() -> None:
+            target = folder / selected
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+            ctx.state["selected"] = None
+            close()
+
+        return [dialog(f'Delete "{selected}"?', [], [("Cancel", close), ("Delete", do_delete)], close)]
