@@ -123,10 +123,18 @@ def element_visible(
 
 
 @check("answer.equals")
-def answer_equals(ctx: CheckContext, *, field: str, value: Any, tolerance: float = 0.0) -> CheckResult:
-    """The agent's typed answer for a field, normalised by the field's type (numbers with tolerance)."""
+def answer_equals(
+    ctx: CheckContext, *, field: str, value: Any, tolerance: float = 0.0, compare: str | None = None
+) -> CheckResult:
+    """The agent's typed answer for a field, normalised by the field's type (numbers with tolerance).
+
+    `compare: phone` compares phone numbers by their last ten digits.
+    """
     if field not in ctx.answer:
         return CheckResult(False, f"no answer for {field!r}")
+    if compare == "phone":
+        ok = normalize.same_number(ctx.answer[field], value)
+        return CheckResult(ok, f"answer {field}: got {ctx.answer[field]!r}, want {value!r}")
     kind = ctx.answer_fields.get(field, "text")
     got, want = normalize.typed(kind, ctx.answer[field]), normalize.typed(kind, value)
     if kind in ("integer", "number") and got is not None and want is not None:

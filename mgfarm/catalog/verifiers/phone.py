@@ -1,0 +1,30 @@
+"""Phone: the call log (calllog.db in the contacts provider, `content://call_log/calls`)."""
+
+from __future__ import annotations
+
+from mgfarm.catalog.verifiers import normalize
+from mgfarm.tasks.apps import declare_app
+from mgfarm.tasks.judge import CheckContext, CheckResult, check
+from mgfarm.tasks.state import declare_database
+
+OUTGOING = 2
+declare_app("phone", "com.android.dialer", None, "Phone")
+declare_database("calllog", "/data/data/com.android.providers.contacts/databases/calllog.db")
+
+
+@check("phone.called")
+def called(ctx: CheckContext, *, number: str) -> CheckResult:
+    """The call log holds an outgoing call to this number (read through `content query`)."""
+    rows = ctx.device.content_query("content://call_log/calls", projection=["number", "type"])
+    outgoing = [r["number"] for r in rows if str(r.get("type")) == str(OUTGOING)]
+    ok = any(normalize.same_number(n, number) for n in outgoing)
+    return CheckResult(ok, f"{len(outgoing)} outgoing calls {outgoing[-3:]}; looking for {number}")
+
+
+@check("phone.outgoing_count")
+def outgoing_count(ctx: CheckContext, *, equals: int) -> CheckResult:
+    """Number of outgoing calls in the log."""
+    rows = ctx.device.content_query(
+        "content://call_log/calls", projection=["type"], where=f"type = {OUTGOING}"
+    )
+    return CheckResult(len(rows) == int(equals), f"{len(rows)} outgoing calls (want {equals})")
