@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import socket
@@ -136,7 +137,7 @@ def main() -> int:
     for _ in range(args.nodes - 1):
         local.add_node(**node_args)
     local.wait_for_nodes()
-    ray.init(address=local.address, namespace="mgfarm", log_to_driver=False, logging_level="WARNING")
+    ray.init(address=local.address, namespace="mgfarm", log_to_driver=False, logging_level=logging.WARNING)
     try:
         options = {"adb_port": free_port(), "first_port": random.randrange(30000, 50000, 2)}
         statuses = cluster.up(local.address, per_node, "process", options)

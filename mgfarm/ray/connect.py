@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ def connect(address: str) -> Any:
         ray.init(
             address=address,
             namespace=NAMESPACE,
-            logging_level="WARNING",
+            logging_level=logging.WARNING,
             log_to_driver=False,
             configure_logging=False,
         )

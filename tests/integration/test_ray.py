@@ -5,6 +5,7 @@ One cluster serves the whole module to keep the cost low (two raylets, 80 MB obj
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import socket
@@ -78,7 +79,9 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
     local.add_node(**node_args)
     local.wait_for_nodes()
     try:
-        ray.init(address=local.address, namespace="mgfarm", log_to_driver=False, logging_level="WARNING")
+        ray.init(
+            address=local.address, namespace="mgfarm", log_to_driver=False, logging_level=logging.WARNING
+        )
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
         yield RayCluster(address=local.address, node_ids=nodes)
     finally:
