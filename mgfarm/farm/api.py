@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver, procs
 from mgfarm.farm.backends import BACKENDS, Backend, get_backend
-from mgfarm.farm.boot import bring_up
+from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
 from mgfarm.farm.ports import allocate_pairs
 from mgfarm.farm.state import (
@@ -80,8 +80,37 @@ def _reserved_ports(except_name: str) -> set[int]:
     return ports
 
 
+class _ScreenCheck:
+    """Runs the built snapshot's screen check once, on the first booted replica, before any load."""
+
+    def __init__(self, farm: FarmState, manifest: object | None) -> None:
+        self.farm, self.manifest = farm, manifest
+        self.lock = threading.Lock()
+        self.done = False
+        self.error: MgfarmError | None = None
+
+    def __call__(self, rep: Replica) -> None:
+        if self.manifest is None:
+            return
+        with self.lock:
+            if not self.done:
+                from mgfarm.snapshots.farm import check_screen
+
+                try:
+                    check_screen(self.manifest, self.farm)  # type: ignore[arg-type]
+                except MgfarmError as exc:
+                    self.error = exc
+                self.done = True
+        if self.error is not None:
+            raise self.error
+
+
 def _boot_all(
-    farm: FarmState, backend: Backend, retries: int, on_progress: Progress | None
+    farm: FarmState,
+    backend: Backend,
+    retries: int,
+    on_progress: Progress | None,
+    before_load: _ScreenCheck | None = None,
 ) -> dict[int, str]:
     """Bring every replica up in parallel, retrying a failed one up to `retries` times."""
     lock = threading.Lock()
@@ -98,11 +127,13 @@ def _boot_all(
                     backend.start(farm, [rep], farm_dir(farm.name))
                     save_farm(farm)
             try:
-                bring_up(rep, farm.adb_server_port, farm.snapshot, farm.boot_timeout)
+                bring_up(rep, farm.adb_server_port, farm.snapshot, farm.boot_timeout, before_load)
                 error = ""
                 break
             except MgfarmError as exc:
                 error = str(exc)
+                if before_load is not None and exc is before_load.error:
+                    break  # the snapshot does not fit this farm: retrying cannot help
         with lock:
             rep.state, rep.reason = (FAILED, error) if error else (READY, "")
             rep.started_at = time.time() if not error else rep.started_at
@@ -160,7 +191,24 @@ def up(
     built = prepare(folder, backend, image, snapshot)
     token = secrets.token_urlsafe(12)
     (folder / "console_token").write_text(token)  # no newline: adb reads the token file untrimmed
-    server_pid = adbserver.ensure_server(adb_port)
+    from mgfarm.snapshots.farm import prepare
+
+    try:
+        manifest = prepare(folder, backend, image, snapshot)  # a built snapshot, copied in place
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if manifest is None and snapshot != DEFAULT_SNAPSHOT:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise MgfarmError(
+            f"No snapshot {snapshot!r} was built for the {backend} backend; build it with "
+            f"`mgfarm snapshot build {snapshot}` or leave --snapshot at {DEFAULT_SNAPSHOT}."
+        )
+    try:
+        server_pid = adbserver.ensure_server(adb_port)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     farm = FarmState(
         name=name,
         backend=backend,
@@ -187,7 +235,7 @@ def up(
     try:
         runner.start(farm, farm.replicas, folder)
         save_farm(farm)
-        errors = _boot_all(farm, runner, retries, on_progress)
+        errors = _boot_all(farm, runner, retries, on_progress, _ScreenCheck(farm, manifest))
         if errors and not keep_partial:
             first = min(errors)
             raise MgfarmError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import adbutils
 
@@ -64,9 +65,17 @@ def load_snapshot(rep: Replica, snapshot: str, save_missing: bool) -> None:
     console_command(rep.console_port, rep.console_token, f"avd snapshot load {snapshot}", timeout=120)
 
 
-def bring_up(rep: Replica, adb_server_port: int, snapshot: str, timeout: float) -> None:
-    """Attach, wait for boot, load the snapshot; raises BootError naming the failed step."""
+def bring_up(
+    rep: Replica,
+    adb_server_port: int,
+    snapshot: str,
+    timeout: float,
+    before_load: Callable[[Replica], None] | None = None,
+) -> None:
+    """Attach, wait for boot, (check,) load the snapshot; raises BootError naming the failed step."""
     deadline = time.monotonic() + timeout
     wait_attached(rep, adb_server_port, deadline)
     wait_boot_completed(rep, adb_server_port, deadline)
+    if before_load is not None:
+        before_load(rep)
     load_snapshot(rep, snapshot, save_missing=snapshot == DEFAULT_SNAPSHOT)
