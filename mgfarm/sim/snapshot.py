@@ -94,15 +94,10 @@ def load(device: SimDevice, name: str) -> None:
         raise SnapshotError(f"snapshot '{name}' does not exist") from exc
     except (OSError, ValueError) as exc:
         raise SnapshotError(f"snapshot '{name}' is unreadable: {exc}") from exc
-    root = device.fs.root
-    incoming = Path(tempfile.mkdtemp(prefix=".root-new.", dir=root.parent))
     try:
-        shutil.copytree(folder / "files", incoming / "root", symlinks=True, copy_function=copy_writable)
+        restore_tree(folder / "files", device.fs.root)
     except OSError as exc:
-        shutil.rmtree(incoming, ignore_errors=True)
-        raise SnapshotError(f"snapshot '{name}' could not be copied: {exc.strerror or exc}") from exc
-    replace_dir(incoming / "root", root)
-    shutil.rmtree(incoming, ignore_errors=True)
+        raise SnapshotError(f"snapshot '{name}' could not be restored: {exc.strerror or exc}") from exc
     import_state(device, state.get("state", {}))
 
 
@@ -134,11 +129,56 @@ def list_snapshots(device: SimDevice) -> list[SnapshotInfo]:
     return infos
 
 
-def copy_writable(src: str, dst: str) -> None:
-    """Copy a file keeping its mtime; the copy stays writable even if the golden is read-only."""
+def scan(root: Path) -> tuple[set[str], set[str]]:
+    """(folders, files) under root as relative paths; symlinks count as files and are not followed."""
+    dirs: set[str] = set()
+    files: set[str] = set()
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        with os.scandir(root / rel if rel else root) as entries:
+            for entry in entries:
+                child = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.add(child)
+                    pending.append(child)
+                else:
+                    files.add(child)
+    return dirs, files
+
+
+def restore_tree(src: Path, dst: Path) -> None:
+    """Make dst an exact copy of src in place.
+
+    Folders present on both sides are kept: creating and removing folders is what costs most on
+    overlay filesystems, and a device's folder layout rarely changes. Every file is copied again,
+    so nothing written since (whatever its timestamps say) survives. The event loop runs no other
+    code meanwhile, so no ADB or shell request sees a half-restored tree.
+    """
+    src_dirs, src_files = scan(src)
+    dst.mkdir(parents=True, exist_ok=True)
+    dst_dirs, dst_files = scan(dst)
+    for rel in dst_files - src_files:
+        os.unlink(dst / rel)
+    for rel in sorted(dst_dirs - src_dirs, key=len, reverse=True):
+        shutil.rmtree(dst / rel, ignore_errors=True)
+    for rel in sorted(src_dirs - dst_dirs, key=len):
+        (dst / rel).mkdir(exist_ok=True)
+    for rel in src_files:
+        copy_file(src / rel, dst / rel)
+
+
+def copy_file(src: Path, dst: Path) -> None:
+    """Copy one file or symlink; never writes through a symlink already at dst."""
+    if dst.is_symlink() or (dst.exists() and not dst.is_file()):
+        dst.unlink()
+    if src.is_symlink():
+        dst.unlink(missing_ok=True)
+        os.symlink(os.readlink(src), dst)
+        return
     shutil.copy2(src, dst)
     mode = os.stat(dst).st_mode
-    if not mode & 0o200:
+    if not mode & 0o200:  # the golden may be read-only; the device's copy is its own
         os.chmod(dst, mode | 0o200)
 
 
