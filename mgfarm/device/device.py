@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import shlex
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,6 +19,7 @@ import adbutils
 import numpy as np
 from PIL import Image
 
+from mgfarm.device.adbwire import AdbWireError, ShellClient
 from mgfarm.device.console import ConsoleClient, ConsoleError, parse_snapshot_list, read_token
 from mgfarm.device.parsing import (
     parse_content_rows,
@@ -27,6 +31,7 @@ from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.errors import MgfarmError
 
 DUMP_PATH = "/data/local/tmp/mgfarm_uidump.xml"
+FRAME_CACHE = 8  # decoded screenshots kept per device
 _EMULATOR_SERIAL = re.compile(r"^emulator-(\d+)$")
 _SETTINGS_NAMESPACES = ("system", "secure", "global")
 _SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -85,6 +90,7 @@ class Device:
         self.adb_host = adb_host
         self.client = adbutils.AdbClient(host=adb_host, port=adb_port)
         self.adb = self.client.device(serial)
+        self.wire = ShellClient(serial, adb_port, adb_host)
         if console_port is None:
             m = _EMULATOR_SERIAL.match(serial)
             console_port = int(m.group(1)) if m else None
@@ -94,7 +100,10 @@ class Device:
         self.ui_source = ui_source
         self._u2: Any = None
         self._u2_failed = False
+        self._auto_source = "undecided"  # becomes "u2" or "dump" after the first comparison
         self._size: tuple[int, int] | None = None
+        self._frames: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._frames_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r}, adb_port={self.adb_port})"
@@ -104,7 +113,7 @@ class Device:
     def _adb_errors(self, what: str) -> Iterator[None]:
         try:
             yield
-        except (adbutils.AdbError, OSError) as exc:
+        except (adbutils.AdbError, AdbWireError, OSError) as exc:
             raise DeviceError(
                 f"Device {self.serial} failed during {what} ({exc}); "
                 "check it with `mgfarm ps` or `adb devices`."
@@ -112,20 +121,17 @@ class Device:
 
     def shell(self, cmd: str, timeout: float = 60.0) -> str:
         """Run a shell command line; returns its output (stdout and stderr), right-stripped."""
-        with self._adb_errors("shell"):
-            out = self.adb.shell(cmd, timeout=timeout)
-        return str(out)
+        return self.shell_bytes(cmd, timeout).decode("utf-8", "replace").rstrip()
 
     def shell_bytes(self, cmd: str, timeout: float = 60.0) -> bytes:
         with self._adb_errors("shell"):
-            out = self.adb.shell(cmd, timeout=timeout, encoding=None)
-        return bytes(out)
+            return self.wire.run_raw(cmd, timeout)
 
     def shell2(self, cmd: str, timeout: float = 60.0) -> ShellResult:
         """Run a shell command line; returns its output and exit status."""
         with self._adb_errors("shell"):
-            ret = self.adb.shell2(cmd, timeout=timeout, rstrip=True)
-        return ShellResult(output=ret.output, exit_code=ret.returncode)
+            output, code = self.wire.run(cmd, timeout)
+        return ShellResult(output=output.decode("utf-8", "replace").rstrip(), exit_code=code)
 
     def push(self, local_or_bytes: str | Path | bytes, path: str) -> None:
         with self._adb_errors(f"push to {path}"):
@@ -215,19 +221,39 @@ class Device:
             self._size = (int(w), int(h))
         return self._size
 
+    def screenshot_png(self) -> bytes:
+        """The screen as PNG bytes, straight from `screencap -p`."""
+        return self.shell_bytes("screencap -p")
+
     def screenshot(self) -> Image.Image:
-        """The screen as an RGB PIL image (PNG from `screencap -p`)."""
-        data = self.shell_bytes("screencap -p")
+        """The screen as an RGB PIL image."""
+        return Image.fromarray(self.screenshot_array())
+
+    def screenshot_array(self) -> np.ndarray:
+        """The screen as a new uint8 array of shape (height, width, 3).
+
+        Decoding a full-screen PNG costs tens of milliseconds while screens repeat often (home,
+        the same app page), so recent frames are kept by their PNG bytes: identical bytes are
+        identical pixels, and a copy of a cached frame costs about a millisecond.
+        """
+        data = self.screenshot_png()
+        key = hashlib.blake2b(data, digest_size=16).digest()
+        with self._frames_lock:
+            cached = self._frames.get(key)
+            if cached is not None:
+                self._frames.move_to_end(key)
+                return cached.copy()
         try:
             img = Image.open(io.BytesIO(data))
             img.load()
         except OSError as exc:
             raise DeviceError(f"screencap on {self.serial} returned no image ({data[:80]!r}).") from exc
-        return img.convert("RGB") if img.mode != "RGB" else img
-
-    def screenshot_array(self) -> np.ndarray:
-        """The screen as a uint8 array of shape (height, width, 3)."""
-        return np.asarray(self.screenshot(), dtype=np.uint8)
+        pixels = np.asarray(img.convert("RGB") if img.mode != "RGB" else img, dtype=np.uint8)
+        with self._frames_lock:
+            self._frames[key] = pixels
+            while len(self._frames) > FRAME_CACHE:
+                self._frames.popitem(last=False)
+        return pixels.copy()
 
     # -- UI ----------------------------------------------------------------------------------
     def u2(self) -> Any:
@@ -239,22 +265,42 @@ class Device:
         return self._u2
 
     def ui_xml(self) -> str:
-        """The window hierarchy XML: from uiautomator2's server, else from `uiautomator dump`."""
-        if self.ui_source != "dump" and not self._u2_failed:
-            try:
-                return str(self.u2().dump_hierarchy())
-            except Exception as exc:  # u2 raises many types; any failure means: use the fallback
-                if self.ui_source == "u2":
-                    raise DeviceError(f"uiautomator2 failed on {self.serial}: {exc}") from exc
-                self._u2_failed = True
-        return self.dump_xml()
+        """The window hierarchy XML from uiautomator2's server or `uiautomator dump`.
+
+        `auto` tries both once (after u2's server is up) and keeps the faster: on emulators u2
+        is much faster (dump starts UiAutomation every time), elsewhere dump may win. A u2 failure
+        falls back to dump for good.
+        """
+        source = self.ui_source if self.ui_source != "auto" else self._auto_source
+        if source == "dump" or self._u2_failed:
+            return self.dump_xml()
+        try:
+            if source == "u2":
+                return self._u2_xml()
+            self._u2_xml()  # first call starts the server: not a fair timing
+            start = time.perf_counter()
+            xml = self._u2_xml()
+            u2_s = time.perf_counter() - start
+            start = time.perf_counter()
+            self.dump_xml()
+            self._auto_source = "u2" if u2_s <= time.perf_counter() - start else "dump"
+            return xml
+        except Exception as exc:  # u2 raises many types; any failure means: use the fallback
+            if self.ui_source == "u2":
+                raise DeviceError(f"uiautomator2 failed on {self.serial}: {exc}") from exc
+            self._u2_failed = True
+            return self.dump_xml()
+
+    def _u2_xml(self) -> str:
+        return str(self.u2().dump_hierarchy())
 
     def dump_xml(self) -> str:
-        """The hierarchy via `uiautomator dump` to a file, then pulled."""
-        res = self.shell2(f"uiautomator dump {DUMP_PATH}")
-        if res.exit_code != 0:
-            raise DeviceError(f"uiautomator dump failed on {self.serial}: {res.output.strip()[:300]}")
-        return self.pull(DUMP_PATH).decode("utf-8")
+        """The hierarchy via `uiautomator dump` to a file and `cat`: one adb round trip."""
+        out = self.shell(f"uiautomator dump {DUMP_PATH} >/dev/null && cat {DUMP_PATH}")
+        start = out.find("<?xml")
+        if start < 0:
+            raise DeviceError(f"uiautomator dump failed on {self.serial}: {out.strip()[:300]}")
+        return out[start:]
 
     def ui_elements(self) -> list[UIElement]:
         return parse_hierarchy(self.ui_xml())

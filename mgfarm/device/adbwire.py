@@ -1,0 +1,100 @@
+"""A minimal adb-server client for the hot path (shell commands), one socket per command.
+
+adbutils 2.12 spends about 20 ms of fixed sleeps and an extra `host:version` round trip on every
+shell call; an env step makes three of them. This speaks the same smart-socket protocol
+(`host:transport:SERIAL`, then `shell,v2,raw:CMD`) without the waits. adbutils still does
+everything else (sync push/pull, uiautomator2).
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+from mgfarm.errors import MgfarmError
+
+SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
+_PACKET = struct.Struct("<BI")
+
+
+class AdbWireError(MgfarmError):
+    """The adb server refused (FAIL) or the connection broke."""
+
+
+def _recv_exact(sock: socket.socket, count: int) -> bytes:
+    data = bytearray()
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise AdbWireError("the adb server closed the connection early")
+        data += chunk
+    return bytes(data)
+
+
+def _request(sock: socket.socket, service: str) -> None:
+    payload = service.encode("utf-8")
+    sock.sendall(b"%04x" % len(payload) + payload)
+    status = _recv_exact(sock, 4)
+    if status == b"OKAY":
+        return
+    if status == b"FAIL":
+        length = int(_recv_exact(sock, 4), 16)
+        raise AdbWireError(_recv_exact(sock, length).decode("utf-8", "replace"))
+    raise AdbWireError(f"unexpected adb server reply {status!r}")
+
+
+class ShellClient:
+    """Runs shell commands on one device through an adb server."""
+
+    def __init__(self, serial: str, port: int, host: str = "127.0.0.1") -> None:
+        self.serial = serial
+        self.port = port
+        self.host = host
+
+    def _open(self, service: str, timeout: float) -> socket.socket:
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=timeout)
+        except OSError as exc:
+            raise AdbWireError(f"cannot reach the adb server at {self.host}:{self.port} ({exc})") from exc
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            _request(sock, f"host:transport:{self.serial}")
+            _request(sock, service)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def run_raw(self, command: str, timeout: float = 60.0) -> bytes:
+        """`shell:CMD`: stdout and stderr merged, no exit status."""
+        sock = self._open(f"shell:{command}", timeout)
+        try:
+            chunks = []
+            while chunk := sock.recv(262144):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            sock.close()
+
+    def run(self, command: str, timeout: float = 60.0) -> tuple[bytes, int]:
+        """`shell,v2,raw:CMD`: (stdout and stderr in arrival order, exit status)."""
+        sock = self._open(f"shell,v2,raw:{command}", timeout)
+        try:
+            output = bytearray()
+            exit_code = -1
+            while True:
+                head = sock.recv(_PACKET.size)
+                if not head:
+                    break
+                if len(head) < _PACKET.size:
+                    head += _recv_exact(sock, _PACKET.size - len(head))
+                kind, length = _PACKET.unpack(head)
+                body = _recv_exact(sock, length) if length else b""
+                if kind in (SHELL_STDOUT, SHELL_STDERR):
+                    output += body
+                elif kind == SHELL_EXIT and body:
+                    exit_code = body[0]
+                    break
+            return bytes(output), exit_code
+        finally:
+            sock.close()
