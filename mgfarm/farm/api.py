@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver, procs
@@ -86,23 +86,19 @@ class _ScreenCheck:
     def __init__(self, farm: FarmState, manifest: object | None) -> None:
         self.farm, self.manifest = farm, manifest
         self.lock = threading.Lock()
-        self.done = False
-        self.error: MgfarmError | None = None
+        self.passed = False
 
     def __call__(self, rep: Replica) -> None:
+        """Raises (for this replica's attempt) until one check passes; a flaky device gets retried."""
         if self.manifest is None:
             return
-        with self.lock:
-            if not self.done:
-                from mgfarm.snapshots.farm import check_screen
+        from mgfarm.snapshots.farm import check_screen
 
-                try:
-                    check_screen(self.manifest, self.farm)  # type: ignore[arg-type]
-                except MgfarmError as exc:
-                    self.error = exc
-                self.done = True
-        if self.error is not None:
-            raise self.error
+        with self.lock:
+            if not self.passed:
+                # check_screen asks the farm's first replica; hand it the one that has booted.
+                check_screen(self.manifest, replace(self.farm, replicas=[rep]))  # type: ignore[arg-type]
+                self.passed = True
 
 
 def _boot_all(
@@ -132,8 +128,6 @@ def _boot_all(
                 break
             except MgfarmError as exc:
                 error = str(exc)
-                if before_load is not None and exc is before_load.error:
-                    break  # the snapshot does not fit this farm: retrying cannot help
         with lock:
             rep.state, rep.reason = (FAILED, error) if error else (READY, "")
             rep.started_at = time.time() if not error else rep.started_at
