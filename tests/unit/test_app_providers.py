@@ -1,0 +1,124 @@
+"""App data where AOSP keeps it, reached through the same providers `content` uses."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tests.unit.sim_screen import Screen, boot_device, find
+
+CONTACTS = "content://com.android.contacts"
+
+
+def test_contacts_provider_like_the_add_contact_setup_step(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    reg = device.services["providers"]
+    prov, _ = reg.resolve(f"{CONTACTS}/raw_contacts")
+    prov.insert(f"{CONTACTS}/raw_contacts", {"starred": 0})
+    _, rows = prov.query(f"{CONTACTS}/raw_contacts", ["_id"], None, [], None)
+    raw_id = max(r[0] for r in rows)
+    prov.insert(
+        f"{CONTACTS}/data",
+        {"raw_contact_id": raw_id, "mimetype": "vnd.android.cursor.item/name", "data1": "Ada Lovelace"},
+    )
+    prov.insert(
+        f"{CONTACTS}/data",
+        {
+            "raw_contact_id": raw_id,
+            "mimetype": "vnd.android.cursor.item/phone_v2",
+            "data1": "+1 415 555 0101",
+            "data2": 2,
+        },
+    )
+    legacy, _ = reg.resolve("content://contacts/phones")
+    cols, rows = legacy.query("content://contacts/phones", ["display_name", "number"], None, [], None)
+    assert cols == ["display_name", "number"] and rows == [("Ada Lovelace", "+1 415 555 0101")]
+    _, rows = prov.query(f"{CONTACTS}/contacts", ["display_name", "has_phone_number"], None, [], None)
+    assert rows == [("Ada Lovelace", 1)]
+    db = device.fs.host("/data/data/com.android.providers.contacts/databases/contacts2.db")
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM mimetypes").fetchone()[0] >= 10
+    con.close()
+    s = Screen(device)
+    s.am.launch("com.android.contacts")
+    s.tap(text="Ada Lovelace")
+    assert s.has(text="+1 415 555 0101")
+
+
+def test_contacts_ui_create_edit_favourite_delete(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    contacts = s.device.services["apps"]["com.android.contacts"]
+    s.am.launch("com.android.contacts")
+    s.tap(desc="Create contact")
+    s.type_into("Grace", text="First name")
+    s.type_into("Hopper", text="Last name")
+    s.type_into("+1 212 555 0103", text="Phone")
+    s.tap(text="Save")
+    assert s.has(text="Grace Hopper")
+    s.tap(desc="Add to favorites")
+    assert [c.starred for c in contacts.db.list()] == [True]
+    s.tap(desc="Edit")
+    s.tap(text="Hopper")
+    for _ in range(6):
+        s.wm.key(67)
+    s.wm.text("Brewster")
+    s.tap(text="Save")
+    assert [c.name for c in contacts.db.list()] == ["Grace Brewster"]
+    s.tap(desc="Delete")
+    s.tap(text="Delete", rid="android:id/button1")
+    assert contacts.db.list() == []
+    assert s.am.resumed()[1].endswith("PeopleActivity")
+
+
+def test_sms_and_calendar_uris_and_threads(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    reg = device.services["providers"]
+    sms, _ = reg.resolve("content://sms/inbox")
+    sms.insert("content://sms/inbox", {"address": "+14155550101", "body": "Lunch?", "date": 1, "read": 1})
+    sms.insert("content://sms/sent", {"address": "+14155550101", "body": "Yes", "date": 2, "read": 1})
+    assert sms.query("content://sms/inbox", ["body", "type"], None, [], None)[1] == [("Lunch?", 1)]
+    assert sms.query("content://sms/sent", ["body", "type", "thread_id"], None, [], None)[1] == [
+        ("Yes", 2, 1)
+    ]
+    _, threads = sms.query("content://sms/conversations", ["message_count", "snippet"], None, [], None)
+    assert threads == [(2, "Yes")]
+    s = Screen(device)
+    s.am.launch("com.android.messaging")
+    s.tap(text="+14155550101")
+    s.type_into("See you", text="Text message")
+    s.tap(desc="Send SMS")
+    assert sms.query("content://sms/sent", ["body"], None, [], "_id")[1][-1] == ("See you",)
+    assert s.has(text="See you")
+    cal, _ = reg.resolve("content://com.android.calendar/events")
+    cal.insert(
+        "content://com.android.calendar/events",
+        {"calendar_id": 1, "title": "Team sync", "dtstart": 1772618400000, "dtend": 1772622000000},
+    )
+    assert cal.query("content://com.android.calendar/events", ["title"], None, [], None)[1] == [
+        ("Team sync",)
+    ]
+
+
+def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    db = s.device.fs.host("/data/data/com.android.deskclock/databases/alarms.db")
+
+    def alarms() -> list[tuple[int, int, int]]:
+        con = sqlite3.connect(db)
+        try:
+            return con.execute("SELECT hour, minutes, enabled FROM alarm_templates ORDER BY _id").fetchall()
+        finally:
+            con.close()
+
+    assert alarms() == [(8, 30, 0), (9, 0, 0)]
+    s.am.launch("com.android.deskclock")
+    s.tap(desc="Add alarm")
+    s.type_into("7", text="Hour (0-23)")
+    s.type_into("15", text="Minute")
+    s.tap(text="OK")
+    assert alarms()[-1] == (7, 15, 1)
+    s.tap(desc="8:30 AM")
+    assert alarms()[0] == (8, 30, 1)
+    x, y = find(s.xml(), desc="Delete alarm").center  # first card: 7:15 sorts first
+    s.wm.tap(x, y)
+    assert (7, 15, 1) not in alarms()

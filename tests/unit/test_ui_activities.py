@@ -1,0 +1,58 @@
+"""The activity manager: am start results, back stack, tasks for dumpsys, snapshot round trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.unit.sim_screen import boot_device
+
+
+def test_start_resolves_relative_names_and_reports_missing_activities(tmp_path: Path) -> None:
+    am = boot_device(tmp_path).services["activities"]
+    assert am.start("com.android.settings", ".Settings") is None
+    assert am.resumed() == ("com.android.settings", "com.android.settings.Settings")
+    err = am.start("com.android.settings", ".Nope")
+    assert err == (
+        "Error type 3\nError: Activity class {com.android.settings/com.android.settings.Nope} does not exist."
+    )
+    assert am.start("com.example.missing", ".Main") is not None
+    assert am.start(None, action="android.settings.WIFI_SETTINGS") is None
+    assert am.resumed() == ("com.android.settings", "com.android.settings.Settings$WifiSettingsActivity")
+
+
+def test_tasks_stack_back_and_force_stop(tmp_path: Path) -> None:
+    am = boot_device(tmp_path).services["activities"]
+    am.launch("com.android.settings")
+    am.start("com.android.settings", ".Settings$DisplaySettingsActivity")
+    am.launch("com.android.contacts")
+    tasks = am.tasks()
+    assert [t.package for t in tasks] == [
+        "com.android.contacts",
+        "com.android.settings",
+        "com.android.launcher3",
+    ]
+    assert [r.short for r in tasks[1].records] == [
+        "com.android.settings/.Settings",
+        "com.android.settings/.Settings$DisplaySettingsActivity",
+    ]
+    am.back()  # contacts' root finishes: the task below comes forward
+    assert am.resumed()[1].endswith("DisplaySettingsActivity")
+    am.force_stop("com.android.settings")
+    assert am.resumed()[0] == "com.android.launcher3"
+    am.back()
+    assert am.resumed()[0] == "com.android.launcher3"  # home stays
+
+
+def test_export_import_round_trip(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    am = device.services["activities"]
+    am.launch("com.android.contacts")
+    am.resumed_record().state["fields"] = {"search": "ada"}
+    saved = am.export_state()
+    am.force_stop("com.android.contacts")
+    am.import_state(saved)
+    assert am.resumed()[0] == "com.android.contacts"
+    assert am.resumed_record().state["fields"] == {"search": "ada"}
+    wm = device.services["window"]
+    wm.import_state(wm.export_state())
+    assert wm.dump_xml().startswith("<?xml")
