@@ -84,6 +84,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             self.device = self._lease_device(replica)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mgfarm-obs")
         width, height = self.device.window_size()
+        self.device.ui_xml()  # starts the UI source (u2 server) now, so resets measure steady state
         self._screen_shape = (height, width, 3)
         self.observation_space = observation_space(width, height)
         self.action_space = action_space()
@@ -128,6 +129,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.device.close()
         self.lease.release()
         self.device = self._lease_device(None, exclude={dead})
+        self.device.ui_xml()
         self._executor = ActionExecutor(self.device, coords=self.coords, wait_seconds=self.wait_seconds)
         self._broken = None
 
