@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import adbutils
@@ -150,3 +151,17 @@ def test_serve_on_a_taken_port_fails_with_one_sentence(tmp_path: Path) -> None:
     assert "already in use" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""
     assert not (data / f"emulator-{console_port}").exists()  # it failed before booting anything
+
+
+def test_reboot_takes_the_device_away(
+    adb_server: AdbServer, sim_devices: Callable[[int], list[SimHandle]]
+) -> None:
+    first, second = sim_devices(2)
+    adb_server.adb("-s", first.serial, "reboot", timeout=30)
+    deadline = time.monotonic() + 15
+    while adb_server.device_state(first.serial) is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert adb_server.device_state(first.serial) is None
+    assert (
+        adb_server.adb("-s", second.serial, "shell", "echo other").stdout == "other\n"
+    )  # others keep serving
