@@ -179,16 +179,13 @@ def up(
     folder = farm_dir(name)
     shutil.rmtree(folder, ignore_errors=True)  # no state file: leftovers of an earlier farm only
     folder.mkdir(parents=True)
-    # A built snapshot (`mgfarm snapshot build`) must fit this farm; it is put where devices load it.
-    from mgfarm.snapshots.farm import check_screen, prepare
-
-    built = prepare(folder, backend, image, snapshot)
     token = secrets.token_urlsafe(12)
     (folder / "console_token").write_text(token)  # no newline: adb reads the token file untrimmed
+    # A built snapshot (`mgfarm snapshot build`) must fit this farm; it is put where devices load it.
     from mgfarm.snapshots.farm import prepare
 
     try:
-        manifest = prepare(folder, backend, image, snapshot)  # a built snapshot, copied in place
+        manifest = prepare(folder, backend, image, snapshot)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -236,8 +233,6 @@ def up(
                 f"{len(errors)} of {replicas} replicas failed to boot (replica {first}: {errors[first]}); "
                 f"everything was stopped; see `mgfarm doctor`, or pass --keep-partial to keep the rest."
             )
-        if built is not None:
-            check_screen(built, farm)
         watchdog_log = folder / "logs" / "watchdog.log"
         farm.watchdog_pid = procs.spawn_daemon(
             [sys.executable, "-m", "mgfarm.farm.health", name], watchdog_log
