@@ -79,3 +79,21 @@ def test_unknown_serial_is_a_device_error(adb_server: AdbServer) -> None:
     dev = Device("emulator-5", adb_port=adb_server.port, console_token="x")
     with pytest.raises(DeviceError, match="emulator-5"):
         dev.shell("echo hi")
+
+
+def test_screen_ui_and_current_app(device: Device, adb_server: AdbServer, sim_device: SimHandle) -> None:
+    device.start_app("com.android.contacts")
+    assert device.current_app()[0] == "com.android.contacts"
+    image = device.screenshot()
+    assert image.size == (1080, 2400) and image.mode == "RGB"
+    pixels = device.screenshot_array()
+    assert pixels.shape == (2400, 1080, 3) and pixels.dtype.name == "uint8"
+    pixels[:] = 0  # callers own their arrays: the frame cache must not be affected
+    assert device.screenshot_array().any()
+    via_u2 = Device(sim_device.serial, adb_port=adb_server.port, ui_source="u2").ui_elements()
+    via_dump = Device(sim_device.serial, adb_port=adb_server.port, ui_source="dump").ui_elements()
+    clock = "com.android.systemui:id/clock"  # its text may change between the two dumps
+    assert [e for e in via_u2 if e.resource_id != clock] == [e for e in via_dump if e.resource_id != clock]
+    assert any(e.content_desc == "Create contact" and e.clickable for e in via_dump)
+    device.key(3)  # HOME
+    assert device.current_app()[0] != "com.android.contacts"
