@@ -15,7 +15,7 @@ from mgfarm.sim.console import Console, ConsoleSession
 from mgfarm.sim.device import SimDevice
 from tests.unit.test_sim_transport import Peer, make_device
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 commands = st.sampled_from([A_CNXN, A_AUTH, A_OPEN, A_OKAY, A_CLSE, A_WRTE, A_STLS, 0x12345678])
 ids = st.integers(min_value=0, max_value=6) | st.integers(min_value=0, max_value=0xFFFFFFFF)
