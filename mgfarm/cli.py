@@ -520,7 +520,7 @@ def images_build(
 @app.command()
 def bench(
     backend: str = typer.Option("process", "--backend", help="process or docker."),
-    replicas: str = typer.Option("", "--replicas", help="Replica counts, e.g. 1,8,64 (quick: 1,4,8)."),
+    replicas: str = typer.Option("", "--replicas", help="Replica counts, e.g. 1,8,64 (quick: 1,4,16)."),
     quick: bool = typer.Option(False, "--quick", help="Small counts: under 5 min on 2 cores."),
     out_dir: Path = typer.Option(Path("bench-results"), "--out", help="Folder for the results."),
     image: str = typer.Option("", "--image", help="Docker image (docker backend)."),
@@ -534,7 +534,7 @@ def bench(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from mgfarm.bench.report import COLUMNS, table_rows, update_readme, write_all
+    from mgfarm.bench.report import COLUMNS, LEGEND, table_rows, update_readme, write_all
     from mgfarm.bench.run import BenchConfig, parse_replicas, run
 
     counts = parse_replicas(replicas) if replicas else None
@@ -560,6 +560,7 @@ def bench(
     for cells in table_rows(result):
         table.add_row(*cells)
     out.print(table)
+    out.print(LEGEND, highlight=False)
     cold = result["cold_start_s"]
     out.print(f"cold start, 1 replica: median {cold['median']:.2f} s, p99 {cold['p99']:.2f} s")
     for path in write_all(result, out_dir):

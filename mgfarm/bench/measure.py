@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.health import backend_of
+from mgfarm.farm.ports import port_in_use
 from mgfarm.farm.state import Replica, load_farm
 
 
@@ -38,6 +41,16 @@ class EnvSample:
         return self.steps / self.step_wall_s if self.step_wall_s else 0.0
 
 
+def free_port_run(count: int) -> int:
+    """An even console port P with P .. P+2*count-1 free, away from the default 5554 range so a
+    bench never races the user's own farms for ports."""
+    for _ in range(200):
+        first = random.randrange(20000, 60000 - 2 * count, 2)
+        if not any(port_in_use(port) for port in range(first, first + 2 * count)):
+            return first
+    raise MgfarmError(f"No run of {2 * count} free ports found above 20000; free some ports and retry.")
+
+
 def measure_up(
     replicas: int, backend: str, name: str, adb_port: int, image: str = "", boot_timeout: float = 300.0
 ) -> UpSample:
@@ -54,6 +67,7 @@ def measure_up(
         name=name,
         image=image,
         adb_port=adb_port,
+        first_port=free_port_run(replicas),
         boot_timeout=boot_timeout,
         on_progress=on_progress,
     )
@@ -82,6 +96,11 @@ def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
 DONE_ACTION = {"action_type": "status", "goal_status": "complete"}
 
 
+def _timings(pool: Any) -> list[dict[str, float]]:
+    """Each env's timings of its last reset or step (the env keeps them out of `info`)."""
+    return [dict(env.last_timings) for env in pool.envs]
+
+
 def measure_env(farm: str, size: int, task: str, episodes: int, steps: int) -> EnvSample:
     """Reset, `steps` scripted steps and a final `status` (which runs the judge), `episodes` times."""
     from mgfarm.env.pool import EnvPool
@@ -89,18 +108,16 @@ def measure_env(farm: str, size: int, task: str, episodes: int, steps: int) -> E
     sample = EnvSample(size=size)
     with EnvPool(farm=farm, size=size, tasks=[task], seed=size, max_steps=steps + 2) as pool:
         for _ in range(episodes):
-            obs, infos = pool.reset_all()
-            sample.reset_ms += [float(i["timings"]["total_ms"]) for i in infos if "timings" in i]
+            obs, _ = pool.reset_all()
+            sample.reset_ms += [t["total_ms"] for t in _timings(pool) if "total_ms" in t]
             for step in range(steps):
                 actions = [scripted_action(step, o) for o in obs]
-                t = time.perf_counter()
-                obs, _, _, _, step_infos = pool.step_all(actions)
-                sample.step_wall_s += time.perf_counter() - t
+                start = time.perf_counter()
+                obs, _, _, _, _ = pool.step_all(actions)
+                sample.step_wall_s += time.perf_counter() - start
                 sample.steps += size
-                sample.step_ms += [float(i["timings"]["total_ms"]) for i in step_infos if "timings" in i]
-            _, _, _, _, end_infos = pool.step_all([DONE_ACTION] * size)
-            sample.judge_ms += [
-                float(i["timings"]["judge_ms"]) for i in end_infos if "judge_ms" in i.get("timings", {})
-            ]
+                sample.step_ms += [t["total_ms"] for t in _timings(pool) if "total_ms" in t]
+            pool.step_all([DONE_ACTION] * size)
+            sample.judge_ms += [t["judge_ms"] for t in _timings(pool) if "judge_ms" in t]
         sample.failed_episodes = pool.stats.failed_episodes
     return sample

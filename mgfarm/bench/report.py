@@ -8,13 +8,20 @@ from typing import Any
 
 COLUMNS = (
     "replicas",
-    "up → all ready (s)",
-    "replica ready median / p99 (s)",
-    "memory / replica (MiB)",
-    "reset median / p99 (ms)",
-    "step median / p99 (ms)",
-    "steps/s (all replicas)",
-    "judge median / p99 (ms)",
+    "all ready s",
+    "replica ready s",
+    "MiB/replica",
+    "reset ms",
+    "step ms",
+    "steps/s",
+    "judge ms",
+)
+LEGEND = (
+    "Pairs are median / p99. all ready s: `up --replicas N` until every replica is ready; replica "
+    "ready s: each replica's own time to ready; MiB/replica: memory of the farm's device processes "
+    "(PSS) or containers divided by N; reset: snapshot load + task setup + first observation; step: "
+    "action + screenshot + UI tree; steps/s: all replicas together; judge: the task's checks at "
+    "episode end."
 )
 
 
@@ -50,12 +57,13 @@ def markdown(result: dict[str, Any]) -> str:
         "|" + "|".join("---:" for _ in COLUMNS) + "|",
         *("| " + " | ".join(cells) + " |" for cells in table_rows(result)),
         "",
+        LEGEND,
+        "",
         f"Cold start of one replica (`up --replicas 1` to ready): median {cold['median']:.2f} s, "
         f"p99 {cold['p99']:.2f} s over {cold['n']} runs.",
         f"Backend `{result['settings']['backend']}`, task `{result['settings']['task']}`, "
         f"{result['settings']['episodes_per_env']} episodes x {result['settings']['steps_per_episode']} "
-        "steps per replica; a step is action + screenshot + UI tree, a reset is snapshot load + task "
-        "setup + first observation.",
+        "steps per replica.",
         f"Command: `{result['command']}` on {m['cpu']} ({m['cores']} cores, {m['memory_gib']} GiB), "
         f"{m['os']}, Python {m['python']}, mgfarm {m['mgfarm']} ({m['commit'] or 'no git'}), "
         f"{result['created_at']}.",
@@ -135,7 +143,7 @@ def plot_latency(result: dict[str, Any], path: Path) -> Path:
         ax.set_title(f"{title} latency")
         ax.set_xlabel("replicas")
         ax.set_ylabel("ms (box: quartiles, whiskers: p1-p99)")
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, max(max(d) for d in data) * 1.15 or 1.0)  # room for the top outlier
         ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle("Latency per call, all replicas pooled")
     fig.savefig(path, dpi=110)

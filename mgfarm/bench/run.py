@@ -15,7 +15,7 @@ import mgfarm
 from mgfarm.bench.measure import EnvSample, UpSample, measure_env, measure_up
 from mgfarm.bench.stats import summarize
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import api
+from mgfarm.farm import adbserver, api
 from mgfarm.farm.ports import free_port
 from mgfarm.farm.state import farm_exists
 
@@ -39,7 +39,7 @@ class BenchConfig:
     def quick(
         cls, backend: str = "process", replicas: list[int] | None = None, image: str = ""
     ) -> BenchConfig:
-        return cls(backend, replicas or [1, 4, 8], image, cold_starts=2, episodes=2, steps=5)
+        return cls(backend, replicas or [1, 4, 16], image, cold_starts=3, episodes=3, steps=5)
 
     def phases(self) -> int:
         """Progress steps: each cold start, and up + env for each replica count."""
@@ -119,6 +119,19 @@ def run(config: BenchConfig, progress: Progress | None = None) -> dict[str, Any]
     say = progress or (lambda _msg: None)
     task = pick_task(config.task)
     adb_port = free_port()
+    # One adb server for the whole run, as a user's managed server outlives their farms.
+    server_pid = adbserver.ensure_server(adb_port)
+    try:
+        cold, ups, envs = _measure_all(config, task, adb_port, say)
+    finally:
+        if server_pid:
+            adbserver.kill_server(adb_port)
+    return summarise(config, task, cold, ups, envs)
+
+
+def _measure_all(
+    config: BenchConfig, task: str, adb_port: int, say: Progress
+) -> tuple[list[float], list[UpSample], list[EnvSample]]:
     cold: list[float] = []
     ups: list[UpSample] = []
     envs: list[EnvSample] = []
@@ -137,7 +150,7 @@ def run(config: BenchConfig, progress: Progress | None = None) -> dict[str, Any]
             envs.append(measure_env(name, count, task, config.episodes, config.steps))
         finally:
             _stop(name)
-    return summarise(config, task, cold, ups, envs)
+    return cold, ups, envs
 
 
 def summarise(

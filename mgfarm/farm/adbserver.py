@@ -58,6 +58,8 @@ def ensure_server(port: int = DEFAULT_PORT) -> int:
     if server_running(port):
         return 0
     probe = socket.socket()
+    # Like adb itself: connections of a just-stopped server in TIME_WAIT must not block the port.
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         probe.bind(("127.0.0.1", port))
     except OSError:
