@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,6 +97,33 @@ def test_glob_expands_inside_the_device_root(sh: ShellDevice) -> None:
     assert sh.run("echo '/sdcard/*.png'").text == "/sdcard/*.png\n"
 
 
+def test_if_for_while_and_loop_control(sh: ShellDevice) -> None:
+    assert sh.run("if false; then echo a; elif [ 1 = 1 ]; then echo b; else echo c; fi").text == "b\n"
+    assert sh.run('for f in a "b c"; do echo "[$f]"; done').text == "[a]\n[b c]\n"
+    r = sh.run(
+        "i=0; while [ $i -lt 5 ]; do i=$((i+1)); [ $i = 2 ] && continue; [ $i = 4 ] && break; echo $i; done"
+    )
+    assert r.text == "1\n3\n"
+    assert sh.run("until true; do echo never; done; { echo g; } | wc -l").text == "1\n"
+    sh.run("touch /sdcard/1.png /sdcard/2.png; for f in /sdcard/*.png; do rm $f; done")
+    assert sh.run("ls /sdcard/*.png; echo $?").text == "1\n"
+
+
+def test_arithmetic_expansion(sh: ShellDevice) -> None:
+    r = sh.run("x=7; echo $((x * 2 + 1)) $(( (1 + 2) * 3 )) $((-7 / 2)) $((x % 3)) $((x > 5 && x < 9))")
+    assert r.text == "15 9 -3 1 1\n"
+    r = sh.run("echo $((1 / 0)); echo next")
+    assert r.text == "next\n" and "division by zero" in r.error
+
+
+def test_busy_loop_yields_to_other_devices(sh: ShellDevice) -> None:
+    # A runaway loop must not freeze the event loop that serves every device of the process:
+    # wait_for can only cancel it if the loop yields.
+    with pytest.raises(asyncio.TimeoutError):
+        sh.run("while true; do :; done", timeout=0.3)
+    assert sh.run("echo still alive").text == "still alive\n"
+
+
 def test_unknown_command_is_127_with_mksh_message(sh: ShellDevice) -> None:
     r = sh.run("frobnicate --now")
     assert r.status == 127
@@ -106,7 +134,20 @@ def test_absolute_bin_paths_run_the_command(sh: ShellDevice) -> None:
     assert sh.run("/system/bin/echo hi").text == "hi\n"
 
 
-@pytest.mark.parametrize("line", ["echo 'open", "echo )", "| cat", "echo a &&", "( echo", "echo ${"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo 'open",
+        "echo )",
+        "| cat",
+        "echo a &&",
+        "( echo",
+        "echo ${",
+        "if true; then echo",
+        "fi",
+        "for 1 in a; do :; done",
+    ],
+)
 def test_syntax_errors_exit_2(sh: ShellDevice, line: str) -> None:
     r = sh.run(line)
     assert r.status == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import posixpath
 from dataclasses import dataclass, field
@@ -9,15 +10,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
+from mgfarm.sim.shell.arith import ArithError, evaluate
 from mgfarm.sim.shell.parser import (
     AndOr,
     Command,
+    For,
+    Group,
+    If,
     Pipeline,
     Redirect,
     Script,
     ShellSyntaxError,
     Simple,
     Subshell,
+    While,
     Word,
     parse,
 )
@@ -47,6 +53,15 @@ DEFAULT_ENV = {
     "EXTERNAL_STORAGE": "/sdcard",
     "ANDROID_ASSETS": "/system/app",
 }
+
+
+class LoopControl(Exception):
+    """`break N` / `continue N` unwinding to the N-th enclosing loop."""
+
+    def __init__(self, kind: str, levels: int) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.levels = levels
 
 
 class ExitShell(Exception):
@@ -86,6 +101,8 @@ class Shell:
         except ExitShell as done:
             self.status = done.status
             return done.status
+        except LoopControl:
+            return self.status  # `break` outside a loop: mksh ignores it
 
     async def run_script(self, script: Script, io: ShellIO) -> int:
         for item in script.items:
@@ -117,6 +134,8 @@ class Shell:
         return status
 
     async def run_command(self, cmd: Command, io: ShellIO) -> int:
+        if isinstance(cmd, Simple):
+            return await self.run_simple(cmd, io)
         if isinstance(cmd, Subshell):
             sub = self.child()
             redirected = await self._redirect(cmd.redirects, io)
@@ -126,9 +145,64 @@ class Shell:
                 status = await sub.run_script(cmd.body, redirected.io)
             except ExitShell as done:
                 status = done.status
+            except LoopControl:
+                status = sub.status
             await redirected.finish()
             return status
-        return await self.run_simple(cmd, io)
+        redirected = await self._redirect(cmd.redirects, io)
+        if redirected is None:
+            return 1
+        try:
+            return await self.run_compound(cmd, redirected.io)
+        finally:
+            await redirected.finish()
+
+    async def run_compound(self, cmd: Group | If | While | For, io: ShellIO) -> int:
+        if isinstance(cmd, Group):
+            return await self.run_script(cmd.body, io)
+        if isinstance(cmd, If):
+            for condition, body in cmd.branches:
+                if await self.run_script(condition, io) == 0:
+                    return await self.run_script(body, io)
+            if cmd.otherwise is not None:
+                return await self.run_script(cmd.otherwise, io)
+            self.status = 0
+            return 0
+        if isinstance(cmd, While):
+            return await self.run_loop(cmd, io)
+        values: list[str] = []
+        if cmd.words is None:
+            values = self.args[1:]
+        else:
+            for word in cmd.words:
+                values.extend(await self.expand(word, io))
+        return await self.run_loop(cmd, io, values)
+
+    async def run_loop(self, cmd: While | For, io: ShellIO, values: list[str] | None = None) -> int:
+        """A while/until or for loop; yields to the event loop each turn so that a busy loop on one
+        device cannot stall the other devices served by the same process."""
+        status = 0
+        items = iter(values or [])
+        while True:
+            await asyncio.sleep(0)
+            if isinstance(cmd, While):
+                if (await self.run_script(cmd.condition, io) == 0) == cmd.until:
+                    break
+            else:
+                value = next(items, None)
+                if value is None:
+                    break
+                self.env[cmd.name] = value
+            try:
+                status = await self.run_script(cmd.body, io)
+            except LoopControl as ctl:
+                if ctl.levels > 1:
+                    ctl.levels -= 1
+                    raise
+                if ctl.kind == "break":
+                    break
+        self.status = status
+        return status
 
     async def run_simple(self, cmd: Simple, io: ShellIO) -> int:
         try:
@@ -203,9 +277,11 @@ class Shell:
                 continue
             if kind in ("var", "qvar"):
                 value = self.variable(text)
+            elif kind in ("arith", "qarith"):
+                value = str(self.arithmetic(text))
             else:
                 value = await self.substitute(text, io)
-            if kind in ("qvar", "qcmd") or not split:
+            if kind in ("qvar", "qcmd", "qarith") or not split:
                 cur.append(value)
                 has_text = True
                 continue
@@ -244,6 +320,12 @@ class Shell:
         if name in ("!", "-"):
             return ""
         return self.env.get(name, "")
+
+    def arithmetic(self, expr: str) -> int:
+        try:
+            return evaluate(expr, self.env)
+        except ArithError as exc:
+            raise ShellSyntaxError(str(exc)) from exc
 
     async def substitute(self, text: str, io: ShellIO) -> str:
         """`$(...)`: the output of `text` run in a subshell, trailing newlines removed."""
@@ -449,6 +531,11 @@ async def _true(sh: Shell, argv: list[str], io: ShellIO) -> int:
     return 0
 
 
+async def _loop_control(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    raise LoopControl(argv[0], levels)
+
+
 BUILTINS = {
     "cd": _cd,
     "exit": _exit,
@@ -458,6 +545,8 @@ BUILTINS = {
     "/system/bin/sh": _sh,
     "eval": _eval,
     ":": _true,
+    "break": _loop_control,
+    "continue": _loop_control,
 }
 
 

@@ -14,7 +14,8 @@ class ShellSyntaxError(Exception):
 
 
 # A word part: (kind, text). kinds: "lit" quoted literal, "raw" unquoted text (globbable),
-# "var" / "qvar" variable (unquoted / double-quoted), "cmd" / "qcmd" command substitution.
+# "var" / "qvar" variable (unquoted / double-quoted), "cmd" / "qcmd" command substitution,
+# "arith" / "qarith" arithmetic expansion.
 Part = tuple[str, str]
 
 
@@ -43,7 +44,38 @@ class Subshell:
     redirects: list[Redirect] = field(default_factory=list)
 
 
-Command = Simple | Subshell
+@dataclass
+class Group:
+    """`{ list; }`: runs in the current shell."""
+
+    body: Script
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class If:
+    branches: list[tuple[Script, Script]]  # (condition, body), for `if` then each `elif`
+    otherwise: Script | None = None
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class While:
+    condition: Script
+    body: Script
+    until: bool = False
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class For:
+    name: str
+    words: list[Word] | None  # None: `for x; do` iterates over "$@"
+    body: Script
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Subshell | Group | If | While | For
 
 
 @dataclass
@@ -63,6 +95,8 @@ class Script:
     items: list[AndOr]
 
 
+# Words that end a list when they stand where a command would start.
+TERMINATORS = {"then", "elif", "else", "fi", "do", "done", "}"}
 OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
 SPECIAL_VARS = "?$#!@*-0123456789"
 
@@ -229,6 +263,12 @@ class Lexer:
         text = self.text
         nxt = self._peek(1)
         var_kind = "qvar" if quoted else "var"
+        if nxt == "(" and text.startswith("$((", self.pos):
+            start = self.pos + 3
+            end = self._matching_paren(start)
+            if text[end + 1 : end + 2] == ")":
+                self.pos = end + 2
+                return ("qarith" if quoted else "arith", text[start:end])
         if nxt == "(":
             start = self.pos + 2
             end = self._matching_paren(start)
@@ -315,6 +355,8 @@ class Parser:
         if tok.kind == "eof":
             return ShellSyntaxError("unexpected EOF")
         shown = {"\n": "newline"}.get(tok.value, tok.value)
+        if tok.kind == "word" and tok.word is not None:
+            shown = "".join(text for _, text in tok.word.parts)
         return ShellSyntaxError(f"'{shown}' unexpected")
 
     def parse(self) -> Script:
@@ -332,7 +374,7 @@ class Parser:
         self._skip_newlines()
         while True:
             tok = self._peek()
-            if tok.kind == "eof" or (tok.kind == "op" and tok.value == ")"):
+            if tok.kind == "eof" or (tok.kind == "op" and tok.value == ")") or self._keyword() in TERMINATORS:
                 break
             items.append(self._and_or())
             if self._is_op(";", "&", "\n"):
@@ -366,7 +408,79 @@ class Parser:
             commands.append(self._command())
         return Pipeline(commands, negate)
 
+    def _keyword(self) -> str | None:
+        """The text of the next token when it is a plain unquoted word (a possible reserved word)."""
+        tok = self._peek()
+        if tok.kind == "word" and tok.word is not None and len(tok.word.parts) == 1:
+            kind, text = tok.word.parts[0]
+            if kind == "raw":
+                return text
+        return None
+
+    def _expect(self, word: str) -> None:
+        if self._keyword() != word:
+            raise self._unexpected()
+        self._take()
+
+    def _compound(self, keyword: str) -> Command:
+        self._take()
+        node: Command
+        if keyword == "{":
+            node = Group(self._script(top=False))
+            self._expect("}")
+        elif keyword == "if":
+            branches = [(self._script(top=False), self._then())]
+            otherwise = None
+            while self._keyword() == "elif":
+                self._take()
+                branches.append((self._script(top=False), self._then()))
+            if self._keyword() == "else":
+                self._take()
+                otherwise = self._script(top=False)
+            self._expect("fi")
+            node = If(branches, otherwise)
+        elif keyword in ("while", "until"):
+            condition = self._script(top=False)
+            node = While(condition, self._do_done(), until=keyword == "until")
+        else:
+            node = self._for()
+        while self._peek().kind == "redir":
+            node.redirects.append(self._redirect())
+        return node
+
+    def _then(self) -> Script:
+        self._expect("then")
+        return self._script(top=False)
+
+    def _do_done(self) -> Script:
+        self._skip_newlines()
+        self._expect("do")
+        body = self._script(top=False)
+        self._expect("done")
+        return body
+
+    def _for(self) -> For:
+        name = self._keyword()
+        if name is None or not name.isidentifier():
+            raise self._unexpected()
+        self._take()
+        self._skip_newlines()
+        words: list[Word] | None = None
+        if self._keyword() == "in":
+            self._take()
+            words = []
+            while self._peek().kind == "word" and self._peek().word is not None:
+                word = self._take().word
+                assert word is not None
+                words.append(word)
+        if self._is_op(";", "\n"):
+            self._take()
+        return For(name, words, self._do_done())
+
     def _command(self) -> Command:
+        keyword = self._keyword()
+        if keyword in ("if", "while", "until", "for", "{"):
+            return self._compound(keyword)
         if self._is_op("("):
             self._take()
             body = self._script(top=False)
