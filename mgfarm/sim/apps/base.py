@@ -53,10 +53,12 @@ class ScreenContext:
         self.state.pop("focus", None)
 
     def focus(self, key: str | None) -> None:
+        """Give a field focus and raise the keyboard (as a dialog's first field gets), or clear focus."""
         if key is None:
             self.state.pop("focus", None)
         else:
             self.state["focus"] = key
+            self.state["show_ime"] = True
 
     def start(self, activity: str, extras: dict[str, Any] | None = None) -> None:
         """Start another activity of this app, on top of this one."""

@@ -141,6 +141,7 @@ class Clock(App):
 
         def add() -> None:
             ctx.state["adding"] = True
+            ctx.focus("hour")
 
         layers.append(fab("add", "Add alarm", add, id="fab"))
         if ctx.state.get("adding"):

@@ -86,7 +86,7 @@ class Files(App):
                     p.name,
                     sub,
                     icon="folder" if p.is_dir() else ICONS.get(p.suffix.lower(), "file"),
-                    on_click=enter(p.name) if p.is_dir() else select(p.name),
+                    on_click=enter(p.name) if p.is_dir() and not selected else select(p.name),
                     on_long_click=select(p.name),
                     selected=selected == p.name,
                     id="item_root",
@@ -103,6 +103,7 @@ class Files(App):
             def rename() -> None:
                 ctx.state["dialog"] = "rename"
                 ctx.set_field("name", str(selected))
+                ctx.focus("name")
 
             top: View = Row(
                 id="toolbar",
@@ -148,7 +149,7 @@ class Files(App):
                     ),
                 ]
             ),
-            fab("add", "New folder", lambda: ctx.state.update(dialog="mkdir"), id="fab", label="New folder"),
+            fab("add", "New folder", _mkdir(ctx), id="fab", label="New folder"),
         ]
         layers += self.dialogs(ctx, folder, cwd)
         return Stack(bg="surface", children=layers)
@@ -212,3 +213,11 @@ class Files(App):
             close()
 
         return [dialog(f'Delete "{selected}"?', [], [("Cancel", close), ("Delete", do_delete)], close)]
+
+
+def _mkdir(ctx: ScreenContext) -> Callable[[], None]:
+    def run() -> None:
+        ctx.state["dialog"] = "mkdir"
+        ctx.focus("name")
+
+    return run

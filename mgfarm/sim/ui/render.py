@@ -209,7 +209,10 @@ def draw_edit(cv: Canvas, v: EditText, ctx: LayoutCtx) -> None:
     p = cv.pal
     x0, y0, x1, y1 = v.bounds
     size = v.font_px(ctx)
-    if v.style == "search":
+    if v.style == "pill":
+        cv.rect(v.bounds, p.surface_container_high, 999)
+        tx = x0 + ctx.px(20)
+    elif v.style == "search":
         cv.rect(v.bounds, p.surface_container_high, 999)
         tx = x0 + ctx.px(52)
         cv.icon(

@@ -154,6 +154,8 @@ class WindowManager:
             # A different activity came forward: its window starts without the keyboard.
             self._last_resumed = resumed_key
             self.ime_visible = False
+        if rec is not None and rec.state.pop("show_ime", False):
+            self.ime_visible = True
         ctx: ScreenContext | None = None
         package = "android"
         if rec is not None and rec.package in self.device.services.get("apps", {}):
@@ -169,6 +171,8 @@ class WindowManager:
         )
         edge = ctx.edge_to_edge if ctx else False
         focus_field = lctx.focus is not None
+        if not focus_field:
+            self.ime_visible = False  # the keyboard leaves with the last focused field
         show_keyboard = self.ime_visible and focus_field
         kb_h = m.px(kb.HEIGHT_DP) if show_keyboard else 0
         top = 0 if edge else m.status_bar
@@ -401,6 +405,7 @@ class WindowManager:
         self.key(code)
 
     def _back(self) -> None:
+        self.build()  # settles whether the keyboard is still up
         if self.ime_visible:
             self.ime_visible = False
             return
