@@ -11,9 +11,8 @@ from dataclasses import asdict, dataclass
 from rich.table import Table
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.adbserver import DEFAULT_PORT as MANAGED_ADB_PORT
 
-# The adb server mgfarm manages listens here, away from the user's own server on 5037.
-MANAGED_ADB_PORT = 5137
 FIRST_DEVICE_PORTS = (5554, 5555)
 
 
@@ -75,30 +74,30 @@ def check_adb_servers() -> list[Check]:
 
 
 def check_docker() -> list[Check]:
-    try:
-        import docker
+    from mgfarm.farm.images import docker_client
 
-        client = docker.from_env(timeout=5)
+    try:
+        client = docker_client()
         info = client.version()
-    except Exception as exc:  # the SDK raises many types for 'no engine'
-        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+    except MgfarmError as exc:
+        reason = str(exc)
         return [
             Check(
                 "docker engine",
                 False,
-                f"not reachable ({reason})",
+                reason,
                 "the docker backend and `make images`",
                 "Install and start Docker (apt-get install docker.io), or use --backend process.",
             )
         ]
-    checks = [Check("docker engine", True, f"version {info.get('Version', '?')} (API {info.get('ApiVersion')})")]
+    checks = [
+        Check("docker engine", True, f"version {info.get('Version', '?')} (API {info.get('ApiVersion')})")
+    ]
     tags = sorted(t for image in client.images.list() for t in image.tags if t.startswith("mgfarm/"))
     if tags:
         checks.append(Check("mgfarm images", True, ", ".join(tags)))
     else:
-        checks.append(
-            Check("mgfarm images", False, "none built yet", "the docker backend", "make images")
-        )
+        checks.append(Check("mgfarm images", False, "none built yet", "the docker backend", "make images"))
     client.close()
     return checks
 
