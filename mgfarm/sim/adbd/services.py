@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from mgfarm.sim.adbd.sync import serve_sync
 from mgfarm.sim.adbd.transport import Stream, Transport
-from mgfarm.sim.io import ByteSink, ByteSource, LocalConnection, ShellIO
+from mgfarm.sim.io import ByteSink, ByteSource, LocalConnection, LocalServer, ShellIO
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -189,12 +189,12 @@ def open_tcp(device: SimDevice, stream: Stream, spec: str) -> Awaitable[None] | 
     return serve_local(stream, server)
 
 
-async def serve_local(stream: Stream, server: object) -> None:
+async def serve_local(stream: Stream, server: LocalServer) -> None:
+    """Run the local server on this connection until it returns or closes the connection."""
     closed = asyncio.Event()
     conn = LocalConnection(stream.incoming, stream.write, closed.set)
-    assert callable(server)
-    task = asyncio.get_running_loop().create_task(server(conn))
-    waiter = asyncio.get_running_loop().create_task(closed.wait())
+    task: asyncio.Future[object] = asyncio.ensure_future(server(conn))
+    waiter: asyncio.Future[object] = asyncio.ensure_future(closed.wait())
     try:
         await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
     finally:
