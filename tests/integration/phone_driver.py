@@ -1,4 +1,4 @@
-"""Drives a device the way an agent does: `uiautomator dump` for targets, `input` for actions, all over adb."""
+"""Drives a device as an agent does: `uiautomator dump` for targets, `input` for actions, over adb."""
 
 from __future__ import annotations
 

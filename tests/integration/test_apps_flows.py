@@ -39,7 +39,7 @@ def test_settings_wifi_dark_theme_brightness(phone: Phone) -> None:
     phone.tap(text="Dark theme")
     assert phone.sh("settings get secure ui_night_mode").strip() == "2"
     node = phone.node(rid="com.android.settings:id/slider")
-    x0, y0, x1, y1 = (int(v) for v in node["bounds"].replace("][", ",").strip("[]").split(","))
+    _x0, y0, x1, y1 = (int(v) for v in node["bounds"].replace("][", ",").strip("[]").split(","))
     phone.sh(f"input tap {x1 - 10} {(y0 + y1) // 2}")
     assert int(phone.sh("settings get system screen_brightness")) >= 240
     phone.save_screen("settings_display_dark")

@@ -200,7 +200,7 @@ class Messages(App):
                             key="compose",
                             hint="Text message",
                             text=ctx.field("compose"),
-                            style="search",
+                            style="pill",
                             weight=1,
                             height=52,
                             on_submit=send,
