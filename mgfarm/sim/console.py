@@ -160,6 +160,8 @@ class ConsoleSession:
         return lines(UNKNOWN), False
 
     def auth(self, token: str) -> str:
+        if not token:
+            return lines("KO: missing authentication token")
         if self.console.token and token == self.console.token:
             self.authed = True
             return lines("Android Console: type 'help' for a list of commands", "OK")
