@@ -163,10 +163,40 @@ def test_paths_cannot_leave_the_root(sh: ShellDevice, tmp_path: Path) -> None:
     assert "secret" not in r.text
 
 
+FUZZ_WORDS = [
+    "echo",
+    "true",
+    "false",
+    "cat",
+    "sh",
+    "-c",
+    "$?",
+    "&&",
+    "||",
+    "|",
+    ";",
+    ">",
+    "x",
+    "$((",
+    "))",
+    "if",
+    "then",
+    "else",
+    "fi",
+    "for",
+    "in",
+    "do",
+    "done",
+    "{",
+    "}",
+    "break",
+    "2>&1",
+    "[",
+]
 SHELLISH = st.text(alphabet="ab$?;&|()<>'\"\\ `{}=*-\n12#!.~/", max_size=40)
 WORDS = st.lists(
     st.one_of(
-        st.sampled_from(["echo", "true", "false", "cat", "sh", "-c", "$?", "&&", "||", "|", ";", ">", "x"]),
+        st.sampled_from(FUZZ_WORDS),
         SHELLISH,
     ),
     max_size=8,

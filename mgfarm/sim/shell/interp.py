@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import logging
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,8 @@ from mgfarm.sim.system.fs import PathEscapeError
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
+
+log = logging.getLogger(__name__)
 
 SH = "/system/bin/sh"
 # Where a bare command name is looked up; `/system/bin/ls` runs the same command as `ls`.
@@ -103,6 +106,11 @@ class Shell:
             return done.status
         except LoopControl:
             return self.status  # `break` outside a loop: mksh ignores it
+        except ShellSyntaxError as exc:  # an expansion error (bad arithmetic) aborts the script
+            io.stderr.write(f"{SH}: {exc}\n")
+            await io.stderr.flush()
+            self.status = 1
+            return 1
 
     async def run_script(self, script: Script, io: ShellIO) -> int:
         for item in script.items:
@@ -256,8 +264,13 @@ class Shell:
             io.stderr.write(f"{name}: Permission denied\n")
             status = 1
         except (OSError, ValueError, LookupError, TypeError, ArithmeticError) as exc:
-            # A bug or an odd argument must never take the device down: report it like a tool would.
+            # An odd argument the command did not check: report it like a tool would.
             io.stderr.write(f"{name}: {exc}\n")
+            status = 1
+        except Exception as exc:
+            # A bug in a command or a service must end this command, not the device's session.
+            log.exception("shell command %r failed", argv)
+            io.stderr.write(f"{name}: internal error: {exc.__class__.__name__}: {exc}\n")
             status = 1
         await io.stdout.flush()
         await io.stderr.flush()
