@@ -16,6 +16,7 @@ from pathlib import Path
 from mgfarm.tasks.device import TaskDevice
 
 SETTINGS_NAMESPACES = ("system", "secure", "global")
+SHARED_STORAGE = "/storage/emulated/0"  # what /sdcard points at
 # Tables that change as a by-product of any write and say nothing about what the user did.
 IGNORED_TABLES = {"sqlite_sequence", "android_metadata", "sqlite_stat1", "properties"}
 
@@ -86,17 +87,34 @@ def read_settings(device: TaskDevice) -> dict[str, str]:
     return values
 
 
+def read_files(device: TaskDevice) -> dict[str, str]:
+    """Files and folders in shared storage as `files.PATH -> size` ('dir' for folders), from `ls -lR`."""
+    entries: dict[str, str] = {}
+    folder = ""
+    for line in device.shell(f"ls -lR {SHARED_STORAGE}").splitlines():
+        if line.startswith(SHARED_STORAGE) and line.endswith(":"):
+            folder = line[:-1]
+            continue
+        parts = line.split(maxsplit=7)
+        if not folder or len(parts) < 8 or parts[0] == "total":
+            continue
+        kind = "dir" if parts[0].startswith("d") else parts[4]
+        entries[f"files.{folder}/{parts[7]}"] = kind
+    return entries
+
+
 @dataclass
 class StateSnapshot:
     """What the judge compares between the start and the end of an episode."""
 
     settings: dict[str, str] = field(default_factory=dict)
     tables: dict[str, Counter[tuple[object, ...]]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def capture(device: TaskDevice) -> StateSnapshot:
-    """Settings plus the rows of every declared database."""
-    snap = StateSnapshot(settings=read_settings(device))
+    """Settings, files in shared storage, and the rows of every declared database."""
+    snap = StateSnapshot(settings=read_settings(device), files=read_files(device))
     with tempfile.TemporaryDirectory(prefix="mgfarm-state-") as tmp:
         for decl in DATABASES.values():
             folder = Path(tmp) / decl.name
@@ -123,6 +141,11 @@ def diff(before: StateSnapshot, after: StateSnapshot) -> list[str]:
         old, new = before.settings.get(key), after.settings.get(key)
         if old != new:
             changes.append(f"{key}: {old} -> {new}")
+    for path in sorted(set(before.files) | set(after.files)):
+        old, new = before.files.get(path), after.files.get(path)
+        if old != new:
+            what = "added" if old is None else "removed" if new is None else f"size {old} -> {new}"
+            changes.append(f"{path}: {what}")
     for table in sorted(set(before.tables) | set(after.tables)):
         old_rows = before.tables.get(table, Counter())
         new_rows = after.tables.get(table, Counter())

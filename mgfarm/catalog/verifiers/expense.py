@@ -1,0 +1,42 @@
+"""Pro Expense: expenses in accounting.db (table expense; amounts in cents, categories by index)."""
+
+from __future__ import annotations
+
+from mgfarm.catalog.verifiers import normalize
+from mgfarm.tasks.apps import declare_app
+from mgfarm.tasks.judge import CheckContext, CheckResult, check
+from mgfarm.tasks.state import declare_database
+
+CATEGORIES = ("Food", "Transportation", "Housing", "Utilities", "Entertainment", "Health", "Other")
+declare_app("expense", "com.arduia.expense", None, "Pro Expense")
+declare_database("expense", "/data/data/com.arduia.expense/databases/accounting.db")
+
+
+def _expenses(ctx: CheckContext) -> list[tuple[str, int, str]]:
+    rows = ctx.query("expense", "SELECT name, amount, category FROM expense")
+    return [(str(n), int(a), CATEGORIES[int(c) % len(CATEGORIES)]) for n, a, c in rows]
+
+
+@check("expense.has_expense")
+def has_expense(
+    ctx: CheckContext, *, name: str, amount: float | None = None, category: str | None = None
+) -> CheckResult:
+    """An expense with this name (and amount in dollars, and category, when given)."""
+    items = _expenses(ctx)
+    for n, cents, cat in items:
+        if normalize.text(n) != normalize.text(name):
+            continue
+        if amount is not None and cents != round(float(amount) * 100):
+            continue
+        if category is not None and normalize.text(cat) != normalize.text(category):
+            continue
+        return CheckResult(True, f"{n}: ${cents / 100:.2f} ({cat})")
+    seen = ", ".join(f"{n} ${c / 100:.2f}" for n, c, _ in items)
+    return CheckResult(False, f"expenses: {seen or 'none'}; looking for {name!r}")
+
+
+@check("expense.missing")
+def missing(ctx: CheckContext, *, name: str) -> CheckResult:
+    """No expense has this name."""
+    n = sum(normalize.text(e[0]) == normalize.text(name) for e in _expenses(ctx))
+    return CheckResult(n == 0, f"{n} expenses named {name!r}")

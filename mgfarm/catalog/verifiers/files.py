@@ -1,0 +1,7 @@
+"""Files: the Files app (DocumentsUI) over shared storage; the checks are `files.*` in generic.py."""
+
+from __future__ import annotations
+
+from mgfarm.tasks.apps import declare_app
+
+declare_app("files", "com.android.documentsui", None, "Files")
