@@ -147,3 +147,25 @@ def test_hierarchy_lists_meaningful_nodes_with_flags_and_bounds() -> None:
     assert save.center == (200, 230)
     assert elements[2].editable and elements[2].focused
     assert elements[2].to_dict()["bounds"] == [0, 300, 1080, 400]
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L"])
+def test_png_decoding_matches_pillow_for_every_mode(mode: str) -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from mgfarm.device.device import DeviceError, decode_png_rgb
+
+    rng = np.random.default_rng(0)
+    channels = {"RGB": 3, "RGBA": 4, "L": 1}[mode]
+    raw = rng.integers(0, 256, size=(40, 30, channels), dtype=np.uint8)
+    image = Image.fromarray(raw[:, :, 0] if channels == 1 else raw, mode)
+    buf = io.BytesIO()
+    image.save(buf, "PNG")
+    pixels = decode_png_rgb(buf.getvalue(), "emulator-5554")
+    assert pixels.shape == (40, 30, 3) and pixels.dtype == np.uint8
+    assert (pixels == np.asarray(image.convert("RGB"))).all()
+    with pytest.raises(DeviceError, match="emulator-5554"):
+        decode_png_rgb(b"/system/bin/sh: screencap: not found", "emulator-5554")
