@@ -1,6 +1,6 @@
 """Env benchmark: reset and step latency, and pool throughput at several sizes (process backend).
 
-    .venv/bin/python benchmarks/bench_env.py [--sizes 1,8,32,64] [--steps 20] [--task ID] [--json out.json]
+    .venv/bin/python benchmarks/bench_env.py [--sizes 1,8,32,64] [--steps 10] [--rounds 3] [--task ID]
 
 Starts a private farm (own MGFARM_HOME and adb server port), runs a scripted agent that never
 ends episodes on purpose (click an element, scroll, go back), prints a table and JSON, then stops
@@ -41,14 +41,15 @@ def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
     return {"action_type": "navigate_back"}
 
 
-def run_size(farm: str, size: int, steps: int, task: str) -> dict[str, Any]:
+def run_size(farm: str, size: int, steps: int, rounds: int, task: str) -> dict[str, Any]:
     from mgfarm.env.pool import EnvPool
 
     with EnvPool(farm=farm, size=size, tasks=[task], seed=size, max_steps=steps + 1) as pool:
-        obs, _ = pool.reset_all()
-        for step in range(steps):
-            actions = [scripted_action(step, o) for o in obs]
-            obs, _, _, _, _ = pool.step_all(actions)
+        for _ in range(rounds):
+            obs, _ = pool.reset_all()
+            for step in range(steps):
+                actions = [scripted_action(step, o) for o in obs]
+                obs, _, _, _, _ = pool.step_all(actions)
         result = pool.stats.summary()
     result["size"] = size
     return result
@@ -72,7 +73,8 @@ def main() -> int:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=fmt)
     parser.add_argument("--sizes", default="1,8,32,64")
-    parser.add_argument("--steps", type=int, default=20, help="steps per env per size")
+    parser.add_argument("--steps", type=int, default=10, help="steps per episode")
+    parser.add_argument("--rounds", type=int, default=3, help="episodes per env per size")
     parser.add_argument("--task", default="", help="task id (default: the first smoke task)")
     parser.add_argument("--json", default="", help="also write the results to this file")
     args = parser.parse_args()
@@ -91,10 +93,16 @@ def main() -> int:
     results: list[dict[str, Any]] = []
     try:
         for size in sizes:
-            results.append(run_size(name, size, args.steps, task))
+            results.append(run_size(name, size, args.steps, args.rounds, task))
     finally:
         api.down(name)
-    report = {"task": task, "steps_per_env": args.steps, "farm_boot_s": round(boot_s, 1), "results": results}
+    report = {
+        "task": task,
+        "steps_per_episode": args.steps,
+        "episodes_per_env": args.rounds,
+        "farm_boot_s": round(boot_s, 1),
+        "results": results,
+    }
     print(json.dumps(report, indent=1))
     print()
     print_table(results)
