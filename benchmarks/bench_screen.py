@@ -99,15 +99,34 @@ class Farm:
         self.home.mkdir(parents=True)
         self.env = {**os.environ, "HOME": str(self.home)}
         self.server_port = free_port()
-        subprocess.run([self.adb, "-P", str(self.server_port), "start-server"], env=self.env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [self.adb, "-P", str(self.server_port), "start-server"],
+            env=self.env,
+            check=True,
+            capture_output=True,
+        )
         token = self.home / ".emulator_console_auth_token"
         token.write_text("bench")
         adb_port = free_adb_port(count)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mgfarm.sim", "serve", "--adb-port", str(adb_port), "--count", str(count),
-             "--data", str(workdir / "data"), "--token-file", str(token), "--announce", str(self.server_port)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "mgfarm.sim",
+                "serve",
+                "--adb-port",
+                str(adb_port),
+                "--count",
+                str(count),
+                "--data",
+                str(workdir / "data"),
+                "--token-file",
+                str(token),
+                "--announce",
+                str(self.server_port),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         self.serials: list[str] = []
         assert self.proc.stdout is not None
@@ -119,8 +138,12 @@ class Farm:
                 self.serials.append(line.split()[1])
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            out = subprocess.run([self.adb, "-P", str(self.server_port), "devices"], env=self.env,
-                                 capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [self.adb, "-P", str(self.server_port), "devices"],
+                env=self.env,
+                capture_output=True,
+                text=True,
+            ).stdout
             if sum(f"{s}\tdevice" in out for s in self.serials) == count:
                 break
             time.sleep(0.1)
@@ -135,7 +158,9 @@ class Farm:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        subprocess.run([self.adb, "-P", str(self.server_port), "kill-server"], env=self.env, capture_output=True)
+        subprocess.run(
+            [self.adb, "-P", str(self.server_port), "kill-server"], env=self.env, capture_output=True
+        )
 
 
 def timed(fn: Any) -> float:
@@ -145,8 +170,12 @@ def timed(fn: Any) -> float:
 
 
 def stats(name: str, values: list[float]) -> dict[str, Any]:
-    return {"name": name, "p50_ms": round(statistics.median(values), 1), "p99_ms": round(percentile(values, 0.99), 1),
-            "n": len(values)}
+    return {
+        "name": name,
+        "p50_ms": round(statistics.median(values), 1),
+        "p99_ms": round(percentile(values, 0.99), 1),
+        "n": len(values),
+    }
 
 
 def bench_latency(rounds: int, workdir: Path) -> list[dict[str, Any]]:
@@ -168,8 +197,11 @@ def bench_latency(rounds: int, workdir: Path) -> list[dict[str, Any]]:
                 caps.append(timed(cap))
                 dumps.append(timed(dump))
             together = [a + b for a, b in zip(caps, dumps, strict=True)]
-            results += [stats(f"screencap -p, {label}", caps), stats(f"uiautomator dump, {label}", dumps),
-                        stats(f"both together, {label}", together)]
+            results += [
+                stats(f"screencap -p, {label}", caps),
+                stats(f"uiautomator dump, {label}", dumps),
+                stats(f"both together, {label}", together),
+            ]
         return results
     finally:
         farm.stop()
@@ -189,14 +221,20 @@ def bench_memory(count: int, workdir: Path) -> dict[str, Any]:
         finally:
             farm.stop()
     per = (sizes[count] - sizes[1]) / max(1, count - 1)
-    return {"devices": count, "rss_1_mb": round(sizes[1], 1), f"rss_{count}_mb": round(sizes[count], 1),
-            "mem_mb_per_device": round(per, 2)}
+    return {
+        "devices": count,
+        "rss_1_mb": round(sizes[1], 1),
+        f"rss_{count}_mb": round(sizes[count], 1),
+        "mem_mb_per_device": round(per, 2),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=50)
-    parser.add_argument("--devices", type=int, default=16, help="devices in one process for the memory figure")
+    parser.add_argument(
+        "--devices", type=int, default=16, help="devices in one process for the memory figure"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-screen-") as tmp:
@@ -220,8 +258,10 @@ def main() -> None:
     print(f"{'measure':<36} {'p50 ms':>8} {'p99 ms':>8} {'n':>5}")
     for r in latency:
         print(f"{r['name']:<36} {r['p50_ms']:>8} {r['p99_ms']:>8} {r['n']:>5}")
-    print(f"memory per idle device ({memory['devices']} in one process): {memory['mem_mb_per_device']} MB "
-          f"(1 device: {memory['rss_1_mb']} MB RSS)")
+    print(
+        f"memory per idle device ({memory['devices']} in one process): {memory['mem_mb_per_device']} MB "
+        f"(1 device: {memory['rss_1_mb']} MB RSS)"
+    )
     text = json.dumps(report)
     if args.json:
         args.json.write_text(text + "\n")

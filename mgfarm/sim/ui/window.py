@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mgfarm.sim.apps.base import ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
-from mgfarm.sim.ui.png import encode_png
+from mgfarm.sim.ui.png import PngEncoder
 from mgfarm.sim.ui.render import render
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -124,6 +124,7 @@ class WindowManager:
         self._sig = ""
         self._png: bytes | None = None
         self._xml: str | None = None
+        self._encoder = PngEncoder()
         self._last_resumed: str | None = None
 
     # ---- properties of the display
@@ -244,7 +245,7 @@ class WindowManager:
     def screencap_png(self) -> bytes:
         frame, _ = self._refresh()
         if self._png is None:
-            self._png = encode_png(self._render(frame))
+            self._png = self._encoder.encode(self._render(frame))
         return self._png
 
     def screencap_raw(self) -> bytes:
