@@ -119,3 +119,19 @@ def test_echo_printf_basename_dirname_date(sh: ShellDevice) -> None:
     assert sh.run("printf '%05.1f|%-3s|%x\\n' 3.14159 ab 255").text == "003.1|ab |ff\n"
     assert sh.run("basename /a/b/c.txt .txt; dirname /a/b/c.txt").text == "c\n/a/b\n"
     assert sh.run("id -u; whoami").text == "0\nroot\n"
+
+
+def test_wc_padding_follows_toybox(sh: ShellDevice) -> None:
+    sh.run("echo hi > /sdcard/w")
+    assert sh.run("echo hi | wc").text == "      1       1       3\n"
+    assert sh.run("echo hi | wc -l").text == "1\n"
+    assert sh.run("wc /sdcard/w").text == "1 1 3 /sdcard/w\n"
+    assert sh.run("wc -l /sdcard/w /sdcard/w").text == "      1 /sdcard/w\n      1 /sdcard/w\n      2 total\n"
+
+
+def test_grep_r_and_find_actions(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/r/s; echo needle > /sdcard/r/s/a.txt; echo hay > /sdcard/r/b.txt")
+    assert sh.run("grep -r needle /sdcard/r").text == "/sdcard/r/s/a.txt:needle\n"
+    assert sh.run("find /sdcard/r -name '*.txt' -exec cat {} \\;").text == "hay\nneedle\n"
+    assert sh.run("find /sdcard/r -name b.txt -delete").text == ""
+    assert not sh.host("/sdcard/r/b.txt").exists()

@@ -380,9 +380,22 @@ async def find(inv: Invocation) -> int:
         paths.append(args.pop(0))
     tests: list[tuple[str, str]] = []
     maxdepth, mindepth, delete, negate_next = 1 << 30, 0, False, False
+    exec_argv: list[str] = []
+    printing = None  # default: print unless an action (-delete, -exec) is given
     while args:
         opt = args.pop(0)
-        if opt in ("-print", "-xdev"):
+        if opt == "-print":
+            printing = True
+            continue
+        if opt == "-xdev":
+            continue
+        if opt == "-exec":
+            while args and args[0] not in (";", "+"):
+                exec_argv.append(args.pop(0))
+            if not args or not exec_argv:
+                inv.err("find: -exec needs a command ending in ';'\n")
+                return 1
+            args.pop(0)
             continue
         if opt == "-delete":
             delete = True
@@ -421,8 +434,11 @@ async def find(inv: Invocation) -> int:
                 continue
             if depth >= mindepth and all(_find_test(h, shown, t, v) for t, v in tests):
                 matched.append((h, shown))
-        for _, shown in matched:
-            inv.out(shown + "\n")
+        if printing or (printing is None and not delete and not exec_argv):
+            for _, shown in matched:
+                inv.out(shown + "\n")
+        if exec_argv:
+            status = await _find_exec(inv, exec_argv, [shown for _, shown in matched]) or status
         if delete:
             for h, _ in reversed(matched):
                 if h.is_dir() and not h.is_symlink():
@@ -430,6 +446,17 @@ async def find(inv: Invocation) -> int:
                 else:
                     h.unlink()
         await inv.io.stdout.maybe_flush()
+    return status
+
+
+async def _find_exec(inv: Invocation, argv: list[str], paths: list[str]) -> int:
+    """Runs `-exec CMD {} ;` once per match through the shell's command table."""
+    from mgfarm.sim.shell.interp import Shell
+
+    shell = Shell(inv.device, dict(inv.env), inv.cwd)
+    status = 0
+    for path in paths:
+        status = await shell.call([a.replace("{}", path) for a in argv], inv.io) or status
     return status
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 
 from mgfarm.sim.shell.files import CommandError, host_path, read_input, report, split_flags
@@ -63,7 +65,9 @@ async def grep(inv: Invocation) -> int:
     except re.error as exc:
         inv.err(f"grep: bad regex: {exc}\n")
         return 2
-    files = operands or ["-"]
+    files = operands or (["."] if "r" in flags else ["-"])
+    if "r" in flags:
+        files = recursive_files(inv, files)
     many = ((len(files) > 1 or "r" in flags) and "h" not in flags) or "H" in flags
     matched_any = False
     status = 0
@@ -103,6 +107,26 @@ async def grep(inv: Invocation) -> int:
     if status:
         return 2 if not matched_any or "q" not in flags else 0
     return 0 if matched_any else 1
+
+
+def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
+    """`grep -r`: folders replaced by the files under them, in name order."""
+    out: list[str] = []
+    for operand in operands:
+        try:
+            host = host_path(inv, operand)
+        except CommandError:
+            out.append(operand)
+            continue
+        if not host.is_dir():
+            out.append(operand)
+            continue
+        for folder, dirs, names in sorted(os.walk(host)):
+            dirs.sort()
+            rel = os.path.relpath(folder, host)
+            base = operand if rel == "." else posixpath.join(operand, rel)
+            out.extend(posixpath.join(base, n) for n in sorted(names))
+    return out
 
 
 def _compile(patterns: list[str], flags: set[str]) -> re.Pattern[str]:
@@ -187,6 +211,8 @@ async def tail(inv: Invocation) -> int:
 async def wc(inv: Invocation) -> int:
     flags, files = split_flags(inv.argv[1:], "lwcm")
     shown = [f for f in "lwc" if f in flags or (f == "c" and "m" in flags)] or ["l", "w", "c"]
+    # toybox: no padding for one file, or for stdin with one count; else columns 7 wide.
+    width = 0 if len(files) == 1 or (not files and len(shown) == 1) else 7
     status = 0
     totals = {"l": 0, "w": 0, "c": 0}
     for path in files or ["-"]:
@@ -198,12 +224,9 @@ async def wc(inv: Invocation) -> int:
         counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
         for k in totals:
             totals[k] += counts[k]
-        # toybox pads every column but the first when more than one is shown.
-        cells = [str(counts[k]) if i == 0 else str(counts[k]).rjust(7) for i, k in enumerate(shown)]
-        inv.out(" ".join(cells) + (f" {path}" if files else "") + "\n")
+        inv.out(" ".join(str(counts[k]).rjust(width) for k in shown) + (f" {path}" if files else "") + "\n")
     if len(files) > 1:
-        cells = [str(totals[k]) if i == 0 else str(totals[k]).rjust(7) for i, k in enumerate(shown)]
-        inv.out(" ".join(cells) + " total\n")
+        inv.out(" ".join(str(totals[k]).rjust(width) for k in shown) + " total\n")
     return status
 
 
