@@ -55,9 +55,9 @@ class Launcher(App):
         return rows
 
     def home(self, ctx: ScreenContext) -> View:
-        ctx.edge_to_edge = True
         if ctx.state.get("drawer"):
             return self.drawer(ctx)
+        ctx.edge_to_edge = True
 
         def swipe(direction: str) -> None:
             if direction == "up":
@@ -135,7 +135,6 @@ class Launcher(App):
         return Column(
             id="apps_view",
             bg="surface",
-            pad=(0, 28, 0, 0),
             children=[
                 Column(
                     pad=(16, 16, 16, 8),

@@ -1,0 +1,125 @@
+"""Regenerate the screenshots in this folder: home, each app's main screen, and a few key screens.
+
+    .venv/bin/python docs/screens/generate.py
+
+Boots one simulated device in-process, seeds it like the golden snapshot (contacts, messages, events,
+files; 4 March 2026, 09:30 UTC) and saves what `screencap -p` would return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+from mgfarm.sim.device import DeviceConfig, SimDevice
+
+OUT = Path(__file__).parent
+NOW_MS = 1772616600000  # 2026-03-04 09:30 UTC
+CONTACTS = (
+    ("Ada", "Lovelace", "+1 415 555 0101", "ada@example.com"),
+    ("Alan", "Turing", "+1 415 555 0102", ""),
+    ("Grace", "Hopper", "+1 212 555 0103", "grace@example.org"),
+    ("Linus", "Pauling", "+44 20 7946 0104", ""),
+    ("Marie", "Curie", "+33 1 55 55 01 05", ""),
+)
+
+
+def seed(device: SimDevice) -> None:
+    device.services["clock"].set_ms(NOW_MS)
+    device.services["clock"].freeze(True)
+    apps = device.services["apps"]
+    for first, last, phone, email in CONTACTS:
+        apps["com.android.contacts"].db.create_contact(first, last, phone, email)
+    apps["com.android.contacts"].db.set_starred(1, True)
+    reg = device.services["providers"]
+    sms, _ = reg.resolve("content://sms")
+    sms.insert(
+        "content://sms/inbox",
+        {
+            "address": "+14155550101",
+            "body": "Are we still on for lunch tomorrow?",
+            "date": 1772561520000,
+            "read": 1,
+        },
+    )
+    sms.insert(
+        "content://sms/sent",
+        {
+            "address": "+14155550101",
+            "body": "Yes, 12:30 at the usual place.",
+            "date": 1772613900000,
+            "read": 1,
+        },
+    )
+    sms.insert(
+        "content://sms/inbox",
+        {
+            "address": "+12125550103",
+            "body": "Slides for Friday are in your inbox.",
+            "date": 1772452800000,
+            "read": 0,
+        },
+    )
+    cal, _ = reg.resolve("content://com.android.calendar/events")
+    for title, start, end in (
+        ("Team sync", 1772618400000, 1772622000000),
+        ("Dentist", 1772719200000, 1772724600000),
+        ("Concert", 1772823600000, 1772830800000),
+    ):
+        cal.insert(
+            "content://com.android.calendar/events",
+            {"calendar_id": 1, "title": title, "dtstart": start, "dtend": end, "eventTimezone": "UTC"},
+        )
+    calls, _ = reg.resolve("content://call_log/calls")
+    for number, name, kind, date in (
+        ("+1 415 555 0101", "Ada Lovelace", 1, 1772600000000),
+        ("+1 212 555 0103", "Grace Hopper", 3, 1772500000000),
+        ("+44 20 7946 0104", "Linus Pauling", 2, 1772400000000),
+    ):
+        calls.insert(
+            "content://call_log/calls",
+            {"number": number, "name": name, "type": kind, "date": date, "duration": 60},
+        )
+    docs = device.fs.host("/sdcard/Documents")
+    (docs / "shopping_list.txt").write_text("milk\neggs\nbread\n")
+    (device.fs.host("/sdcard/Download") / "report.pdf").write_bytes(b"%PDF" + bytes(20480))
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        device = SimDevice(DeviceConfig("docs", 5555, Path(tmp) / "d", Path(tmp) / "s"))
+        await device.boot()
+        seed(device)
+        wm, am = device.services["window"], device.services["activities"]
+
+        def save(name: str) -> None:
+            (OUT / f"{name}.png").write_bytes(wm.screencap_png())
+
+        save("home")
+        for package, name in (
+            ("com.android.settings", "settings"),
+            ("com.android.contacts", "contacts"),
+            ("com.android.dialer", "phone"),
+            ("com.android.messaging", "messages"),
+            ("com.android.deskclock", "clock"),
+            ("com.android.calendar", "calendar"),
+            ("com.android.documentsui", "files"),
+            ("com.arduia.expense", "expense"),
+        ):
+            am.home()
+            am.launch(package)
+            save(name)
+        am.home()
+        wm.swipe(540, 2000, 540, 800, 200)
+        save("app_drawer")
+        am.home()
+        am.launch("com.android.contacts")
+        am.start("com.android.contacts", ".activities.ContactEditorActivity", extras={"new": 1})
+        wm.tap(700, 330)
+        wm.text("Katherine")
+        save("contacts_editor_keyboard")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
