@@ -2,19 +2,21 @@
 
 adbutils 2.12 spends about 20 ms of fixed sleeps and an extra `host:version` round trip on every
 shell call; an env step makes three of them. This speaks the same smart-socket protocol
-(`host:transport:SERIAL`, then `shell,v2,raw:CMD`) without the waits. adbutils still does
-everything else (sync push/pull, uiautomator2).
+(`host:transport:SERIAL`, then `shell,v2,raw:CMD` or `sync:`) without the waits. adbutils still
+serves uiautomator2 and anything else.
 """
 
 from __future__ import annotations
 
 import socket
 import struct
+import time
 
 from mgfarm.errors import MgfarmError
 
 SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
 _PACKET = struct.Struct("<BI")
+SYNC_CHUNK = 64 * 1024  # the sync protocol's maximum DATA size
 
 
 class AdbWireError(MgfarmError):
@@ -96,5 +98,48 @@ class ShellClient:
                     exit_code = body[0]
                     break
             return bytes(output), exit_code
+        finally:
+            sock.close()
+
+    def _sync_request(self, sock: socket.socket, ident: bytes, payload: bytes) -> None:
+        sock.sendall(ident + struct.pack("<I", len(payload)) + payload)
+
+    def pull(self, path: str, timeout: float = 60.0) -> bytes:
+        """A file's bytes through the `sync:` service (RECV); raises with the device's FAIL text."""
+        sock = self._open("sync:", timeout)
+        try:
+            self._sync_request(sock, b"RECV", path.encode("utf-8"))
+            data = bytearray()
+            while True:
+                ident, length = struct.unpack("<4sI", _recv_exact(sock, 8))
+                if ident == b"DATA":
+                    data += _recv_exact(sock, length)
+                elif ident == b"DONE":
+                    break
+                elif ident == b"FAIL":
+                    raise AdbWireError(f"{path}: {_recv_exact(sock, length).decode('utf-8', 'replace')}")
+                else:
+                    raise AdbWireError(f"unexpected sync reply {ident!r} while pulling {path}")
+            self._sync_request(sock, b"QUIT", b"")
+            return bytes(data)
+        finally:
+            sock.close()
+
+    def push(self, data: bytes, path: str, mode: int = 0o644, timeout: float = 60.0) -> None:
+        """Write bytes to a device file through `sync:` (SEND); parents are created by the device."""
+        sock = self._open("sync:", timeout)
+        try:
+            self._sync_request(sock, b"SEND", f"{path},{0o100000 | mode}".encode())
+            view = memoryview(data)
+            for start in range(0, len(data), SYNC_CHUNK):
+                chunk = view[start : start + SYNC_CHUNK]
+                sock.sendall(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+            sock.sendall(b"DONE" + struct.pack("<I", int(time.time())))
+            ident, length = struct.unpack("<4sI", _recv_exact(sock, 8))
+            if ident == b"FAIL":
+                raise AdbWireError(f"{path}: {_recv_exact(sock, length).decode('utf-8', 'replace')}")
+            if ident != b"OKAY":
+                raise AdbWireError(f"unexpected sync reply {ident!r} while pushing {path}")
+            self._sync_request(sock, b"QUIT", b"")
         finally:
             sock.close()

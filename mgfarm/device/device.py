@@ -141,11 +141,11 @@ class Device:
     def push(self, local_or_bytes: str | Path | bytes, path: str) -> None:
         with self._adb_errors(f"push to {path}"):
             data = local_or_bytes if isinstance(local_or_bytes, bytes) else Path(local_or_bytes).read_bytes()
-            self.adb.sync.push(data, path, check=False)
+            self.wire.push(data, path)
 
     def pull(self, path: str) -> bytes:
         with self._adb_errors(f"pull of {path}"):
-            return bytes(self.adb.sync.read_bytes(path))
+            return self.wire.pull(path)
 
     # -- providers, databases, settings ------------------------------------------------------
     def content_query(

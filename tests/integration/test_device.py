@@ -25,10 +25,14 @@ def test_shell_exit_codes_and_files(device: Device) -> None:
     assert device.shell("echo hello") == "hello"
     assert device.shell2("false").exit_code == 1
     assert device.shell2("echo out; true").exit_code == 0
-    payload = bytes(range(256)) * 100
-    device.push(payload, "/data/local/tmp/blob.bin")
-    assert device.pull("/data/local/tmp/blob.bin") == payload
-    digest = device.shell("toybox md5sum /data/local/tmp/blob.bin").split()[0]
+    payload = bytes(range(256)) * 1000  # several 64 KiB sync chunks
+    device.push(payload, "/data/local/tmp/new/blob.bin")
+    assert device.pull("/data/local/tmp/new/blob.bin") == payload
+    device.push(b"", "/data/local/tmp/empty")
+    assert device.pull("/data/local/tmp/empty") == b""
+    with pytest.raises(DeviceError, match="No such file"):
+        device.pull("/data/local/tmp/missing.bin")
+    digest = device.shell("toybox md5sum /data/local/tmp/new/blob.bin").split()[0]
     assert digest == hashlib.md5(payload).hexdigest()
 
 
