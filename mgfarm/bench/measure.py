@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.health import backend_of
-from mgfarm.farm.ports import port_in_use
+from mgfarm.farm.ports import quiet_range_start
 from mgfarm.farm.state import Replica, load_farm
 
 
@@ -41,16 +39,6 @@ class EnvSample:
         return self.steps / self.step_wall_s if self.step_wall_s else 0.0
 
 
-def free_port_run(count: int) -> int:
-    """An even console port P with P .. P+2*count-1 free, away from the default 5554 range so a
-    bench never races the user's own farms for ports."""
-    for _ in range(200):
-        first = random.randrange(20000, 60000 - 2 * count, 2)
-        if not any(port_in_use(port) for port in range(first, first + 2 * count)):
-            return first
-    raise MgfarmError(f"No run of {2 * count} free ports found above 20000; free some ports and retry.")
-
-
 def measure_up(
     replicas: int, backend: str, name: str, adb_port: int, image: str = "", boot_timeout: float = 300.0
 ) -> UpSample:
@@ -67,7 +55,7 @@ def measure_up(
         name=name,
         image=image,
         adb_port=adb_port,
-        first_port=free_port_run(replicas),
+        first_port=quiet_range_start(replicas),
         boot_timeout=boot_timeout,
         on_progress=on_progress,
     )

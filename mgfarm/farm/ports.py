@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 from collections.abc import Iterable
 
@@ -14,6 +15,8 @@ LAST_PORT = 65535
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     """True when something already listens on (or holds) `port`, so binding it would fail."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As the devices' own listeners do: connections of a stopped device in TIME_WAIT do not count.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:
@@ -26,6 +29,17 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def quiet_range_start(count: int, low: int = 20000, high: int = 60000) -> int:
+    """An even console port P with P .. P+2*count-1 free, away from 5554 upwards, for short-lived
+    helper farms (snapshot builds, benchmarks) that must not race the user's farms for ports."""
+    rng = random.Random()
+    for _ in range(200):
+        first = rng.randrange(low, high - 2 * count, 2)
+        if not any(port_in_use(port) for port in range(first, first + 2 * count)):
+            return first
+    raise MgfarmError(f"No run of {2 * count} free ports between {low} and {high}; free some and retry.")
 
 
 def max_pairs(start: int = FIRST_CONSOLE_PORT) -> int:

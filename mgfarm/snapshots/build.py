@@ -18,7 +18,7 @@ from mgfarm.farm import adbserver
 from mgfarm.farm.api import down
 from mgfarm.farm.backends import BACKENDS, get_backend
 from mgfarm.farm.boot import wait_attached, wait_boot_completed
-from mgfarm.farm.ports import allocate_pairs
+from mgfarm.farm.ports import allocate_pairs, quiet_range_start
 from mgfarm.farm.state import BOOTING, READY, FarmState, Replica, farm_dir, farm_exists, save_farm
 from mgfarm.snapshots.manifest import (
     MANIFEST_LABEL,
@@ -117,7 +117,7 @@ def _start_one(
     token = secrets.token_urlsafe(12)
     (folder / "console_token").write_text(token)
     server_pid = adbserver.ensure_server(adb_port)
-    console, adb = allocate_pairs(1, 5554, {adb_port})[0]
+    console, adb = allocate_pairs(1, quiet_range_start(1), {adb_port})[0]
     farm = FarmState(
         name=name,
         backend=backend,

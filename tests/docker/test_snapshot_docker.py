@@ -15,6 +15,7 @@ from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.backends.docker import FARM_LABEL
+from mgfarm.farm.ports import quiet_range_start
 from mgfarm.snapshots.build import build
 from mgfarm.snapshots.manifest import MANIFEST_LABEL, Manifest
 from mgfarm.snapshots.recipe import load_recipe
@@ -42,7 +43,14 @@ def test_golden_image_boots_a_farm_into_the_seeded_state(
     assert not engine.containers.list(all=True, filters={"label": f"{FARM_LABEL}=snapshot-build-golden"})
 
     names = {s["add_contact"]["name"] for s in GOLDEN.seed if "add_contact" in s}
-    farm = api.up(2, backend="docker", name="golden-dk", image=golden_image.snapshot_image, adb_port=adb_port)
+    farm = api.up(
+        2,
+        backend="docker",
+        name="golden-dk",
+        image=golden_image.snapshot_image,
+        adb_port=adb_port,
+        first_port=quiet_range_start(2),
+    )
     try:
         for rep in farm.replicas:
             device = Device(rep.serial, adb_port=adb_port)

@@ -16,6 +16,7 @@ import pytest
 from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
+from mgfarm.farm.ports import quiet_range_start
 from mgfarm.farm.state import farm_dir, farm_exists
 from mgfarm.snapshots.build import build
 from mgfarm.snapshots.manifest import Manifest, manifest_path, read_manifest
@@ -45,7 +46,7 @@ def golden(home: Path, adb_server: AdbServer) -> Manifest:
 
 @pytest.fixture(scope="module")
 def farm(golden: Manifest, adb_server: AdbServer) -> Iterator[list[Device]]:
-    state = api.up(2, name="golden-test", adb_port=adb_server.port)
+    state = api.up(2, name="golden-test", adb_port=adb_server.port, first_port=quiet_range_start(2))
     devices = [
         Device(r.serial, adb_port=adb_server.port, console_port=r.console_port, console_token=r.console_token)
         for r in state.replicas
@@ -108,7 +109,7 @@ def test_other_screen_size_is_refused_and_nothing_is_left(golden: Manifest, adb_
     original = _edit_manifest({"screen": {"width": 720, "height": 1280, "density": 320}})
     try:
         with pytest.raises(MgfarmError) as info:
-            api.up(1, name="mismatch", adb_port=adb_server.port)
+            api.up(1, name="mismatch", adb_port=adb_server.port, first_port=quiet_range_start(1))
     finally:
         manifest_path("process", "golden").write_text(original)
     assert "saved on a 720x1280 at 320 dpi screen" in str(info.value)
