@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,26 @@ def import_ray() -> Any:
     return ray
 
 
+def check_reachable(address: str, timeout: float = 3.0) -> None:
+    """Fail fast on a HOST:PORT nobody listens on (Ray itself retries for minutes)."""
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise MgfarmError(f"Ray address {address!r} is not HOST:PORT; pass e.g. 10.0.0.1:6379 or auto.")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise MgfarmError(
+            f"Nothing answers at Ray address {address} ({exc.strerror or exc}); start the head with "
+            "`ray start --head` or pass the address it printed."
+        ) from None
+
+
 def connect(address: str) -> Any:
     """Join the cluster at `address` (e.g. `auto` or `10.0.0.1:6379`) in mgfarm's namespace."""
     ray = import_ray()
+    check_reachable(address)
     if ray.is_initialized():
         return ray
     try:

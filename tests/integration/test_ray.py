@@ -5,24 +5,27 @@ One cluster serves the whole module to keep the cost low (two raylets, 80 MB obj
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
 import socket
 import textwrap
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'mgfarm[ray]')")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
+from mgfarm.cli import app  # noqa: E402
 from mgfarm.errors import MgfarmError  # noqa: E402
-from mgfarm.farm import adbserver  # noqa: E402
+from mgfarm.farm import adbserver, api  # noqa: E402
 from mgfarm.farm.state import list_farms  # noqa: E402
 from mgfarm.ray import RayEnvPool, cluster  # noqa: E402
 from mgfarm.ray.resources import REPLICA_RESOURCE, farm_name  # noqa: E402
@@ -51,6 +54,8 @@ DONE: dict[str, Any] = {"action_type": "status", "goal_status": "complete"}
 class RayCluster:
     address: str
     node_ids: list[str]
+    local: Cluster
+    worker_node: Any  # the node added after the head: the one a test may take away
 
 
 def free_port() -> int:
@@ -76,14 +81,14 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
         "object_store_memory": OBJECT_STORE,
     }
     local = Cluster(initialize_head=True, head_node_args={**node_args, "include_dashboard": False})
-    local.add_node(**node_args)
+    worker_node = local.add_node(**node_args)
     local.wait_for_nodes()
     try:
         ray.init(
             address=local.address, namespace="mgfarm", log_to_driver=False, logging_level=logging.WARNING
         )
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
-        yield RayCluster(address=local.address, node_ids=nodes)
+        yield RayCluster(address=local.address, node_ids=nodes, local=local, worker_node=worker_node)
     finally:
         try:
             if cluster.farm_actors():
@@ -151,48 +156,97 @@ def _farm_actor_of(node_id: str) -> Any:
     return next(a for a in cluster.farm_actors() if ray.get(a.status.remote())["node_id"] == node_id)
 
 
-def test_episodes_spread_over_both_nodes_and_a_lost_farm_fails_only_its_episodes(
-    ray_cluster: RayCluster, farms: list[dict[str, Any]]
-) -> None:
-    total = 16
-    node_a, node_b = ray_cluster.node_ids
-    pool = RayEnvPool(
-        size=2 * PER_NODE, tasks=["ray.wifi_off"], seed=0, address=ray_cluster.address, wait_seconds=0.0
-    )
+def _run_episodes(pool: RayEnvPool, total: int, mid_way: Callable[[], None]) -> list[dict[str, Any]]:
+    """Step until `total` episodes ended; `mid_way()` runs once, when every env has taken one step."""
     ended: list[dict[str, Any]] = []
-    try:
-        # Placement by the replica resource alone: 4 envs on each node.
-        assert Counter(pool.nodes()) == {node_a: PER_NODE, node_b: PER_NODE}
-        _, infos = pool.reset_all()
-        assert not any(i.get("failed") for i in infos)
-        steps = [0] * len(pool)
-        stopped_b = False
-        for _ in range(40):
-            if steps == [1] * len(pool) and not stopped_b:
-                # Every episode is mid-way: take node B's farm away under its 4 running episodes.
-                ray.get(_farm_actor_of(node_b).down.remote())
-                stopped_b = True
-            _, _, terminated, truncated, infos = pool.step_all([_action(n) for n in steps])
-            for i, info in enumerate(infos):
-                if info.get("autoreset"):  # the slot was reset (or found no replica): nothing stepped
-                    steps[i] = 0
-                    continue
-                steps[i] += 1
-                if terminated[i] or truncated[i]:
-                    ended.append({**info, "steps": steps[i]})
-            if len(ended) >= total:
-                break
-    finally:
-        pool.close()
-    assert len(ended) >= total
-    ended = ended[:total]
+    _, infos = pool.reset_all()
+    assert not any(i.get("failed") for i in infos)
+    steps = [0] * len(pool)
+    called = False
+    for _ in range(40):
+        if steps == [1] * len(pool) and not called:
+            mid_way()
+            called = True
+        _, _, terminated, truncated, infos = pool.step_all([_action(n) for n in steps])
+        for i, info in enumerate(infos):
+            if info.get("autoreset"):  # the env was reset (or found no replica): nothing stepped
+                steps[i] = 0
+                continue
+            steps[i] += 1
+            if terminated[i] or truncated[i]:
+                ended.append({**info, "steps": steps[i]})
+        if len(ended) >= total:
+            return ended[:total]
+    raise AssertionError(f"only {len(ended)} of {total} episodes ended")
+
+
+def _check_only_lost_episodes_failed(ended: list[dict[str, Any]], kept: str, lost: str, why: str) -> None:
     failed = [e for e in ended if e.get("failed")]
     completed = [e for e in ended if not e.get("failed")]
-    # Exactly the 4 episodes running on node B failed, mid-way and with a reason; nothing else did.
-    assert len(failed) == PER_NODE
-    assert {e["node_id"] for e in failed} == {node_b}
-    assert all(e["steps"] == 2 for e in failed), [e["failed"] for e in failed]
-    # The rest completed: node A's first 4, then 8 more that could only run on node A.
-    assert len(completed) == total - PER_NODE
+    # Exactly the 4 episodes running on the lost node failed, mid-way and with a reason.
+    assert len(failed) == PER_NODE, [e["failed"] for e in failed]
+    assert {e["node_id"] for e in failed} == {lost}
+    assert all(e["steps"] == 2 and why in e["failed"] for e in failed), [e["failed"] for e in failed]
+    # The rest completed: the kept node's first 4, then 8 more that could only run there.
+    assert len(completed) == len(ended) - PER_NODE
     assert all(e["steps"] == 4 and e.get("goal_status") == "complete" for e in completed)
-    assert Counter(e["node_id"] for e in completed) == {node_a: total - PER_NODE}
+    assert Counter(e["node_id"] for e in completed) == {kept: len(completed)}
+
+
+def _pool(ray_cluster: RayCluster) -> RayEnvPool:
+    return RayEnvPool(
+        size=2 * PER_NODE, tasks=["ray.wifi_off"], seed=0, address=ray_cluster.address, wait_seconds=0.0
+    )
+
+
+def test_episodes_spread_over_both_nodes_and_a_stopped_farm_fails_only_its_episodes(
+    ray_cluster: RayCluster, farms: list[dict[str, Any]]
+) -> None:
+    node_a, node_b = ray_cluster.node_ids
+    with _pool(ray_cluster) as pool:
+        # Placement by the replica resource alone: 4 envs on each node.
+        assert Counter(pool.nodes()) == {node_a: PER_NODE, node_b: PER_NODE}
+        ended = _run_episodes(pool, 16, lambda: ray.get(_farm_actor_of(node_b).down.remote()))
+    _check_only_lost_episodes_failed(ended, kept=node_a, lost=node_b, why="replica")
+
+
+def test_cli_refuses_an_address_where_no_ray_cluster_answers() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["up", "--ray", f"127.0.0.1:{free_port()}", "--replicas-per-node", "2"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, MgfarmError)
+    assert "ray start --head" in str(result.exception)
+
+
+def test_cli_ps_and_down_show_and_stop_every_nodes_farm(ray_cluster: RayCluster, adb_port: int) -> None:
+    runner = CliRunner()
+    # --adb-port reaches every node's farm: both farms share this adb server, as on one host.
+    args = ["up", "--ray", ray_cluster.address, "--replicas-per-node", "2", "--adb-port", str(adb_port)]
+    up = runner.invoke(app, args)
+    assert up.exit_code == 0, up.output
+    ps = runner.invoke(app, ["ps", "--ray", ray_cluster.address, "--json"])
+    assert ps.exit_code == 0, ps.output
+    statuses = json.loads(ps.output)
+    assert sorted(s["node_id"] for s in statuses) == ray_cluster.node_ids
+    assert [s["ready"] for s in statuses] == [2, 2]
+    down = runner.invoke(app, ["down", "--ray", ray_cluster.address])
+    assert down.exit_code == 0, down.output
+    assert down.output.count("stopped") == 2
+    assert cluster.farm_actors() == []
+
+
+def test_a_node_lost_mid_episode_fails_its_episodes_and_the_pool_carries_on(
+    ray_cluster: RayCluster, farms: list[dict[str, Any]]
+) -> None:
+    """Runs last: it takes the second node away for good."""
+    lost = ray_cluster.worker_node.node_id
+    (kept,) = [n for n in ray_cluster.node_ids if n != lost]
+    try:
+        with _pool(ray_cluster) as pool:
+            assert Counter(pool.nodes()) == {kept: PER_NODE, lost: PER_NODE}
+            ended = _run_episodes(pool, 16, lambda: ray_cluster.local.remove_node(ray_cluster.worker_node))
+        _check_only_lost_episodes_failed(ended, kept=kept, lost=lost, why="node lost")
+    finally:
+        # The lost node's devices are daemons on this same machine: stop them through its state file.
+        if farm_name(lost) in list_farms():
+            api.down(farm_name(lost))
