@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver, procs
-from mgfarm.farm.backends import BACKENDS, Backend, get_backend
+from mgfarm.farm.backends import BACKENDS, Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
 from mgfarm.farm.ports import allocate_pairs
@@ -30,6 +31,7 @@ from mgfarm.farm.state import (
     farm_exists,
     list_farms,
     load_farm,
+    ports_of_other_farms,
     save_farm,
 )
 
@@ -64,20 +66,6 @@ def _refuse_existing(name: str) -> None:
         f"Farm {name!r} left a stale state file from a run that crashed; clear it with "
         f"`mgfarm down --name {name}`."
     )
-
-
-def _reserved_ports(except_name: str) -> set[int]:
-    """Ports promised to other farms (their devices may be restarting and not bound right now)."""
-    ports: set[int] = set()
-    for other in list_farms():
-        if other == except_name:
-            continue
-        try:
-            for rep in load_farm(other).replicas:
-                ports.update((rep.console_port, rep.adb_port))
-        except MgfarmError:
-            continue
-    return ports
 
 
 class _ScreenCheck:
@@ -117,13 +105,15 @@ def _boot_all(
         nonlocal done
         error = ""
         for attempt in range(retries + 1):
-            if attempt:
-                with lock:
-                    backend.kill(farm, rep)
-                    backend.start(farm, [rep], farm_dir(farm.name))
-                    save_farm(farm)
             try:
-                bring_up(rep, farm.adb_server_port, farm.snapshot, farm.boot_timeout, before_load)
+                if attempt:
+                    with lock:
+                        backend.kill(farm, rep)
+                        relocate_if_taken(farm, rep)
+                        backend.start(farm, [rep], farm_dir(farm.name))
+                        save_farm(farm)
+                alive = partial(backend.alive, farm, rep)
+                bring_up(rep, farm.adb_server_port, farm.snapshot, farm.boot_timeout, before_load, alive)
                 error = ""
                 break
             except MgfarmError as exc:
@@ -173,7 +163,7 @@ def up(
         image = resolve_image(image)
         options = {"image": image, "cpus": cpus, "memory": memory}
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts
-    reserved = _reserved_ports(name) | {adb_port}
+    reserved = ports_of_other_farms(name) | {adb_port}
     pairs = allocate_pairs(replicas, first_port, reserved)
 
     folder = farm_dir(name)

@@ -23,10 +23,20 @@ class BootError(MgfarmError):
     """A replica did not become ready; the message says at which step."""
 
 
-def wait_attached(rep: Replica, adb_server_port: int, deadline: float) -> None:
-    """Until the adb server lists the replica as `device`; re-announces it while it is missing."""
+def wait_attached(
+    rep: Replica, adb_server_port: int, deadline: float, alive: Callable[[], bool] | None = None
+) -> None:
+    """Until the adb server lists the replica as `device`; re-announces it while it is missing.
+
+    `alive` (checked once a second) ends the wait early when the device's process or container died.
+    """
     last_announce = 0.0
+    last_alive_check = time.monotonic()
     while time.monotonic() < deadline:
+        if alive is not None and time.monotonic() - last_alive_check > 1.0:
+            last_alive_check = time.monotonic()
+            if not alive():
+                raise BootError(f"{rep.serial} exited while booting; see `mgfarm logs {rep.index}`.")
         state = adbserver.devices(adb_server_port).get(rep.serial)
         if state == "device":
             return
@@ -71,10 +81,11 @@ def bring_up(
     snapshot: str,
     timeout: float,
     before_load: Callable[[Replica], None] | None = None,
+    alive: Callable[[], bool] | None = None,
 ) -> None:
     """Attach, wait for boot, (check,) load the snapshot; raises BootError naming the failed step."""
     deadline = time.monotonic() + timeout
-    wait_attached(rep, adb_server_port, deadline)
+    wait_attached(rep, adb_server_port, deadline, alive)
     wait_boot_completed(rep, adb_server_port, deadline)
     if before_load is not None:
         before_load(rep)

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver
-from mgfarm.farm.backends import Backend, get_backend
+from mgfarm.farm.backends import Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import bring_up
 from mgfarm.farm.console import console_alive, console_command
 from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, edit, farm_dir, load_farm
@@ -68,6 +68,7 @@ def restore(name: str, indices: list[int], reason: str) -> dict[int, str]:
             rep.state, rep.reason = RESTORING, reason
         for index in indices:
             _stop_device(farm, backend, index)
+            relocate_if_taken(farm, farm.replica(index))
         backend.start(farm, [farm.replica(i) for i in indices], farm_dir(name))
         snapshot, port, timeout = farm.snapshot, farm.adb_server_port, farm.boot_timeout
         reps = {i: farm.replica(i) for i in indices}

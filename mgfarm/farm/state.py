@@ -184,6 +184,20 @@ def list_farms() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / "state.json").is_file())
 
 
+def ports_of_other_farms(name: str) -> set[int]:
+    """Ports promised to other farms (their devices may be restarting and not bound right now)."""
+    ports: set[int] = set()
+    for other in list_farms():
+        if other == name:
+            continue
+        try:
+            for rep in load_farm(other).replicas:
+                ports.update((rep.console_port, rep.adb_port))
+        except MgfarmError:
+            continue
+    return ports
+
+
 def uptime(rep: Replica, now: float | None = None) -> float:
     if not rep.started_at:
         return 0.0

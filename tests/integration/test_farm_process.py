@@ -106,7 +106,8 @@ def test_sixteen_replicas_up_ps_watchdog_down(
     other = next(r for r in farm16.replicas if r.index not in worker.replicas)
     console_command(other.console_port, other.console_token, "kill")
     wait_until(lambda: restored("f16", other.index, adb_server), 60, "device restore")
-    out = adb_server.adb("-s", other.serial, "shell", "getprop", "sys.boot_completed")
+    serial = load_farm("f16").replica(other.index).serial
+    out = adb_server.adb("-s", serial, "shell", "getprop", "sys.boot_completed")
     assert out.stdout.strip() == "1"
 
     down = mgfarm("down", "--name", "f16")

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Protocol
 
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.state import FarmState, Replica
+from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs, port_in_use
+from mgfarm.farm.state import FarmState, Replica, ports_of_other_farms
 
 BACKENDS = ("process", "docker")
 
@@ -43,6 +44,21 @@ class Backend(Protocol):
     def memory_kib(self, farm: FarmState) -> int:
         """Memory the farm's devices use right now."""
         ...
+
+
+def relocate_if_taken(farm: FarmState, rep: Replica) -> bool:
+    """Give `rep` a new port pair when something else took one of its ports; True when moved.
+
+    Ports are checked free at allocation, but another program may bind them before the device does.
+    """
+    if not (port_in_use(rep.console_port) or port_in_use(rep.adb_port)):
+        return False
+    reserved = ports_of_other_farms(farm.name) | {farm.adb_server_port}
+    reserved |= {p for r in farm.replicas if r is not rep for p in (r.console_port, r.adb_port)}
+    reserved |= {rep.console_port, rep.adb_port}
+    console, adb = allocate_pairs(1, FIRST_CONSOLE_PORT, reserved)[0]
+    rep.console_port, rep.adb_port, rep.serial = console, adb, f"emulator-{console}"
+    return True
 
 
 def get_backend(name: str, **options: object) -> Backend:

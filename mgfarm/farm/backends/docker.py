@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.backends import relocate_if_taken
 from mgfarm.farm.images import SIM_IMAGE, docker_client, sdk
 from mgfarm.farm.state import FarmState, Replica
 
@@ -22,6 +25,8 @@ REPLICA_LABEL = "org.mgfarm.replica"
 KVM_LABEL = "org.mgfarm.needs_kvm"
 CONTAINER_CONSOLE_PORT = 5554
 CONTAINER_ADB_PORT = 5555
+PORT_ATTEMPTS = 3
+START_THREADS = 8
 
 
 def resolve_image(image: str) -> str:
@@ -59,6 +64,7 @@ class DockerBackend:
             hint = "build it with `mgfarm images build`" if image == SIM_IMAGE else "build or load it first"
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
         self.devices: list[str] = []
+        self._ports_lock = threading.Lock()
         if needs_kvm(labels):
             if not os.path.exists("/dev/kvm"):
                 raise MgfarmError(f"Image {image!r} needs /dev/kvm, which this host lacks; use a KVM host.")
@@ -94,14 +100,29 @@ class DockerBackend:
         except sdk().errors.APIError as exc:
             raise MgfarmError(f"Docker could not start replica {rep.index}: {exc.explanation}") from None
 
-    def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
-        for rep in replicas:
+    def _start_one(self, farm: FarmState, rep: Replica) -> None:
+        """Run one container; when its host ports were taken meanwhile, move it to a free pair."""
+        for attempt in range(PORT_ATTEMPTS):
             old = self._get(farm, rep)
             if old is not None:
                 old.remove(force=True)
-            container = self._run(farm, rep)
-            rep.backend_id = container.id
-            rep.started_at = time.time()
+            try:
+                container = self._run(farm, rep)
+                break
+            except MgfarmError as exc:
+                taken = "already in use" in str(exc) or "already allocated" in str(exc)
+                if not taken or attempt == PORT_ATTEMPTS - 1:
+                    raise
+                with self._ports_lock:
+                    relocate_if_taken(farm, rep)
+        rep.backend_id = container.id
+        rep.started_at = time.time()
+
+    def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
+        # The engine creates containers concurrently well; one at a time costs ~1-2 s each.
+        with ThreadPoolExecutor(max_workers=START_THREADS) as pool:
+            for future in [pool.submit(self._start_one, farm, rep) for rep in replicas]:
+                future.result()
 
     def alive(self, farm: FarmState, rep: Replica) -> bool:
         container = self._get(farm, rep)
