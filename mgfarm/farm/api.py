@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
 import subprocess
@@ -255,6 +256,23 @@ def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
     return left
 
 
+def _remove_orphan_containers(name: str) -> int:
+    """Containers labelled with this farm but no state file (a crash before the first save)."""
+    if not os.environ.get("DOCKER_HOST") and not os.path.exists("/var/run/docker.sock"):
+        return 0
+    from mgfarm.farm.backends.docker import FARM_LABEL
+    from mgfarm.farm.images import docker_client
+
+    try:
+        client = docker_client()
+    except MgfarmError:
+        return 0
+    found = client.containers.list(all=True, filters={"label": f"{FARM_LABEL}={name}"})
+    for container in found:
+        container.remove(force=True)
+    return len(found)
+
+
 def down(name: str = "default") -> FarmState:
     """Stop everything of the farm and verify nothing is left; returns the state it had."""
     check_name(name)
@@ -267,6 +285,11 @@ def down(name: str = "default") -> FarmState:
             raise MgfarmError(
                 f"The state file of farm {name!r} was unreadable and has been removed; check "
                 "`ps` / `docker ps` for leftovers."
+            ) from None
+        removed = _remove_orphan_containers(name)
+        if removed:
+            raise MgfarmError(
+                f"Farm {name!r} had no state file; removed {removed} container(s) labelled with its name."
             ) from None
         raise MgfarmError(
             f"No farm named {name!r} is up (it may already be down); see `mgfarm ps`."
