@@ -21,15 +21,15 @@ Manifest = dict[str, Any]
 
 CONSOLE_PORT = 5554
 ADB_PORT = 5555
-TOKEN_DIR = "/etc/mgfarm/console"
-TOKEN_FILE = f"{TOKEN_DIR}/token"
 DATA_DIR = "/var/lib/mgfarm"
 KVM_RESOURCE = "devices.kubevirt.io/kvm"
-# docker/emulator/healthcheck.sh: passes once the entrypoint saw sys.boot_completed=1 and while the
-# emulator lives; the entrypoint keeps adb clients inside the pod away from the emulator after boot.
-EMULATOR_HEALTHCHECK = "/usr/local/bin/healthcheck.sh"
-# The probe's own adb server port inside the pod, away from 5037 so it never meets a user's server.
-PROBE_ADB_SERVER_PORT = 5038
+# Readiness = sys.boot_completed=1, checked by each image's own healthcheck (docker/*/):
+# the sim image asks its device over the ADB transport (it ships no adb), the emulator image passes
+# once its entrypoint saw sys.boot_completed=1 (it keeps in-pod adb clients off the emulator after boot).
+READINESS: dict[str, list[str]] = {
+    "sim": ["/opt/mgfarm/bin/python", "/usr/local/bin/healthcheck.py"],
+    "emulator": ["/usr/local/bin/healthcheck.sh"],
+}
 
 # Per-replica defaults: a simulated device is a small Python process; an emulator wants 2 vCPU and
 # about 4 GiB (see shared/reference/anchors.md for the published figures).
@@ -118,21 +118,6 @@ def replica_host(opts: RenderOptions, index: int) -> str:
     return f"{opts.name}-{index}.{opts.service}.{opts.namespace}.svc.cluster.local"
 
 
-def boot_completed_probe(adb_port: int = ADB_PORT, server_port: int = PROBE_ADB_SERVER_PORT) -> list[str]:
-    """Exec probe: ready once the device in this pod reports sys.boot_completed=1 over adb.
-
-    It connects by address (not by the emulator-5554 auto-discovery) because the probe's adb server may
-    start before the device listens, and discovery only scans ports when a server starts.
-    """
-    adb = f"adb -P {server_port}"
-    target = f"127.0.0.1:{adb_port}"
-    script = (
-        f"{adb} connect {target} >/dev/null 2>&1; "
-        f"test \"$({adb} -s {target} shell getprop sys.boot_completed 2>/dev/null | tr -d '\\r')\" = 1"
-    )
-    return ["sh", "-c", script]
-
-
 def _container(opts: RenderOptions) -> Manifest:
     resources: dict[str, dict[str, str]] = {"requests": dict(opts.requests), "limits": {}}
     resources["limits"]["memory"] = opts.requests["memory"]
@@ -140,7 +125,7 @@ def _container(opts: RenderOptions) -> Manifest:
         # Extended resources from a device plugin go in limits (requests default to the same value);
         # this is how the pod gets /dev/kvm without privileged mode.
         resources["limits"][opts.kvm_resource] = "1"
-    probe = [EMULATOR_HEALTHCHECK] if opts.kind == "emulator" else boot_completed_probe()
+    probe = READINESS[opts.kind]
     container: Manifest = {
         "name": "device",
         "image": opts.image,
@@ -149,7 +134,7 @@ def _container(opts: RenderOptions) -> Manifest:
             {"name": "adb", "containerPort": ADB_PORT, "protocol": "TCP"},
         ],
         "env": [
-            # docker/emulator/entrypoint.sh writes this token where the emulator console reads it.
+            # Both images' entrypoints write this token where their console reads it.
             {
                 "name": "MGFARM_CONSOLE_TOKEN",
                 "valueFrom": {"secretKeyRef": {"name": opts.token_secret, "key": "token"}},
@@ -158,10 +143,7 @@ def _container(opts: RenderOptions) -> Manifest:
         ],
         "resources": resources,
         "securityContext": {"privileged": False, "allowPrivilegeEscalation": False},
-        "volumeMounts": [
-            {"name": "console-token", "mountPath": TOKEN_DIR, "readOnly": True},
-            {"name": "data", "mountPath": DATA_DIR},
-        ],
+        "volumeMounts": [{"name": "data", "mountPath": DATA_DIR}],
         "readinessProbe": {
             "exec": {"command": probe},
             "periodSeconds": 5,
@@ -175,23 +157,9 @@ def _container(opts: RenderOptions) -> Manifest:
             # A cold emulator boot can take minutes without a snapshot; a sim boots in about a second.
             "failureThreshold": 120 if opts.kind == "emulator" else 24,
         },
-        "livenessProbe": {"tcpSocket": {"port": "adb"}, "periodSeconds": 10, "failureThreshold": 3},
+        # Not a TCP probe on adb: the emulator serves one adb client well, so probes stay in the pod.
+        "livenessProbe": {"exec": {"command": probe}, "periodSeconds": 10, "timeoutSeconds": 10},
     }
-    if opts.kind == "sim":
-        # The sim image runs mgfarm itself; listen on the pod address, not only on loopback.
-        container["command"] = [
-            "mgfarm",
-            "sim",
-            "serve",
-            "--adb-port",
-            str(ADB_PORT),
-            "--host",
-            "0.0.0.0",
-            "--token-file",
-            TOKEN_FILE,
-            "--data",
-            DATA_DIR,
-        ]
     return container
 
 
@@ -213,14 +181,8 @@ def statefulset(opts: RenderOptions) -> Manifest:
                     "automountServiceAccountToken": False,
                     "terminationGracePeriodSeconds": 10,
                     "containers": [_container(opts)],
-                    "volumes": [
-                        {
-                            "name": "console-token",
-                            "secret": {"secretName": opts.token_secret, "defaultMode": 0o400},
-                        },
-                        # Device state is reset from the golden snapshot; nothing needs to outlive the pod.
-                        {"name": "data", "emptyDir": {}},
-                    ],
+                    # Device state is reset from the golden snapshot; nothing needs to outlive the pod.
+                    "volumes": [{"name": "data", "emptyDir": {}}],
                 },
             },
         },

@@ -78,20 +78,22 @@ def test_resource_requests_are_per_replica_and_overridable() -> None:
     assert c["resources"]["requests"] == {"cpu": "500m", "memory": "1Gi"}
 
 
-def test_readiness_comes_from_sys_boot_completed_and_ports_are_5554_5555() -> None:
-    c = container(render_documents(RenderOptions(replicas=1, image="sim")))
-    probe = c["readinessProbe"]["exec"]["command"]
-    assert probe[:2] == ["sh", "-c"]
-    assert "getprop sys.boot_completed" in probe[2]
-    assert "5037" not in probe[2]
+@pytest.mark.parametrize(("kind", "folder"), [("sim", "sim"), ("emulator", "emulator")])
+def test_readiness_runs_the_images_own_sys_boot_completed_check(kind: str, folder: str) -> None:
+    c = container(render_documents(RenderOptions(replicas=1, image="img", kind=kind)))  # type: ignore[arg-type]
     assert {p["name"]: p["containerPort"] for p in c["ports"]} == {"console": 5554, "adb": 5555}
-    # The emulator image's healthcheck passes once its entrypoint saw sys.boot_completed=1.
-    emu = container(render_documents(RenderOptions(replicas=1, image="emu", kind="emulator")))
-    assert emu["readinessProbe"]["exec"]["command"] == ["/usr/local/bin/healthcheck.sh"]
-    entrypoint = Path(__file__).parents[2] / "docker" / "emulator" / "entrypoint.sh"
-    if entrypoint.exists():
-        assert "sys.boot_completed" in entrypoint.read_text()
-        assert "MGFARM_CONSOLE_TOKEN" in entrypoint.read_text()
+    probe = c["readinessProbe"]["exec"]["command"]
+    assert c["startupProbe"]["exec"]["command"] == probe
+    # The probe is the healthcheck the image ships (docker/<kind>/), which reads sys.boot_completed.
+    image_dir = Path(__file__).parents[2] / "docker" / folder
+    if not image_dir.is_dir():
+        pytest.skip(f"{image_dir} is not in this tree")
+    script = Path(probe[-1]).name
+    assert "sys.boot_completed" in (image_dir / script).read_text()
+    dockerfile = (image_dir / "Dockerfile").read_text()
+    assert script in dockerfile and "/usr/local/bin/" in dockerfile
+    entrypoint = next(image_dir.glob("entrypoint.sh")).read_text()
+    assert "MGFARM_CONSOLE_TOKEN" in entrypoint
 
 
 def test_every_pod_gets_the_farm_console_token_from_the_secret() -> None:
