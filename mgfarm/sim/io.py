@@ -16,6 +16,8 @@ class ByteSource:
         self._buf = bytearray()
         self._eof = False
         self._event = asyncio.Event()
+        # Called after a read takes bytes out: lets the producer resume (ADB flow control).
+        self.on_consumed: Callable[[], None] | None = None
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ByteSource:
@@ -36,19 +38,42 @@ class ByteSource:
     def at_eof(self) -> bool:
         return self._eof and not self._buf
 
+    @property
+    def buffered(self) -> int:
+        return len(self._buf)
+
+    def _taken(self, data: bytes) -> bytes:
+        if data:
+            self._notify()
+        return data
+
+    def _notify(self) -> None:
+        if self.on_consumed is not None:
+            self.on_consumed()
+
     async def read(self, n: int = -1) -> bytes:
         """Up to n bytes (all until EOF when n < 0); b'' only at EOF."""
-        while True:
-            if self._eof or (n >= 0 and self._buf):
-                break
+        if n < 0:
+            return await self._read_all()
+        while not self._eof and not self._buf:
             self._event.clear()
             await self._event.wait()
-        if n < 0:
-            data, self._buf = bytes(self._buf), bytearray()
-        else:
-            data = bytes(self._buf[:n])
-            del self._buf[:n]
-        return data
+        data = bytes(self._buf[:n])
+        del self._buf[:n]
+        return self._taken(data)
+
+    async def _read_all(self) -> bytes:
+        # Take bytes as they come, so that a producer waiting for room keeps sending until EOF.
+        acc = bytearray()
+        while True:
+            if self._buf:
+                acc += self._buf
+                self._buf = bytearray()
+                self._notify()
+            if self._eof:
+                return bytes(acc)
+            self._event.clear()
+            await self._event.wait()
 
     async def read_exactly(self, n: int) -> bytes | None:
         """Exactly n bytes, or None when the source ends first (a partial tail is dropped)."""
@@ -59,7 +84,7 @@ class ByteSource:
             return None
         data = bytes(self._buf[:n])
         del self._buf[:n]
-        return data
+        return self._taken(data)
 
     async def readline(self) -> bytes:
         """One line including its newline; the rest at EOF; b'' at EOF."""
@@ -68,8 +93,9 @@ class ByteSource:
             await self._event.wait()
         idx = self._buf.find(b"\n")
         cut = len(self._buf) if idx < 0 else idx + 1
-        data, self._buf = bytes(self._buf[:cut]), self._buf[cut:]
-        return data
+        data = bytes(self._buf[:cut])
+        del self._buf[:cut]
+        return self._taken(data)
 
 
 Writer = Callable[[bytes], Awaitable[None]]

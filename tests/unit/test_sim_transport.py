@@ -221,3 +221,50 @@ def test_host_close_cancels_a_running_command(tmp_path: Path) -> None:
         await peer.task
 
     run(go())
+
+
+def test_device_holds_its_okay_while_a_command_does_not_read_stdin(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 6, 0, b"shell:sleep 2\0")
+        (okay,) = await peer.messages()
+        chunk = b"z" * (1024 * 1024)
+        acks = 0
+        for _ in range(3):
+            peer.send(A_WRTE, 6, okay.arg0, chunk)
+            acks += sum(1 for m in await peer.messages() if m.command == A_OKAY)
+        assert acks == 2  # 3 MiB buffered is over the limit: the host must wait
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_a_reader_of_all_stdin_gets_everything_past_the_limit(tmp_path: Path) -> None:
+    async def go() -> None:
+        device = make_device(tmp_path)
+        peer = Peer(device)
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 7, 0, b"exec:cat > /data/local/tmp/in.bin\0")
+        (okay,) = await peer.messages()
+        chunk = b"y" * (1024 * 1024)
+        for _ in range(4):  # the host sends the next chunk only after the device's OKAY
+            peer.send(A_WRTE, 7, okay.arg0, chunk)
+            for _ in range(50):
+                if any(m.command == A_OKAY for m in await peer.messages(0.02)):
+                    break
+            else:
+                raise AssertionError("the device never acknowledged the chunk")
+        peer.send(A_CLSE, 7, okay.arg0)
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if device.fs.host("/data/local/tmp/in.bin").stat().st_size == 4 * len(chunk):
+                break
+        assert device.fs.host("/data/local/tmp/in.bin").read_bytes() == chunk * 4
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())

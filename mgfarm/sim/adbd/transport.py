@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mgfarm.sim.adbd")
 
 CLOSE_GRACE_S = 0.5
+INCOMING_LIMIT = 2 * 1024 * 1024  # host data buffered per stream before the device holds its OKAY
 FEATURES = ("shell_v2", "cmd", "stat_v2", "fixed_push_mkdir")
 
 
@@ -45,6 +46,8 @@ class Stream:
         self.local_id = local_id
         self.remote_id = remote_id
         self.incoming = ByteSource()
+        self.incoming.on_consumed = self._maybe_release
+        self._okay_owed = False  # the host's last WRTE is unacknowledged until the service reads
         self.closed = False
         self._acked = asyncio.Event()  # set while the device may send its next WRTE
         self._acked.set()
@@ -81,8 +84,17 @@ class Stream:
         self._acked.set()
 
     def on_data(self, data: bytes) -> None:
+        """Buffer host data; acknowledge at once unless the service is far behind (backpressure)."""
         self.incoming.feed(data)
-        self.transport.send(Message(A_OKAY, self.local_id, self.remote_id))
+        if self.incoming.buffered <= INCOMING_LIMIT:
+            self.transport.send(Message(A_OKAY, self.local_id, self.remote_id))
+        else:
+            self._okay_owed = True
+
+    def _maybe_release(self) -> None:
+        if self._okay_owed and not self.closed and self.incoming.buffered <= INCOMING_LIMIT:
+            self._okay_owed = False
+            self.transport.send(Message(A_OKAY, self.local_id, self.remote_id))
 
     def on_remote_close(self) -> None:
         """The host closed its end: stdin ends now, and the service is stopped after a grace period.
