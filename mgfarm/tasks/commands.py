@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,6 +185,3 @@ def episode_line(r: EpisodeResult) -> str:
         f"{r.task_id} seed {r.seed}: {mark} progress {r.progress:.2f} clean {r.clean} "
         f"steps {r.steps} ({r.seconds:.1f} s){effects}{extra}"
     )
-
-
-Printer = Callable[[Any], None]

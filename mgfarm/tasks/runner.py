@@ -127,8 +127,8 @@ def run_episode(
     except MgfarmError as exc:
         result.error = str(exc)
     except Exception as exc:  # a broken agent or device must not stop the other episodes
-        result.error = f"{type(exc).__name__}: {exc}"
-        traceback.print_exc()
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        result.error = f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
     result.seconds = time.perf_counter() - start
     if record is not None:
         record.mkdir(parents=True, exist_ok=True)
