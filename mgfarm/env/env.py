@@ -160,9 +160,9 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             self._replace_replica()
         try:
             return self._reset_on_replica(task_id, seed)
-        except (DeviceError, MgfarmError) as exc:
-            problem = self._replica_problem(exc) if isinstance(exc, DeviceError) else None
-            if problem is None or self.lease is None:
+        except MgfarmError as exc:  # device or console failure: is the replica gone?
+            problem = self._replica_problem(exc) if self.lease is not None else None
+            if problem is None:
                 raise
             self._broken = problem
             self._replace_replica()

@@ -70,3 +70,25 @@ def test_a_replica_dying_mid_episode_fails_it_and_is_replaced(
         _, _, _, _, infos = pool.step_all([{"action_type": "navigate_home"}] * 2)
         assert infos[0]["autoreset"] and infos[0]["replica"] not in (victim, None)
         assert pool.stats.summary()["failed_episodes"] == 1
+
+
+def test_reset_moves_off_a_replica_that_died_between_episodes(
+    adb_server: AdbServer,
+    sim_devices: Callable[[int], list[SimHandle]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_tasks(tmp_path, monkeypatch)
+    farm = make_farm("resetdeath", adb_server, sim_devices(2), tmp_path, monkeypatch)
+    env = mgfarm.make(POOL_TASK_ID, farm="resetdeath", replica=0, wait_seconds=0.0)
+    try:
+        assert env.reset(seed=0)[1]["replica"] == 0
+        rep = farm.replica(0)
+        with contextlib.suppress(ConsoleError):
+            Device(
+                rep.serial, adb_port=farm.adb_server_port, console_token=rep.console_token
+            ).console.command("kill")
+        _, info = env.reset(seed=1)
+        assert info["replica"] == 1 and env.device.serial == farm.replica(1).serial
+    finally:
+        env.close()
