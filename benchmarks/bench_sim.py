@@ -21,6 +21,7 @@ import secrets
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -111,7 +112,46 @@ class Serve:
             self.proc.wait()
 
 
+def direct_shell(adb_port: int, command: str) -> bytes:
+    """One shell command straight over the device's ADB port (no adb server): CNXN, OPEN, read to CLSE."""
+
+    def message(cmd: bytes, arg0: int, arg1: int, data: bytes = b"") -> bytes:
+        code = struct.unpack("<I", cmd)[0]
+        return (
+            struct.pack("<6I", code, arg0, arg1, len(data), sum(data) & 0xFFFFFFFF, code ^ 0xFFFFFFFF) + data
+        )
+
+    def receive(sock: socket.socket) -> tuple[bytes, int, bytes]:
+        header = recv_exactly(sock, 24)
+        cmd, arg0, _arg1, length = header[:4], *struct.unpack_from("<3I", header, 4)
+        return cmd, arg0, recv_exactly(sock, length)
+
+    out = bytearray()
+    with socket.create_connection(("127.0.0.1", adb_port)) as sock:
+        sock.sendall(message(b"CNXN", 0x01000001, 1 << 20, b"host::"))
+        receive(sock)
+        sock.sendall(message(b"OPEN", 1, 0, f"shell:{command}".encode() + b"\0"))
+        while True:
+            cmd, remote, data = receive(sock)
+            if cmd == b"WRTE":
+                out += data
+                sock.sendall(message(b"OKAY", 1, remote))
+            elif cmd == b"CLSE":
+                return bytes(out)
+
+
+def recv_exactly(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("device closed the connection")
+        buf += chunk
+    return bytes(buf)
+
+
 def bench_memory(counts: list[int], workdir: Path) -> list[dict[str, Any]]:
+    """RSS of one serve process: idle after boot, then after every device rendered one screenshot."""
     rows = []
     for count in counts:
         serve = Serve(count, workdir / f"mem{count}")
@@ -119,6 +159,11 @@ def bench_memory(counts: list[int], workdir: Path) -> list[dict[str, Any]]:
             serve.wait_ready()
             time.sleep(1.0)  # idle
             total = rss_mb(serve.proc.pid)
+            for i in range(count):
+                png = direct_shell(serve.adb_port + 2 * i, "screencap -p")
+                assert png.startswith(b"\x89PNG"), png[:40]
+            time.sleep(0.5)
+            after_screens = rss_mb(serve.proc.pid)
         finally:
             serve.stop()
         rows.append(
@@ -126,6 +171,8 @@ def bench_memory(counts: list[int], workdir: Path) -> list[dict[str, Any]]:
                 "devices": count,
                 "rss_mb": round(total, 1),
                 "mb_per_device": round(total / count, 2),
+                "rss_after_screenshot_mb": round(after_screens, 1),
+                "mb_per_device_after_screenshot": round(after_screens / count, 2),
                 "serve_to_all_ready_s": round(serve.all_ready_s, 2),
             }
         )
@@ -268,6 +315,9 @@ def table(results: dict[str, Any]) -> str:
         name = f"memory, {row['devices']} devices (MB/device)"
         lines.append(f"{name:<34}{row['mb_per_device']:>12}  <= {GOALS['mem_mb_per_device']}")
         lines.append(f"{'  total RSS (MB)':<34}{row['rss_mb']:>12}")
+        lines.append(
+            f"{'  MB/device after a screenshot each':<34}{row['mb_per_device_after_screenshot']:>12}"
+        )
         if "marginal_mb_per_device" in row:
             lines.append(f"{'  marginal MB/device':<34}{row['marginal_mb_per_device']:>12}")
         lines.append(f"{'  serve to all ready (s)':<34}{row['serve_to_all_ready_s']:>12}")
