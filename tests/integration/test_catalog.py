@@ -33,6 +33,7 @@ def home_env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "MGFARM_HOME": str(tmp_path / "home"), "COLUMNS": "160"}
 
 
+@pytest.mark.timeout(1200)
 def test_whole_catalog_passes_check_with_three_seeds(home_env: dict[str, str]) -> None:
     proc = mgfarm("tasks", "check", "--seeds", "3", "--replicas", "3", env=home_env)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
