@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from tests.integration.conftest import AdbServer, SimHandle
+import pytest
+import uiautomator2 as u2
+
+from tests.integration.conftest import AdbServer, SimHandle, SimProcess
+
+
+@pytest.fixture(scope="module")
+def sim_device(adb_server: AdbServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimHandle]:
+    """One device for the whole module: each test starts from the home screen it leaves."""
+    proc = SimProcess(adb_server, tmp_path_factory.mktemp("shell_adb"), 1)
+    try:
+        yield proc.wait_ready()[0]
+    finally:
+        proc.stop()
+
+
+@pytest.fixture(autouse=True)
+def home_screen(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    adb_server.adb("-s", sim_device.serial, "shell", "input keyevent 3")
 
 
 def test_adbutils_helpers_parse_the_device(adb_server: AdbServer, sim_device: SimHandle) -> None:
@@ -75,3 +94,24 @@ def test_screencap_and_uiautomator_dump_over_adb(
     assert 'package="com.android.launcher3"' in local.read_text()
     image = adb_server.client().device(serial).screenshot()
     assert image.size == (1080, 2400)
+
+
+def test_uiautomator2_send_keys_installs_and_uses_the_adb_keyboard(
+    adb_server: AdbServer, sim_device: SimHandle
+) -> None:
+    # send_keys installs u2's real APK (binary manifest), enables and selects its IME with `ime`,
+    # then types through `am broadcast -a ADB_KEYBOARD_INPUT_TEXT`: every step is a shell command.
+    d = u2.connect(adb_server.client().device(sim_device.serial))
+    d.settings["wait_timeout"] = 2.0
+    try:
+        d.shell("am start -n com.android.contacts/.activities.PeopleActivity")
+        d(description="Create contact").click()
+        field = d(resourceId="com.android.contacts:id/first_name")
+        field.click()
+        d.send_keys("Grace")
+        assert field.get_text() == "Grace"
+        assert "com.github.uiautomator/.AdbKeyboard" in d.shell("ime list -s").output.split()
+        d.clear_text()
+        assert field.get_text() != "Grace"
+    finally:
+        d.stop_uiautomator()

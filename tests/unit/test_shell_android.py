@@ -7,6 +7,7 @@ import sqlite3
 import struct
 import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -274,3 +275,28 @@ def test_props_date_and_misc(sh: ShellDevice) -> None:
     ps = sh.run("ps -A").text.splitlines()
     assert ps[0].split()[1] == "PID" and ps[0].split()[-1] == "NAME"
     assert all(len(line.split()) >= 9 for line in ps[1:])
+
+
+def test_pm_install_reads_binary_manifests_and_ime_follows_packages(sh: ShellDevice) -> None:
+    import shutil
+
+    import uiautomator2
+
+    apk = Path(uiautomator2.__file__).parent / "assets" / "app-uiautomator.apk"
+    shutil.copyfile(apk, sh.host("/data/local/tmp/unknown.apk"))
+    adb_keyboard = "com.github.uiautomator/.AdbKeyboard"
+    assert adb_keyboard not in sh.run("ime list -s -a").text
+    assert sh.run("pm install -r -t /data/local/tmp/unknown.apk").text == "Success\n"
+    assert sh.run("ime list -s -a").text.split() == ["com.android.inputmethod.latin/.LatinIME", adb_keyboard]
+    assert sh.run(f"ime set {adb_keyboard}").status == 1  # not enabled yet
+    assert (
+        sh.run(f"ime enable {adb_keyboard}").text == f"Input method {adb_keyboard}: now enabled for user #0\n"
+    )
+    assert sh.run(f"ime set {adb_keyboard}").text == f"Input method {adb_keyboard} selected for user #0\n"
+    assert sh.run("settings get secure default_input_method").text == adb_keyboard + "\n"
+    r = sh.run("am broadcast -a ADB_KEYBOARD_HIDE")
+    assert r.text.endswith("Broadcast completed: result=-1\n")
+    sh.run(f"ime disable {adb_keyboard}")
+    assert sh.run("am broadcast -a ADB_KEYBOARD_HIDE").text.endswith("result=0\n")
+    sh.run("pm uninstall com.github.uiautomator")
+    assert sh.run("ime list -s -a").text == "com.android.inputmethod.latin/.LatinIME\n"

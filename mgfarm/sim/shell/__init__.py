@@ -14,6 +14,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     data_cmd,
     dumpsys,
     files,
+    ime_cmd,
     pm_cmd,
     settings_cmd,
     system,

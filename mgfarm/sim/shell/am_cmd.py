@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mgfarm.sim.shell.ime_cmd import adb_keyboard_broadcast
 from mgfarm.sim.shell.registry import Invocation, command
 
 # Options taking one value that `am start` accepts and the simulator does not use.
@@ -178,7 +179,9 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
             inv.err(f"Error: {exc}\n")
             return 1
         intent.flags |= 0x400000  # FLAG_RECEIVER_INCLUDE_BACKGROUND, as am adds it
-        inv.out(f"Broadcasting: {intent.short()}\nBroadcast completed: result=0\n")
+        inv.out(f"Broadcasting: {intent.short()}\n")
+        result = adb_keyboard_broadcast(inv, intent.action or "", intent.extras)
+        inv.out(f"Broadcast completed: result={result}\n")
         return 0
     if verb == "get-current-user":
         inv.out("0\n")

@@ -7,10 +7,11 @@ import zlib
 from typing import Any
 
 from mgfarm.sim.shell.am_cmd import run_am
+from mgfarm.sim.shell.ime_cmd import run_ime
 from mgfarm.sim.shell.pm_cmd import run_pm
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.settings_cmd import airplane_mode, wifi_cmd
-from mgfarm.sim.shell.ui_cmd import physical_density, physical_size, run_ime, run_wm
+from mgfarm.sim.shell.ui_cmd import physical_density, physical_size, run_wm
 
 SERVICES = ("activity", "battery", "display", "input_method", "package", "power", "SurfaceFlinger", "window")
 

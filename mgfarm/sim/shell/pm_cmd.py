@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import zipfile
 from pathlib import Path
 
 from mgfarm.sim.shell.files import CommandError, host_path
 from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.system.apk import apk_package
 from mgfarm.sim.system.packages import PackageInfo, PackageManager
 
 PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
-MANIFEST_PACKAGE = re.compile(rb'package="([A-Za-z][A-Za-z0-9_.]*)"')
 
 
 def packages(inv: Invocation) -> PackageManager:
@@ -45,14 +44,11 @@ def list_packages(inv: Invocation, args: list[str]) -> int:
     return 0
 
 
-def apk_package(apk: Path) -> str | None:
-    """The package an APK declares: a plain-text manifest inside the zip, else `<package>.apk`."""
-    if zipfile.is_zipfile(apk):
-        with zipfile.ZipFile(apk) as zf:
-            if "AndroidManifest.xml" in zf.namelist():
-                m = MANIFEST_PACKAGE.search(zf.read("AndroidManifest.xml"))
-                if m:
-                    return m.group(1).decode()
+def package_of(apk: Path) -> str | None:
+    """The package an APK declares (binary or text manifest), else a `<package>.apk` file name."""
+    declared = apk_package(apk)
+    if declared:
+        return declared
     stem = apk.name[: -len(".apk")] if apk.name.endswith(".apk") else ""
     return stem if PACKAGE_RE.match(stem) else None
 
@@ -69,7 +65,7 @@ def install(inv: Invocation, args: list[str]) -> int:
     if not apk.is_file():
         inv.out(f"Failure [INSTALL_FAILED_INVALID_URI: Can't open file: {paths[-1]}]\n")
         return 1
-    package = apk_package(apk)
+    package = package_of(apk)
     if package is None:
         inv.out("Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse: not an APK with a package name]\n")
         return 1

@@ -270,34 +270,3 @@ async def run_wm(inv: Invocation, args: list[str]) -> int:
 @command("wm")
 async def wm(inv: Invocation) -> int:
     return await run_wm(inv, inv.argv[1:])
-
-
-IME_ID = "com.android.inputmethod.latin/.LatinIME"
-
-
-async def run_ime(inv: Invocation, args: list[str]) -> int:
-    if args[:1] == ["list"]:
-        if "-s" in args:
-            inv.out(IME_ID + "\n")
-        else:
-            inv.out(
-                f"{IME_ID}:\n  mId={IME_ID} mSettingsActivityName=com.android.inputmethod.latin.settings."
-                "SettingsActivity\n  mIsDefaultResId=0x7f050003\n  Service:\n    priority=0 preferredOrder=0 "
-                "match=0x108000 specificIndex=-1 isDefault=false\n"
-            )
-        return 0
-    if args[:1] in (["enable"], ["disable"]) and len(args) > 1:
-        state = "enabled" if args[0] == "enable" else "disabled"
-        inv.out(f"Input method {args[1]}: now {state} for user #0\n")
-        return 0
-    if args[:1] == ["set"] and len(args) > 1:
-        inv.device.services["settings"].put("secure", "default_input_method", args[1])
-        inv.out(f"Input method {args[1]} selected for user #0\n")
-        return 0
-    inv.err("ime <command>:\n  list [-a] [-s]\n  enable [--user <USER_ID>] <ID>\n  set <ID>\n")
-    return 1
-
-
-@command("ime")
-async def ime(inv: Invocation) -> int:
-    return await run_ime(inv, inv.argv[1:])
