@@ -116,6 +116,8 @@ def test_ln_s_points_inside_root(sh: ShellDevice) -> None:
 
 def test_echo_printf_basename_dirname_date(sh: ShellDevice) -> None:
     assert sh.run("echo -n a; echo -e 'b\\tc'").text == "ab\tc\n"
+    # mksh's builtin echo reads escapes by default (scripts rely on `echo 'a\nb'` being two lines)
+    assert sh.run("echo 'a\\nb'; echo -E 'a\\nb'").text == "a\nb\na\\nb\n"
     assert sh.run("printf '%05.1f|%-3s|%x\\n' 3.14159 ab 255").text == "003.1|ab |ff\n"
     assert sh.run("basename /a/b/c.txt .txt; dirname /a/b/c.txt").text == "c\n/a/b\n"
     assert sh.run("id -u; whoami").text == "0\nroot\n"

@@ -60,11 +60,12 @@ def unescape(text: str) -> tuple[str, bool]:
 @command("echo")
 async def echo(inv: Invocation) -> int:
     args = inv.argv[1:]
-    newline, escapes = True, False
+    # Android's sh is mksh, whose builtin echo reads backslash escapes unless given -E.
+    newline, escapes = True, True
     while args and re.fullmatch(r"-[neE]+", args[0]):
         for flag in args[0][1:]:
             newline = newline and flag != "n"
-            escapes = (escapes or flag == "e") and flag != "E"
+            escapes = flag == "e" if flag in "eE" else escapes
         args = args[1:]
     text = " ".join(args)
     if escapes:
