@@ -146,3 +146,27 @@ def test_long_press_selects_in_files_and_dialog_outside_tap_dismisses(tmp_path: 
     s.wm.tap(540, 300)  # on the scrim, outside the dialog card
     assert not s.has(text='Delete "Music"?')
     assert s.device.fs.host("/sdcard/Music").is_dir()
+
+
+def test_screen_size_and_density_are_configurable(tmp_path: Path) -> None:
+    import asyncio
+
+    from mgfarm.sim.device import DeviceConfig, SimDevice
+
+    device = SimDevice(DeviceConfig("small", 5555, tmp_path / "small", tmp_path / "snap", 720, 1600, 320))
+    asyncio.run(device.boot())
+    wm = device.services["window"]
+    assert wm.size == (720, 1600) and wm.density == 320
+    assert Image.open(io.BytesIO(wm.screencap_png())).size == (720, 1600)
+    nav = find(wm.dump_xml(), rid="com.android.systemui:id/home")
+    assert nav.center[1] == 1600 - (48 * 2) // 2  # 48 dp nav bar at 2.0 px/dp
+
+
+def test_status_bar_clock_follows_time_and_24_hour_setting(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    clock = s.device.services["clock"]
+    clock.set_ms(1772641800000)  # 16:30 UTC
+    clock.freeze(True)
+    assert find(s.xml(), rid="com.android.systemui:id/clock").attrs["text"] == "4:30"
+    s.device.services["settings"].put("system", "time_12_24", "24")
+    assert find(s.xml(), rid="com.android.systemui:id/clock").attrs["text"] == "16:30"

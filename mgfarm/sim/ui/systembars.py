@@ -9,8 +9,8 @@ from mgfarm.sim.ui.views import Icon, IconButton, Row, Spacer, Text, View
 SYSTEMUI = "com.android.systemui"
 
 
-def clock_text(epoch_ms: int, tz_name: str) -> str:
-    """The status bar clock, 12-hour without AM/PM as in en-US."""
+def clock_text(epoch_ms: int, tz_name: str, h24: bool = False) -> str:
+    """The status bar clock: 12-hour without AM/PM as in en-US, or 24-hour when the user chose it."""
     from datetime import datetime, timezone
     from zoneinfo import ZoneInfo
 
@@ -19,6 +19,8 @@ def clock_text(epoch_ms: int, tz_name: str) -> str:
     except (KeyError, ValueError):
         tz = timezone.utc
     t = datetime.fromtimestamp(epoch_ms / 1000, tz)
+    if h24:
+        return f"{t.hour:02d}:{t.minute:02d}"
     hour = t.hour % 12 or 12
     return f"{hour}:{t.minute:02d}"
 

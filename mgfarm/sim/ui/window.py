@@ -219,7 +219,9 @@ class WindowManager:
         return Frame(ctx, lctx, self.palette(), app_root, package, status, nav, keyboard_view, edge)
 
     def _clock(self) -> str:
-        return clock_text(now_ms(self.device), self.device.props.get("persist.sys.timezone", "UTC"))
+        settings = self.device.services.get("settings")
+        h24 = settings is not None and settings.get("system", "time_12_24") == "24"
+        return clock_text(now_ms(self.device), self.device.props.get("persist.sys.timezone", "UTC"), h24)
 
     def _radio_state(self) -> tuple[bool, bool, bool]:
         settings = self.device.services.get("settings")
