@@ -267,6 +267,9 @@ def test_props_date_and_misc(sh: ShellDevice) -> None:
     sh.device.services["clock"].freeze(True)
     sh.run("date -s '2024-03-05 06:07:08'")
     assert sh.run("date +%Y-%m-%d; date +%s").text == "2024-03-05\n1709618828\n"
+    # the form the task setup step `set_time` sends: MMDDhhmmCCYY.ss
+    assert sh.run("date 030409302026.00").text == "Wed Mar  4 09:30:00 UTC 2026\n"
+    assert sh.run("date '+%F %T'").text == "2026-03-04 09:30:00\n"
     sh.run("date -s @1700000000")
     assert sh.run("date +%s").text == "1700000000\n"
     sh.device.services["clock"].freeze(False)

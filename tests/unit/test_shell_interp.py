@@ -124,6 +124,17 @@ def test_busy_loop_yields_to_other_devices(sh: ShellDevice) -> None:
     assert sh.run("echo still alive").text == "still alive\n"
 
 
+def test_read_source_exec_and_command_builtins(sh: ShellDevice) -> None:
+    sh.run("printf 'a b c\\nd e\\n' > /sdcard/in")
+    r = sh.run('while read x rest; do echo "[$x][$rest]"; done < /sdcard/in')
+    assert r.text == "[a][b c]\n[d][e]\n"
+    sh.run("echo 'X=5; cd /sdcard' > /sdcard/s.sh")
+    assert sh.run(". /sdcard/s.sh; echo $X; pwd").text == "5\n/storage/emulated/0\n"
+    assert sh.run("exec echo hi; echo never").text == "hi\n"
+    r = sh.run("command -v ls cd nope; echo $?")
+    assert r.text == "/system/bin/ls\ncd\n1\n"
+
+
 def test_unknown_command_is_127_with_mksh_message(sh: ShellDevice) -> None:
     r = sh.run("frobnicate --now")
     assert r.status == 127

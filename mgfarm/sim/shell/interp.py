@@ -541,6 +541,58 @@ async def _eval(sh: Shell, argv: list[str], io: ShellIO) -> int:
 
 
 async def _true(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`:` and the builtins whose effects are not modelled (set, trap, umask, wait)."""
+    return 0
+
+
+async def _exec(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`exec CMD ...` runs CMD and then ends the shell with its status."""
+    if len(argv) < 2:
+        return 0
+    raise ExitShell(await sh.call(argv[1:], io))
+
+
+async def _command(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`command -v NAME` prints where NAME comes from; `command NAME ...` runs it."""
+    if len(argv) > 2 and argv[1] in ("-v", "-V"):
+        status = 0
+        for name in argv[2:]:
+            if name in BUILTINS:
+                io.stdout.write(name + "\n")
+            elif _command_name(name) in COMMANDS:
+                io.stdout.write(f"/system/bin/{_command_name(name)}\n")
+            else:
+                status = 1
+        return status
+    return await sh.call(argv[1:], io) if len(argv) > 1 else 0
+
+
+async def _source(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`. FILE` / `source FILE`: runs FILE in this shell, so its variables and cd stay."""
+    if len(argv) < 2 or sh.depth >= MAX_DEPTH:
+        io.stderr.write(f"{SH}: {argv[0]}: filename argument required\n")
+        return 2
+    try:
+        text = sh.device.fs.host(argv[1], sh.cwd).read_text(errors="replace")
+    except (OSError, PathEscapeError):
+        io.stderr.write(f"{SH}: {argv[1]}: not found\n")
+        return 1
+    sh.depth += 1
+    try:
+        return await sh.run_text(text, io)
+    finally:
+        sh.depth -= 1
+
+
+async def _read(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`read [-r] NAME...`: one line of stdin split over the names; 1 at end of input."""
+    names = [a for a in argv[1:] if not a.startswith("-")] or ["REPLY"]
+    line = await io.stdin.readline()
+    if not line:
+        return 1
+    words = line.decode(errors="replace").rstrip("\n").split(None, len(names) - 1)
+    for i, name in enumerate(names):
+        sh.env[name] = words[i] if i < len(words) else ""
     return 0
 
 
@@ -558,6 +610,15 @@ BUILTINS = {
     "/system/bin/sh": _sh,
     "eval": _eval,
     ":": _true,
+    "set": _true,
+    "trap": _true,
+    "umask": _true,
+    "wait": _true,
+    "exec": _exec,
+    "command": _command,
+    ".": _source,
+    "source": _source,
+    "read": _read,
     "break": _loop_control,
     "continue": _loop_control,
 }
