@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
-from mgfarm.sim.ui.views import Button, Column, EditText, Row, Scroll, Stack, Text, Toggle, View
+from mgfarm.sim.ui.views import Button, Column, EditText, Row, Scrim, Scroll, Stack, Text, Toggle, View
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, tabs
 
 PKG = "com.android.deskclock"
@@ -66,8 +66,11 @@ class Clock(App):
         def choose(i: int) -> None:
             ctx.state["tab"] = i
 
-        body = (self.alarms, self.world, self.timer, self.stopwatch)[tab](ctx)
-        return Column(
+        layers = (self.alarms, self.world, self.timer, self.stopwatch)[tab](ctx)
+        # Dialogs cover the whole window, tabs included, as an AlertDialog does.
+        dialogs = [v for v in layers if isinstance(v, Scrim)]
+        body = [v for v in layers if not isinstance(v, Scrim)]
+        page = Column(
             bg="surface",
             children=[
                 Row(
@@ -79,6 +82,7 @@ class Clock(App):
                 tabs(TABS, tab, choose, TAB_ICONS),
             ],
         )
+        return Stack(children=[page, *dialogs])
 
     def alarms(self, ctx: ScreenContext) -> list[View]:
         db = self.db_file("alarms.db")
