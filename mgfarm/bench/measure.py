@@ -19,7 +19,8 @@ class UpSample:
     replicas: int
     all_ready_s: float
     replica_ready_s: list[float]
-    memory_mib_per_replica: float
+    memory_mib_per_replica: float  # right after boot
+    working_mib_per_replica: float = 0.0  # after the episodes: screens rendered, UI servers up
 
 
 @dataclass
@@ -60,14 +61,18 @@ def measure_up(
         on_progress=on_progress,
     )
     all_ready = time.perf_counter() - start
-    farm = load_farm(name)
-    memory_kib = backend_of(farm).memory_kib(farm)
     return UpSample(
         replicas=replicas,
         all_ready_s=all_ready,
         replica_ready_s=ready,
-        memory_mib_per_replica=memory_kib / 1024 / replicas,
+        memory_mib_per_replica=memory_mib_per_replica(name),
     )
+
+
+def memory_mib_per_replica(name: str) -> float:
+    """The farm's device memory (worker PSS, or container memory) divided by its replicas."""
+    farm = load_farm(name)
+    return backend_of(farm).memory_kib(farm) / 1024 / max(1, len(farm.replicas))
 
 
 def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:

@@ -17,11 +17,11 @@ COLUMNS = (
     "judge ms",
 )
 LEGEND = (
-    "Pairs are median / p99. all ready s: `up --replicas N` until every replica is ready; replica "
-    "ready s: each replica's own time to ready; MiB/replica: memory of the farm's device processes "
-    "(PSS) or containers divided by N; reset: snapshot load + task setup + first observation; step: "
-    "action + screenshot + UI tree; steps/s: all replicas together; judge: the task's checks at "
-    "episode end."
+    "Pairs are median / p99. all ready s: `up --replicas N` until every replica is ready; "
+    "replica ready s: each replica's own time to ready; MiB/replica: memory of the farm's device "
+    "processes (PSS) or containers divided by N, after the episodes; reset: snapshot load + task "
+    "setup + first observation; step: action + screenshot + UI tree; steps/s: all replicas "
+    "together; judge: the task's checks at episode end."
 )
 
 
@@ -66,7 +66,8 @@ def markdown(result: dict[str, Any]) -> str:
         "steps per replica.",
         f"Command: `{result['command']}` on {m['cpu']} ({m['cores']} cores, {m['memory_gib']} GiB), "
         f"{m['os']}, Python {m['python']}, mgfarm {m['mgfarm']} ({m['commit'] or 'no git'}), "
-        f"{result['created_at']}.",
+        f"{result['created_at']}, load average {m.get('load_average', ['?'])[0]} at the start "
+        "(other work on the machine shows up in these numbers).",
     ]
     return "\n".join(lines) + "\n"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import mgfarm
-from mgfarm.bench.measure import EnvSample, UpSample, measure_env, measure_up
+from mgfarm.bench.measure import EnvSample, UpSample, measure_env, measure_up, memory_mib_per_replica
 from mgfarm.bench.stats import summarize
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver, api
@@ -80,6 +80,7 @@ def machine() -> dict[str, Any]:
         pass
     mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return {
+        "load_average": [round(v, 1) for v in os.getloadavg()],
         "cpu": cpu,
         "cores": os.cpu_count(),
         "memory_gib": round(mem_gib, 1),
@@ -148,6 +149,7 @@ def _measure_all(
             ups.append(measure_up(count, config.backend, name, adb_port, config.image, config.boot_timeout))
             say(f"episodes on {count} replicas")
             envs.append(measure_env(name, count, task, config.episodes, config.steps))
+            ups[-1].working_mib_per_replica = memory_mib_per_replica(name)
         finally:
             _stop(name)
     return cold, ups, envs
@@ -164,7 +166,8 @@ def summarise(
                 "replicas": up.replicas,
                 "up_all_ready_s": round(up.all_ready_s, 2),
                 "replica_ready_s": summarize(up.replica_ready_s),
-                "memory_mib_per_replica": round(up.memory_mib_per_replica, 1),
+                "memory_mib_per_replica": round(up.working_mib_per_replica or up.memory_mib_per_replica, 1),
+                "memory_mib_per_replica_at_boot": round(up.memory_mib_per_replica, 1),
                 "reset_ms": summarize(env.reset_ms),
                 "step_ms": summarize(env.step_ms),
                 "judge_ms": summarize(env.judge_ms),
