@@ -236,8 +236,10 @@ def draw_edit(cv: Canvas, v: EditText, ctx: LayoutCtx) -> None:
         lw = int(font(lsize).getlength(v.hint))
         bx, by = cv.box((tx, max(0, y0 - lsize), tx, y0))[:2]
         under = cv.image.getpixel((max(0, bx), max(0, by)))  # whatever the field sits on: page or dialog
-        patch = under if isinstance(under, tuple) else p.surface
-        cv.rect((tx - ctx.px(4), y0 - lsize // 2, tx + lw + ctx.px(4), y0 + lsize // 2 + 1), patch[:3])
+        patch: Color = (
+            (int(under[0]), int(under[1]), int(under[2])) if isinstance(under, tuple) else p.surface
+        )
+        cv.rect((tx - ctx.px(4), y0 - lsize // 2, tx + lw + ctx.px(4), y0 + lsize // 2 + 1), patch)
         cv.text((tx, y0), v.hint, lsize, p.primary if v.has_focus else p.on_surface_variant, anchor="lm")
     cy = (y0 + y1) / 2
     avail = max(1, x1 - tx - ctx.px(12))
