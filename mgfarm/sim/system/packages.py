@@ -58,14 +58,18 @@ class PackageManager:
     def __init__(self, device: SimDevice) -> None:
         self.device = device
         self._packages: dict[str, PackageInfo] = {}
+        # Apps' clear hooks outlive an uninstall, so a snapshot that brings the package back
+        # brings back its behaviour too.
+        self._hooks: dict[str, Callable[[], None]] = {}
         for name, path in SYSTEM_PACKAGES:
             self.add(PackageInfo(name, path, system=True))
 
     def add(self, info: PackageInfo) -> None:
         """Register (or replace) a package and make sure its data folder exists."""
-        old = self._packages.get(info.package)
-        if old is not None and info.on_clear is None:
-            info.on_clear = old.on_clear
+        if info.on_clear is None:
+            info.on_clear = self._hooks.get(info.package)
+        else:
+            self._hooks[info.package] = info.on_clear
         self._packages[info.package] = info
         self.device.fs.host(f"/data/data/{info.package}").mkdir(parents=True, exist_ok=True)
 
@@ -106,7 +110,6 @@ class PackageManager:
         return {"packages": [p.to_dict() for p in self.all()]}
 
     def import_state(self, state: dict[str, Any]) -> None:
-        hooks = {name: p.on_clear for name, p in self._packages.items()}
         self._packages = {}
         for raw in state.get("packages", []):
             info = PackageInfo(
@@ -118,6 +121,6 @@ class PackageManager:
                 version_name=raw.get("version_name", "1.0"),
                 activities=list(raw.get("activities", [])),
                 permissions=set(raw.get("permissions", [])),
-                on_clear=hooks.get(raw["package"]),
+                on_clear=self._hooks.get(raw["package"]),
             )
             self._packages[info.package] = info
