@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PIL import Image, ImageDraw
 
 from mgfarm.sim.ui.fonts import ellipsize, font
@@ -70,12 +72,28 @@ class Canvas:
         medium: bool = False,
         anchor: str = "lm",
     ) -> None:
-        self.draw.text(
-            (xy[0] - self.ox, xy[1] - self.oy), s, font=font(size, medium), fill=color, anchor=anchor
-        )
+        if not s:
+            return
+        mask, dx, dy = text_mask(s, size, medium, anchor)
+        x, y = round(xy[0] - self.ox), round(xy[1] - self.oy)
+        self.draw.bitmap((x + dx, y + dy), mask, fill=color)
 
     def icon(self, name: str, r: Rect, color: Color) -> None:
         draw_icon(self.draw, name, self.box(r), color)
+
+
+@lru_cache(maxsize=1024)  # masks are small (a label is ~20 kB); bounded, shared process-wide
+def text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """The antialiased coverage of a text run and its offset from the anchor point.
+
+    Shared by every device in the process: labels repeat across frames and devices, and drawing
+    a cached mask costs a fraction of laying out the glyphs again.
+    """
+    f = font(size, medium)
+    left, top, right, bottom = f.getbbox(s, anchor=anchor)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)))
+    ImageDraw.Draw(mask).text((-left, -top), s, font=f, fill=255, anchor=anchor)
+    return mask, left, top
 
 
 def render(roots: list[View], ctx: LayoutCtx, palette: Palette, background: str = "surface") -> Image.Image:
