@@ -90,7 +90,7 @@ def text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image
     a cached mask costs a fraction of laying out the glyphs again.
     """
     f = font(size, medium)
-    left, top, right, bottom = f.getbbox(s, anchor=anchor)
+    left, top, right, bottom = (int(v) for v in f.getbbox(s, anchor=anchor))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)))
     ImageDraw.Draw(mask).text((-left, -top), s, font=f, fill=255, anchor=anchor)
     return mask, left, top
