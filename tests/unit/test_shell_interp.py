@@ -233,3 +233,21 @@ def test_fuzz_parser_raises_only_syntax_errors(line: str) -> None:
         assert str(exc)  # the message mksh-style errors are built from
     else:
         assert isinstance(script, Script)
+
+
+def test_session_keeps_cwd_variables_and_status_between_lines(sh: ShellDevice) -> None:
+    from mgfarm.sim.io import ShellIO
+    from mgfarm.sim.shell import ShellSession
+
+    session = ShellSession(sh.device)
+
+    def line(text: str) -> str:
+        io = ShellIO.buffered()
+        sh.loop.run_until_complete(session.run(text, io))
+        return bytes(io.stdout.collected).decode()
+
+    line("cd /sdcard; X=7; false")
+    assert line("echo $?; pwd; echo $X") == "1\n/storage/emulated/0\n7\n"
+    assert not session.exited
+    line("exit 3")
+    assert session.exited and session.status == 3

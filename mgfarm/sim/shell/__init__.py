@@ -21,15 +21,36 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     text,
     ui_cmd,
 )
-from mgfarm.sim.shell.interp import run_line
+from mgfarm.sim.shell.interp import Shell, run_line
 from mgfarm.sim.uiautomator import launcher as _u2_launcher  # noqa: F401  (registers app_process)
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
 
-__all__ = ["run_command_line"]
+__all__ = ["ShellSession", "run_command_line"]
 
 
 async def run_command_line(device: SimDevice, line: str, io: ShellIO) -> int:
     """Run one shell command line on `device`; returns its exit status (127 unknown, 2 syntax)."""
     return await run_line(device, line, io)
+
+
+class ShellSession:
+    """One shell whose variables, working directory and `$?` persist from line to line: what an
+    interactive `adb shell` needs (`cd /sdcard` then `ls`). An `exit` line sets `exited`."""
+
+    def __init__(self, device: SimDevice) -> None:
+        self._shell = Shell(device)
+        self.exited = False
+
+    @property
+    def status(self) -> int:
+        return self._shell.status
+
+    async def run(self, line: str, io: ShellIO) -> int:
+        try:
+            status, self.exited = await self._shell.run_session_text(line, io)
+        finally:
+            await io.stdout.flush()
+            await io.stderr.flush()
+        return status

@@ -92,25 +92,30 @@ class Shell:
 
     async def run_text(self, text: str, io: ShellIO) -> int:
         """Parse and run `text`; a syntax error prints mksh's message and returns 2."""
+        status, _ = await self.run_session_text(text, io)
+        return status
+
+    async def run_session_text(self, text: str, io: ShellIO) -> tuple[int, bool]:
+        """Like run_text, and also tells whether `text` ran `exit` (ending an interactive session)."""
         try:
             script = parse(text)
         except ShellSyntaxError as exc:
             io.stderr.write(f"{SH}: syntax error: {exc}\n")
             await io.stderr.flush()
             self.status = 2
-            return 2
+            return 2, False
         try:
-            return await self.run_script(script, io)
+            return await self.run_script(script, io), False
         except ExitShell as done:
             self.status = done.status
-            return done.status
+            return done.status, True
         except LoopControl:
-            return self.status  # `break` outside a loop: mksh ignores it
+            return self.status, False  # `break` outside a loop: mksh ignores it
         except ShellSyntaxError as exc:  # an expansion error (bad arithmetic) aborts the script
             io.stderr.write(f"{SH}: {exc}\n")
             await io.stderr.flush()
             self.status = 1
-            return 1
+            return 1, False
 
     async def run_script(self, script: Script, io: ShellIO) -> int:
         for item in script.items:
