@@ -178,3 +178,33 @@ def test_fuzzed_actions_never_crash_the_env(env: MobileEnv, action: object) -> N
     assert env.observation_space.contains(obs)
     assert isinstance(reward, float) and isinstance(info["step"], int)
     assert env.device.shell("echo alive") == "alive"
+
+
+def _index(info: dict[str, object], **want: str) -> int:
+    elements = info["ui_elements"]
+    assert isinstance(elements, list)
+    for element in elements:
+        if all(element[key] == value for key, value in want.items()):
+            return int(element["index"])
+    raise AssertionError(f"no element with {want}")
+
+
+def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv) -> None:
+    env.reset(seed=10)
+    _, _, _, _, info = env.step({"action_type": "open_app", "app_name": "Contacts"})
+    assert info["error"] is None and env.device.current_app()[0] == "com.android.contacts"
+    fab = info["ui_elements"][_index(info, content_desc="Create contact")]
+    (left, top, right, bottom), (width, height) = fab["bounds"], env.device.window_size()
+    x, y = (left + right) / 2 * 1000 / (width - 1), (top + bottom) / 2 * 1000 / (height - 1)
+    action = {"action_type": "click", "x": x, "y": y, "coords": "normalized"}
+    _, _, _, _, info = env.step(action)
+    assert info["error"] is None
+    first = _index(info, resource_id="com.android.contacts:id/first_name")
+    _, _, _, _, info = env.step({"action_type": "input_text", "index": first, "text": "Ada Lovelace"})
+    assert info["ui_elements"][first]["text"] == "Ada Lovelace"
+    _, _, _, _, info = env.step(
+        {"action_type": "input_text", "index": first, "text": "Bo", "clear_text": True}
+    )
+    assert info["ui_elements"][first]["text"] == "Bo"
+    _, _, _, _, info = env.step({"action_type": "navigate_home"})
+    assert env.device.current_app()[0] != "com.android.contacts"
