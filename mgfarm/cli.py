@@ -262,12 +262,13 @@ def run_task(
         [seed + i for i in range(episodes)],
         farm,
         None,
-        record or Path("runs"),
+        record,
         record=record is not None,
     )
     for r in run.results:
         out.print(episode_line(r), highlight=False)
-    out.print(f"report: {run.report}", highlight=False)
+    if run.report is not None:
+        out.print(f"report: {run.report}", highlight=False)
     if not all(r.success for r in run.results):
         raise typer.Exit(1)
 
@@ -299,7 +300,7 @@ def eval_suite(
     out.print(
         f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {run.devices} replicas", highlight=False
     )
-    out.print(f"results: {run.folder / 'results.json'}\nreport:  {run.report}", highlight=False)
+    out.print(f"results: {run.folder}/results.json\nreport:  {run.report}", highlight=False)
 
 
 @app.command("demo")
@@ -321,7 +322,8 @@ def demo(
     out.print(
         f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s; the farm is stopped.", highlight=False
     )
-    out.print(f"open the report: {run.report.resolve()}", highlight=False)
+    report = run.report.resolve() if run.report is not None else "-"
+    out.print(f"open the report: {report}", highlight=False)
 
 
 # --------------------------------------------------------------------------- farm (H4)

@@ -23,12 +23,12 @@ def tasks_table(templates: list[TaskTemplate]) -> Table:
     """id, apps, difficulty, split, suites, goal (with placeholders)."""
     table = Table(title=f"{len(templates)} task templates")
     table.add_column("id", no_wrap=True)
-    for col in ("apps", "level", "split", "kind"):
+    for col in ("level", "split", "kind"):
         table.add_column(col)
     table.add_column("goal", overflow="fold")
     for t in templates:
         kind = "query" if t.answer else "operate"
-        table.add_row(t.id, ",".join(t.apps), t.difficulty, t.split, kind, t.goal)
+        table.add_row(t.id, t.difficulty, t.split, kind, t.goal)
     return table
 
 
@@ -124,8 +124,8 @@ def run_check(ids: list[str], seeds: int, farm: str | None, replicas: int) -> li
 @dataclass
 class EvalRun:
     results: list[EpisodeResult]
-    folder: Path
-    report: Path
+    folder: Path | None
+    report: Path | None
     seconds: float
     devices: int
 
@@ -137,22 +137,27 @@ def run_eval(
     seeds: list[int],
     farm: str | None,
     replicas: int | None,
-    out: Path,
+    out: Path | None,
     record: bool = True,
     show: bool = True,
 ) -> EvalRun:
-    """Episodes for every template of a suite (or ids) and seed; writes results.json and report.html."""
+    """Episodes for every template of a suite (or ids) and seed; writes results.json and report.html.
+
+    With `out` None nothing is written (`folder` and `report` are None).
+    """
     templates = select(ids, suite)
-    make_agent(
-        agent, templates[0].instantiate(seeds[0] if seeds else 0)
-    )  # bad --agent fails before any device work
+    # A bad --agent fails here, before any device work.
+    make_agent(agent, templates[0].instantiate(seeds[0] if seeds else 0))
     jobs = [Job(t, s, agent, agent) for t in templates for s in seeds]
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = out / f"{stamp}-{suite if not ids else 'tasks'}"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = out / f"{stamp}-{suite if not ids else 'tasks'}" if out is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     results, seconds, devices = run_with_progress(
         jobs, farm, replicas, folder if record else None, f"{agent} on {suite}", show
     )
+    if folder is None:
+        return EvalRun(results, None, None, seconds, devices)
     meta = {
         "suite": suite,
         "agent": agent,
