@@ -56,3 +56,13 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     wm = device.services["window"]
     wm.import_state(wm.export_state())
     assert wm.dump_xml().startswith("<?xml")
+
+
+def test_home_intent_goes_home_without_stacking_a_launcher(tmp_path: Path) -> None:
+    am = boot_device(tmp_path).services["activities"]
+    am.launch("com.android.settings")
+    assert am.start(None, action="android.intent.action.MAIN") is None
+    assert am.resumed() == ("com.android.launcher3", "com.android.launcher3.uioverrides.QuickstepLauncher")
+    assert am.start("com.android.launcher3", ".uioverrides.QuickstepLauncher") is None
+    launcher = [t for t in am.tasks() if t.package == "com.android.launcher3"]
+    assert len(launcher) == 1 and len(launcher[0].records) == 1

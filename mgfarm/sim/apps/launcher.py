@@ -22,6 +22,7 @@ class Launcher(App):
     label = "Quickstep"
     main_activity = HOME
     in_launcher = False
+    intent_actions = {"android.intent.action.MAIN": HOME}  # `am start -a MAIN -c HOME` goes home
 
     def screens(self) -> dict[str, ScreenFn]:
         return {HOME: self.home, RECENTS: self.recents}

@@ -113,6 +113,9 @@ class ActivityManager:
         cls = self.resolve_class(package, activity)
         if cls not in app.activities:
             return f"Error type 3\nError: Activity class {{{package}/{cls}}} does not exist."
+        if package == LAUNCHER and cls == app.main_activity:
+            self.home()  # the home intent brings the launcher forward, it never stacks a second one
+            return None
         task = self._task_of(package)
         if task is None:
             task = Task(self.next_task_id, package)
