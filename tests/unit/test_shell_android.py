@@ -303,3 +303,12 @@ def test_pm_install_reads_binary_manifests_and_ime_follows_packages(sh: ShellDev
     assert sh.run("am broadcast -a ADB_KEYBOARD_HIDE").text.endswith("result=0\n")
     sh.run("pm uninstall com.github.uiautomator")
     assert sh.run("ime list -s -a").text == "com.android.inputmethod.latin/.LatinIME\n"
+
+
+def test_run_as_uname_pidof_env(sh: ShellDevice) -> None:
+    r = sh.run("run-as com.android.providers.settings ls databases")
+    assert r.text == "settings.db\n"
+    assert sh.run("run-as no.such.pkg ls").status == 1
+    assert sh.run("uname -m; printenv EXTERNAL_STORAGE").text == "x86_64\n/sdcard\n"
+    assert sh.run("pidof adbd").text.strip().isdigit()
+    assert sh.run("pidof no.such.process").status == 1

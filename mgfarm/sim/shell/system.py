@@ -167,3 +167,58 @@ async def ps(inv: Invocation) -> int:
     for user, pid, ppid, name in rows:
         inv.out(f"{user:<12} {pid:>5} {ppid:>5} {12000000:>10} {9000:>6} {'0':<16} {'0':>4} S {name}\n")
     return 0 if rows or not names else 1
+
+
+@command("pidof")
+async def pidof(inv: Invocation) -> int:
+    pids = [str(pid) for _, pid, _, name in processes(inv) if name in inv.argv[1:]]
+    if not pids:
+        return 1
+    inv.out(" ".join(pids) + "\n")
+    return 0
+
+
+@command("uname")
+async def uname(inv: Invocation) -> int:
+    fields = {
+        "s": "Linux",
+        "n": "localhost",
+        "r": "6.1.23-android14-4-00257-g7e35917775b8-ab9964412",
+        "v": "#1 SMP PREEMPT Mon Apr 17 20:50:58 UTC 2023",
+        "m": "x86_64",
+        "o": "Toybox",
+    }
+    flags = "".join(a[1:] for a in inv.argv[1:] if a.startswith("-"))
+    keys = "snrvmo" if "a" in flags else [k for k in "snrvmo" if k in flags] or ["s"]
+    inv.out(" ".join(fields[k] for k in keys) + "\n")
+    return 0
+
+
+@command("env", "printenv")
+async def env(inv: Invocation) -> int:
+    names = [a for a in inv.argv[1:] if not a.startswith("-")]
+    if inv.argv[0] == "printenv" and names:
+        values = [inv.env[n] for n in names if n in inv.env]
+        inv.out("".join(v + "\n" for v in values))
+        return 0 if len(values) == len(names) else 1
+    inv.out("".join(f"{k}={v}\n" for k, v in sorted(inv.env.items())))
+    return 0
+
+
+@command("run-as")
+async def run_as(inv: Invocation) -> int:
+    """`run-as PKG CMD...`: CMD runs in the app's data folder (the device is rooted, so no uid change)."""
+    from mgfarm.sim.shell.interp import Shell
+
+    if len(inv.argv) < 2:
+        inv.err("usage: run-as <package-name> [--user <uid>] <command> [<args>]\n")
+        return 1
+    package = inv.argv[1]
+    if inv.device.services["packages"].get(package) is None:
+        inv.err(f"run-as: unknown package: {package}\n")
+        return 1
+    argv = inv.argv[2:]
+    if argv[:1] == ["--user"]:
+        argv = argv[2:]
+    shell = Shell(inv.device, dict(inv.env), f"/data/data/{package}")
+    return await shell.call(argv or ["sh"], inv.io)
