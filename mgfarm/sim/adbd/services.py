@@ -74,11 +74,16 @@ async def shell_v2(device: SimDevice, stream: Stream, options: str, command: str
     stdin = ByteSource()
     reader = asyncio.get_running_loop().create_task(pump_shell_stdin(device, stream.incoming, stdin))
     io = ShellIO(stdin, ByteSink(out), ByteSink(err))
+    pty = "pty" in options.split(",")
     try:
-        if command.strip():
-            status = await device.shell(command, io)
+        if not command.strip():
+            status = await interactive(device, stdin, io.stdout, io.stderr, pty=pty)
+        elif pty:  # `adb shell -t CMD`: the terminal is raw, so LF must reach it as CRLF
+            status = await device.shell(
+                command, ShellIO(stdin, ByteSink(crlf(io.stdout)), ByteSink(crlf(io.stderr)))
+            )
         else:
-            status = await interactive(device, stdin, io.stdout, io.stderr, pty="pty" in options.split(","))
+            status = await device.shell(command, io)
         await io.stdout.flush()
         await io.stderr.flush()
         await send(SHELL_EXIT, bytes([status & 0xFF]))
