@@ -106,6 +106,11 @@ def acquire(
                 return lease, farm
         if time.monotonic() >= deadline:
             busy = sum(1 for r in farm.replicas if r.state == READY)
+            if not candidates:
+                raise LeaseError(
+                    f"Farm {farm_name!r} has no ready replica to lease ({busy} ready in all); "
+                    "see `mgfarm ps` and restart failed ones."
+                )
             raise LeaseError(
                 f"No free ready replica in farm {farm_name!r} ({busy} ready, all leased); "
                 "close other envs or start more with `mgfarm up --replicas N`."
