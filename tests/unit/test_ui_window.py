@@ -158,7 +158,7 @@ def test_screen_size_and_density_are_configurable(tmp_path: Path) -> None:
     wm = device.services["window"]
     assert wm.size == (720, 1600) and wm.density == 320
     assert Image.open(io.BytesIO(wm.screencap_png())).size == (720, 1600)
-    nav = find(wm.dump_xml(), rid="com.android.systemui:id/home")
+    nav = find(wm.dump_xml(all_windows=True), rid="com.android.systemui:id/home")
     assert nav.center[1] == 1600 - (48 * 2) // 2  # 48 dp nav bar at 2.0 px/dp
 
 
@@ -167,6 +167,6 @@ def test_status_bar_clock_follows_time_and_24_hour_setting(tmp_path: Path) -> No
     clock = s.device.services["clock"]
     clock.set_ms(1772641800000)  # 16:30 UTC
     clock.freeze(True)
-    assert find(s.xml(), rid="com.android.systemui:id/clock").attrs["text"] == "4:30"
+    assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "4:30"
     s.device.services["settings"].put("system", "time_12_24", "24")
-    assert find(s.xml(), rid="com.android.systemui:id/clock").attrs["text"] == "16:30"
+    assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "16:30"

@@ -82,7 +82,9 @@ def test_bounds_resource_ids_naf_and_hint_text() -> None:
 
 def test_home_screen_dump_has_launcher_icons_and_system_bars(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    xml = device.services["window"].dump_xml()
+    wm = device.services["window"]
+    assert "com.android.systemui" not in wm.dump_xml()  # by default only the active window
+    xml = wm.dump_xml(all_windows=True)
     for label in ("Contacts", "Settings", "Phone", "Messages", "Clock", "Calendar", "Files"):
         icon = find(xml, text=label, desc=label)
         assert icon.attrs["package"] == "com.android.launcher3"

@@ -124,6 +124,7 @@ class WindowManager:
         self._sig = ""
         self._png: bytes | None = None
         self._xml: str | None = None
+        self._xml_all = ""
         self._encoder = PngEncoder()
         self._last_resumed: str | None = None
 
@@ -263,14 +264,19 @@ class WindowManager:
             return Image.new("RGB", self.size, (0, 0, 0))
         return render(frame.draw_roots(), frame.lctx, frame.palette)
 
-    def dump_xml(self) -> str:
+    def dump_xml(self, all_windows: bool = False) -> str:
+        """`uiautomator dump`: the active (app) window only, as by default on a device.
+
+        `all_windows=True` adds the system UI windows (status and navigation bar) as further roots,
+        the way uiautomator2's `dump_hierarchy` lists every window.
+        """
         frame, _ = self._refresh()
         if self._xml is None:
-            windows: list[tuple[View, str]] = [(frame.app_root, frame.package)]
-            windows.append((frame.status, SYSTEMUI))
-            windows.append((frame.nav, SYSTEMUI))
-            self._xml = dump(windows)
-        return self._xml
+            self._xml = dump([(frame.app_root, frame.package)])
+            self._xml_all = dump(
+                [(frame.app_root, frame.package), (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)]
+            )
+        return self._xml_all if all_windows else self._xml
 
     # ---- input
     def _record(self) -> ActivityRecord | None:
