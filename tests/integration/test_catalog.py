@@ -35,6 +35,9 @@ def home_env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.mark.timeout(1200)
 def test_whole_catalog_passes_check_with_three_seeds(home_env: dict[str, str]) -> None:
+    # On the shipped golden snapshot (a lived-in phone), the world users' farms boot into.
+    built = mgfarm("snapshot", "build", "golden", env=home_env)
+    assert built.returncode == 0, built.stdout + built.stderr
     proc = mgfarm("tasks", "check", "--seeds", "3", "--replicas", "3", env=home_env)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "check episodes as expected" in proc.stdout
