@@ -41,16 +41,37 @@ def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
     return {"action_type": "navigate_back"}
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of processes, from /proc (device processes of the farm)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 def run_size(farm: str, size: int, steps: int, rounds: int, task: str) -> dict[str, Any]:
     from mgfarm.env.pool import EnvPool
+    from mgfarm.farm.state import load_farm
 
+    device_pids = [w.pid for w in load_farm(farm).workers]
     with EnvPool(farm=farm, size=size, tasks=[task], seed=size, max_steps=steps + 1) as pool:
         for _ in range(rounds):
             obs, _ = pool.reset_all()
+            client_cpu, device_cpu = time.process_time(), cpu_seconds(device_pids)
             for step in range(steps):
                 actions = [scripted_action(step, o) for o in obs]
                 obs, _, _, _, _ = pool.step_all(actions)
+            stepped = steps * size
+            client_ms = (time.process_time() - client_cpu) * 1000 / stepped
+            device_ms = (cpu_seconds(device_pids) - device_cpu) * 1000 / stepped
         result = pool.stats.summary()
+    result["cpu_ms_per_step"] = {"client": round(client_ms, 2), "devices": round(device_ms, 2)}
+    result["load_avg_1m"] = round(os.getloadavg()[0], 1)
     result["size"] = size
     return result
 
@@ -66,7 +87,12 @@ def print_table(results: list[dict[str, Any]]) -> None:
     print("\nwhere the time goes (mean ms per reset / step, per env):")
     for r in results:
         parts = ", ".join(f"{k}={v}" for k, v in r["mean_parts_ms"].items())
+        cpu = r["cpu_ms_per_step"]
         print(f"  size {r['size']}: {parts}")
+        print(
+            f"           CPU per step: client {cpu['client']} ms, devices {cpu['devices']} ms "
+            f"(load average {r['load_avg_1m']} on {os.cpu_count()} cores)"
+        )
 
 
 def main() -> int:
