@@ -114,7 +114,15 @@ def _boot_all(
                         backend.start(farm, [rep], farm_dir(farm.name))
                         save_farm(farm)
                 alive = partial(backend.alive, farm, rep)
-                bring_up(rep, farm.adb_server_port, farm.snapshot, farm.boot_timeout, before_load, alive)
+                bring_up(
+                    rep,
+                    farm.adb_server_port,
+                    farm.snapshot,
+                    farm.boot_timeout,
+                    before_load,
+                    alive,
+                    backend.shared_snapshots,
+                )
                 error = ""
                 break
             except MgfarmError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -62,16 +63,20 @@ def wait_boot_completed(rep: Replica, adb_server_port: int, deadline: float) -> 
     raise BootError(f"{rep.serial} did not finish booting (sys.boot_completed: {last!r}).")
 
 
-def load_snapshot(rep: Replica, snapshot: str, save_missing: bool) -> None:
-    """Load `snapshot` through the console; save it first from this fresh device when it is missing."""
-    with _golden_lock:
-        if snapshot not in snapshot_names(rep.console_port, rep.console_token):
-            if not save_missing:
-                raise BootError(
-                    f"{rep.serial} has no snapshot {snapshot!r}; build it with `mgfarm snapshot build` "
-                    "or leave --snapshot at its default."
-                )
-            console_command(rep.console_port, rep.console_token, f"avd snapshot save {snapshot}")
+def load_snapshot(rep: Replica, snapshot: str, save_missing: bool, shared: bool = True) -> None:
+    """Load `snapshot` through the console; save it first from this fresh device when it is missing.
+
+    `shared`: devices of the farm share one snapshot folder, so only one of them may save it.
+    """
+    if snapshot not in snapshot_names(rep.console_port, rep.console_token):
+        with _golden_lock if shared else contextlib.nullcontext():
+            if snapshot not in snapshot_names(rep.console_port, rep.console_token):
+                if not save_missing:
+                    raise BootError(
+                        f"{rep.serial} has no snapshot {snapshot!r}; build it with `mgfarm snapshot build` "
+                        "or leave --snapshot at its default."
+                    )
+                console_command(rep.console_port, rep.console_token, f"avd snapshot save {snapshot}")
     console_command(rep.console_port, rep.console_token, f"avd snapshot load {snapshot}", timeout=120)
 
 
@@ -82,6 +87,7 @@ def bring_up(
     timeout: float,
     before_load: Callable[[Replica], None] | None = None,
     alive: Callable[[], bool] | None = None,
+    shared_snapshots: bool = True,
 ) -> None:
     """Attach, wait for boot, (check,) load the snapshot; raises BootError naming the failed step."""
     deadline = time.monotonic() + timeout
@@ -89,4 +95,4 @@ def bring_up(
     wait_boot_completed(rep, adb_server_port, deadline)
     if before_load is not None:
         before_load(rep)
-    load_snapshot(rep, snapshot, save_missing=snapshot == DEFAULT_SNAPSHOT)
+    load_snapshot(rep, snapshot, save_missing=snapshot == DEFAULT_SNAPSHOT, shared=shared_snapshots)

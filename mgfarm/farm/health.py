@@ -75,7 +75,7 @@ def restore(name: str, indices: list[int], reason: str) -> dict[int, str]:
 
     def one(index: int) -> str:
         try:
-            bring_up(reps[index], port, snapshot, timeout)
+            bring_up(reps[index], port, snapshot, timeout, shared_snapshots=backend.shared_snapshots)
         except MgfarmError as exc:
             return str(exc)
         return ""

@@ -20,6 +20,7 @@ class Backend(Protocol):
     """What the farm needs from a way of running devices."""
 
     name: str
+    shared_snapshots: bool  # True when the farm's devices share one snapshot folder
 
     def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
         """Launch these replicas without waiting for boot; record backend ids (and workers) in `farm`."""

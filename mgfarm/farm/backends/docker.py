@@ -50,6 +50,7 @@ class DockerBackend:
     """Runs each replica as a container of an mgfarm-compatible image."""
 
     name = "docker"
+    shared_snapshots = False  # each container keeps its own snapshots
 
     def __init__(
         self, image: str = SIM_IMAGE, cpus: float = 1.0, memory: str = "256m", farm: str = ""
@@ -151,12 +152,14 @@ class DockerBackend:
         return str(container.logs(tail=tail).decode(errors="replace"))
 
     def memory_kib(self, farm: FarmState) -> int:
-        total = 0
-        for container in self.farm_containers(farm.name):
-            if container.status != "running":
-                continue
-            stats = container.stats(stream=False)
-            usage = stats.get("memory_stats", {})
-            cache = usage.get("stats", {}).get("inactive_file", usage.get("stats", {}).get("cache", 0))
-            total += max(0, int(usage.get("usage", 0)) - int(cache)) // 1024
-        return total
+        """Container memory without page cache (what `docker stats` shows), summed over the farm."""
+        running = [c for c in self.farm_containers(farm.name) if c.status == "running"]
+        with ThreadPoolExecutor(max_workers=START_THREADS) as pool:
+            return sum(pool.map(_container_kib, running))
+
+
+def _container_kib(container: Any) -> int:
+    stats = container.stats(stream=False, one_shot=True)  # no 1 s wait for a second sample
+    usage = stats.get("memory_stats", {})
+    cache = usage.get("stats", {}).get("inactive_file", usage.get("stats", {}).get("cache", 0))
+    return max(0, int(usage.get("usage", 0)) - int(cache)) // 1024

@@ -21,6 +21,7 @@ class ProcessBackend:
     """Runs replicas as `python -m mgfarm.sim serve` worker processes."""
 
     name = "process"
+    shared_snapshots = True  # every worker gets the farm's snapshots/ folder
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
