@@ -122,3 +122,62 @@ def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
     x, y = find(s.xml(), desc="Delete alarm").center  # first card: 7:15 sorts first
     s.wm.tap(x, y)
     assert (7, 15, 1) not in alarms()
+
+
+def test_contacts_search_filters_by_name_and_number(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    db = s.device.services["apps"]["com.android.contacts"].db
+    db.create_contact("Ada", "Lovelace", "+1 415 555 0101", "")
+    db.create_contact("Alan", "Turing", "+1 415 555 0102", "")
+    s.am.launch("com.android.contacts")
+    s.tap(desc="Search contacts")
+    s.wm.text("tur")
+    assert s.has(text="Alan Turing") and not s.has(text="Ada Lovelace")
+    s.wm.key(67)
+    s.wm.key(67)
+    s.wm.key(67)
+    s.wm.text("0101")
+    assert s.has(text="Ada Lovelace") and not s.has(text="Alan Turing")
+    s.wm.key(4)  # hides the keyboard
+    s.wm.key(4)  # leaves search
+    assert s.has(text="Alan Turing") and s.has(text="Ada Lovelace")
+
+
+def test_calendar_month_day_and_edit(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    s.device.services["clock"].set_ms(1772616600000)  # 2026-03-04 09:30 UTC
+    cal, _ = s.device.services["providers"].resolve("content://com.android.calendar/events")
+    cal.insert(
+        "content://com.android.calendar/events",
+        {"calendar_id": 1, "title": "Dentist", "dtstart": 1772719200000, "dtend": 1772724600000},
+    )
+    s.am.launch("com.android.calendar")
+    s.tap(desc="March 5, 1 event")
+    assert s.has(text="Thursday, March 5")
+    s.tap(text="Dentist")
+    title = find(s.xml(), text="Dentist")
+    x, y = title.center
+    s.wm.tap(x, y)
+    s.wm.text(" checkup")
+    s.tap(text="Save")
+    assert cal.query("content://com.android.calendar/events", ["title"], None, [], None)[1] == [
+        ("Dentist checkup",)
+    ]
+
+
+def test_expense_edit_and_delete(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    db = s.device.fs.host("/data/data/com.arduia.expense/databases/accounting.db")
+    s.am.launch("com.arduia.expense")
+    assert s.has(text="$96.70")
+    s.tap(text="Cinema")
+    s.tap(text="Delete")
+    con = sqlite3.connect(db)
+    try:
+        assert [r[0] for r in con.execute("SELECT name FROM expense ORDER BY expense_id")] == [
+            "Groceries",
+            "Bus pass",
+        ]
+    finally:
+        con.close()
+    assert s.has(text="$84.20")

@@ -44,7 +44,7 @@ class Launcher(App):
             label_color=label_color,
             weight=1,
             on_click=launch,
-            on_long_click=launch,
+            on_long_click=_no_op,
         )
 
     def grid(self, ctx: ScreenContext, apps: list[App], columns: int, label_color: str) -> list[View]:
@@ -239,3 +239,7 @@ def _tz(ctx: ScreenContext) -> timezone | ZoneInfo:
 
 def _bind(fn: Callable[[str], None], arg: str) -> Callable[[], None]:
     return lambda: fn(arg)
+
+
+def _no_op() -> None:
+    """A long press on an icon picks it up (drag and shortcuts on a phone); it does not launch."""
