@@ -101,3 +101,18 @@ def test_screen_ui_and_current_app(device: Device, adb_server: AdbServer, sim_de
     assert any(e.content_desc == "Create contact" and e.clickable for e in via_dump)
     device.key(3)  # HOME
     assert device.current_app()[0] != "com.android.contacts"
+
+
+def test_content_insert_update_delete_round_trip(device: Device) -> None:
+    uri = "content://settings/system"
+    hostile = "x'; DROP TABLE system; --"
+    device.content_insert(uri, {"name": "mgfarm_probe", "value": hostile})
+    where = "name='mgfarm_probe'"
+    assert device.content_query(uri, projection=["name", "value"], where=where) == [
+        {"name": "mgfarm_probe", "value": hostile}
+    ]
+    device.content_update(uri, {"value": 42}, where=where)
+    assert device.settings_get("system", "mgfarm_probe") == "42"
+    device.content_delete(uri, where=where)
+    assert device.content_query(uri, where=where) == []
+    assert device.settings_get("system", "screen_brightness") is not None  # the table survived
