@@ -251,3 +251,21 @@ def test_session_keeps_cwd_variables_and_status_between_lines(sh: ShellDevice) -
     assert not session.exited
     line("exit 3")
     assert session.exited and session.status == 3
+
+
+def test_endless_writer_into_a_pipe_is_ended_like_sigpipe(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Stages run in turn, so a pipe has a cap instead of a reader that closes: memory stays bounded.
+    import mgfarm.sim.shell.interp as interp
+
+    monkeypatch.setattr(interp, "PIPE_LIMIT", 4096)
+    r = sh.run("while true; do echo line; done | head -n 2; echo $?")
+    assert r.text == "line\nline\n0\n"
+    r = sh.run("x=$(while true; do echo y; done); echo $?")
+    assert r.text == "141\n"
+
+
+def test_assignment_status_is_the_substitutions(sh: ShellDevice) -> None:
+    assert sh.run("x=$(false); echo $?; x=1; echo $?").text == "1\n0\n"
+    assert sh.run('false; echo "$(echo $?)"').text == "1\n"

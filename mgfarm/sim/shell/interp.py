@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 SH = "/system/bin/sh"
 # Where a bare command name is looked up; `/system/bin/ls` runs the same command as `ls`.
 BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/bin", "/usr/bin", "/sbin", "/product/bin")
+PIPE_LIMIT = 64 * 1024 * 1024  # bytes a pipeline stage may produce before it is ended
+SIGPIPE_STATUS = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by a closed pipe
 MAX_DEPTH = 32  # nested `sh -c` / `$(...)`; real shells fork, we recurse
 
 DEFAULT_ENV = {
@@ -67,6 +69,30 @@ class LoopControl(Exception):
         self.levels = levels
 
 
+class PipeClosed(Exception):
+    """A pipeline stage wrote more than a pipe holds: it ends, as SIGPIPE would end it."""
+
+
+class PipeSink(ByteSink):
+    """The write end of a pipe between stages (or of `$(...)`). Stages run one after another, so
+    the reader cannot stop a writer that never ends; a cap stands in for the reader closing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limit = PIPE_LIMIT
+        self.size = 0
+        self.broken = False
+
+    def write(self, data: bytes | str) -> None:
+        if self.broken:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.size += len(data)
+        if self.size > self.limit:
+            self.broken = True
+            raise BrokenPipeError(32, "Broken pipe")
+        super().write(data)
+
+
 class ExitShell(Exception):
     """`exit N`: stops the current shell (not its parent)."""
 
@@ -85,6 +111,7 @@ class Shell:
     status: int = 0
     depth: int = 0
     args: list[str] = field(default_factory=list)
+    subst_status: int = 0  # status of the last `$(...)`, for assignment-only commands
 
     def child(self) -> Shell:
         """A subshell: a copy whose changes do not leak back."""
@@ -136,8 +163,13 @@ class Shell:
         status = 0
         for i, cmd in enumerate(node.commands):
             last = i == len(node.commands) - 1
-            out = io.stdout if last else ByteSink()
-            status = await self.run_command(cmd, ShellIO(stdin, out, io.stderr))
+            out = io.stdout if last else PipeSink()
+            try:
+                status = await self.run_command(cmd, ShellIO(stdin, out, io.stderr))
+            except PipeClosed:
+                if last:
+                    raise
+                status = SIGPIPE_STATUS
             if not last:
                 await out.flush()
                 stdin = ByteSource.from_bytes(bytes(out.collected))
@@ -218,6 +250,7 @@ class Shell:
         return status
 
     async def run_simple(self, cmd: Simple, io: ShellIO) -> int:
+        self.subst_status = 0  # `x=$(false)` leaves the substitution's status; plain `x=1` leaves 0
         try:
             argv: list[str] = []
             for word in cmd.words:
@@ -231,7 +264,7 @@ class Shell:
             return 1
         if not argv:
             self.env.update(assigns)
-            return 0
+            return self.subst_status
         redirected = await self._redirect(cmd.redirects, io)
         if redirected is None:
             return 1
@@ -243,6 +276,15 @@ class Shell:
 
     async def call(self, argv: list[str], io: ShellIO, assigns: dict[str, str] | None = None) -> int:
         """Run one command (builtin or registered) with already expanded arguments."""
+        try:
+            status = await self._call(argv, io, assigns)
+        except BrokenPipeError:
+            status = SIGPIPE_STATUS
+        if isinstance(io.stdout, PipeSink) and io.stdout.broken:
+            raise PipeClosed  # the reader is gone: like SIGPIPE, end the whole pipeline stage
+        return status
+
+    async def _call(self, argv: list[str], io: ShellIO, assigns: dict[str, str] | None) -> int:
         name = argv[0]
         builtin = BUILTINS.get(name)
         if builtin is not None:
@@ -265,6 +307,8 @@ class Shell:
         inv = Invocation(self.device, [_command_name(name), *argv[1:]], io, env, self.cwd)
         try:
             status = await fn(inv)
+        except BrokenPipeError:
+            status = SIGPIPE_STATUS
         except PathEscapeError:
             io.stderr.write(f"{name}: Permission denied\n")
             status = 1
@@ -350,8 +394,11 @@ class Shell:
         if self.depth >= MAX_DEPTH:
             raise ShellSyntaxError("too many nested substitutions")
         sub = self.child()
-        out = ByteSink()
-        self.status = await sub.run_text(text, ShellIO(io.stdin, out, io.stderr))
+        out = PipeSink()
+        try:
+            self.subst_status = await sub.run_text(text, ShellIO(io.stdin, out, io.stderr))
+        except PipeClosed:
+            self.subst_status = SIGPIPE_STATUS
         await out.flush()
         return bytes(out.collected).decode(errors="replace").rstrip("\n")
 
