@@ -350,13 +350,17 @@ def main() -> None:
             "bench": "sim",
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),
+            "load_avg_1m_at_start": round(os.getloadavg()[0], 1),  # other work on the box skews every number
             "adb": str(find_adb()),
             "memory": bench_memory(counts, work),
             "boot": bench_boot(work, rounds=10),
             "shell": bench_shell(work, rounds=args.rounds),
             "goals": GOALS,
         }
+    results["load_avg_1m_at_end"] = round(os.getloadavg()[0], 1)
     print(table(results))
+    start, end = results["load_avg_1m_at_start"], results["load_avg_1m_at_end"]
+    print(f"load average (1 min): {start} at start, {end} at end")
     print(json.dumps(results))
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2))
