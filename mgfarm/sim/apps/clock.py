@@ -206,8 +206,13 @@ class Clock(App):
 
     def world(self, ctx: ScreenContext) -> list[View]:
         from datetime import datetime, timezone
+        from zoneinfo import ZoneInfo
 
-        now = datetime.fromtimestamp(ctx.now_ms() / 1000, timezone.utc)
+        try:
+            tz: timezone | ZoneInfo = ZoneInfo(ctx.device.props.get("persist.sys.timezone", "UTC") or "UTC")
+        except (KeyError, ValueError):
+            tz = timezone.utc
+        now = datetime.fromtimestamp(ctx.now_ms() / 1000, tz)
         t, ampm = time_text(now.hour, now.minute)
         return [
             Column(

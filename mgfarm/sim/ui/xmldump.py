@@ -68,12 +68,13 @@ def node_xml(view: View, index: int, package: str, out: list[str]) -> None:
         f' scrollable="{b(view.scrollable)}" long-clickable="{b(view.long_clickable)}"'
         f' password="{b(view.password)}" selected="{b(view.selected)}" bounds="[{x0},{y0}][{x1},{y1}]"'
     )
-    visible = [c for c in view.children if c.clip != EMPTY]
+    # Children the user cannot see are left out, but keep their index among all children, as uiautomator does.
+    visible = [(i, c) for i, c in enumerate(view.children) if c.clip != EMPTY]
     if not visible:
         out.append(" />")
         return
     out.append(">")
-    for i, c in enumerate(visible):
+    for i, c in visible:
         node_xml(c, i, package, out)
     out.append("</node>")
 
