@@ -19,6 +19,7 @@ Vocabulary (one key per step):
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -67,9 +68,14 @@ def _content_delete(device: TaskDevice, spec: Any) -> None:
 
 
 def _sql(device: TaskDevice, spec: Any) -> None:
+    from mgfarm.tasks.judge import load_verifiers
     from mgfarm.tasks.state import DATABASES
 
+    load_verifiers()  # verifier modules declare the databases
     db = str(spec["db"])
+    if db not in DATABASES and not db.startswith("/"):
+        known = ", ".join(sorted(DATABASES))
+        raise MgfarmError(f"Setup step sql names unknown database {db!r}; use one of {known} or a path.")
     path = DATABASES[db].path if db in DATABASES else db
     statements = spec["sql"] if isinstance(spec["sql"], list) else [spec["sql"]]
     script = "; ".join(str(s).rstrip(";") for s in statements) + ";"
@@ -113,7 +119,8 @@ def _checked(device: TaskDevice, cmd: str, step: str) -> str:
     """Run a command and fail loudly when it reports an error (status or `Error:` text)."""
     output = device.shell(f"{cmd}; echo __rc=$?")
     body, _, status = output.rpartition("__rc=")
-    if status.strip() not in ("0", "") or "Error" in body:
+    # `content` and `sqlite3` report some failures on stdout with an `Error` line and status 0.
+    if status.strip() not in ("0", "") or re.search(r"(^|\n)\s*Error\b", body):
         raise MgfarmError(f"Setup step {step} failed on the device ({body.strip()[:200]}); fix the step.")
     return body
 

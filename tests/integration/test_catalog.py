@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import FarmState
 from mgfarm.tasks.agents import ScriptedAgent
 from mgfarm.tasks.catalog import get_task
 from mgfarm.tasks.runner import farm_devices, farm_for, run_episode
+from mgfarm.tasks.steps import apply_steps
 
 
 def mgfarm(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -131,3 +133,44 @@ def test_device_errors_end_the_episode_with_a_reason(farm: FarmState) -> None:
     instance = get_task("settings.wifi_off").instantiate(0)
     result = run_episode(device, instance, "oracle", "no-such-snapshot")
     assert not result.success and "no-such-snapshot" in result.error
+
+
+def test_setup_steps_change_the_device_and_fail_loudly(farm: FarmState) -> None:
+    [device] = farm_devices(farm)
+    device.snapshot_load(farm.snapshot)
+    apply_steps(
+        device,
+        [
+            {"settings": {"global": {"wifi_on": "{w}"}, "system": {"screen_brightness": 42}}},
+            {"set_time": "2026-07-01 12:34"},
+            {"push_file": {"path": "/sdcard/Download/{name}.txt", "text": "hi {name}"}},
+            {
+                "content_insert": {
+                    "uri": "content://sms/inbox",
+                    "values": {"address": "5550001111", "body": "yo"},
+                }
+            },
+            {
+                "sql": {
+                    "db": "alarms",
+                    "sql": "INSERT INTO alarm_templates (hour, minutes, daysofweek, "
+                    "enabled, vibrate, label) VALUES (23, 59, 0, 1, 1, 'late')",
+                }
+            },
+            {"repeat": {"times": 2, "steps": [{"add_contact": {"name": "Rep {i}", "phone": "55500000{i}"}}]}},
+            {"open_app": "Clock"},
+        ],
+        {"w": 0, "name": "memo"},
+    )
+    assert device.settings_get("global", "wifi_on") == "0"
+    assert device.settings_get("system", "screen_brightness") == "42"
+    assert device.shell("date +%Y-%m-%d").strip() == "2026-07-01"
+    assert device.pull("/sdcard/Download/memo.txt") == b"hi memo"
+    assert any(r["body"] == "yo" for r in device.content_query("content://sms/inbox"))
+    names = {r["display_name"] for r in device.content_query("content://com.android.contacts/contacts")}
+    assert {"Rep 1", "Rep 2"} <= names
+    assert (device.current_app() or ("", ""))[0] == "com.android.deskclock"
+    with pytest.raises(MgfarmError, match="Setup step sql failed"):
+        apply_steps(device, [{"sql": {"db": "alarms", "sql": "INSERT INTO nowhere VALUES (1)"}}])
+    with pytest.raises(MgfarmError, match="Unknown app"):
+        apply_steps(device, [{"open_app": "Solitaire"}])
