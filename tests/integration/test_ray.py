@@ -122,25 +122,6 @@ def farms(ray_cluster: RayCluster, adb_port: int) -> Iterator[list[dict[str, Any
             cluster.down(ray_cluster.address)
 
 
-def test_up_starts_one_farm_per_node_and_down_stops_them_all(
-    ray_cluster: RayCluster, adb_port: int, farms: list[dict[str, Any]]
-) -> None:
-    assert sorted(s["node_id"] for s in farms) == ray_cluster.node_ids
-    assert all(s["ready"] == PER_NODE for s in farms)
-    serials = {r["serial"] for s in farms for r in s["replicas"]}
-    assert len(serials) == 2 * PER_NODE
-    assert serials <= set(adbserver.devices(adb_port))
-    listed = cluster.ps(ray_cluster.address)
-    assert sorted(s["farm"] for s in listed) == sorted(farm_name(n) for n in ray_cluster.node_ids)
-    with pytest.raises(MgfarmError, match="already up"):
-        cluster.up(ray_cluster.address, PER_NODE)
-    lines = cluster.down(ray_cluster.address)
-    assert len(lines) == 2 and all("stopped" in line for line in lines)
-    assert cluster.farm_actors() == []
-    assert list_farms() == []
-    assert not serials & set(adbserver.devices(adb_port))
-
-
 def test_up_refuses_more_replicas_than_a_node_offers(ray_cluster: RayCluster) -> None:
     with pytest.raises(MgfarmError, match=REPLICA_RESOURCE):
         cluster.up(ray_cluster.address, PER_NODE + 1)
@@ -218,7 +199,9 @@ def test_cli_refuses_an_address_where_no_ray_cluster_answers() -> None:
     assert "ray start --head" in str(result.exception)
 
 
-def test_cli_ps_and_down_show_and_stop_every_nodes_farm(ray_cluster: RayCluster, adb_port: int) -> None:
+def test_up_ps_down_on_ray_run_one_farm_per_node_and_leave_nothing(
+    ray_cluster: RayCluster, adb_port: int
+) -> None:
     runner = CliRunner()
     # --adb-port reaches every node's farm: both farms share this adb server, as on one host.
     args = ["up", "--ray", ray_cluster.address, "--replicas-per-node", "2", "--adb-port", str(adb_port)]
@@ -226,13 +209,20 @@ def test_cli_ps_and_down_show_and_stop_every_nodes_farm(ray_cluster: RayCluster,
     assert up.exit_code == 0, up.output
     ps = runner.invoke(app, ["ps", "--ray", ray_cluster.address, "--json"])
     assert ps.exit_code == 0, ps.output
-    statuses = json.loads(ps.output)
-    assert sorted(s["node_id"] for s in statuses) == ray_cluster.node_ids
+    statuses = sorted(json.loads(ps.output), key=lambda s: s["node_id"])
+    assert [s["node_id"] for s in statuses] == ray_cluster.node_ids
+    assert [s["farm"] for s in statuses] == [farm_name(n) for n in ray_cluster.node_ids]
     assert [s["ready"] for s in statuses] == [2, 2]
+    serials = {r["serial"] for s in statuses for r in s["replicas"]}
+    assert len(serials) == 4 and serials <= set(adbserver.devices(adb_port))
+    again = runner.invoke(app, args)
+    assert again.exit_code != 0 and "already up" in str(again.exception)
     down = runner.invoke(app, ["down", "--ray", ray_cluster.address])
     assert down.exit_code == 0, down.output
     assert down.output.count("stopped") == 2
     assert cluster.farm_actors() == []
+    assert list_farms() == []
+    assert not serials & set(adbserver.devices(adb_port))
 
 
 def test_a_node_lost_mid_episode_fails_its_episodes_and_the_pool_carries_on(
