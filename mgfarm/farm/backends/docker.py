@@ -140,9 +140,12 @@ class DockerBackend:
         return list(self.client.containers.list(all=True, filters={"label": f"{FARM_LABEL}={name}"}))
 
     def stop_all(self, farm: FarmState) -> list[str]:
-        for container in self.farm_containers(farm.name):
+        def remove(container: Any) -> None:
             with contextlib.suppress(sdk().errors.NotFound):
                 container.remove(force=True)
+
+        with ThreadPoolExecutor(max_workers=START_THREADS) as pool:
+            list(pool.map(remove, self.farm_containers(farm.name)))
         return [f"container {c.name}" for c in self.farm_containers(farm.name)]
 
     def logs(self, farm: FarmState, rep: Replica, farm_dir: Path, tail: int) -> str:
