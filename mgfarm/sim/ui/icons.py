@@ -176,9 +176,16 @@ def _send(p: Pen) -> None:
 
 
 def _settings(p: Pen) -> None:
+    import math
+
     for i in range(8):
-        p.d.pieslice((p.p(2.5, 2.5), p.p(21.5, 21.5)), i * 45 - 12, i * 45 + 12, fill=p.c)
-    p.circle(12, 12, 6.4, fill=False, width=3.6)
+        a = math.radians(i * 45)
+        ca, sa = math.cos(a), math.sin(a)
+        pts = []
+        for r, w in ((6.5, 2.2), (10.2, 1.7), (10.2, -1.7), (6.5, -2.2)):
+            pts.append((12 + r * ca - w * sa, 12 + r * sa + w * ca))
+        p.poly(pts)
+    p.circle(12, 12, 5.6, fill=False, width=3.4)
 
 
 def _wifi(p: Pen) -> None:
@@ -388,9 +395,10 @@ def _label(p: Pen) -> None:
 
 
 def _attach_money(p: Pen) -> None:
-    p.arc(12, 8.5, 4.5, 180, 420, 2)
-    p.arc(12, 15.5, 4.5, 0, 240, 2)
-    p.line([(12, 2.5), (12, 21.5)], 1.6)
+    from mgfarm.sim.ui.fonts import font
+
+    size = max(1, round(22 * p.s))
+    p.d.text(p.p(12, 12.5), "$", font=font(size, True), fill=p.c, anchor="mm")
 
 
 def _camera(p: Pen) -> None:
