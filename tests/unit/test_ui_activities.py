@@ -66,3 +66,25 @@ def test_home_intent_goes_home_without_stacking_a_launcher(tmp_path: Path) -> No
     assert am.start("com.android.launcher3", ".uioverrides.QuickstepLauncher") is None
     launcher = [t for t in am.tasks() if t.package == "com.android.launcher3"]
     assert len(launcher) == 1 and len(launcher[0].records) == 1
+
+
+def test_snapshot_load_restores_screen_and_app_data(tmp_path: Path) -> None:
+    from mgfarm.sim import snapshot
+    from tests.unit.sim_screen import Screen
+
+    s = Screen(boot_device(tmp_path))
+    s.device.services["clock"].set_ms(1772616600000)
+    s.device.services["clock"].freeze(True)
+    s.am.launch("com.android.contacts")
+    s.tap(desc="Create contact")
+    s.type_into("Ada", text="First name")
+    before_png, before_xml = s.wm.screencap_png(), s.wm.dump_xml()
+    snapshot.save(s.device, "mid")
+    s.tap(text="Save")
+    s.wm.key(3)
+    assert s.device.services["apps"]["com.android.contacts"].db.list()
+    snapshot.load(s.device, "mid")
+    assert s.am.resumed()[1].endswith("ContactEditorActivity")
+    assert s.device.services["apps"]["com.android.contacts"].db.list() == []
+    assert s.wm.dump_xml() == before_xml
+    assert s.wm.screencap_png() == before_png
