@@ -72,15 +72,15 @@ class PngEncoder:
         adler = 1
         fresh: dict[tuple[int, int], tuple[bytes, int]] = {}
         for top in range(0, h, BAND_ROWS):
-            band = scan[top : top + BAND_ROWS].tobytes()
-            key = (zlib.crc32(band), len(band))
+            band = memoryview(scan[top : top + BAND_ROWS]).cast("B")  # contiguous rows: no copy
+            key = (zlib.crc32(band), band.nbytes)
             hit = self._bands.get(key) or fresh.get(key)
             if hit is None:
                 comp = zlib.compressobj(self.level, zlib.DEFLATED, -15)
                 hit = (comp.compress(band) + comp.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(band))
             fresh[key] = hit
             parts.append(hit[0])
-            adler = adler32_combine(adler, hit[1], len(band))
+            adler = adler32_combine(adler, hit[1], band.nbytes)
         parts.append(FINAL_BLOCK + struct.pack(">I", adler))
         self._bands = fresh
         header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
