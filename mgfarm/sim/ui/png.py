@@ -72,7 +72,7 @@ class PngEncoder:
         adler = 1
         fresh: dict[tuple[int, int], tuple[bytes, int]] = {}
         for top in range(0, h, BAND_ROWS):
-            band = memoryview(scan[top : top + BAND_ROWS]).cast("B")  # contiguous rows: no copy
+            band = scan[top : top + BAND_ROWS].data.cast("B")  # contiguous rows: a view, no copy
             key = (zlib.crc32(band), band.nbytes)
             hit = self._bands.get(key) or fresh.get(key)
             if hit is None:
