@@ -57,7 +57,8 @@ class Console:
         self.host = host
         self.port = port
         self.token_file = device.config.token_file or default_token_file()
-        self.token = read_token(self.token_file)
+        # A trailing newline from `echo > file` is not part of the token a person types.
+        self.token = read_token(self.token_file).strip()
         self._server: asyncio.Server | None = None
         self._sessions: set[asyncio.StreamWriter] = set()
 
