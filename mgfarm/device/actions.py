@@ -32,6 +32,7 @@ ActionType = Literal[
     "wait",
     "status",
     "answer",
+    "unknown",
 ]
 Direction = Literal["up", "down", "left", "right"]
 Coords = Literal["pixel", "normalized"]
@@ -80,6 +81,7 @@ class Action(BaseModel):
     clear_text: bool = False
     app_name: str | None = Field(default=None, max_length=200)
     goal_status: Literal["complete", "infeasible"] | None = None
+    keycode: str | None = Field(default=None, pattern=r"^KEYCODE_[A-Z0-9_]+$")  # keyboard_enter's key
     coords: Coords | None = None
 
     @model_validator(mode="after")
@@ -88,6 +90,8 @@ class Action(BaseModel):
         has_point = self.x is not None and self.y is not None
         if (self.x is None) != (self.y is None):
             raise ValueError("give both x and y, or neither")
+        if has_point and self.index is not None:
+            raise ValueError("give an element index or x and y, not both")
         if kind in ("click", "double_tap", "long_press") and not has_point and self.index is None:
             raise ValueError(f"{kind} needs x and y, or an element index")
         if kind in ("scroll", "swipe") and self.direction is None:
@@ -223,7 +227,10 @@ class ActionExecutor:
         self.device.input_text(action.text)
 
     def _do_keyboard_enter(self, action: Action, elements: list[UIElement]) -> None:
-        self.device.key(KEY_ENTER)
+        self.device.key(action.keycode or KEY_ENTER)
+
+    def _do_unknown(self, action: Action, elements: list[UIElement]) -> None:
+        raise ActionError("The agent sent an 'unknown' action, so nothing was done; send a concrete action.")
 
     def _do_navigate_home(self, action: Action, elements: list[UIElement]) -> None:
         self.device.key(KEY_HOME)

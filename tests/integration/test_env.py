@@ -104,6 +104,7 @@ def test_invalid_actions_cost_a_step_and_explain(env: MobileEnv) -> None:
         {"action_type": "click", "x": 5000, "y": 5},
         "{not json",
         {"action_type": "open_app", "app_name": "No Such App"},
+        {"action_type": "unknown"},
     ]
     for step, action in enumerate(bad, start=1):
         _obs2, reward, terminated, truncated, info = env.step(action)
@@ -151,6 +152,7 @@ ACTIONS = st.fixed_dictionaries(
                 "wait",
                 "status",
                 "answer",
+                "unknown",
                 "bogus",
             ]
         )
@@ -165,6 +167,7 @@ ACTIONS = st.fixed_dictionaries(
         "clear_text": st.booleans(),
         "goal_status": st.sampled_from(["complete", "infeasible", "maybe"]),
         "coords": st.sampled_from(["pixel", "normalized", "polar"]),
+        "keycode": st.sampled_from(["KEYCODE_TAB", "KEYCODE_DEL", "3; reboot"]),
     },
 )
 

@@ -59,6 +59,9 @@ def test_valid_actions_parse_from_dicts_and_json() -> None:
     assert parse_action({"action_type": "status", "goal_status": "infeasible"}).goal_status == "infeasible"
     assert parse_action({"action_type": "open_app", "app_name": "Contacts"}).app_name == "Contacts"
     assert isinstance(parse_action(Action(action_type="navigate_home")), Action)
+    assert parse_action({"action_type": "click", "index": "4"}).index == 4  # AndroidWorld allows str
+    assert parse_action({"action_type": "keyboard_enter", "keycode": "KEYCODE_TAB"}).keycode == "KEYCODE_TAB"
+    assert parse_action({"action_type": "unknown"}).action_type == "unknown"
 
 
 @pytest.mark.parametrize(
@@ -74,6 +77,8 @@ def test_valid_actions_parse_from_dicts_and_json() -> None:
         ({"action_type": "status", "goal_status": "done"}, "goal_status"),
         ({"action_type": "click", "index": -1}, "index"),
         ({"action_type": "click", "x": 1, "y": 2, "bogus": 1}, "bogus"),
+        ({"action_type": "click", "x": 1, "y": 2, "index": 0}, "not both"),
+        ({"action_type": "keyboard_enter", "keycode": "66; reboot"}, "keycode"),
         ("not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
         (42, "JSON object"),
