@@ -88,3 +88,25 @@ def test_snapshot_load_restores_screen_and_app_data(tmp_path: Path) -> None:
     assert s.device.services["apps"]["com.android.contacts"].db.list() == []
     assert s.wm.dump_xml() == before_xml
     assert s.wm.screencap_png() == before_png
+
+
+def test_pm_clear_of_the_contacts_provider_recreates_both_databases(tmp_path: Path) -> None:
+    from tests.unit.sim_screen import Screen
+
+    s = Screen(boot_device(tmp_path))
+    s.device.services["apps"]["com.android.contacts"].db.create_contact("Ada", "", "1", "")
+    assert s.device.services["packages"].clear("com.android.providers.contacts")
+    assert s.device.services["apps"]["com.android.contacts"].db.list() == []
+    s.am.launch("com.android.dialer")
+    assert s.has(text="No recent calls")  # calllog.db is back, empty
+
+
+def test_an_app_failing_is_stopped_not_the_device(tmp_path: Path) -> None:
+    from tests.unit.sim_screen import Screen
+
+    s = Screen(boot_device(tmp_path))
+    s.am.launch("com.android.dialer")
+    s.device.fs.host("/data/data/com.android.providers.contacts/databases/calllog.db").unlink()
+    s.device.fs.host("/data/data/com.android.providers.contacts/databases/calllog.db").mkdir()  # unreadable
+    assert s.has(text="Phone keeps stopping")
+    assert s.am.resumed()[0] == "com.android.launcher3"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.apps.base import App
@@ -37,6 +38,9 @@ def install_apps(device: SimDevice) -> None:
     apps: dict[str, App] = device.services.setdefault("apps", {})
     device.services.setdefault("window", WindowManager(device))
     packages = device.services.get("packages")
+    # A provider package can hold several apps' data (contacts2.db and calllog.db): `pm clear` on it
+    # must let each of them re-create its schema.
+    provider_hooks: dict[str, list[Callable[[], None]]] = {}
     for cls in discover():
         app = cls(device)
         apps[app.package] = app
@@ -53,12 +57,14 @@ def install_apps(device: SimDevice) -> None:
                 )
             )
             for extra in app.provider_packages:
+                hooks = provider_hooks.setdefault(extra, [])
+                hooks.append(app.create_data)
                 packages.add(
                     PackageInfo(
                         extra,
                         apk_path=apk_path(extra.rsplit(".", 1)[-1].title() + "Provider"),
                         system=True,
-                        on_clear=app.create_data,
+                        on_clear=_run_all(hooks),
                     )
                 )
         app.install()
@@ -68,3 +74,11 @@ def install_apps(device: SimDevice) -> None:
 def apk_path(label: str) -> str:
     name = label.replace(" ", "")
     return f"/system/priv-app/{name}/{name}.apk"
+
+
+def _run_all(hooks: list[Callable[[], None]]) -> Callable[[], None]:
+    def run() -> None:
+        for hook in hooks:
+            hook()
+
+    return run

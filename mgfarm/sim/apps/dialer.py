@@ -48,6 +48,7 @@ class Dialer(App):
     icon = "phone"
     icon_color = "#0B8043"
     intent_actions = {"android.intent.action.DIAL": MAIN, "android.intent.action.CALL": INCALL}
+    provider_packages = (PROVIDER_PKG,)  # calllog.db lives with the contacts provider
 
     def create_data(self) -> None:
         sql_script(self.db_file("calllog.db", PROVIDER_PKG), SCHEMA)

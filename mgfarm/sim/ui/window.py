@@ -8,7 +8,9 @@ neither re-rendered nor re-encoded, and no full-size image is kept between frame
 
 from __future__ import annotations
 
+import logging
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,8 @@ KEY_POWER, KEY_SLEEP, KEY_WAKEUP = 26, 223, 224
 KEY_SPACE, KEY_TAB = 62, 61
 LONG_PRESS_MS = 500
 RECENTS_ACTIVITY = "com.android.quickstep.RecentsActivity"
+LAUNCHER = "com.android.launcher3"
+LOG = logging.getLogger(__name__)
 BLOCKED = Stack()  # hit-test result for a tap swallowed by a dialog card
 
 
@@ -164,7 +168,13 @@ class WindowManager:
             app = self.device.services["apps"][rec.package]
             ctx = ScreenContext(self.device, app, rec)
             builder = app.activities.get(rec.activity)
-            content = builder(ctx) if builder else Stack()
+            try:
+                content = builder(ctx) if builder else Stack()
+            except Exception:
+                if rec.package == LAUNCHER:
+                    raise
+                self._crashed(rec.package, app.label)
+                return self.build()
             package = rec.package
         else:
             content = Stack()
@@ -312,7 +322,25 @@ class WindowManager:
                 return found
         return None
 
+    def _crashed(self, package: str, label: str) -> None:
+        """An app's code failed (a bug, or its data removed underneath): it stops, as Android stops it."""
+        LOG.exception("%s crashed on %s", package, self.device.config.serial)
+        self.am.force_stop(package)
+        self.toast = f"{label} keeps stopping"
+
+    def _guarded(self, frame: Frame, handler: Callable[[], None]) -> None:
+        try:
+            handler()
+        except Exception:
+            if frame.package == LAUNCHER:
+                raise
+            label = frame.ctx.app.label if frame.ctx is not None else frame.package
+            self._crashed(frame.package, label)
+
     def _activate(self, frame: Frame, target: View, x: int, long: bool) -> None:
+        self._guarded(frame, lambda: self._dispatch(frame, target, x, long))
+
+    def _dispatch(self, frame: Frame, target: View, x: int, long: bool) -> None:
         rec = self._record()
         if isinstance(target, EditText) and rec is not None:
             rec.state["focus"] = target.key
@@ -342,7 +370,8 @@ class WindowManager:
         frame = self.build()
         target = self._hit(frame, x1, y1)
         if isinstance(target, Slider) and target.on_change is not None:
-            target.on_change(target.value_at(frame.lctx, x2))
+            on_change = target.on_change
+            self._guarded(frame, lambda: on_change(target.value_at(frame.lctx, x2)))
             return
         rec = self._record()
         vertical = abs(y2 - y1) >= abs(x2 - x1)
@@ -354,10 +383,12 @@ class WindowManager:
             offsets[scroll.key] = min(max(0, scroll.offset + travel), scroll.max_offset)
             return
         if frame.ctx is not None and frame.ctx.swipe_handler is not None:
+            swiped = frame.ctx.swipe_handler
             if vertical:
-                frame.ctx.swipe_handler("up" if y2 < y1 else "down")
+                direction = "up" if y2 < y1 else "down"
             else:
-                frame.ctx.swipe_handler("left" if x2 < x1 else "right")
+                direction = "left" if x2 < x1 else "right"
+            self._guarded(frame, lambda: swiped(direction))
 
     def text(self, s: str) -> None:
         """Type into the focused field (what `input text` and the keyboard's keys do)."""
@@ -399,7 +430,7 @@ class WindowManager:
             self._back()
         elif code == KEY_APP_SWITCH:
             self.ime_visible = False
-            self.am.start("com.android.launcher3", RECENTS_ACTIVITY)
+            self.am.start(LAUNCHER, RECENTS_ACTIVITY)
         elif code in (KEY_DEL, KEY_ENTER):
             self._edit_key(code)
         elif code == KEY_SPACE:
@@ -420,7 +451,7 @@ class WindowManager:
             return
         frame = self.build()
         if frame.ctx is not None and frame.ctx.back_handler is not None:
-            frame.ctx.back_handler()
+            self._guarded(frame, frame.ctx.back_handler)
             return
         self.am.back()
 
@@ -437,7 +468,7 @@ class WindowManager:
         elif field_view.multiline:
             fields[field_view.key] = value + "\n"
         elif field_view.on_submit is not None:
-            field_view.on_submit()
+            self._guarded(frame, field_view.on_submit)
         else:
             self._focus_next(frame, field_view, rec)
 
