@@ -384,10 +384,8 @@ class WindowManager:
             return
         if frame.ctx is not None and frame.ctx.swipe_handler is not None:
             swiped = frame.ctx.swipe_handler
-            if vertical:
-                direction = "up" if y2 < y1 else "down"
-            else:
-                direction = "left" if x2 < x1 else "right"
+            vertical_dir = "up" if y2 < y1 else "down"
+            direction = vertical_dir if vertical else ("left" if x2 < x1 else "right")
             self._guarded(frame, lambda: swiped(direction))
 
     def text(self, s: str) -> None:
