@@ -112,8 +112,8 @@ def test_if_for_while_and_loop_control(sh: ShellDevice) -> None:
 def test_arithmetic_expansion(sh: ShellDevice) -> None:
     r = sh.run("x=7; echo $((x * 2 + 1)) $(( (1 + 2) * 3 )) $((-7 / 2)) $((x % 3)) $((x > 5 && x < 9))")
     assert r.text == "15 9 -3 1 1\n"
-    r = sh.run("echo $((1 / 0)); echo next")
-    assert r.text == "next\n" and "division by zero" in r.error
+    r = sh.run("echo $((1 / 0)); echo next")  # an expansion error ends the line, as in mksh
+    assert (r.status, r.text) == (1, "") and "division by zero" in r.error
 
 
 def test_busy_loop_yields_to_other_devices(sh: ShellDevice) -> None:
@@ -269,3 +269,12 @@ def test_endless_writer_into_a_pipe_is_ended_like_sigpipe(
 def test_assignment_status_is_the_substitutions(sh: ShellDevice) -> None:
     assert sh.run("x=$(false); echo $?; x=1; echo $?").text == "1\n0\n"
     assert sh.run('false; echo "$(echo $?)"').text == "1\n"
+
+
+def test_parameter_expansion_forms(sh: ShellDevice) -> None:
+    r = sh.run('echo ${A:-def} ${A-x}; A=; echo "[${A:-empty}]" "[${A-unset}]"')
+    assert r.text == "def x\n[empty] []\n"
+    r = sh.run('B=hello; echo ${#B} ${B:+alt} "${C:+alt}" ${D:=set} $D ${E:-"a b"} ${F:-$B/x} ${G:-${B}!}')
+    assert r.text == "5 alt  set set a b hello/x hello!\n"
+    r = sh.run("echo ${H:?is required}; echo never")
+    assert (r.status, r.text, r.error) == (1, "", "/system/bin/sh: H: is required\n")

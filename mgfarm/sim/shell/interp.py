@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
 from mgfarm.sim.shell.arith import ArithError, evaluate
 from mgfarm.sim.shell.parser import (
+    LENGTH_RE,
+    PARAM_RE,
     AndOr,
     Command,
     For,
@@ -27,6 +29,7 @@ from mgfarm.sim.shell.parser import (
     While,
     Word,
     parse,
+    parse_word_text,
 )
 from mgfarm.sim.shell.registry import COMMANDS, Invocation
 from mgfarm.sim.system.fs import PathEscapeError
@@ -251,17 +254,12 @@ class Shell:
 
     async def run_simple(self, cmd: Simple, io: ShellIO) -> int:
         self.subst_status = 0  # `x=$(false)` leaves the substitution's status; plain `x=1` leaves 0
-        try:
-            argv: list[str] = []
-            for word in cmd.words:
-                argv.extend(await self.expand(word, io))
-            assigns = {
-                name: "".join(await self.expand(value, io, split=False)) for name, value in cmd.assigns
-            }
-        except ShellSyntaxError as exc:
-            io.stderr.write(f"{SH}: {exc}\n")
-            await io.stderr.flush()
-            return 1
+        # An expansion error (`$((1/0))`, `${X:?}`) raises ShellSyntaxError: like mksh, that ends the
+        # whole command line (run_session_text reports it).
+        argv: list[str] = []
+        for word in cmd.words:
+            argv.extend(await self.expand(word, io))
+        assigns = {name: "".join(await self.expand(value, io, split=False)) for name, value in cmd.assigns}
         if not argv:
             self.env.update(assigns)
             return self.subst_status
@@ -339,11 +337,13 @@ class Shell:
                 continue
             if kind in ("var", "qvar"):
                 value = self.variable(text)
+            elif kind in ("param", "qparam"):
+                value = await self.parameter(text, io)
             elif kind in ("arith", "qarith"):
                 value = str(self.arithmetic(text))
             else:
                 value = await self.substitute(text, io)
-            if kind in ("qvar", "qcmd", "qarith") or not split:
+            if kind in ("qvar", "qcmd", "qarith", "qparam") or not split:
                 cur.append(value)
                 has_text = True
                 continue
@@ -382,6 +382,29 @@ class Shell:
         if name in ("!", "-"):
             return ""
         return self.env.get(name, "")
+
+    async def parameter(self, body: str, io: ShellIO) -> str:
+        """`${#NAME}`, `${NAME:-word}`, `${NAME-word}`, `:=`, `:+`, `:?` as POSIX defines them."""
+        length = LENGTH_RE.fullmatch(body)
+        if length:
+            return str(len(self.variable(length.group(1))))
+        m = PARAM_RE.fullmatch(body)
+        if m is None:
+            raise ShellSyntaxError(f"${{{body}}}: bad substitution")
+        name, op, word = m.groups()
+        value = self.variable(name)
+        is_set = name in self.env or not name.isidentifier()
+        missing = not is_set or (op.startswith(":") and value == "")
+        if op.endswith("+"):
+            return "" if missing else "".join(await self.expand(parse_word_text(word), io, split=False))
+        if not missing:
+            return value
+        text = "".join(await self.expand(parse_word_text(word), io, split=False))
+        if op.endswith("="):
+            self.env[name] = text
+        elif op.endswith("?"):
+            raise ShellSyntaxError(f"{name}: {text or 'parameter null or not set'}")
+        return text
 
     def arithmetic(self, expr: str) -> int:
         try:

@@ -6,6 +6,7 @@ quoting as parts so that expansion can tell `"$X"` (one field) from `$X` (split,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -99,6 +100,9 @@ class Script:
 TERMINATORS = {"then", "elif", "else", "fi", "do", "done", "}"}
 OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
 SPECIAL_VARS = "?$#!@*-0123456789"
+# `${NAME:-word}` and friends, and `${#NAME}`.
+PARAM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[?#$@*!0-9-])(:?[-=+?])(.*)", re.S)
+LENGTH_RE = re.compile(r"#([A-Za-z_][A-Za-z0-9_]*|[?#$@*0-9])")
 
 
 @dataclass
@@ -275,14 +279,14 @@ class Lexer:
             self.pos = end + 1
             return ("qcmd" if quoted else "cmd", text[start:end])
         if nxt == "{":
-            end = text.find("}", self.pos + 2)
-            if end < 0:
-                raise ShellSyntaxError("missing '}'")
-            name = text[self.pos + 2 : end]
-            if not name or not (name in SPECIAL_VARS or all(_is_name_char(ch, False) for ch in name)):
-                raise ShellSyntaxError(f"${{{name}}}: bad substitution")
+            end = self._matching_brace(self.pos + 2)
+            body = text[self.pos + 2 : end]
             self.pos = end + 1
-            return (var_kind, name)
+            if body in SPECIAL_VARS or (body and all(_is_name_char(ch, False) for ch in body)):
+                return (var_kind, body)
+            if PARAM_RE.fullmatch(body) or LENGTH_RE.fullmatch(body):
+                return ("qparam" if quoted else "param", body)
+            raise ShellSyntaxError(f"${{{body}}}: bad substitution")
         if nxt and nxt in SPECIAL_VARS:
             self.pos += 2
             return (var_kind, nxt)
@@ -295,6 +299,26 @@ class Lexer:
             return (var_kind, name)
         self.pos += 1
         return None
+
+    def _matching_brace(self, start: int) -> int:
+        """Index of the `}` closing a `${` whose body starts at `start` (nested `${...}` allowed)."""
+        depth = 1
+        i = start
+        text = self.text
+        while i < len(text):
+            if text.startswith("${", i):
+                depth += 1
+                i += 2
+                continue
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    return i
+            i += 1
+        raise ShellSyntaxError("missing '}'")
 
     def _matching_paren(self, start: int) -> int:
         depth = 1
@@ -534,6 +558,31 @@ def _as_assignment(word: Word) -> tuple[str, Word] | None:
         return None
     rest: list[Part] = [("raw", first[eq + 1 :])] if first[eq + 1 :] else []
     return name, Word(rest + word.parts[1:])
+
+
+def parse_word_text(text: str) -> Word:
+    """The word inside `${NAME:-word}`: quotes are removed, expansions kept, nothing is split."""
+    parts: list[Part] = []
+    i = 0
+    while i < len(text):
+        if text[i] == "'":
+            end = text.find("'", i + 1)
+            end = len(text) if end < 0 else end
+            parts.append(("lit", text[i + 1 : end]))
+            i = end + 1
+            continue
+        if text[i] == '"':
+            end = i + 1
+            while end < len(text) and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            segment, i = text[i + 1 : end], end + 1
+        else:
+            end = i
+            while end < len(text) and text[end] not in "'\"":
+                end += 2 if text[end] == "\\" else 1
+            segment, i = text[i:end], end
+        parts.extend(Lexer(segment + '"')._double_quoted())
+    return Word(parts)
 
 
 def parse(text: str) -> Script:
