@@ -108,6 +108,7 @@ def main() -> int:
 
     home = tempfile.mkdtemp(prefix="mgfarm-bench-")
     os.environ["MGFARM_HOME"] = home
+    from mgfarm.errors import MgfarmError
     from mgfarm.farm import api
     from mgfarm.tasks.catalog import list_tasks
 
@@ -119,7 +120,13 @@ def main() -> int:
     results: list[dict[str, Any]] = []
     try:
         for size in sizes:
-            results.append(run_size(name, size, args.steps, args.rounds, task))
+            try:
+                result = run_size(name, size, args.steps, args.rounds, task)
+            except MgfarmError as exc:  # e.g. replicas marked failed under load: report, go on
+                print(f"size {size}: {exc}", file=sys.stderr, flush=True)
+                continue
+            print(json.dumps(result), file=sys.stderr, flush=True)  # partial results survive a crash
+            results.append(result)
     finally:
         api.down(name)
     report = {
