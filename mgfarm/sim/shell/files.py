@@ -10,6 +10,7 @@ import shutil
 import stat as statmod
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
@@ -372,74 +373,87 @@ def _walk(host: Path, dev: str, depth: int) -> Iterator[tuple[Path, str, int]]:
             yield from _walk(child, posixpath.join(dev, child.name), depth + 1)
 
 
-@command("find")
-async def find(inv: Invocation) -> int:
-    args = inv.argv[1:]
+@dataclass
+class FindQuery:
+    """A parsed `find` command line."""
+
+    paths: list[str]
+    tests: list[tuple[str, str]] = field(default_factory=list)  # ("-name", pattern); "!-name" negated
+    maxdepth: int = 1 << 30
+    mindepth: int = 0
+    delete: bool = False
+    exec_argv: list[str] = field(default_factory=list)
+    printing: bool | None = None  # None: print unless an action (-delete, -exec) is given
+
+    @property
+    def prints(self) -> bool:
+        return bool(self.printing or (self.printing is None and not self.delete and not self.exec_argv))
+
+
+def parse_find(args: list[str]) -> FindQuery:
+    args = list(args)
     paths: list[str] = []
     while args and not args[0].startswith("-") and args[0] not in ("(", "!"):
         paths.append(args.pop(0))
-    tests: list[tuple[str, str]] = []
-    maxdepth, mindepth, delete, negate_next = 1 << 30, 0, False, False
-    exec_argv: list[str] = []
-    printing = None  # default: print unless an action (-delete, -exec) is given
+    query = FindQuery(paths or ["."])
+    negate = False
     while args:
         opt = args.pop(0)
-        if opt == "-print":
-            printing = True
-            continue
-        if opt == "-xdev":
+        if opt in ("-print", "-delete", "-xdev", "!", "-not"):
+            query.printing = True if opt == "-print" else query.printing
+            query.delete = query.delete or opt == "-delete"
+            negate = opt in ("!", "-not")
             continue
         if opt == "-exec":
             while args and args[0] not in (";", "+"):
-                exec_argv.append(args.pop(0))
-            if not args or not exec_argv:
-                inv.err("find: -exec needs a command ending in ';'\n")
-                return 1
+                query.exec_argv.append(args.pop(0))
+            if not args or not query.exec_argv:
+                raise CommandError("-exec needs a command ending in ';'")
             args.pop(0)
             continue
-        if opt == "-delete":
-            delete = True
-            continue
-        if opt in ("!", "-not"):
-            negate_next = True
-            continue
         if not args:
-            inv.err(f"find: '{opt}' needs 1 arg\n")
-            return 1
-        val = args.pop(0)
-        if opt == "-maxdepth":
-            maxdepth = int(val)
-        elif opt == "-mindepth":
-            mindepth = int(val)
+            raise CommandError(f"'{opt}' needs 1 arg")
+        value = args.pop(0)
+        if opt in ("-maxdepth", "-mindepth"):
+            setattr(query, opt[1:], int(value))
         elif opt in ("-name", "-iname", "-type", "-path"):
-            tests.append((("!" if negate_next else "") + opt, val))
-            negate_next = False
+            query.tests.append((("!" if negate else "") + opt, value))
+            negate = False
         else:
-            inv.err(f"find: Unknown option '{opt}'\n")
-            return 1
+            raise CommandError(f"Unknown option '{opt}'")
+    return query
+
+
+def find_matches(host: Path, shown: str, query: FindQuery) -> list[tuple[Path, str]]:
+    return [
+        (h, path)
+        for h, path, depth in _walk(host, shown, 0)
+        if query.mindepth <= depth <= query.maxdepth
+        and all(_find_test(h, path, t, v) for t, v in query.tests)
+    ]
+
+
+@command("find")
+async def find(inv: Invocation) -> int:
+    try:
+        query = parse_find(inv.argv[1:])
+    except CommandError as exc:
+        return report(inv, exc)
     status = 0
-    for path in paths or ["."]:
+    for path in query.paths:
         try:
             host = host_path(inv, path)
+            if not exists(host):
+                raise CommandError(f"'{path}': No such file or directory")
         except CommandError as exc:
             status = report(inv, exc)
             continue
-        if not exists(host):
-            inv.err(f"find: '{path}': No such file or directory\n")
-            status = 1
-            continue
-        matched = []
-        for h, shown, depth in _walk(host, path, 0):
-            if depth > maxdepth:
-                continue
-            if depth >= mindepth and all(_find_test(h, shown, t, v) for t, v in tests):
-                matched.append((h, shown))
-        if printing or (printing is None and not delete and not exec_argv):
-            for _, shown in matched:
-                inv.out(shown + "\n")
-        if exec_argv:
-            status = await _find_exec(inv, exec_argv, [shown for _, shown in matched]) or status
-        if delete:
+        matched = find_matches(host, path, query)
+        if query.prints:
+            inv.out("".join(shown + "\n" for _, shown in matched))
+        if query.exec_argv:
+            status = await _find_exec(inv, query.exec_argv, [shown for _, shown in matched]) or status
+        if query.delete:
             for h, _ in reversed(matched):
                 if h.is_dir() and not h.is_symlink():
                     h.rmdir()

@@ -34,12 +34,15 @@ def _bre_to_ere(pattern: str) -> str:
     return "".join(out)
 
 
-@command("grep", "egrep", "fgrep")
-async def grep(inv: Invocation) -> int:
-    args = inv.argv[1:]
+GREP_FLAGS = "EFivcoqnlHhwxsr"
+
+
+def parse_grep(name: str, args: list[str]) -> tuple[list[str], set[str], list[str]]:
+    """(patterns, flags, file operands) of a grep command line; CommandError without a pattern."""
     patterns: list[str] = []
-    flags: set[str] = set()
+    flags = {"egrep": {"E"}, "fgrep": {"F"}}.get(name, set())
     operands: list[str] = []
+    args = list(args)
     while args:
         arg = args.pop(0)
         if arg == "-e" and args:
@@ -47,21 +50,46 @@ async def grep(inv: Invocation) -> int:
         elif arg == "--":
             operands.extend(args)
             break
-        elif arg.startswith("-") and len(arg) > 1 and all(c in "EFivcoqnlHhwxsr" for c in arg[1:]):
+        elif arg.startswith("-") and len(arg) > 1 and all(c in GREP_FLAGS for c in arg[1:]):
             flags.update(arg[1:])
         else:
             operands.append(arg)
     if not patterns:
         if not operands:
-            inv.err("usage: grep [-EFivcoqnlHhwxsr] [-e REGEX]... REGEX [FILE]...\n")
-            return 2
+            raise CommandError(f"usage: grep [-{GREP_FLAGS}] [-e REGEX]... REGEX [FILE]...")
         patterns.append(operands.pop(0))
-    if inv.argv[0] == "egrep":
-        flags.add("E")
-    if inv.argv[0] == "fgrep":
-        flags.add("F")
+    return patterns, flags, operands
+
+
+def grep_lines(data: bytes, regex: re.Pattern[str], flags: set[str], prefix: str) -> tuple[int, list[str]]:
+    """(matching line count, output lines) for one input."""
+    count = 0
+    out: list[str] = []
+    for num, raw in enumerate(lines_of(data), 1):
+        line = raw.decode("utf-8", "surrogateescape")
+        hits = [m.group(0) for m in regex.finditer(line) if m.group(0)] if "o" in flags else []
+        found = bool(hits) if "o" in flags else regex.search(line) is not None
+        if found == ("v" in flags):
+            continue
+        count += 1
+        if flags & {"c", "l", "q"}:
+            continue
+        lead = prefix + (f"{num}:" if "n" in flags else "")
+        if "o" in flags and "v" not in flags:
+            out.extend(lead + hit for hit in hits)
+        else:
+            out.append(lead + line)
+    return count, out
+
+
+@command("grep", "egrep", "fgrep")
+async def grep(inv: Invocation) -> int:
     try:
+        patterns, flags, operands = parse_grep(inv.argv[0], inv.argv[1:])
         regex = _compile(patterns, flags)
+    except CommandError as exc:
+        inv.err(f"{exc}\n")
+        return 2
     except re.error as exc:
         inv.err(f"grep: bad regex: {exc}\n")
         return 2
@@ -69,43 +97,28 @@ async def grep(inv: Invocation) -> int:
     if "r" in flags:
         files = recursive_files(inv, files)
     many = ((len(files) > 1 or "r" in flags) and "h" not in flags) or "H" in flags
-    matched_any = False
-    status = 0
+    matched_any, failed = False, False
     for path in files:
         try:
             data = await read_input(inv, path)
         except CommandError as exc:
             if "s" not in flags:
                 report(inv, exc)
-            status = 2
+            failed = True
             continue
-        count = 0
-        for num, raw in enumerate(lines_of(data), 1):
-            line = raw.decode("utf-8", "surrogateescape")
-            hits = list(regex.finditer(line)) if "o" in flags else []
-            found = bool(hits) if "o" in flags else regex.search(line) is not None
-            if found == ("v" in flags):
-                continue
-            count += 1
-            matched_any = True
-            if "q" in flags:
-                return 0
-            if flags & {"c", "l"}:
-                continue
-            prefix = (f"{path}:" if many else "") + (f"{num}:" if "n" in flags else "")
-            if "o" in flags and "v" not in flags:
-                for m in hits:
-                    if m.group(0):
-                        inv.out(f"{prefix}{m.group(0)}\n".encode("utf-8", "surrogateescape"))
-            else:
-                inv.out(f"{prefix}{line}\n".encode("utf-8", "surrogateescape"))
-        if "l" in flags and count:
-            inv.out(path + "\n")
+        count, lines = grep_lines(data, regex, flags, f"{path}:" if many else "")
+        matched_any = matched_any or count > 0
+        if "q" in flags and matched_any:
+            return 0
+        if "l" in flags:
+            inv.out(path + "\n" if count else "")
         elif "c" in flags:
             inv.out((f"{path}:" if many else "") + f"{count}\n")
+        else:
+            inv.out("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
         await inv.io.stdout.maybe_flush()
-    if status:
-        return 2 if not matched_any or "q" not in flags else 0
+    if failed:
+        return 2
     return 0 if matched_any else 1
 
 
