@@ -274,6 +274,7 @@ class Dialer(App):
                         IconButton(
                             id="incall_end_call",
                             name="call_end",
+                            size=40,
                             desc="End call",
                             width=72,
                             height=72,

@@ -174,6 +174,7 @@ class Launcher(App):
                 ctx.am.force_stop(task.package)
             ctx.am.home()
 
+        # A carousel, most recent first and centred, the next one peeking in from the right.
         cards: list[View] = []
         for task in tasks[:3]:
             app = apps.get(task.package)
@@ -183,11 +184,13 @@ class Launcher(App):
                 Column(
                     id="snapshot",
                     desc=app.label,
-                    spacing=8,
+                    spacing=12,
+                    width=280,
                     on_click=_bind(opener, app.package),
                     children=[
                         Row(
                             spacing=8,
+                            justify="center",
                             children=[
                                 Icon(name=app.icon, size=20, tint="#FFFFFF", circle=app.icon_color, width=32),
                                 Text(id="title", text=app.label, size=14, medium=True, color="#FFFFFF"),
@@ -195,31 +198,26 @@ class Launcher(App):
                         ),
                         Stack(
                             bg="surface",
-                            radius=20,
-                            height=420,
+                            radius=24,
+                            height=560,
                             children=[
-                                Text(
-                                    text=app.label,
-                                    size=22,
-                                    color="on_surface_variant",
-                                    gravity="center",
-                                    height=420,
-                                )
+                                Text(text=app.label, size=22, color="on_surface_variant", gravity="center")
                             ],
                         ),
                     ],
                 )
             )
-        body: list[View] = cards or [
-            Text(text="No recent items", size=16, color="#FFFFFF", gravity="center", pad=(0, 300, 0, 0))
-        ]
+        body: View = (
+            Row(pad=(65, 0, 0, 0), spacing=24, children=cards)
+            if cards
+            else Text(text="No recent items", size=16, color="#FFFFFF", gravity="center", pad=(0, 300, 0, 0))
+        )
         return Column(
             id="overview_panel",
             bg="#202124",
-            pad=(48, 72, 48, 64),
-            spacing=24,
+            pad=(0, 96, 0, 72),
             children=[
-                *body,
+                body,
                 Spacer(weight=1),
                 Row(
                     justify="center",

@@ -163,7 +163,10 @@ def _phone(p: Pen) -> None:
 
 
 def _call_end(p: Pen) -> None:
-    p.d.chord((p.p(2, 8), p.p(22, 22)), 180, 360, fill=p.c)
+    # A handset lying flat, ear and mouth pieces turned down: the hang-up button.
+    p.arc(12, 17, 9.5, 200, 340, 3.6)
+    p.poly([(2.2, 13.2), (6.6, 12.0), (7.4, 15.8), (3.4, 17.2)])
+    p.poly([(21.8, 13.2), (17.4, 12.0), (16.6, 15.8), (20.6, 17.2)])
 
 
 def _message(p: Pen) -> None:
