@@ -181,3 +181,35 @@ def test_expense_edit_and_delete(tmp_path: Path) -> None:
     finally:
         con.close()
     assert s.has(text="$84.20")
+
+
+def test_clock_timer_and_stopwatch_follow_the_device_clock(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    clock = s.device.services["clock"]
+    clock.set_ms(1772616600000)
+    clock.freeze(True)
+    s.am.launch("com.android.deskclock")
+    s.tap(desc="Timer")
+    s.type_into("2", text="Minutes")
+    s.tap(text="Start")
+    assert s.has(text="00:02:00")
+    clock.set_ms(1772616600000 + 45_000)
+    assert s.has(text="00:01:15")
+    s.tap(desc="Stopwatch")
+    s.tap(text="Start")
+    clock.set_ms(1772616600000 + 45_000 + 3_723_000)
+    assert s.has(text="01:02:03")
+    s.tap(text="Pause")
+    clock.set_ms(1772616600000 + 99_000_000)
+    assert s.has(text="01:02:03")
+
+
+def test_sound_slider_drag_sets_the_volume_setting(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    s.am.start("com.android.settings", ".Settings$SoundSettingsActivity")
+    slider = find(s.xml(), desc="Media volume")
+    x, y = slider.center
+    s.wm.swipe(x, y, 10_000, y, 300)  # dragged past the end: clamps at the maximum
+    assert s.device.services["settings"].get("system", "volume_music") == "25"
+    s.wm.swipe(x, y, 0, y, 300)
+    assert s.device.services["settings"].get("system", "volume_music") == "0"
