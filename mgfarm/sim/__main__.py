@@ -15,14 +15,20 @@ def parse(argv: list[str]) -> ServeOptions:
         prog="python -m mgfarm.sim", description="Run simulated Android devices."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="Serve N devices on consecutive port pairs (adb P, console P-1).")
-    serve.add_argument("--adb-port", type=int, default=5555)
-    serve.add_argument("--count", type=int, default=1)
-    serve.add_argument("--data", type=Path, default=None)
-    serve.add_argument("--snapshots", type=Path, default=None)
-    serve.add_argument("--token-file", type=Path, default=None)
-    serve.add_argument("--announce", type=int, default=None, metavar="ADB_SERVER_PORT")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve = sub.add_parser(
+        "serve",
+        help="Serve N devices on consecutive port pairs (adb P, console P-1).",
+        epilog="example: python -m mgfarm.sim serve --adb-port 5555 --count 4 --announce 5037",
+    )
+    serve.add_argument(
+        "--adb-port", type=int, default=5555, help="adb port of device 1; console is one below"
+    )
+    serve.add_argument("--count", type=int, default=1, help="devices to host on consecutive port pairs")
+    serve.add_argument("--data", type=Path, default=None, help="folder for device files (default: temp)")
+    serve.add_argument("--snapshots", type=Path, default=None, help="snapshot folder shared by the devices")
+    serve.add_argument("--token-file", type=Path, default=None, help="console token file")
+    serve.add_argument("--announce", type=int, default=None, metavar="PORT", help="adb server to announce to")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     args = parser.parse_args(argv)
     return ServeOptions(
         adb_port=args.adb_port,
