@@ -11,7 +11,6 @@ from mgfarm.sim.shell.registry import Invocation, command
 # Options taking one value that `am start` accepts and the simulator does not use.
 IGNORED_WITH_VALUE = {
     "-t",
-    "-f",
     "-i",
     "--user",
     "-P",
@@ -77,55 +76,61 @@ class Intent:
         return f"Intent {{ {text} }}"
 
 
+def _take(args: list[str], opt: str) -> str:
+    if not args:
+        raise IntentError(f'Argument expected after "{opt}"')
+    return args.pop(0)
+
+
+def _set_component(intent: Intent, value: str) -> None:
+    if "/" not in value:
+        raise IntentError(f"Bad component name: {value}")
+    intent.package, intent.activity = value.split("/", 1)
+
+
+def _extra(opt: str, raw: str) -> Any:
+    if opt == "--ez":
+        return raw.lower() in ("true", "t", "1")
+    return EXTRA_TYPES[opt](raw)
+
+
+def _bare_argument(intent: Intent, arg: str) -> None:
+    """A bare argument is a component, a URI or a package, as Intent.parseCommandArgs reads it."""
+    if "/" in arg and intent.package is None and ":" not in arg:
+        _set_component(intent, arg)
+    elif ":" in arg and intent.data is None:
+        intent.data = arg
+    elif intent.package is None:
+        intent.package = arg
+
+
 def parse_intent(args: list[str]) -> Intent:
+    """The intent `am start`/`am broadcast` arguments describe (Intent.parseCommandArgs' subset)."""
     intent = Intent()
+    setters = {
+        "-a": lambda v: setattr(intent, "action", v),
+        "-d": lambda v: setattr(intent, "data", v),
+        "-c": intent.categories.append,
+        "-p": lambda v: setattr(intent, "package", v),
+        "-n": lambda v: _set_component(intent, v),
+        "-f": lambda v: setattr(intent, "flags", int(v, 0)),
+        "--esn": lambda v: intent.extras.__setitem__(v, None),
+    }
     while args:
         opt = args.pop(0)
         if opt in IGNORED_FLAGS or opt == "-W":
             continue
-        if (
-            opt in ("--ez", "--esn")
-            or opt in EXTRA_TYPES
-            or opt in ("-a", "-d", "-c", "-n", "-p")
-            or (opt in IGNORED_WITH_VALUE)
-        ):
-            if not args:
-                raise IntentError(f'Argument expected after "{opt}"')
-            value = args.pop(0)
-            if opt == "-a":
-                intent.action = value
-            elif opt == "-d":
-                intent.data = value
-            elif opt == "-c":
-                intent.categories.append(value)
-            elif opt == "-p":
-                intent.package = value
-            elif opt == "-n":
-                if "/" not in value:
-                    raise IntentError(f"Bad component name: {value}")
-                intent.package, intent.activity = value.split("/", 1)
-            elif opt == "-f":
-                intent.flags = int(value, 0)
-            elif opt == "--esn":
-                intent.extras[value] = None
-            elif opt in EXTRA_TYPES or opt == "--ez":
-                if not args:
-                    raise IntentError(f'Argument expected after "{opt}"')
-                raw = args.pop(0)
-                if opt == "--ez":
-                    intent.extras[value] = raw.lower() in ("true", "t", "1")
-                else:
-                    intent.extras[value] = EXTRA_TYPES[opt](raw)
-            continue
-        if opt.startswith("-"):
+        if opt in setters:
+            setters[opt](_take(args, opt))
+        elif opt in EXTRA_TYPES or opt == "--ez":
+            key = _take(args, opt)
+            intent.extras[key] = _extra(opt, _take(args, opt))
+        elif opt in IGNORED_WITH_VALUE:
+            _take(args, opt)
+        elif opt.startswith("-"):
             raise IntentError(f"Unknown option: {opt}")
-        # A bare argument is a URI or a package, as Intent.parseCommandArgs reads it.
-        if "/" in opt and intent.package is None and ":" not in opt:
-            intent.package, intent.activity = opt.split("/", 1)
-        elif ":" in opt and intent.data is None:
-            intent.data = opt
-        elif intent.package is None:
-            intent.package = opt
+        else:
+            _bare_argument(intent, opt)
     return intent
 
 
