@@ -62,6 +62,12 @@ class RayEnvPool:
 
         self.ray = connect(address)
         self.task_ids = resolve_tasks(tasks)
+        ready = sum(self._ready_replicas().values())
+        if ready < size:
+            raise MgfarmError(
+                f"The Ray cluster's farms have {ready} ready replicas but the pool wants {size}; start farms "
+                "with `mgfarm up --ray ADDRESS --replicas-per-node N` or ask for a smaller size."
+            )
         self.seed = seed
         self.env_kwargs = env_kwargs
         self._pending: list[tuple[str, Any]] | None = None
@@ -102,8 +108,8 @@ class RayEnvPool:
             options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
         return self.ray.remote(EnvWorker).options(**options)
 
-    def _free_replicas(self) -> dict[str, int]:
-        """Ready replicas per node, less those this pool's envs already hold."""
+    def _ready_replicas(self) -> dict[str, int]:
+        """Ready replicas per node, from every node's farm actor."""
         ready: dict[str, int] = {}
         refs = [a.status.remote() for a in farm_actors()]
         for ref in refs:
@@ -113,6 +119,11 @@ class RayEnvPool:
                 continue
             if status.get("up"):
                 ready[status["node_id"]] = int(status.get("ready", 0))
+        return ready
+
+    def _free_replicas(self) -> dict[str, int]:
+        """Ready replicas per node, less those this pool's envs already hold."""
+        ready = self._ready_replicas()
         held = Counter(s.node_id for s in self.slots if s.worker is not None)
         return {node: n - held[node] for node, n in ready.items() if n - held[node] > 0}
 

@@ -126,6 +126,8 @@ def test_up_refuses_more_replicas_than_a_node_offers(ray_cluster: RayCluster) ->
     with pytest.raises(MgfarmError, match=REPLICA_RESOURCE):
         cluster.up(ray_cluster.address, PER_NODE + 1)
     assert cluster.farm_actors() == []
+    with pytest.raises(MgfarmError, match="mgfarm up --ray"):
+        RayEnvPool(size=1, tasks=["ray.wifi_off"], address=ray_cluster.address)
 
 
 def _action(steps_done: int) -> dict[str, Any]:
@@ -184,6 +186,8 @@ def test_episodes_spread_over_both_nodes_and_a_stopped_farm_fails_only_its_episo
     ray_cluster: RayCluster, farms: list[dict[str, Any]]
 ) -> None:
     node_a, node_b = ray_cluster.node_ids
+    with pytest.raises(MgfarmError, match="8 ready replicas but the pool wants 9"):
+        RayEnvPool(size=2 * PER_NODE + 1, tasks=["ray.wifi_off"], address=ray_cluster.address)
     with _pool(ray_cluster) as pool:
         # Placement by the replica resource alone: 4 envs on each node.
         assert Counter(pool.nodes()) == {node_a: PER_NODE, node_b: PER_NODE}
