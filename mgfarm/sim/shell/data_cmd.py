@@ -213,29 +213,41 @@ async def sqlite3_cmd(inv: Invocation) -> int:
     except CommandError as exc:
         inv.err(f"Error: {exc}\n")
         return 1
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
-    status = 0
     try:
-        for line_or_stmt in _script_parts(sql):
-            try:
-                if line_or_stmt.startswith("."):
-                    inv.out(run_dot(conn, line_or_stmt))
-                    continue
-                cur = conn.execute(line_or_stmt)
-                rows = cur.fetchall()
-                if header and cur.description and rows:
-                    inv.out(sep.join(d[0].encode() for d in cur.description) + b"\n")
-                for row in rows:
-                    inv.out(sep.join(sqlite_text(v) for v in row) + b"\n")
-            except (sqlite3.Error, ValueError) as exc:
-                inv.err(f"Error: {exc}\n")
-                status = 1
-                break
-            await inv.io.stdout.maybe_flush()
+        conn = sqlite3.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        inv.err(f'Error: unable to open database "{db}": {exc}\n')
+        return 1
+    try:
+        conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
+        return await run_sql(inv, conn, _script_parts(sql), sep, header)
+    except (sqlite3.Error, ValueError) as exc:  # e.g. `file is not a database`, before any statement
+        inv.err(f"Error: {exc}\n")
+        return 1
     finally:
         conn.close()
-    return status
+
+
+async def run_sql(
+    inv: Invocation, conn: sqlite3.Connection, parts: list[str], sep: bytes, header: bool
+) -> int:
+    """Statements and dot commands in order, rows in list mode; stops at the first error (exit 1)."""
+    for part in parts:
+        try:
+            if part.startswith("."):
+                inv.out(run_dot(conn, part))
+                continue
+            cur = conn.execute(part)
+            rows = cur.fetchall()
+            if header and cur.description and rows:
+                inv.out(sep.join(d[0].encode() for d in cur.description) + b"\n")
+            for row in rows:
+                inv.out(sep.join(sqlite_text(v) for v in row) + b"\n")
+        except (sqlite3.Error, ValueError) as exc:
+            inv.err(f"Error: {exc}\n")
+            return 1
+        await inv.io.stdout.maybe_flush()
+    return 0
 
 
 def _script_parts(sql: str) -> list[str]:
