@@ -32,8 +32,9 @@ class ReplicaFailed(MgfarmError):
 class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     """One Android device as a gymnasium Env: reset restores the snapshot and sets up a task.
 
-    Observations: `screenshot` (H, W, 3) uint8, `ui_elements` (tuple of element dicts, `index`
-    is what click/input actions refer to) and `goal` text. Actions: AndroidWorld JSON (dict or str).
+    Observations: `screenshot` (H, W, 3) uint8 (left out with `screenshot=False`), `ui_elements`
+    (tuple of element dicts, `index` is what click/input actions refer to) and `goal` text.
+    Actions: AndroidWorld JSON (dict or str).
     """
 
     metadata = {"render_modes": ["rgb_array"]}
@@ -56,6 +57,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         ui_source: str = "auto",
         lease_timeout: float = 30.0,
         render_mode: str | None = None,
+        screenshot: bool = True,
     ) -> None:
         if reward not in ("final", "dense"):
             raise MgfarmError(f"reward={reward!r} is unknown; use 'final' or 'dense'.")
@@ -73,6 +75,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.ui_source = ui_source
         self.lease_timeout = lease_timeout
         self.render_mode = render_mode
+        self.with_screenshot = screenshot  # text-only agents skip the most expensive part of a step
         self.recorder = Recorder(record) if isinstance(record, str) else record
         self.lease: Lease | None = None
         self._requested_replica = replica
@@ -86,7 +89,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         width, height = self.device.window_size()
         self.device.ui_xml()  # starts the UI source (u2 server) now, so resets measure steady state
         self._screen_shape = (height, width, 3)
-        self.observation_space = observation_space(width, height)
+        self.observation_space = observation_space(width, height, screenshot)
         self.action_space = action_space()
         self._executor = ActionExecutor(self.device, coords=coords, wait_seconds=wait_seconds)
         self._instance: Any = None
@@ -201,7 +204,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._episode_start = time.perf_counter()
         if self.recorder is not None:
             self._episode = self.recorder.episode(task_id, seed, self.replica_index)
-            shot = self._episode.screenshot(0, obs["screenshot"])
+            shot = self._episode.screenshot(0, obs.get("screenshot"))
             self._episode.event(
                 "reset",
                 task_id=task_id,
@@ -274,7 +277,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         return obs, reward, terminated, truncated, info
 
     def render(self) -> np.ndarray | None:
-        if self.render_mode == "rgb_array" and self._obs is not None:
+        if self.render_mode == "rgb_array" and self._obs is not None and "screenshot" in self._obs:
             return np.asarray(self._obs["screenshot"])
         return None
 
@@ -304,6 +307,11 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             t = time.perf_counter()
             return fn(), _ms(t)
 
+        if not self.with_screenshot:
+            elements, ui_ms = timed(self.device.ui_elements)
+            self._elements = elements
+            self._obs = {"ui_elements": tuple(element_observation(e) for e in elements), "goal": goal}
+            return self._obs, {"ui_ms": ui_ms}
         shot_future = self._io.submit(timed, self.device.screenshot_array)
         elements, ui_ms = timed(self.device.ui_elements)
         pixels, shot_ms = shot_future.result()
@@ -363,7 +371,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     ) -> None:
         if self._episode is None:
             return
-        shot = self._episode.screenshot(self._steps, obs["screenshot"]) if obs is not None else None
+        shot = self._episode.screenshot(self._steps, obs.get("screenshot")) if obs is not None else None
         self._episode.event(
             "step",
             step=self._steps,
@@ -407,11 +415,13 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
 
 def _copy_obs(obs: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "screenshot": obs["screenshot"].copy(),
+    copied = {
         "ui_elements": tuple({**e, "bounds": e["bounds"].copy()} for e in obs["ui_elements"]),
         "goal": obs["goal"],
     }
+    if "screenshot" in obs:
+        copied["screenshot"] = obs["screenshot"].copy()
+    return copied
 
 
 def _without_timings(value: Any) -> Any:

@@ -53,14 +53,14 @@ def element_space() -> spaces.Dict:
     return spaces.Dict(fields)
 
 
-def observation_space(width: int, height: int) -> spaces.Dict:
-    return spaces.Dict(
-        {
-            "screenshot": spaces.Box(low=0, high=255, shape=(height, width, 3), dtype=np.uint8),
-            "ui_elements": spaces.Sequence(element_space()),
-            "goal": AnyText(MAX_TEXT),
-        }
-    )
+def observation_space(width: int, height: int, screenshot: bool = True) -> spaces.Dict:
+    """Screenshot (unless a text-only agent turns it off), UI elements and goal."""
+    fields: dict[str, spaces.Space[Any]] = {}
+    if screenshot:
+        fields["screenshot"] = spaces.Box(low=0, high=255, shape=(height, width, 3), dtype=np.uint8)
+    fields["ui_elements"] = spaces.Sequence(element_space())
+    fields["goal"] = AnyText(MAX_TEXT)
+    return spaces.Dict(fields)
 
 
 def action_space() -> AnyText:

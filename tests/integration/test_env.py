@@ -211,3 +211,23 @@ def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv) -> 
     assert info["ui_elements"][first]["text"] == "Bo"
     _, _, _, _, info = env.step({"action_type": "navigate_home"})
     assert env.device.current_app()[0] != "com.android.contacts"
+
+
+def test_text_only_env_leaves_out_screenshots(
+    adb_server: AdbServer,
+    sim_devices: Callable[[int], list[SimHandle]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_tasks(tmp_path, monkeypatch)
+    make_farm("textonly", adb_server, sim_devices(1), tmp_path, monkeypatch)
+    env = mgfarm.make(TASK_ID, farm="textonly", screenshot=False, wait_seconds=0.0)
+    try:
+        assert "screenshot" not in env.observation_space.spaces
+        obs, _ = env.reset(seed=1)
+        assert set(obs) == {"ui_elements", "goal"} and env.observation_space.contains(obs)
+        obs, _, _, _, _ = env.step({"action_type": "teleport"})
+        assert env.observation_space.contains(obs)
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
