@@ -54,12 +54,13 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
-def run_size(farm: str, size: int, steps: int, rounds: int, task: str) -> dict[str, Any]:
+def run_size(farm: str, size: int, steps: int, rounds: int, task: str, screenshot: bool) -> dict[str, Any]:
     from mgfarm.env.pool import EnvPool
     from mgfarm.farm.state import load_farm
 
     device_pids = [w.pid for w in load_farm(farm).workers]
-    with EnvPool(farm=farm, size=size, tasks=[task], seed=size, max_steps=steps + 1) as pool:
+    kwargs: dict[str, Any] = {"max_steps": steps + 1, "screenshot": screenshot}
+    with EnvPool(farm=farm, size=size, tasks=[task], seed=size, **kwargs) as pool:
         for _ in range(rounds):
             obs, _ = pool.reset_all()
             client_cpu, device_cpu = time.process_time(), cpu_seconds(device_pids)
@@ -103,6 +104,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="episodes per env per size")
     parser.add_argument("--task", default="", help="task id (default: the first smoke task)")
     parser.add_argument("--json", default="", help="also write the results to this file")
+    parser.add_argument("--text-only", action="store_true", help="observations without screenshots")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -121,7 +123,7 @@ def main() -> int:
     try:
         for size in sizes:
             try:
-                result = run_size(name, size, args.steps, args.rounds, task)
+                result = run_size(name, size, args.steps, args.rounds, task, not args.text_only)
             except MgfarmError as exc:  # e.g. replicas marked failed under load: report, go on
                 print(f"size {size}: {exc}", file=sys.stderr, flush=True)
                 continue
@@ -131,6 +133,7 @@ def main() -> int:
         api.down(name)
     report = {
         "task": task,
+        "screenshots": not args.text_only,
         "steps_per_episode": args.steps,
         "episodes_per_env": args.rounds,
         "farm_boot_s": round(boot_s, 1),
