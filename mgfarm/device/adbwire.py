@@ -23,6 +23,15 @@ class AdbWireError(MgfarmError):
     """The adb server refused (FAIL) or the connection broke."""
 
 
+class SyncFailed(AdbWireError):
+    """The device refused a sync request (FAIL), e.g. a missing file."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 def _recv_exact(sock: socket.socket, count: int) -> bytes:
     data = bytearray()
     while len(data) < count:
@@ -120,7 +129,7 @@ class ShellClient:
                 elif ident == b"DONE":
                     break
                 elif ident == b"FAIL":
-                    raise AdbWireError(f"{path}: {_recv_exact(sock, length).decode('utf-8', 'replace')}")
+                    raise SyncFailed(path, _recv_exact(sock, length).decode("utf-8", "replace"))
                 else:
                     raise AdbWireError(f"unexpected sync reply {ident!r} while pulling {path}")
             self._sync_request(sock, b"QUIT", b"")
@@ -140,7 +149,7 @@ class ShellClient:
             sock.sendall(b"DONE" + struct.pack("<I", int(time.time())))
             ident, length = struct.unpack("<4sI", _recv_exact(sock, 8))
             if ident == b"FAIL":
-                raise AdbWireError(f"{path}: {_recv_exact(sock, length).decode('utf-8', 'replace')}")
+                raise SyncFailed(path, _recv_exact(sock, length).decode("utf-8", "replace"))
             if ident != b"OKAY":
                 raise AdbWireError(f"unexpected sync reply {ident!r} while pushing {path}")
             self._sync_request(sock, b"QUIT", b"")

@@ -24,7 +24,7 @@ try:
 except ImportError:  # optional speed-up; Pillow decodes everything too
     pyspng = None
 
-from mgfarm.device.adbwire import AdbWireError, ShellClient
+from mgfarm.device.adbwire import AdbWireError, ShellClient, SyncFailed
 from mgfarm.device.console import ConsoleClient, ConsoleError, parse_snapshot_list, read_token
 from mgfarm.device.parsing import (
     parse_content_rows,
@@ -144,8 +144,15 @@ class Device:
             self.wire.push(data, path)
 
     def pull(self, path: str) -> bytes:
-        with self._adb_errors(f"pull of {path}"):
+        try:
             return self.wire.pull(path)
+        except SyncFailed as exc:  # the device answered: the file is missing or unreadable
+            raise DeviceError(f"Cannot read {path} on {self.serial}: {exc.reason}.") from exc
+        except (AdbWireError, OSError) as exc:
+            raise DeviceError(
+                f"Device {self.serial} failed during pull of {path} ({exc}); "
+                "check it with `mgfarm ps` or `adb devices`."
+            ) from exc
 
     # -- providers, databases, settings ------------------------------------------------------
     def content_query(
