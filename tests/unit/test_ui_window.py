@@ -170,3 +170,25 @@ def test_status_bar_clock_follows_time_and_24_hour_setting(tmp_path: Path) -> No
     assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "4:30"
     s.device.services["settings"].put("system", "time_12_24", "24")
     assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "16:30"
+
+
+def test_pull_down_shade_quick_settings_tiles(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    settings = s.device.services["settings"]
+    settings.put("global", "wifi_on", "1")
+    s.am.launch("com.android.deskclock")
+    s.wm.swipe(540, 20, 540, 1400, 300)
+    xml = s.xml()
+    assert 'package="com.android.systemui"' in xml and "com.android.deskclock" not in xml
+    s.tap(desc="Internet")
+    assert settings.get("global", "wifi_on") == "0"
+    s.tap(desc="Airplane mode")
+    assert (settings.get("global", "airplane_mode_on"), settings.get("global", "bluetooth_on")) == ("1", "0")
+    s.tap(desc="Dark theme")
+    assert settings.get("secure", "ui_night_mode") == "2"
+    s.wm.key(KEY_BACK)  # closes the shade, the app stays
+    assert "com.android.deskclock" in s.xml()
+    assert s.am.resumed()[0] == "com.android.deskclock"
+    s.wm.swipe(540, 20, 540, 1400, 300)
+    s.tap(desc="Open settings")
+    assert s.am.resumed()[0] == "com.android.settings"

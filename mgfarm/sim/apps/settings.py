@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.ui.shade import set_airplane
 from mgfarm.sim.ui.views import Column, EditText, Icon, Row, Scroll, Slider, Text, View
 from mgfarm.sim.ui.widgets import app_bar, header, list_item, switch_item
 
@@ -164,12 +165,7 @@ class Settings(App):
 
     def set_airplane(self, ctx: ScreenContext, on: bool) -> None:
         """Airplane mode switches the radios off; turning it off brings Wi-Fi back, as on a phone."""
-        ctx.put_setting("global", "airplane_mode_on", "1" if on else "0")
-        if on:
-            ctx.put_setting("global", "wifi_on", "0")
-            ctx.put_setting("global", "bluetooth_on", "0")
-        else:
-            ctx.put_setting("global", "wifi_on", "1")
+        set_airplane(ctx.device.services["settings"], on)
 
     def wifi(self, ctx: ScreenContext) -> View:
         on = self.flag(ctx, "global", "wifi_on")

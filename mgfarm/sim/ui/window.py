@@ -18,6 +18,7 @@ from mgfarm.sim.apps.base import ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.png import PngEncoder
 from mgfarm.sim.ui.render import render
+from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
 from mgfarm.sim.ui.views import (
@@ -59,19 +60,24 @@ class Frame:
     nav: View
     keyboard: View | None
     light_bars: bool
+    shade: View | None = None  # the notification shade, over everything but the bars
 
     def input_roots(self) -> list[View]:
         """Top-most first, for hit testing."""
+        if self.shade is not None:
+            return [self.nav, self.status, self.shade]
         roots = [self.nav, self.status]
         if self.keyboard is not None:
             roots.insert(1, self.keyboard)
         return [*roots, self.app_root]
 
     def draw_roots(self) -> list[View]:
-        roots = [self.app_root, self.status, self.nav]
+        roots = [self.app_root]
         if self.keyboard is not None:
             roots.append(self.keyboard)
-        return roots
+        if self.shade is not None:
+            roots.append(self.shade)
+        return [*roots, self.status, self.nav]
 
 
 def hit(view: View, x: int, y: int) -> View | None:
@@ -121,6 +127,7 @@ class WindowManager:
         cfg = device.config
         self.metrics = Metrics(cfg.width, cfg.height, cfg.density)
         self.ime_visible = False
+        self.shade_open = False
         self.shifted = False
         self.screen_on = True
         self.toast: str | None = None
@@ -223,11 +230,25 @@ class WindowManager:
         if show_keyboard:
             keyboard_view = kb.keyboard(self.text, self.key, self.shifted, self._toggle_shift)
             keyboard_view.layout(lctx, 0, m.height - m.nav_bar - kb_h, m.width, kb_h)
+        shade_view: View | None = None
+        settings = self.device.services.get("settings")
+        if self.shade_open and settings is not None:
+            shade_view = quick_settings(settings, self._open_settings, self._close_shade)
+            shade_view.layout(lctx, 0, 0, m.width, m.height - m.nav_bar)
         screen = (0, 0, m.width, m.height)
-        for root in (app_root, status, nav, keyboard_view):
+        for root in (app_root, status, nav, keyboard_view, shade_view):
             if root is not None:
                 compute_clip(root, screen)
-        return Frame(ctx, lctx, self.palette(), app_root, package, status, nav, keyboard_view, edge)
+        return Frame(
+            ctx, lctx, self.palette(), app_root, package, status, nav, keyboard_view, edge, shade_view
+        )
+
+    def _open_settings(self) -> None:
+        self.shade_open = False
+        self.am.launch("com.android.settings")
+
+    def _close_shade(self) -> None:
+        self.shade_open = False
 
     def _clock(self) -> str:
         settings = self.device.services.get("settings")
@@ -282,10 +303,14 @@ class WindowManager:
         """
         frame, _ = self._refresh()
         if self._xml is None:
-            self._xml = dump([(frame.app_root, frame.package)])
-            self._xml_all = dump(
-                [(frame.app_root, frame.package), (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)]
+            active = (
+                [(frame.shade, SYSTEMUI)] if frame.shade is not None else [(frame.app_root, frame.package)]
             )
+            self._xml = dump(active)
+            windows = [(frame.app_root, frame.package)]
+            if frame.shade is not None:
+                windows.append((frame.shade, SYSTEMUI))
+            self._xml_all = dump([*windows, (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)])
         return self._xml_all if all_windows else self._xml
 
     # ---- input
@@ -367,6 +392,8 @@ class WindowManager:
             return
         if not self._input_begins():
             return
+        if self._shade_gesture(y1, y2):
+            return
         frame = self.build()
         target = self._hit(frame, x1, y1)
         if isinstance(target, Slider) and target.on_change is not None:
@@ -387,6 +414,17 @@ class WindowManager:
             vertical_dir = "up" if y2 < y1 else "down"
             direction = vertical_dir if vertical else ("left" if x2 < x1 else "right")
             self._guarded(frame, lambda: swiped(direction))
+
+    def _shade_gesture(self, y1: int, y2: int) -> bool:
+        """Down from the status bar opens the shade; up anywhere closes it."""
+        if not self.shade_open and y1 < self.metrics.status_bar and y2 > y1:
+            self.shade_open = True
+            self.ime_visible = False
+            return True
+        if self.shade_open and y2 < y1:
+            self.shade_open = False
+            return True
+        return False
 
     def text(self, s: str) -> None:
         """Type into the focused field (what `input text` and the keyboard's keys do)."""
@@ -421,14 +459,18 @@ class WindowManager:
             return
         if not self._input_begins():
             return
+        shade_was_open, self.shade_open = self.shade_open, False
         if code == KEY_HOME:
             self.ime_visible = False
             self.am.home()
         elif code == KEY_BACK:
-            self._back()
+            if not shade_was_open:
+                self._back()
         elif code == KEY_APP_SWITCH:
             self.ime_visible = False
             self.am.start(LAUNCHER, RECENTS_ACTIVITY)
+        elif shade_was_open:
+            self.shade_open = True  # other keys leave the shade where it is
         elif code in (KEY_DEL, KEY_ENTER):
             self._edit_key(code)
         elif code == KEY_SPACE:
@@ -482,6 +524,7 @@ class WindowManager:
     # ---- snapshots
     def export_state(self) -> dict[str, Any]:
         return {
+            "shade_open": self.shade_open,
             "ime_visible": self.ime_visible,
             "screen_on": self.screen_on,
             "toast": self.toast,
@@ -490,6 +533,7 @@ class WindowManager:
 
     def import_state(self, state: dict[str, Any]) -> None:
         self.ime_visible = bool(state.get("ime_visible", False))
+        self.shade_open = bool(state.get("shade_open", False))
         self.screen_on = bool(state.get("screen_on", True))
         self.toast = state.get("toast")
         self._last_resumed = state.get("last_resumed")
