@@ -534,9 +534,8 @@ def bench(
     Example: mgfarm bench --quick --out bench-results
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
-    from mgfarm.bench.report import COLUMNS, LEGEND, table_rows, update_readme, write_all
+    from mgfarm.bench.report import LEGEND, console_table, update_readme, write_all
     from mgfarm.bench.run import BenchConfig, parse_replicas, run
 
     counts = parse_replicas(replicas) if replicas else None
@@ -556,12 +555,7 @@ def bench(
 
         result = run(config, progress=advance)
         bar.update(job, description="done", completed=config.phases())
-    table = Table(title=f"mgfarm bench ({backend})")
-    for column in COLUMNS:
-        table.add_column(column, justify="right")
-    for cells in table_rows(result):
-        table.add_row(*cells)
-    out.print(table)
+    out.print(console_table(result))
     out.print(LEGEND, highlight=False)
     cold = result["cold_start_s"]
     out.print(f"cold start, 1 replica: median {cold['median']:.2f} s, p99 {cold['p99']:.2f} s")

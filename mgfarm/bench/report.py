@@ -6,19 +6,22 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rich import box
+from rich.table import Table
+
 COLUMNS = (
-    "replicas",
+    "N",
     "all ready s",
     "replica ready s",
-    "MiB/replica",
+    "MiB each",
     "reset ms",
     "step ms",
     "steps/s",
     "judge ms",
 )
 LEGEND = (
-    "Pairs are median / p99. all ready s: `up --replicas N` until every replica is ready; "
-    "replica ready s: each replica's own time to ready; MiB/replica: memory of the farm's device "
+    "N: replicas. Pairs are median/p99. all ready s: `up --replicas N` until every replica is ready; "
+    "replica ready s: each replica's own time to ready; MiB each: memory of the farm's device "
     "processes (PSS) or containers divided by N, after the episodes; reset: snapshot load + task "
     "setup + first observation; step: action + screenshot + UI tree; steps/s: all replicas "
     "together; judge: the task's checks at episode end."
@@ -28,7 +31,7 @@ LEGEND = (
 def _pair(stats: dict[str, Any], digits: int = 0) -> str:
     if not stats.get("n"):
         return "n/a"
-    return f"{stats['median']:.{digits}f} / {stats['p99']:.{digits}f}"
+    return f"{stats['median']:.{digits}f}/{stats['p99']:.{digits}f}"
 
 
 def table_rows(result: dict[str, Any]) -> list[list[str]]:
@@ -46,6 +49,19 @@ def table_rows(result: dict[str, Any]) -> list[list[str]]:
         ]
         for row in result["rows"]
     ]
+
+
+def console_table(result: dict[str, Any]) -> Table:
+    """The table for a terminal: headers on two lines, cells unwrapped, fits 80 columns."""
+    table = Table(
+        title=f"mgfarm bench ({result['settings']['backend']})", box=box.SIMPLE_HEAD, pad_edge=False
+    )
+    for column in COLUMNS:
+        header = column.replace(" ", "\n", 1) if len(column) > 7 else column
+        table.add_column(header, justify="right", no_wrap=True)
+    for cells in table_rows(result):
+        table.add_row(*cells)
+    return table
 
 
 def markdown(result: dict[str, Any]) -> str:

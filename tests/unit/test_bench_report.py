@@ -40,12 +40,12 @@ def test_rows_per_replica_count_with_throughput_from_wall_time() -> None:
     assert result["rows"][0]["reset_ms"]["median"] == pytest.approx(41.0)
     assert result["cold_start_s"]["samples"] == [1.4, 1.6]
     assert result["command"] == "mgfarm bench --backend process --replicas 1,4 --quick"
-    assert table_rows(result)[1] == ["4", "3.0", "2.7 / 3.0", "25", "60 / 60", "30 / 30", "60.0", "7 / 7"]
+    assert table_rows(result)[1] == ["4", "3.0", "2.7/3.0", "25", "60/60", "30/30", "60.0", "7/7"]
 
 
 def test_markdown_names_the_command_and_machine() -> None:
     text = markdown(_result())
-    assert text.startswith("| replicas |")
+    assert text.startswith("| N |")
     assert "`mgfarm bench --backend process --replicas 1,4 --quick`" in text
     assert "cores" in text
     assert text.count("\n| ") == 2  # one line per replica count after the header
