@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.backends.docker import needs_kvm, parse_memory
 from mgfarm.farm.config import load_config
 from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port
 from mgfarm.farm.state import FarmState, Replica, edit, list_farms, load_farm, save_farm
@@ -82,3 +83,21 @@ def test_flags_win_over_yaml_and_bad_yaml_is_one_sentence(tmp_path: Path) -> Non
     path.write_text("replica: 3\n")
     with pytest.raises(MgfarmError, match="'replica'"):
         load_config({}, path=path)
+
+
+@pytest.mark.parametrize("value", ["256m", "1g", "524288k", "1000000"])
+def test_docker_memory_limits_accept_docker_syntax(value: str) -> None:
+    assert parse_memory(value) == value
+
+
+@pytest.mark.parametrize("value", ["", "m", "lots", "12x", "1.5g"])
+def test_docker_memory_limits_refuse_the_rest(value: str) -> None:
+    with pytest.raises(MgfarmError, match="256m"):
+        parse_memory(value)
+
+
+def test_kvm_only_for_images_that_ask() -> None:
+    assert needs_kvm({"org.mgfarm.needs_kvm": "true"})
+    assert needs_kvm({"org.mgfarm.backend": "emulator"})
+    assert not needs_kvm({"org.mgfarm.backend": "sim", "org.mgfarm.needs_kvm": "false"})
+    assert not needs_kvm({})
