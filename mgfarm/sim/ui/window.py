@@ -216,14 +216,17 @@ class WindowManager:
         app_root = Stack(children=[app_area])
         app_root.bounds = (0, 0, m.width, m.height)
         app_area.layout(lctx, 0, top, m.width, bottom - top)
-        status = status_bar(self._clock(), *self._radio_state(), light_icons=edge or self.palette() is DARK)
+        see_through = edge and not self.shade_open  # bars drawn over the wallpaper, not over a panel
+        status = status_bar(
+            self._clock(), *self._radio_state(), light_icons=see_through or self.palette() is DARK
+        )
         status.layout(lctx, 0, 0, m.width, m.status_bar)
         nav = nav_bar(
             lambda: self.key(KEY_BACK),
             lambda: self.key(KEY_HOME),
             lambda: self.key(KEY_APP_SWITCH),
-            light_icons=edge or self.palette() is DARK,
-            bg=None if edge else "surface_container",
+            light_icons=see_through or self.palette() is DARK,
+            bg=None if see_through else "surface_container",
         )
         nav.layout(lctx, 0, m.height - m.nav_bar, m.width, m.nav_bar)
         keyboard_view: View | None = None
