@@ -103,7 +103,7 @@ def k8s_render(
 ) -> None:
     """Write a StatefulSet, a headless Service and the farm config for N device pods.
 
-    Example: mgfarm k8s render --replicas 8 --image mgfarm-sim:latest --out k8s/ && kubectl apply -f k8s/
+    Example: mgfarm k8s render --replicas 8 --image mgfarm/sim:latest --out k8s/ && kubectl apply -f k8s/
     """
     from mgfarm.k8s import RenderOptions, parse_kind, write_manifests
 

@@ -78,7 +78,7 @@ def check_options(opts: RenderOptions) -> None:
     if opts.kind not in DEFAULT_REQUESTS:
         raise MgfarmError(f"--kind must be 'sim' or 'emulator', got {opts.kind!r}; pick one of those two.")
     if not opts.image.strip() or any(c.isspace() for c in opts.image):
-        raise MgfarmError(f"--image {opts.image!r} is not an image reference; pass e.g. mgfarm-sim:latest.")
+        raise MgfarmError(f"--image {opts.image!r} is not an image reference; pass e.g. mgfarm/sim:latest.")
     # StatefulSet pod names are `<name>-<ordinal>` and must stay valid DNS labels (<= 63 chars).
     if not _DNS_LABEL.match(opts.name) or len(opts.name) > 52:
         raise MgfarmError(
@@ -145,20 +145,20 @@ def _container(opts: RenderOptions) -> Manifest:
         "securityContext": {"privileged": False, "allowPrivilegeEscalation": False},
         "volumeMounts": [{"name": "data", "mountPath": DATA_DIR}],
         "readinessProbe": {
-            "exec": {"command": probe},
+            "exec": {"command": list(probe)},
             "periodSeconds": 5,
             "timeoutSeconds": 10,
             "failureThreshold": 3,
         },
         "startupProbe": {
-            "exec": {"command": probe},
+            "exec": {"command": list(probe)},
             "periodSeconds": 5,
             "timeoutSeconds": 10,
             # A cold emulator boot can take minutes without a snapshot; a sim boots in about a second.
             "failureThreshold": 120 if opts.kind == "emulator" else 24,
         },
         # Not a TCP probe on adb: the emulator serves one adb client well, so probes stay in the pod.
-        "livenessProbe": {"exec": {"command": probe}, "periodSeconds": 10, "timeoutSeconds": 10},
+        "livenessProbe": {"exec": {"command": list(probe)}, "periodSeconds": 10, "timeoutSeconds": 10},
     }
     return container
 

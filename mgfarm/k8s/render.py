@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
@@ -29,14 +30,21 @@ def write_manifests(opts: RenderOptions, out: Path) -> list[Path]:
     written: list[Path] = []
     for filename, document in documents.items():
         path = out / filename
-        path.write_text(yaml.safe_dump(document, sort_keys=False))
+        # The Secret holds the console token: readable by its owner only, from the first byte.
+        mode = 0o600 if document["kind"] == "Secret" else 0o644
+        _write(path, yaml.safe_dump(document, sort_keys=False), mode)
         written.append(path)
     config = out / "farm" / FARM_CONFIG_FILE
-    config.write_text(farm_yaml(opts))
+    _write(config, farm_yaml(opts), 0o644)
     written.append(config)
-    # The Secret holds the console token: keep it readable by its owner only.
-    (out / "secret.yaml").chmod(0o600)
     return written
+
+
+def _write(path: Path, text: str, mode: int) -> None:
+    path.unlink(missing_ok=True)  # a new file gets `mode`; an existing one would keep its own
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
 
 
 def load_manifests(out: Path) -> list[dict[str, object]]:

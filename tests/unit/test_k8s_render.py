@@ -30,7 +30,7 @@ def container(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("kind", ["sim", "emulator"])
 def test_every_object_validates_against_the_strict_kubernetes_schema(kind: str) -> None:
-    docs = render_documents(RenderOptions(replicas=3, image="mgfarm-sim:latest", kind=kind))  # type: ignore[arg-type]
+    docs = render_documents(RenderOptions(replicas=3, image="mgfarm/sim:latest", kind=kind))  # type: ignore[arg-type]
     assert set(by_kind(docs)) == {"StatefulSet", "Service", "Secret", "ConfigMap"}
     for document in docs.values():
         # strict: unknown fields (typos such as `containerport`) are errors, as on a real API server.
