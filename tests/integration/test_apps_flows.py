@@ -171,3 +171,14 @@ def test_dumpsys_reports_the_resumed_activity_and_home_returns(phone: Phone) -> 
     phone.home()
     assert "com.android.launcher3" in phone.sh("dumpsys window windows | grep mCurrentFocus")
     phone.save_screen("home")
+
+
+def test_quick_settings_shade_over_adb(phone: Phone) -> None:
+    phone.sh("settings put global bluetooth_on 0")
+    phone.home()
+    phone.sh("input swipe 540 10 540 1400 300")
+    phone.tap(desc="Bluetooth")
+    assert phone.sh("settings get global bluetooth_on").strip() == "1"
+    phone.save_screen("quick_settings")
+    phone.key("KEYCODE_BACK")
+    assert 'package="com.android.launcher3"' in phone.dump()
