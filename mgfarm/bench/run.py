@@ -161,13 +161,15 @@ def summarise(
     """The bench.json document: settings, machine, and per replica count medians and p99s."""
     rows = []
     for up, env in zip(ups, envs, strict=True):
+        working = up.working_mib_per_replica or up.memory_mib_per_replica
         rows.append(
             {
                 "replicas": up.replicas,
                 "up_all_ready_s": round(up.all_ready_s, 2),
                 "replica_ready_s": summarize(up.replica_ready_s),
-                "memory_mib_per_replica": round(up.working_mib_per_replica or up.memory_mib_per_replica, 1),
+                "memory_mib_per_replica": round(working, 1),
                 "memory_mib_per_replica_at_boot": round(up.memory_mib_per_replica, 1),
+                "memory_mib_total": round(working * up.replicas, 1),
                 "reset_ms": summarize(env.reset_ms),
                 "step_ms": summarize(env.step_ms),
                 "judge_ms": summarize(env.judge_ms),
