@@ -125,6 +125,9 @@ def farms(ray_cluster: RayCluster, adb_port: int) -> Iterator[list[dict[str, Any
 def test_up_refuses_more_replicas_than_a_node_offers(ray_cluster: RayCluster) -> None:
     with pytest.raises(MgfarmError, match=REPLICA_RESOURCE):
         cluster.up(ray_cluster.address, PER_NODE + 1)
+    # Emulator farms go only to nodes that say they have KVM; these two do not.
+    with pytest.raises(MgfarmError, match="mgfarm_kvm"):
+        cluster.up(ray_cluster.address, 1, kvm=True)
     assert cluster.farm_actors() == []
     with pytest.raises(MgfarmError, match="mgfarm up --ray"):
         RayEnvPool(size=1, tasks=["ray.wifi_off"], address=ray_cluster.address)
