@@ -76,6 +76,7 @@ def restored(name: str, index: int, server: AdbServer) -> bool:
 def farm16(farm_home: Path, adb_server: AdbServer) -> Iterator[FarmState]:
     proc = mgfarm("up", "--replicas", "16", "--name", "f16", "--adb-port", str(adb_server.port))
     assert proc.returncode == 0, proc.stderr
+    assert "16/16 replicas ready" in proc.stdout
     try:
         yield load_farm("f16")
     finally:
@@ -176,3 +177,23 @@ def test_stale_state_and_failed_boot(farm_home: Path, adb_server: AdbServer) -> 
         api.up(2, name="slow", adb_port=adb_server.port, boot_timeout=0.01, retries=1)
     assert not (farm_dir("slow") / "state.json").exists()
     assert farm_pids(farm_home) == []
+
+
+def test_mgfarm_yaml_gives_defaults_and_flags_win(
+    farm_home: Path, adb_server: AdbServer, tmp_path: Path
+) -> None:
+    (tmp_path / "mgfarm.yaml").write_text(f"replicas: 3\nname: fromyaml\nadb_port: {adb_server.port}\n")
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "mgfarm"), "up", "--replicas", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    try:
+        assert proc.returncode == 0, proc.stderr
+        farm = load_farm("fromyaml")
+        assert (len(farm.replicas), farm.adb_server_port) == (2, adb_server.port)
+    finally:
+        api.down("fromyaml")
