@@ -131,10 +131,6 @@ class App:
     def create_data(self) -> None:
         """Schema and seed rows; called at install and after `pm clear` (then with seed=False)."""
 
-    def data_path(self, rel: str = "") -> Path:
-        path = self.device.fs.host(f"/data/data/{self.package}/{rel}".rstrip("/"))
-        return path
-
     def db_file(self, name: str, package: str | None = None) -> Path:
         path = self.device.fs.host(f"/data/data/{package or self.package}/databases/{name}")
         path.parent.mkdir(parents=True, exist_ok=True)

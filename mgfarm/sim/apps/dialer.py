@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.providers import Route, SqliteProvider
-from mgfarm.sim.ui.views import Button, Column, Icon, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state, fab, list_item, tabs
 
 PKG = "com.android.dialer"
@@ -291,6 +291,3 @@ class Dialer(App):
 
 def _caller(app: Dialer, ctx: ScreenContext, number: str) -> Callable[[], None]:
     return lambda: app.call(ctx, number)
-
-
-_ = Button
