@@ -85,9 +85,14 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             self.device = device
         else:
             self.device = self._lease_device(replica)
+        try:
+            width, height = self.device.window_size()
+            self.device.ui_xml()  # starts the UI source (u2 server) now, so resets measure steady state
+        except BaseException:
+            if self.lease is not None:  # nothing half-started: give the replica back
+                self.lease.release()
+            raise
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mgfarm-obs")
-        width, height = self.device.window_size()
-        self.device.ui_xml()  # starts the UI source (u2 server) now, so resets measure steady state
         self._screen_shape = (height, width, 3)
         self.observation_space = observation_space(width, height, screenshot)
         self.action_space = action_space()
