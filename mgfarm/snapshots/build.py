@@ -68,6 +68,7 @@ def build(
             console_port=rep.console_port,
             console_token=rep.console_token,
         )
+        become_root(device, farm, boot_timeout)
         say(f"applying recipe {recipe.name} ({len(recipe.steps())} steps) to {rep.serial}")
         check_apps(device, recipe)
         apply_steps(cast(TaskDevice, device), recipe.steps())
@@ -142,6 +143,15 @@ def _start_one(
         down(name)
         raise
     return farm
+
+
+def become_root(device: Device, farm: FarmState, timeout: float) -> None:
+    """Restart adbd as root, as seeding provider data (SMS above all) needs on a real emulator."""
+    reply = str(device.adb.root())
+    if "restarting" in reply:  # the transport drops and comes back
+        deadline = time.monotonic() + timeout
+        wait_attached(farm.replicas[0], farm.adb_server_port, deadline)
+        wait_boot_completed(farm.replicas[0], farm.adb_server_port, deadline)
 
 
 def app_package(name: str) -> str:
