@@ -216,16 +216,15 @@ class WindowManager:
         app_root = Stack(children=[app_area])
         app_root.bounds = (0, 0, m.width, m.height)
         app_area.layout(lctx, 0, top, m.width, bottom - top)
+        palette = self.palette()
         see_through = edge and not self.shade_open  # bars drawn over the wallpaper, not over a panel
-        status = status_bar(
-            self._clock(), *self._radio_state(), light_icons=see_through or self.palette() is DARK
-        )
+        status = status_bar(self._clock(), *self._radio_state(), light_icons=see_through or palette is DARK)
         status.layout(lctx, 0, 0, m.width, m.status_bar)
         nav = nav_bar(
             lambda: self.key(KEY_BACK),
             lambda: self.key(KEY_HOME),
             lambda: self.key(KEY_APP_SWITCH),
-            light_icons=see_through or self.palette() is DARK,
+            light_icons=see_through or palette is DARK,
             bg=None if see_through else "surface_container",
         )
         nav.layout(lctx, 0, m.height - m.nav_bar, m.width, m.nav_bar)
@@ -242,9 +241,7 @@ class WindowManager:
         for root in (app_root, status, nav, keyboard_view, shade_view):
             if root is not None:
                 compute_clip(root, screen)
-        return Frame(
-            ctx, lctx, self.palette(), app_root, package, status, nav, keyboard_view, edge, shade_view
-        )
+        return Frame(ctx, lctx, palette, app_root, package, status, nav, keyboard_view, edge, shade_view)
 
     def _open_settings(self) -> None:
         self.shade_open = False
