@@ -84,6 +84,12 @@ class RayEnvPool:
                 f"Ray could not place {size} envs within {PLACEMENT_TIMEOUT_S:.0f} s: the cluster offers "
                 f"fewer free {REPLICA_RESOURCE}; lower size or add nodes (`mgfarm ps --ray` shows them)."
             ) from None
+        except self.ray.exceptions.RayError as exc:
+            self.close()
+            reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+            raise MgfarmError(
+                f"An env worker could not start ({reason}); check that mgfarm is installed on every node."
+            ) from None
         for slot, w in zip(self.slots, where, strict=True):
             slot.node_id = w["node_id"]
 
