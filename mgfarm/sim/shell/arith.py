@@ -80,9 +80,9 @@ def evaluate(expr: str, variables: Mapping[str, str]) -> int:
     text = text.replace("/", "//").replace("////", "//")
     try:
         tree = ast.parse(text.strip() or "0", mode="eval")
-    except SyntaxError as exc:
+        return _wrap(_eval(tree.body, variables))
+    except (SyntaxError, RecursionError, MemoryError) as exc:
         raise ArithError(f"{expr.strip()}: syntax error") from exc
-    return _wrap(_eval(tree.body, variables))
 
 
 def _eval(node: ast.AST, variables: Mapping[str, str]) -> int:

@@ -146,6 +146,11 @@ class Shell:
             await io.stderr.flush()
             self.status = 1
             return 1, False
+        except RecursionError:  # nesting within the limits, many times over (sh -c inside sh -c ...)
+            io.stderr.write(f"{SH}: too deeply nested\n")
+            await io.stderr.flush()
+            self.status = 2
+            return 2, False
 
     async def run_script(self, script: Script, io: ShellIO) -> int:
         for item in script.items:
@@ -610,9 +615,15 @@ async def _sh(sh: Shell, argv: list[str], io: ShellIO) -> int:
 
 
 async def _eval(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`eval ARGS`: runs in this shell; nesting counts toward MAX_DEPTH like `sh -c`."""
     if sh.depth >= MAX_DEPTH:
+        io.stderr.write(f"{SH}: eval: too deeply nested\n")
         return 2
-    return await sh.run_text(" ".join(argv[1:]), io)
+    sh.depth += 1
+    try:
+        return await sh.run_text(" ".join(argv[1:]), io)
+    finally:
+        sh.depth -= 1
 
 
 async def _true(sh: Shell, argv: list[str], io: ShellIO) -> int:
@@ -644,8 +655,11 @@ async def _command(sh: Shell, argv: list[str], io: ShellIO) -> int:
 
 async def _source(sh: Shell, argv: list[str], io: ShellIO) -> int:
     """`. FILE` / `source FILE`: runs FILE in this shell, so its variables and cd stay."""
-    if len(argv) < 2 or sh.depth >= MAX_DEPTH:
+    if len(argv) < 2:
         io.stderr.write(f"{SH}: {argv[0]}: filename argument required\n")
+        return 2
+    if sh.depth >= MAX_DEPTH:
+        io.stderr.write(f"{SH}: {argv[0]}: too deeply nested\n")
         return 2
     try:
         text = sh.device.fs.host(argv[1], sh.cwd).read_text(errors="replace")

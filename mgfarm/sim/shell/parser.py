@@ -100,6 +100,7 @@ class Script:
 TERMINATORS = {"then", "elif", "else", "fi", "do", "done", "}"}
 OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
 SPECIAL_VARS = "?$#!@*-0123456789"
+MAX_NESTING = 100  # ( ( ( ... deeper than any real script, and far from Python's recursion limit
 # `${NAME:-word}` and friends, and `${#NAME}`.
 PARAM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[?#$@*!0-9-])(:?[-=+?])(.*)", re.S)
 LENGTH_RE = re.compile(r"#([A-Za-z_][A-Za-z0-9_]*|[?#$@*0-9])")
@@ -360,6 +361,7 @@ class Parser:
     def __init__(self, text: str) -> None:
         self.toks = Lexer(text).tokens()
         self.i = 0
+        self.depth = 0  # nesting of ( ), { }, if/while/for bodies
 
     def _peek(self) -> Token:
         return self.toks[self.i]
@@ -502,6 +504,15 @@ class Parser:
         return For(name, words, self._do_done())
 
     def _command(self) -> Command:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise ShellSyntaxError("too deeply nested")
+            return self._command_at_depth()
+        finally:
+            self.depth -= 1
+
+    def _command_at_depth(self) -> Command:
         keyword = self._keyword()
         if keyword in ("if", "while", "until", "for", "{"):
             return self._compound(keyword)
