@@ -83,15 +83,10 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.snapshot = snapshot or DEFAULT_SNAPSHOT
         if device is not None:
             self.device = device
+            _warm_up(device)
         else:
             self.device = self._lease_device(replica)
-        try:
-            width, height = self.device.window_size()
-            self.device.ui_xml()  # starts the UI source (u2 server) now, so resets measure steady state
-        except BaseException:
-            if self.lease is not None:  # nothing half-started: give the replica back
-                self.lease.release()
-            raise
+        width, height = self.device.window_size()
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mgfarm-obs")
         self._screen_shape = (height, width, 3)
         self.observation_space = observation_space(width, height, screenshot)
@@ -112,18 +107,30 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
     # -- replicas ----------------------------------------------------------------------------
     def _lease_device(self, replica: int | None, exclude: set[int] | None = None) -> Device:
-        lease, farm = acquire(self.farm_name, replica, timeout=self.lease_timeout, exclude=exclude)
-        rep = lease.replica
-        self.lease = lease
-        if self._snapshot_override is None:
-            self.snapshot = farm.snapshot or DEFAULT_SNAPSHOT
-        return Device(
-            rep.serial,
-            adb_port=farm.adb_server_port,
-            console_port=rep.console_port,
-            console_token=rep.console_token,
-            ui_source=self.ui_source,
-        )
+        """Lease a replica that answers; one that does not is given back and another is tried."""
+        skipped = set(exclude or ())
+        while True:
+            lease, farm = acquire(self.farm_name, replica, timeout=self.lease_timeout, exclude=skipped)
+            rep = lease.replica
+            device = Device(
+                rep.serial,
+                adb_port=farm.adb_server_port,
+                console_port=rep.console_port,
+                console_token=rep.console_token,
+                ui_source=self.ui_source,
+            )
+            try:
+                _warm_up(device)
+            except BaseException as exc:
+                lease.release()  # nothing half-started: the replica goes back
+                if replica is not None or not isinstance(exc, MgfarmError):
+                    raise
+                skipped.add(rep.index)
+                continue
+            self.lease = lease
+            if self._snapshot_override is None:
+                self.snapshot = farm.snapshot or DEFAULT_SNAPSHOT
+            return device
 
     @property
     def replica_index(self) -> int | None:
@@ -137,7 +144,6 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.device.close()
         self.lease.release()
         self.device = self._lease_device(None, exclude={dead})
-        self.device.ui_xml()
         self._executor = ActionExecutor(self.device, coords=self.coords, wait_seconds=self.wait_seconds)
         self._broken = None
 
@@ -417,6 +423,12 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     def _close_episode(self) -> None:
         if self._episode is not None:
             self._record_end(None, 0.0, "episode abandoned before it ended", None)
+
+
+def _warm_up(device: Device) -> None:
+    """Screen size and the UI source (u2 server) now, so that resets measure steady state."""
+    device.window_size()
+    device.ui_xml()
 
 
 def _copy_obs(obs: dict[str, Any]) -> dict[str, Any]:
