@@ -11,6 +11,7 @@ import pytest
 import mgfarm
 from mgfarm.device import Device
 from mgfarm.device.console import ConsoleError
+from mgfarm.env.lease import LeaseError
 from mgfarm.errors import MgfarmError
 from tests.integration.conftest import AdbServer, SimHandle
 from tests.integration.envfarm import POOL_TASK_ID, install_tasks, make_farm
@@ -90,5 +91,27 @@ def test_reset_moves_off_a_replica_that_died_between_episodes(
             ).console.command("kill")
         _, info = env.reset(seed=1)
         assert info["replica"] == 1 and env.device.serial == farm.replica(1).serial
+    finally:
+        env.close()
+
+
+def test_make_skips_a_replica_that_does_not_answer(
+    adb_server: AdbServer,
+    sim_devices: Callable[[int], list[SimHandle]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_tasks(tmp_path, monkeypatch)
+    farm = make_farm("makedeath", adb_server, sim_devices(2), tmp_path, monkeypatch)
+    rep = farm.replica(0)
+    with contextlib.suppress(ConsoleError):
+        Device(rep.serial, adb_port=farm.adb_server_port, console_token=rep.console_token).console.command(
+            "kill"
+        )
+    env = mgfarm.make(POOL_TASK_ID, farm="makedeath", wait_seconds=0.0, lease_timeout=0.0)
+    try:
+        assert env.replica_index == 1
+        with pytest.raises(LeaseError):  # replica 0 is dead, replica 1 is taken
+            mgfarm.make(POOL_TASK_ID, farm="makedeath", wait_seconds=0.0, lease_timeout=0.0)
     finally:
         env.close()
