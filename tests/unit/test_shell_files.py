@@ -137,3 +137,14 @@ def test_grep_r_and_find_actions(sh: ShellDevice) -> None:
     assert sh.run("find /sdcard/r -name '*.txt' -exec cat {} \\;").text == "hay\nneedle\n"
     assert sh.run("find /sdcard/r -name b.txt -delete").text == ""
     assert not sh.host("/sdcard/r/b.txt").exists()
+
+
+def test_ls_sort_orders(sh: ShellDevice) -> None:
+    import os
+
+    sh.run("mkdir /sdcard/o; printf 12345 > /sdcard/o/big; printf 1 > /sdcard/o/a; printf 12 > /sdcard/o/c")
+    for age, name in enumerate(["c", "a", "big"]):  # c newest
+        os.utime(sh.host(f"/sdcard/o/{name}"), (1_000_000 - age, 1_000_000 - age))
+    assert sh.run("ls -t /sdcard/o").text.split() == ["c", "a", "big"]
+    assert sh.run("ls -S /sdcard/o").text.split() == ["big", "c", "a"]
+    assert sh.run("ls -r /sdcard/o").text.split() == ["c", "big", "a"]

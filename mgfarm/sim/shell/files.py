@@ -127,8 +127,18 @@ def format_rows(rows: list[list[str]]) -> str:
     return "".join(out)
 
 
-def list_dir(inv: Invocation, host: Path, device: str, flags: set[str]) -> tuple[str, list[tuple[Path, str]]]:
+def sorted_names(host: Path, flags: set[str]) -> list[str]:
+    """Folder entries in `ls` order: by name, newest first (-t) or largest first (-S); -r reverses."""
     names = sorted(p.name for p in host.iterdir())
+    if "t" in flags:
+        names.sort(key=lambda n: (host / n).lstat().st_mtime_ns, reverse=True)
+    elif "S" in flags:
+        names.sort(key=lambda n: (host / n).lstat().st_size, reverse=True)
+    return names[::-1] if "r" in flags else names
+
+
+def list_dir(inv: Invocation, host: Path, device: str, flags: set[str]) -> tuple[str, list[tuple[Path, str]]]:
+    names = sorted_names(host, flags)
     if "a" not in flags:
         names = [n for n in names if not n.startswith(".")]
     entries = [(host / n, posixpath.join(device, n), n) for n in names]
@@ -146,7 +156,7 @@ def list_dir(inv: Invocation, host: Path, device: str, flags: set[str]) -> tuple
 
 @command("ls")
 async def ls(inv: Invocation) -> int:
-    flags, paths = split_flags(inv.argv[1:], "laRA1dhtrsZnF")
+    flags, paths = split_flags(inv.argv[1:], "laRA1dhtrSsZnF")
     if "A" in flags:
         flags.discard("A")
     status = 0
