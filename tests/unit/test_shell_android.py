@@ -123,6 +123,9 @@ def test_content_errors(sh: ShellDevice) -> None:
 
 def test_content_reads_settings(sh: ShellDevice) -> None:
     sh.run("settings put global wifi_on 1")
+    r = sh.run("content query --uri content://settings/global/wifi_on --projection name:value")
+    assert r.text == "Row: 0 name=wifi_on, value=1\n"
+    assert sh.run('content query --uri "content://settings/secure/x\'y"').text == "No result found.\n"
     r = sh.run("content query --uri content://settings/global --projection value --where \"name='wifi_on'\"")
     assert r.text == "Row: 0 value=1\n"
 

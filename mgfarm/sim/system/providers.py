@@ -180,3 +180,14 @@ class SqliteProvider:
             return conn.execute(
                 f"DELETE FROM {route.insert_table or route.table}{where}", [*params, *args]
             ).rowcount
+
+
+class SettingsProvider(SqliteProvider):
+    """`content://settings/<ns>` and, as SettingsProvider allows, `content://settings/<ns>/<name>`."""
+
+    def route(self, uri: str) -> tuple[Route, str, str | None]:
+        _, segments = split_uri(uri)
+        if len(segments) == 2 and segments[0] in self.routes and not segments[1].isdigit():
+            name = segments[1].replace("'", "''")
+            return Route(segments[0], where=f"name = '{name}'"), segments[0], None
+        return super().route(uri)

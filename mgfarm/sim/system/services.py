@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from mgfarm.sim.system.clock import Clock
 from mgfarm.sim.system.packages import PackageManager
-from mgfarm.sim.system.providers import ProviderRegistry, Route, SqliteProvider
+from mgfarm.sim.system.providers import ProviderRegistry, Route, SettingsProvider
 from mgfarm.sim.system.settings import NAMESPACES, SETTINGS_DB, SettingsStore
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ def start_system_services(device: SimDevice) -> None:
     providers = ProviderRegistry()
     # `content query --uri content://settings/global` works on a real device too.
     routes = {ns: Route(ns) for ns in NAMESPACES}
-    providers.register("settings", SqliteProvider("settings", lambda: device.fs.host(SETTINGS_DB), routes))
+    providers.register("settings", SettingsProvider("settings", lambda: device.fs.host(SETTINGS_DB), routes))
     device.services["settings"] = settings
     device.services["packages"] = PackageManager(device)
     device.services["providers"] = providers
