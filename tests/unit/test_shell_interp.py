@@ -76,6 +76,12 @@ def test_redirect_into_missing_folder_fails_cleanly(sh: ShellDevice) -> None:
     assert "can't create /sdcard/missing/dir/f" in r.error
 
 
+def test_quoted_at_keeps_arguments_apart(sh: ShellDevice) -> None:
+    r = sh.run("""sh -c 'for a in "$@"; do echo "[$a]"; done; echo $#' zero 'a b' c""")
+    assert r.text == "[a b]\n[c]\n2\n"
+    assert sh.run("""sh -c 'printf "<%s>" "$@"; echo' zero""").text == "<>\n"
+
+
 def test_sh_c_and_exit(sh: ShellDevice) -> None:
     r = sh.run("sh -c 'echo $0 $1; exit 7' zero one; echo $?")
     assert r.text == "zero one\n7\n"

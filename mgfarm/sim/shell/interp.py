@@ -340,6 +340,16 @@ class Shell:
                 has_text = True
                 glob = glob or (kind == "raw" and any(c in text for c in "*?["))
                 continue
+            if kind == "qvar" and text == "@":
+                # "$@": one field per argument, glued to the text around it at both ends.
+                params = self.args[1:]
+                if params:
+                    cur.append(params[0])
+                    for arg in params[1:]:
+                        fields.append("".join(cur))
+                        cur = [arg]
+                    has_text = True
+                continue
             if kind in ("var", "qvar"):
                 value = self.variable(text)
             elif kind in ("param", "qparam"):
