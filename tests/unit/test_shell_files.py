@@ -148,3 +148,13 @@ def test_ls_sort_orders(sh: ShellDevice) -> None:
     assert sh.run("ls -t /sdcard/o").text.split() == ["c", "a", "big"]
     assert sh.run("ls -S /sdcard/o").text.split() == ["big", "c", "a"]
     assert sh.run("ls -r /sdcard/o").text.split() == ["c", "big", "a"]
+
+
+def test_sed_in_place_and_shebang_scripts(sh: ShellDevice) -> None:
+    sh.run("printf 'a=1\\nb=2\\n' > /sdcard/conf; sed -i 's/b=.*/b=3/' /sdcard/conf")
+    assert sh.host("/sdcard/conf").read_text() == "a=1\nb=3\n"
+    sh.host("/data/local/tmp/s.sh").write_text("#!/system/bin/sh\necho script $1 $#\nexit 5\n")
+    assert sh.run("/data/local/tmp/s.sh arg; echo $?").text == "script arg 1\n5\n"
+    assert sh.run("cd /data/local/tmp && ./s.sh").status == 5
+    sh.host("/data/local/tmp/bin").write_bytes(b"\x7fELF")
+    assert sh.run("/data/local/tmp/bin").status == 127

@@ -301,6 +301,8 @@ class Shell:
             finally:
                 self.env = saved
         fn = COMMANDS.get(_command_name(name))
+        if fn is None and "/" in name and self._is_script(name):
+            return await _sh(self, ["sh", *argv], io)  # `#!/system/bin/sh` scripts run as on a device
         if fn is None:
             io.stderr.write(f"{SH}: {name}: inaccessible or not found\n")
             await io.stderr.flush()
@@ -327,6 +329,14 @@ class Shell:
         await io.stdout.flush()
         await io.stderr.flush()
         return status
+
+    def _is_script(self, path: str) -> bool:
+        try:
+            with self.device.fs.host(path, self.cwd).open("rb") as fh:
+                first = fh.readline(256)
+        except (OSError, PathEscapeError):
+            return False
+        return first.startswith(b"#!") and first.rstrip().endswith((b"/sh", b"/bash", b"/mksh"))
 
     async def expand(self, word: Word, io: ShellIO, split: bool = True) -> list[str]:
         """Fields of one word after variable, command and glob expansion."""

@@ -383,8 +383,8 @@ SED_SUB = re.compile(r"^(?:(\d+|/[^/]*/)?)s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gip0
 
 @command("sed")
 async def sed(inv: Invocation) -> int:
-    """`sed [-n] [-E] 's/a/b/g'` and `sed -n 'Np'` / `'/re/p'`: the forms scripts use most."""
-    flags, operands = split_flags(inv.argv[1:], "nEr")
+    """`sed [-n] [-E] [-i] 's/a/b/g'` and `sed -n 'Np'` / `'/re/p'`: the forms scripts use most."""
+    flags, operands = split_flags(inv.argv[1:], "nEri")
     args = list(operands)
     scripts: list[str] = []
     while "-e" in args:
@@ -396,22 +396,34 @@ async def sed(inv: Invocation) -> int:
             inv.err("sed: Needs 1 argument\n")
             return 1
         scripts.append(args.pop(0))
+    extended = bool(flags & {"E", "r"})
+    if "i" in flags:  # in place: each file rewritten with its own result
+        for path in args:
+            try:
+                result = sed_text(await read_input(inv, path), scripts, flags, extended)
+                host_path(inv, path).write_bytes(result)
+            except CommandError as exc:
+                return report(inv, exc)
+        return 0
     try:
         data = b"".join([await read_input(inv, f) for f in args or ["-"]])
     except CommandError as exc:
         return report(inv, exc)
-    extended = bool(flags & {"E", "r"})
+    inv.out(sed_text(data, scripts, flags, extended))
+    return 0
+
+
+def sed_text(data: bytes, scripts: list[str], flags: set[str], extended: bool) -> bytes:
     out: list[str] = []
     for num, raw in enumerate(lines_of(data), 1):
         line = raw.decode("utf-8", "surrogateescape")
         for script in scripts:
-            line, p = _sed_apply(script, line, num, extended)
-            if p:
+            line, printed = _sed_apply(script, line, num, extended)
+            if printed:
                 out.append(line + "\n")
         if "n" not in flags:
             out.append(line + "\n")
-    inv.out("".join(out).encode("utf-8", "surrogateescape"))
-    return 0
+    return "".join(out).encode("utf-8", "surrogateescape")
 
 
 def _sed_apply(script: str, line: str, num: int, extended: bool) -> tuple[str, bool]:
