@@ -250,6 +250,7 @@ def test_wm_and_display(sh: ShellDevice) -> None:
     assert sh.run("wm size").text == "Physical size: 1080x2400\nOverride size: 720x1600\n"
     sh.run("wm size reset")
     assert sh.run("wm size").text == "Physical size: 1080x2400\n"
+    assert re.search(r"init=1080x2400 420dpi cur=1080x2400", sh.run("dumpsys window displays").text)
     orientations = [ORIENTATION_RE.search(line) for line in sh.run("dumpsys display").text.splitlines()]
     assert next(m for m in orientations if m)["orientation"] == "0"
 

@@ -66,7 +66,18 @@ def window_section(inv: Invocation) -> str:
         h, pkg, cls, task_id = top
         lines.append(f"  mCurrentFocus=Window{{{short_hash(h)} u0 {pkg}/{cls}}}")
         lines.append(f"  mFocusedApp=ActivityRecord{{{h} u0 {component(pkg, cls)} t{task_id}}}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + displays_section(inv)
+
+
+def displays_section(inv: Invocation) -> str:
+    """The `dumpsys window displays` lines older tools read the screen size from (`init=` / `cur=`)."""
+    w, h = physical_size(inv)
+    d = physical_density(inv)
+    return (
+        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n"
+        f"  Display: mDisplayId=0 rootTasks=1\n    init={w}x{h} {d}dpi cur={w}x{h} app={w}x{h} "
+        f"rng={w}x{w}-{h}x{h}\n"
+    )
 
 
 def activity_section(inv: Invocation) -> str:
