@@ -17,6 +17,11 @@ SUITES = ("all", "smoke", "train", "test")
 def catalog_dirs() -> list[Path]:
     """The bundled catalog, plus folders named in $MGFARM_TASKS (os.pathsep-separated)."""
     extra = [Path(p) for p in os.environ.get("MGFARM_TASKS", "").split(os.pathsep) if p]
+    for folder in extra:
+        if not folder.is_dir():
+            raise MgfarmError(
+                f"$MGFARM_TASKS names {folder}, which is not a folder; fix or unset MGFARM_TASKS."
+            )
     return [CATALOG_DIR, *extra]
 
 

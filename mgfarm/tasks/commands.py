@@ -11,6 +11,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from mgfarm.errors import MgfarmError
 from mgfarm.tasks import checker, report
 from mgfarm.tasks.agents import make_agent
 from mgfarm.tasks.catalog import get_task, select
@@ -114,8 +115,17 @@ def check_matrix_table(rows: list[checker.Row]) -> Table:
     return table
 
 
+def check_counts(seeds: list[int], replicas: int | None) -> None:
+    """Refuse a run with no episodes or a device count below one, before any device work."""
+    if not seeds:
+        raise MgfarmError("No seeds to run; pass --seeds or --episodes of 1 or more.")
+    if replicas is not None and replicas < 1:
+        raise MgfarmError(f"--replicas {replicas} is not a device count; pass 1 or more, or leave it out.")
+
+
 def run_check(ids: list[str], seeds: int, farm: str | None, replicas: int) -> list[EpisodeResult]:
     """All check episodes for the chosen templates."""
+    check_counts(list(range(seeds)), replicas)
     jobs = checker.check_jobs(select(ids), seeds)
     results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking")
     return results
@@ -145,16 +155,17 @@ def run_eval(
 
     With `out` None nothing is written (`folder` and `report` are None).
     """
+    check_counts(seeds, replicas)
     templates = select(ids, suite)
     # A bad --agent fails here, before any device work.
-    make_agent(agent, templates[0].instantiate(seeds[0] if seeds else 0))
+    make_agent(agent, templates[0].instantiate(seeds[0]))
     jobs = [Job(t, s, agent, agent) for t in templates for s in seeds]
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     folder = out / f"{stamp}-{suite if not ids else 'tasks'}" if out is not None else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
     results, seconds, devices = run_with_progress(
-        jobs, farm, replicas, folder if record else None, f"{agent} on {suite}", show
+        jobs, farm, replicas, folder if record else None, f"{agent} on {', '.join(ids) or suite}", show
     )
     if folder is None:
         return EvalRun(results, None, None, seconds, devices)

@@ -231,16 +231,6 @@ def run_jobs(
     return [r for r in results if r is not None]
 
 
-def load_running_farm(name: str) -> FarmState:
-    """The farm to run on; a missing farm is a user error that says how to start one."""
-    try:
-        return load_farm(name)
-    except MgfarmError as exc:
-        raise MgfarmError(
-            f"No running farm {name!r} ({exc}); start one with `mgfarm up --replicas 4`."
-        ) from exc
-
-
 def free_port() -> int:
     """A TCP port nobody listens on right now (for a private adb server)."""
     import socket
@@ -254,7 +244,7 @@ def free_port() -> int:
 def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
     """The named running farm, or (name None) a private process farm that is stopped afterwards."""
     if name:
-        yield load_running_farm(name)
+        yield load_farm(name)  # its error says how to start a missing farm
         return
     from mgfarm.farm import api
 

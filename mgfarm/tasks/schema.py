@@ -207,12 +207,18 @@ class TaskTemplate(BaseModel):
 
     def instantiate(self, seed: int) -> TaskInstance:
         """Draw the parameters for `seed` and fill the goal."""
-        values = params_mod.draw(self.params, self.id, seed)
+        if seed < 0:
+            raise MgfarmError(f"Seed {seed} is negative; use a whole number from 0 up.")
+        try:
+            values = params_mod.draw(self.params, self.id, seed)
+            goal = str(params_mod.fill(self.goal, values))
+        except MgfarmError as exc:  # name the template: the problem is in its YAML
+            raise MgfarmError(f"{self.source or self.id}: {exc}") from exc
         return TaskInstance(
             task=self,
             seed=seed,
             params=values,
-            goal=str(params_mod.fill(self.goal, values)),
+            goal=goal,
             max_steps=self.budget,
             answer_fields=dict(self.answer),
         )

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import params as params_mod
-from mgfarm.tasks.catalog import all_tasks, get_task, list_tasks, select
+from mgfarm.tasks.catalog import all_tasks, catalog_dirs, get_task, list_tasks, select
+from mgfarm.tasks.commands import run_eval
 from mgfarm.tasks.schema import TaskTemplate
 
 LEVEL_BOUNDS = {"L1": (1, 4), "L2": (5, 10), "L3": (11, 20), "L4": (21, 10_000)}
@@ -53,3 +56,17 @@ def test_unknown_ids_and_suites_are_user_errors() -> None:
     assert {t.id for t in select(["contacts.*"])} == {
         t.id for t in all_tasks().values() if t.app == "contacts"
     }
+
+
+def test_missing_extra_catalog_folder_is_a_user_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("MGFARM_TASKS", str(tmp_path / "nowhere"))
+    with pytest.raises(MgfarmError, match=r"MGFARM_TASKS names .*nowhere, which is not a folder"):
+        catalog_dirs()
+
+
+@pytest.mark.parametrize(("seeds", "replicas"), [([], None), ([0], 0), ([0, 1], -1)])
+def test_runs_without_episodes_or_devices_are_refused(seeds: list[int], replicas: int | None) -> None:
+    with pytest.raises(MgfarmError, match=r"No seeds to run|not a device count"):
+        run_eval(["settings.wifi_off"], "all", "oracle", seeds, "no-such-farm", replicas, None)

@@ -90,3 +90,15 @@ def test_bad_oracle_selector(tmp_path: Path) -> None:
         write(tmp_path, GOOD.replace('click: {text: "Network & internet"}', "click: {txt: x}"))
     )
     assert "t.yaml:15:" in message and "field oracle" in message and "selector" in message
+
+
+def test_negative_seed_is_refused(tmp_path: Path) -> None:
+    [template] = load_file(write(tmp_path, GOOD))
+    with pytest.raises(MgfarmError, match="Seed -1 is negative"):
+        template.instantiate(-1)
+
+
+def test_undefined_placeholder_names_the_template_file(tmp_path: Path) -> None:
+    [template] = load_file(write(tmp_path, GOOD.replace("{name}", "{nobody}")))
+    with pytest.raises(MgfarmError, match=r"t\.yaml:1: Placeholder \{nobody\}"):
+        template.instantiate(0)
