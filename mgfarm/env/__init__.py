@@ -1,0 +1,1 @@
+"""Gymnasium env over farm replicas, parallel EnvPool, replica leases and the trajectory recorder."""
