@@ -33,6 +33,7 @@ def golden_image(engine: Any, sim_image: str, farm_home: Path, adb_port: int) ->
             engine.images.remove(manifest.snapshot_image, force=True)
 
 
+@pytest.mark.timeout(900)  # may include building the sim image once for the session
 def test_golden_image_boots_a_farm_into_the_seeded_state(
     engine: Any, golden_image: Manifest, adb_port: int, sim_image: str
 ) -> None:
