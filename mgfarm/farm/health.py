@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,8 +24,15 @@ POLL_SECONDS = 1.0
 MAX_RESTARTS_PER_REPLICA = 20  # a replica that keeps dying is marked failed rather than looping forever
 
 
+_backends: dict[str, Backend] = {}
+
+
 def backend_of(farm: FarmState) -> Backend:
-    return get_backend(farm.backend, **farm.options)
+    """The farm's backend; reused across watchdog passes (a docker backend holds an engine client)."""
+    key = json.dumps([farm.backend, farm.options], sort_keys=True)
+    if key not in _backends:
+        _backends[key] = get_backend(farm.backend, **farm.options)
+    return _backends[key]
 
 
 def dead_replicas(farm: FarmState, backend: Backend) -> list[int]:

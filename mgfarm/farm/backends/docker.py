@@ -27,6 +27,7 @@ CONTAINER_CONSOLE_PORT = 5554
 CONTAINER_ADB_PORT = 5555
 PORT_ATTEMPTS = 3
 START_THREADS = 8
+STATUS_TTL = 0.5  # seconds a container listing stays fresh for alive()
 
 
 def resolve_image(image: str) -> str:
@@ -66,6 +67,9 @@ class DockerBackend:
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
         self.devices: list[str] = []
         self._ports_lock = threading.Lock()
+        self._running: set[str] = set()
+        self._listed_at = 0.0
+        self._listed_farm = ""
         if needs_kvm(labels):
             if not os.path.exists("/dev/kvm"):
                 raise MgfarmError(f"Image {image!r} needs /dev/kvm, which this host lacks; use a KVM host.")
@@ -118,6 +122,7 @@ class DockerBackend:
                     relocate_if_taken(farm, rep)
         rep.backend_id = container.id
         rep.started_at = time.time()
+        self._listed_at = 0.0  # the listing predates this container
 
     def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
         # The engine creates containers concurrently well; one at a time costs ~1-2 s each.
@@ -125,11 +130,18 @@ class DockerBackend:
             for future in [pool.submit(self._start_one, farm, rep) for rep in replicas]:
                 future.result()
 
+    def _running_ids(self, farm: FarmState) -> set[str]:
+        """Ids of the farm's running containers; one engine call per half second, not one per replica."""
+        now = time.monotonic()
+        with self._ports_lock:
+            if now - self._listed_at > STATUS_TTL or self._listed_farm != farm.name:
+                found = self.client.containers.list(filters={"label": f"{FARM_LABEL}={farm.name}"})
+                self._running = {c.id for c in found if c.status == "running"}
+                self._listed_at, self._listed_farm = now, farm.name
+            return self._running
+
     def alive(self, farm: FarmState, rep: Replica) -> bool:
-        container = self._get(farm, rep)
-        if container is None:
-            return False
-        return bool(container.status == "running")
+        return rep.backend_id in self._running_ids(farm)
 
     def kill(self, farm: FarmState, rep: Replica) -> None:
         container = self._get(farm, rep)
