@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mgfarm.errors import MgfarmError
 from mgfarm.sim.adbd import Adbd
-from mgfarm.sim.console import Console
+from mgfarm.sim.console import Console, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
 
 log = logging.getLogger("mgfarm.sim.server")
@@ -112,9 +112,13 @@ class DeviceHost:
 async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio.Event) -> None:
     """Boot and serve the devices until `stop` is set or every device was killed."""
     if options.count < 1:
-        raise MgfarmError("--count must be at least 1.")
-    if not 2 <= options.adb_port <= 65535 - 2 * (options.count - 1):
-        raise MgfarmError(f"--adb-port {options.adb_port} leaves no room for {options.count} port pairs.")
+        raise MgfarmError(f"--count {options.count} is not a device count; pass 1 or more.")
+    highest = 65535 - 2 * (options.count - 1)
+    if not 2 <= options.adb_port <= highest:
+        raise MgfarmError(
+            f"--adb-port {options.adb_port} leaves no room for {options.count} port pairs; "
+            f"pick an adb port from 2 to {highest}."
+        )
     temp: Path | None = None
     data_dir = options.data_dir
     if data_dir is None:
@@ -122,6 +126,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
     hosts: list[DeviceHost] = []
     try:
         configs = device_configs(options, data_dir)
+        prepare_files(configs)
         check_ports(configs)
         for config in configs:
             host = DeviceHost(config, options.announce)
@@ -134,6 +139,26 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             await host.stop()
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def prepare_files(configs: list[DeviceConfig]) -> None:
+    """Create the data and snapshot folders and the console token before anything boots."""
+    config = configs[0]  # the devices share the data root, the snapshot folder and the token file
+    for folder, option in ((config.data_dir.parent, "--data"), (config.snapshot_dir, "--snapshots")):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MgfarmError(
+                f"cannot create {folder} ({exc.strerror}); pass a writable {option} folder."
+            ) from exc
+    token_file = config.token_file or default_token_file()
+    try:
+        read_token(token_file)
+    except OSError as exc:
+        raise MgfarmError(
+            f"cannot read or create the console token {token_file} ({exc.strerror}); "
+            "pass a readable --token-file."
+        ) from exc
 
 
 def check_ports(configs: list[DeviceConfig]) -> None:

@@ -153,6 +153,33 @@ def test_serve_on_a_taken_port_fails_with_one_sentence(tmp_path: Path) -> None:
     assert not (data / f"emulator-{console_port}").exists()  # it failed before booting anything
 
 
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ("--data", "pass a writable --data folder"),
+        ("--snapshots", "pass a writable --snapshots folder"),
+        ("--token-file", "pass a readable --token-file"),
+    ],
+)
+def test_serve_with_an_unusable_path_fails_with_one_sentence(
+    tmp_path: Path, option: str, expected: str
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")  # a path under a regular file can be created by nobody, root included
+    args = {
+        "--data": tmp_path / "data",
+        "--snapshots": tmp_path / "snaps",
+        "--token-file": tmp_path / "token",
+    }
+    args[option] = blocker / "below"
+    argv = [sys.executable, "-m", "mgfarm.sim", "serve", "--adb-port", "2"]  # never reached: fails first
+    argv += [str(x) for pair in args.items() for x in pair]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1
+    assert expected in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
 def test_reboot_takes_the_device_away(
     adb_server: AdbServer, sim_devices: Callable[[int], list[SimHandle]]
 ) -> None:
