@@ -3,6 +3,7 @@ snapshot, keep it (a folder for the process backend, a committed image for docke
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 import secrets
@@ -26,6 +27,7 @@ from mgfarm.snapshots.manifest import (
     Manifest,
     Screen,
     docker_sdk,
+    read_manifest,
     remove_built,
     snapshot_files,
     write_manifest,
@@ -235,8 +237,18 @@ def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report
         committed = container.commit(
             repository=SNAPSHOT_IMAGE_REPO, tag=tag, changes=[f"LABEL {MANIFEST_LABEL}='{label}'"]
         )
+        _remove_replaced_image(client, manifest.name, committed.id)
         return manifest.model_copy(update={"snapshot_image_id": committed.id})
     except docker.errors.DockerException as exc:
         raise MgfarmError(f"Committing the snapshot image failed ({exc}); check `docker info`.") from exc
     finally:
         client.close()
+
+
+def _remove_replaced_image(client: Any, name: str, keep_id: str) -> None:
+    """Drop the image of this snapshot's previous build (rebuilds would pile up otherwise)."""
+    previous = read_manifest("docker", name)
+    if previous is None or not previous.snapshot_image_id or previous.snapshot_image_id == keep_id:
+        return
+    with contextlib.suppress(Exception):  # in use by a running farm, or already gone: keep going
+        client.images.remove(previous.snapshot_image_id, noprune=False)
