@@ -121,6 +121,8 @@ def test_sixteen_replicas_up_ps_watchdog_down(
 def test_exec_logs_restart(farm_home: Path, adb_server: AdbServer) -> None:
     farm = api.up(2, name="small", adb_port=adb_server.port)
     try:
+        twice = mgfarm("up", "--replicas", "1", "--name", "small", "--adb-port", str(adb_server.port))
+        assert twice.returncode != 0 and "already up" in twice.stderr
         run = mgfarm("exec", "--name", "small", "1", "--", "getprop", "sys.boot_completed")
         assert (run.returncode, run.stdout.strip()) == (0, "1")
         assert mgfarm("exec", "--name", "small", "1", "--", "false").returncode == 1
