@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,23 @@ def test_mgfarm_yaml_gives_defaults_and_flags_win(
         assert (len(farm.replicas), farm.adb_server_port) == (2, adb_server.port)
     finally:
         api.down("fromyaml")
+
+
+def test_keep_partial_keeps_what_started_and_says_why(
+    farm_home: Path, adb_server: AdbServer, tmp_path: Path
+) -> None:
+    # A boot deadline nobody can meet makes every replica fail, deterministically.
+    config = f"name: partial\nadb_port: {adb_server.port}\nboot_timeout: 0.01\nretries: 0\n"
+    (tmp_path / "mgfarm.yaml").write_text(config)
+    cli = str(Path(sys.executable).parent / "mgfarm")
+    run = partial(subprocess.run, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    try:
+        kept = run([cli, "up", "--replicas", "2", "--keep-partial"])
+        assert kept.returncode != 0
+        replicas = json.loads(run([cli, "ps", "--name", "partial", "--json"]).stdout)[0]["replicas"]
+        assert [r["state"] for r in replicas] == ["failed", "failed"]
+        assert all("never attached" in r["reason"] for r in replicas)
+        assert farm_pids(farm_home)  # the devices were kept, not stopped
+    finally:
+        api.down("partial")
+    assert farm_pids(farm_home) == []
