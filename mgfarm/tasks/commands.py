@@ -163,7 +163,12 @@ def run_eval(
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     folder = out / f"{stamp}-{suite if not ids else 'tasks'}" if out is not None else None
     if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MgfarmError(
+                f"cannot create {folder} ({exc.strerror}); pick a writable output folder."
+            ) from exc
     results, seconds, devices = run_with_progress(
         jobs, farm, replicas, folder if record else None, f"{agent} on {', '.join(ids) or suite}", show
     )

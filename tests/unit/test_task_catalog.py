@@ -70,3 +70,10 @@ def test_missing_extra_catalog_folder_is_a_user_error(
 def test_runs_without_episodes_or_devices_are_refused(seeds: list[int], replicas: int | None) -> None:
     with pytest.raises(MgfarmError, match=r"No seeds to run|not a device count"):
         run_eval(["settings.wifi_off"], "all", "oracle", seeds, "no-such-farm", replicas, None)
+
+
+def test_an_output_folder_that_cannot_be_made_is_a_user_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(MgfarmError, match="pick a writable output folder"):
+        run_eval(["settings.wifi_off"], "all", "oracle", [0], "no-such-farm", None, blocker)
