@@ -22,6 +22,7 @@ import json
 import os
 import random
 import sys
+import traceback
 import urllib.request
 from pathlib import Path
 from typing import Any, Protocol
@@ -268,6 +269,12 @@ class ChatAgent:
         return str(data["choices"][0]["message"]["content"])
 
 
+def failure(exc: BaseException) -> str:
+    """`Type: message (at file:line)` of the innermost frame, for one-line error reports."""
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
+
+
 def load_class(spec: str) -> Any:
     """`module:Class` -> a new instance (the current folder is importable, like `python -m`)."""
     module_name, _, class_name = spec.partition(":")
@@ -279,10 +286,15 @@ def load_class(spec: str) -> Any:
         raise MgfarmError(
             f"Cannot import {module_name!r} for --agent {spec} ({exc}); check PYTHONPATH."
         ) from exc
+    except Exception as exc:  # the user's module is broken: say where, without a traceback
+        raise MgfarmError(f"Importing {module_name} failed: {failure(exc)}; fix the agent's module.") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
         raise MgfarmError(f"Module {module_name} has no {class_name!r}; use --agent module:Class.")
-    agent = cls()
+    try:
+        agent = cls()
+    except Exception as exc:
+        raise MgfarmError(f"{spec}() failed: {failure(exc)}; fix the agent's constructor.") from exc
     if not callable(getattr(agent, "act", None)):
         raise MgfarmError(f"{spec} has no act(observation) method; see docs/tasks.md.")
     return agent

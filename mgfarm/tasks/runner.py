@@ -14,7 +14,6 @@ import random
 import re
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -26,7 +25,7 @@ from mgfarm.device.device import Device
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import FarmState, load_farm
 from mgfarm.tasks import runtime
-from mgfarm.tasks.agents import make_agent
+from mgfarm.tasks.agents import failure, make_agent
 from mgfarm.tasks.schema import TaskInstance, TaskTemplate
 
 THUMB_WIDTH = 216
@@ -127,8 +126,7 @@ def run_episode(
     except MgfarmError as exc:
         result.error = str(exc)
     except Exception as exc:  # a broken agent or device must not stop the other episodes
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        result.error = f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
+        result.error = failure(exc)
     result.seconds = time.perf_counter() - start
     if record is not None:
         record.mkdir(parents=True, exist_ok=True)

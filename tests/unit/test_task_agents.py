@@ -90,3 +90,17 @@ def test_module_class_loader_and_errors(tmp_path: Path, monkeypatch: pytest.Monk
         make_agent("my_agent_mod:Nope", TEMPLATE.instantiate(0))
     with pytest.raises(MgfarmError, match="Unknown agent"):
         make_agent("telepathy", TEMPLATE.instantiate(0))
+
+
+def test_a_broken_agent_module_or_constructor_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "broken_agent_mod.py").write_text("x = 1 / 0\n")
+    (tmp_path / "failing_agent_mod.py").write_text(
+        "class Agent:\n    def __init__(self):\n        raise RuntimeError('no key')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(MgfarmError, match=r"ZeroDivisionError: .* \(at broken_agent_mod\.py:1\)"):
+        make_agent("broken_agent_mod:Agent", TEMPLATE.instantiate(0))
+    with pytest.raises(MgfarmError, match=r"RuntimeError: no key \(at failing_agent_mod\.py:3\)"):
+        make_agent("failing_agent_mod:Agent", TEMPLATE.instantiate(0))
