@@ -129,6 +129,8 @@ def _start_one(
         image=image,
         created_at=time.time(),
         adb_server_pid=server_pid,
+        options=options,  # `down` rebuilds the backend from these (the build's image, not the default)
+        boot_timeout=boot_timeout,
         replicas=[Replica(0, f"emulator-{console}", adb, console, token, state=BOOTING)],
     )
     save_farm(farm)
