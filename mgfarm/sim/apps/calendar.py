@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item, tabs
+from mgfarm.sim.ui.widgets import app_bar, editor, empty_state, fab, list_item, tabs
 
 PKG = "com.android.calendar"
 PROVIDER_PKG = "com.android.providers.calendar"
@@ -346,27 +346,10 @@ class Calendar(App):
                     children=[Button(id="delete", text="Delete", style="outlined", on_click=delete)],
                 )
             )
-        return Column(
-            bg="surface",
-            children=[
-                Row(
-                    id="toolbar",
-                    height=64,
-                    pad=(4, 0, 16, 0),
-                    spacing=8,
-                    children=[
-                        IconButton(
-                            id="close", name="close", desc="Cancel", on_click=ctx.finish, tint="on_surface"
-                        ),
-                        Text(
-                            id="title_text",
-                            text="Edit event" if eid is not None else "New event",
-                            size=22,
-                            weight=1,
-                        ),
-                        Button(id="action_done", text="Save", on_click=save),
-                    ],
-                ),
-                Scroll(key="form", weight=1, pad=(16, 8, 16, 16), spacing=16, children=form),
-            ],
+        return editor(
+            "Edit event" if eid is not None else "New event",
+            IconButton(id="close", name="close", desc="Cancel", on_click=ctx.finish, tint="on_surface"),
+            Button(id="action_done", text="Save", on_click=save),
+            Scroll(key="form", weight=1, pad=(16, 8, 16, 16), spacing=16, children=form),
+            title_id="title_text",
         )

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, fab, header, list_item
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, editor, empty_state, fab, header, list_item
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -524,27 +524,14 @@ class Contacts(App):
                     ],
                 )
             )
-        title = "Edit contact" if existing is not None else "Create contact"
         from mgfarm.sim.ui.views import Button
 
-        return Column(
-            bg="surface",
-            children=[
-                Row(
-                    id="toolbar",
-                    height=64,
-                    pad=(4, 0, 16, 0),
-                    spacing=8,
-                    children=[
-                        IconButton(
-                            id="close", name="close", desc="Cancel", on_click=ctx.finish, tint="on_surface"
-                        ),
-                        Text(id="title", text=title, size=22, weight=1),
-                        Button(id="editor_menu_save_button", text="Save", on_click=save),
-                    ],
-                ),
-                Scroll(key="form", weight=1, children=rows),
-            ],
+        return editor(
+            "Edit contact" if existing is not None else "Create contact",
+            IconButton(id="close", name="close", desc="Cancel", on_click=ctx.finish, tint="on_surface"),
+            Button(id="editor_menu_save_button", text="Save", on_click=save),
+            Scroll(key="form", weight=1, children=rows),
+            title_id="title",
         )
 
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import chip, empty_state, fab, list_item
+from mgfarm.sim.ui.widgets import chip, editor, empty_state, fab, list_item
 
 PKG = "com.arduia.expense"
 MAIN = "com.arduia.expense.ui.MainActivity"
@@ -177,22 +177,9 @@ class Expense(App):
             form.append(
                 Row(children=[Button(id="btn_delete", text="Delete", style="outlined", on_click=delete)])
             )
-        return Column(
-            bg="surface",
-            children=[
-                Row(
-                    id="toolbar",
-                    height=64,
-                    pad=(4, 0, 16, 0),
-                    spacing=8,
-                    children=[
-                        IconButton(
-                            name="arrow_back", desc="Navigate up", on_click=ctx.finish, tint="on_surface"
-                        ),
-                        Text(text="Edit expense" if eid is not None else "New expense", size=22, weight=1),
-                        Button(id="btn_save", text="Save", on_click=save),
-                    ],
-                ),
-                Scroll(key="form", weight=1, pad=(16, 8, 16, 16), spacing=16, children=form),
-            ],
+        return editor(
+            "Edit expense" if eid is not None else "New expense",
+            IconButton(name="arrow_back", desc="Navigate up", on_click=ctx.finish, tint="on_surface"),
+            Button(id="btn_save", text="Save", on_click=save),
+            Scroll(key="form", weight=1, pad=(16, 8, 16, 16), spacing=16, children=form),
         )

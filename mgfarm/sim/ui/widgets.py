@@ -54,6 +54,18 @@ def app_bar(
     )
 
 
+def editor(title: str, close: View, save: View, body: View, title_id: str = "") -> View:
+    """A full-screen editor: close button, title and save button above a scrolling form."""
+    bar = Row(
+        id="toolbar",
+        height=64,
+        pad=(4, 0, 16, 0),
+        spacing=8,
+        children=[close, Text(id=title_id, text=title, size=22, weight=1), save],
+    )
+    return Column(bg="surface", children=[bar, body])
+
+
 def action(icon: str, desc: str, on_click: Handler, id: str = "") -> View:
     return IconButton(id=id, name=icon, desc=desc, on_click=on_click, tint="on_surface_variant")
 
