@@ -32,6 +32,18 @@ def keyboard(
             on_click=lambda: type_text(shown),
         )
 
+    def symbol(ch: str) -> View:
+        return Button(
+            text=ch,
+            style="key",
+            bg="key_special",
+            radius=6,
+            height=54,
+            weight=1,
+            size=20,
+            on_click=lambda: type_text(ch),
+        )
+
     def special(name: str, action: Callable[[], None], desc: str, weight: float = 1.5) -> View:
         return IconButton(
             name=name,
@@ -69,16 +81,7 @@ def keyboard(
                 weight=1.5,
                 size=15,
             ),
-            Button(
-                text=",",
-                style="key",
-                bg="key_special",
-                radius=6,
-                height=54,
-                weight=1,
-                size=20,
-                on_click=lambda: type_text(","),
-            ),
+            symbol(","),
             Button(
                 text="",
                 style="key",
@@ -89,16 +92,7 @@ def keyboard(
                 desc="Space",
                 on_click=lambda: type_text(" "),
             ),
-            Button(
-                text=".",
-                style="key",
-                bg="key_special",
-                radius=6,
-                height=54,
-                weight=1,
-                size=20,
-                on_click=lambda: type_text("."),
-            ),
+            symbol("."),
             IconButton(
                 name="enter",
                 desc="Enter",
