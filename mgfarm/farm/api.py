@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -32,6 +33,7 @@ from mgfarm.farm.state import (
     farm_exists,
     list_farms,
     load_farm,
+    locked,
     ports_of_other_farms,
     save_farm,
 )
@@ -245,7 +247,11 @@ def up(
 
 def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
     """Stop the watchdog, the devices and (when ours and unused) the adb server; remove the farm folder."""
-    left = [f"watchdog {pid}" for pid in procs.stop_pids([farm.watchdog_pid])]
+    # Under the state lock the watchdog is never between starting a device and recording it.
+    with locked(farm.name):
+        left = [f"watchdog {pid}" for pid in procs.stop_pids([farm.watchdog_pid])]
+        with contextlib.suppress(MgfarmError):
+            farm = load_farm(farm.name)  # what the watchdog restored since
     if backend is not None:
         left += backend.stop_all(farm)
     serials = {r.serial for r in farm.replicas}
