@@ -54,7 +54,3 @@ def matrix(results: list[EpisodeResult]) -> list[Row]:
             )
             row.problems.append(f"{r.key} seed {r.seed}: {v} ({reason or r.status})")
     return list(rows.values())
-
-
-def all_ok(results: list[EpisodeResult]) -> bool:
-    return all(verdict(r) == "ok" for r in results)

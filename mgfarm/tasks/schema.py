@@ -297,9 +297,3 @@ def parse_templates(path: Path, checks: Any = None) -> list[TaskTemplate]:
         template.source = f"{path}:{lines.line_of((index,))}"
         templates.append(template)
     return templates
-
-
-def template_line(path: Path, index: int, loc: Loc) -> int:
-    """Line of a field of the index-th template of a file (for errors found after parsing)."""
-    _, lines = load_with_lines(path)
-    return lines.line_of((index, *loc))

@@ -30,17 +30,11 @@ class DatabaseDecl:
 
 
 DATABASES: dict[str, DatabaseDecl] = {}
-VOLATILE_SETTINGS: set[str] = set()
 
 
 def declare_database(name: str, path: str) -> None:
     """Register a database whose changes count as side effects unless a template allows them."""
     DATABASES[name] = DatabaseDecl(name, path)
-
-
-def declare_volatile_setting(key: str) -> None:
-    """A setting (`settings.NS.KEY`, fnmatch pattern) that changes on its own and is never diffed."""
-    VOLATILE_SETTINGS.add(key)
 
 
 def pull_database(device: TaskDevice, path: str, into: Path) -> Path | None:
@@ -136,8 +130,6 @@ def diff(before: StateSnapshot, after: StateSnapshot) -> list[str]:
     """Human-readable changes, one per setting or table that differs."""
     changes: list[str] = []
     for key in sorted(set(before.settings) | set(after.settings)):
-        if any(fnmatch.fnmatchcase(key, v) for v in VOLATILE_SETTINGS):
-            continue
         old, new = before.settings.get(key), after.settings.get(key)
         if old != new:
             changes.append(f"{key}: {old} -> {new}")

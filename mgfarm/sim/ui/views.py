@@ -470,12 +470,6 @@ class Avatar(View):
 
 
 @dataclass(eq=False, kw_only=True)
-class Divider(View):
-    height: float | None = 1
-    bg: str | None = "outline_variant"
-
-
-@dataclass(eq=False, kw_only=True)
 class Spacer(View):
     """Empty space; with `weight` it pushes siblings apart."""
 
