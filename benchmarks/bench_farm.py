@@ -73,7 +73,7 @@ def run_one(backend: str, size: int) -> dict[str, Any]:
         "replicas": size,
         "ready": ready,
         "seconds_to_ready": round(seconds, 2),
-        "pss_mb_per_replica": round(per_mb, 1),
+        "mb_per_replica": round(per_mb, 1),
         "total_mb": round(kib / 1024, 1),
         "docker_proxy_mb_per_replica": round(proxy_kib / 1024 / size, 1),
         "goal_seconds_64": goal_s,
@@ -89,7 +89,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
     for r in results:
         print(
             f"{r['backend']:<8} {r['replicas']:>4} {r['ready']:>6} {r['seconds_to_ready']:>12.2f} "
-            f"{r['pss_mb_per_replica']:>11.1f} {r['total_mb']:>9.1f} "
+            f"{r['mb_per_replica']:>11.1f} {r['total_mb']:>9.1f} "
             f"{r['docker_proxy_mb_per_replica']:>17.1f}"
         )
 
