@@ -97,6 +97,17 @@ def test_forward_to_a_port_without_server_is_refused(adb_server: AdbServer, sim_
         device.create_connection(adbutils.Network.TCP, 9999)
 
 
+def test_reverse_is_refused_in_one_sentence_and_lists_nothing(
+    adb_server: AdbServer, sim_device: SimHandle
+) -> None:
+    reverse = adb_server.adb("-s", sim_device.serial, "reverse", "tcp:1234", "tcp:5678")
+    assert reverse.returncode == 1
+    assert "adb reverse is not supported by simulated devices; use adb forward instead" in reverse.stderr
+    listing = adb_server.adb("-s", sim_device.serial, "reverse", "--list")
+    assert listing.returncode == 0 and listing.stdout.strip() == ""
+    assert adb_server.adb("-s", sim_device.serial, "shell", "echo", "alive").stdout.strip() == "alive"
+
+
 def test_tcp_reaches_a_device_local_server_while_its_shell_lives(
     adb_server: AdbServer, sim_device: SimHandle
 ) -> None:

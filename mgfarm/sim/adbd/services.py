@@ -1,4 +1,4 @@
-"""The adbd services a host can OPEN: shell (raw and v2), exec, sync, tcp:PORT, root, reboot, framebuffer."""
+"""The adbd services a host can OPEN: shell, exec, sync, tcp:PORT, root, reboot, framebuffer, reverse."""
 
 from __future__ import annotations
 
@@ -45,8 +45,23 @@ def open_service(
         return reboot(device, stream)
     if name.startswith("framebuffer:"):
         return framebuffer(device, stream)
+    if name.startswith("reverse:"):
+        return reverse(stream, name[len("reverse:") :])
     log.info("%s: refusing unknown service %r", device.config.serial, name[:80])
     return None
+
+
+async def reverse(stream: Stream, request: str) -> None:
+    """`adb reverse`: nothing is ever reversed, so listing is empty and setting one up fails clearly."""
+    if request == "list-forward":
+        reply = b"OKAY0000"
+    elif request == "killforward-all":
+        reply = b"OKAY"
+    else:
+        message = b"adb reverse is not supported by simulated devices; use adb forward instead"
+        reply = b"FAIL" + f"{len(message):04x}".encode() + message
+    await stream.write(reply)
+    await stream.close()
 
 
 async def shell_raw(device: SimDevice, stream: Stream, command: str) -> None:
