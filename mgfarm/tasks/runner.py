@@ -238,6 +238,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+PRIVATE_FIRST_PORT = 20000  # private farms take console/adb port pairs from 20000 to 59999
+PRIVATE_PORTS = 40000
+
+
 @contextmanager
 def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
     """The named running farm, or (name None) a private process farm that is stopped afterwards."""
@@ -246,9 +250,13 @@ def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
         return
     from mgfarm.farm import api
 
+    if not 1 <= replicas <= PRIVATE_PORTS // 2:
+        raise MgfarmError(
+            f"A private farm takes 1 to {PRIVATE_PORTS // 2} replicas, not {replicas}; change --replicas."
+        )
     private = f"tasks-{os.getpid()}"
     # A random first port keeps private farms of parallel runs (CI, several users) off each other's ports.
-    first = random.randrange(20000, 60000 - 2 * replicas, 2)
+    first = random.randrange(PRIVATE_FIRST_PORT, PRIVATE_FIRST_PORT + PRIVATE_PORTS - 2 * replicas + 1, 2)
     farm = api.up(replicas, backend="process", name=private, adb_port=free_port(), first_port=first)
     try:
         yield farm

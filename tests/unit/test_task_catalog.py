@@ -77,3 +77,8 @@ def test_an_output_folder_that_cannot_be_made_is_a_user_error(tmp_path: Path) ->
     blocker.write_text("")
     with pytest.raises(MgfarmError, match="pick a writable output folder"):
         run_eval(["settings.wifi_off"], "all", "oracle", [0], "no-such-farm", None, blocker)
+
+
+def test_a_private_farm_too_large_for_its_port_range_is_refused() -> None:
+    with pytest.raises(MgfarmError, match="A private farm takes 1 to 20000 replicas, not 100000"):
+        run_eval(["settings.wifi_off"], "all", "oracle", [0], None, 100000, None)
