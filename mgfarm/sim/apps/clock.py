@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.ui.views import Button, Column, EditText, Row, Scrim, Scroll, Stack, Text, Toggle, View
@@ -26,6 +28,22 @@ ADD_ALARM = (
 )
 SEED = ((ADD_ALARM, (8, 30, 31, 0, "")), (ADD_ALARM, (9, 0, 96, 0, "")))
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def local_now(ctx: ScreenContext) -> datetime:
+    """The device clock in the device's time zone (persist.sys.timezone, UTC when unknown)."""
+    try:
+        tz: timezone | ZoneInfo = ZoneInfo(ctx.device.props.get("persist.sys.timezone", "UTC") or "UTC")
+    except (KeyError, ValueError):
+        tz = timezone.utc
+    return datetime.fromtimestamp(ctx.now_ms() / 1000, tz)
+
+
+def schedule_text(mask: int, enabled: int, hour: int, minutes: int, now: datetime) -> str:
+    """What DeskClock shows under an alarm: its days, or when a one-time alarm rings next."""
+    if mask or not enabled:
+        return days_text(mask)
+    return "Today" if (hour, minutes) > (now.hour, now.minute) else "Tomorrow"
 
 
 def days_text(mask: int) -> str:
@@ -92,6 +110,7 @@ class Clock(App):
             "ORDER BY hour, minutes, _id",
         )
         cards: list[View] = []
+        now = local_now(ctx)
         for aid, hour, minutes, days, enabled, label in rows:
             t, ampm = time_text(hour, minutes)
             cards.append(
@@ -122,7 +141,8 @@ class Clock(App):
                             children=[
                                 Text(
                                     id="days_of_week",
-                                    text=(label + " · " if label else "") + days_text(days),
+                                    text=(label + " · " if label else "")
+                                    + schedule_text(days, enabled, hour, minutes, now),
                                     size=14,
                                     color="on_surface_variant",
                                     weight=1,
@@ -205,14 +225,7 @@ class Clock(App):
         return layers
 
     def world(self, ctx: ScreenContext) -> list[View]:
-        from datetime import datetime, timezone
-        from zoneinfo import ZoneInfo
-
-        try:
-            tz: timezone | ZoneInfo = ZoneInfo(ctx.device.props.get("persist.sys.timezone", "UTC") or "UTC")
-        except (KeyError, ValueError):
-            tz = timezone.utc
-        now = datetime.fromtimestamp(ctx.now_ms() / 1000, tz)
+        now = local_now(ctx)
         t, ampm = time_text(now.hour, now.minute)
         return [
             Column(

@@ -1,0 +1,33 @@
+"""The Clock app's alarm list says when a one-time alarm rings next, as DeskClock does."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from mgfarm.sim.apps.base import sql
+from tests.unit.sim_screen import Screen, boot_device, find
+
+ALARMS_DB = "/data/data/com.android.deskclock/databases/alarms.db"
+ADD = (
+    "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label)"
+    " VALUES (?, ?, 0, ?, 1, ?)"
+)
+
+
+def test_one_time_alarms_show_today_tomorrow_or_not_scheduled(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    clock = device.services["clock"]
+    clock.freeze(True)
+    clock.set_ms(int(datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc).timestamp() * 1000))
+    db = device.fs.host(ALARMS_DB, "/")
+    sql(db, ADD, (11, 0, 1, "later"))
+    sql(db, ADD, (7, 0, 1, "earlier"))
+    sql(db, ADD, (12, 0, 0, "off"))
+    screen = Screen(device)
+    screen.am.launch("com.android.deskclock")
+    xml = screen.xml()
+    assert find(xml, text="later · Today")
+    assert find(xml, text="earlier · Tomorrow")
+    assert find(xml, text="off · Not scheduled")
+    assert find(xml, text="Mon, Tue, Wed, Thu, Fri")  # the seeded weekday alarm keeps its days
