@@ -170,8 +170,12 @@ def check_ports(configs: list[DeviceConfig]) -> None:
                 try:
                     sock.bind((config.host, port))
                 except OSError as exc:
+                    if exc.errno == errno.EADDRINUSE:
+                        taken = f"port {port} on {config.host} is already in use"
+                        raise MgfarmError(f"{taken}; pick a free pair with --adb-port.") from exc
                     raise MgfarmError(
-                        f"port {port} on {config.host} is already in use; pick a free pair with --adb-port."
+                        f"cannot listen on {config.host}:{port} ({exc.strerror}); "
+                        "pass an address of this machine with --host."
                     ) from exc
 
 

@@ -191,6 +191,15 @@ def test_serve_with_an_unusable_path_fails_with_one_sentence(
     assert proc.stdout == ""
 
 
+def test_serve_on_an_address_not_of_this_machine_fails_with_one_sentence(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "mgfarm.sim", "serve", "--adb-port", "40001", "--host", "192.0.2.1"]
+    argv += ["--data", str(tmp_path / "data"), "--token-file", str(tmp_path / "token")]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1
+    assert "cannot listen on 192.0.2.1:40000" in proc.stderr and "with --host" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
 def test_reboot_takes_the_device_away(
     adb_server: AdbServer, sim_devices: Callable[[int], list[SimHandle]]
 ) -> None:
