@@ -367,8 +367,8 @@ def up(
     from mgfarm.farm.config import load_config
     from mgfarm.farm.render import farm_table, summary_line
 
-    overrides = {"replicas": replicas, "backend": backend, "image": image, "snapshot": snapshot}
-    overrides.update({"name": name, "adb_port": adb_port, "cpus": cpus, "memory": memory})
+    overrides: dict[str, object] = {"replicas": replicas, "backend": backend, "image": image}
+    overrides.update(snapshot=snapshot, name=name, adb_port=adb_port, cpus=cpus, memory=memory)
     cfg = load_config(overrides)
     started = time.monotonic()
     columns = (TextColumn("booting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
