@@ -53,15 +53,52 @@ def load_config(overrides: dict[str, Any] | None = None, path: Path | None = Non
         try:
             loaded = yaml.safe_load(path.read_text()) or {}
         except yaml.YAMLError as exc:
-            raise MgfarmError(f"{path} is not valid YAML ({exc}); fix the file.") from None
+            raise MgfarmError(f"{path} is not valid YAML {yaml_problem(exc)}; fix the file.") from None
         if not isinstance(loaded, dict):
             raise MgfarmError(f"{path} must be a mapping of settings (e.g. `replicas: 8`); fix the file.")
         data.update(loaded)
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    flags = {k for k, v in (overrides or {}).items() if v is not None}
     try:
         return FarmConfig(**data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "config"
-        source = f" in {path}" if path else ""
-        raise MgfarmError(f"Setting {where!r}{source} is invalid: {first['msg']}; fix it.") from None
+        raise MgfarmError(invalid_setting(exc, flags, path)) from None
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """Where and what PyYAML found wrong, on one line: 'at line 1, column 13: expected ...'."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or ""
+    return f"{where}: {problem}" if where and problem else where or problem or "(unreadable)"
+
+
+_BOUNDS = {
+    "ge": ("at least", ">="),
+    "gt": ("greater than", ">"),
+    "le": ("at most", "<="),
+    "lt": ("less than", "<"),
+}
+
+
+def invalid_setting(exc: ValidationError, flags: set[str], path: Path | None) -> str:
+    """One sentence for the first invalid setting, naming the flag or the file it came from."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "config"
+    ctx = first.get("ctx") or {}
+    bound = next((k for k in _BOUNDS if k in ctx), None)
+    got = f"(got {first['input']!r})"
+    if field in flags:
+        flag = "--" + field.replace("_", "-")
+        if bound is not None:
+            words, sign = _BOUNDS[bound]
+            return f"{flag} must be {words} {ctx[bound]} {got}; pass {flag} N with N {sign} {ctx[bound]}."
+        return f"{flag} is invalid {got}: {first['msg']}; pass a valid {flag}."
+    source = f" in {path}" if path else ""
+    if first["type"] == "extra_forbidden":
+        known = ", ".join(FarmConfig.model_fields)
+        return f"Setting {field!r}{source} is not a known setting (known: {known}); fix the file."
+    if bound is not None:
+        words, _sign = _BOUNDS[bound]
+        return f"Setting {field!r}{source} must be {words} {ctx[bound]} {got}; fix the file."
+    return f"Setting {field!r}{source} is invalid {got}: {first['msg']}; fix the file."

@@ -77,12 +77,22 @@ def test_flags_win_over_yaml_and_bad_yaml_is_one_sentence(tmp_path: Path) -> Non
     path.write_text("replicas: 8\nbackend: docker\nmemory: 512m\n")
     cfg = load_config({"replicas": 2, "backend": None}, path=path)
     assert (cfg.replicas, cfg.backend, cfg.memory, cfg.adb_port) == (2, "docker", "512m", 5137)
-    path.write_text("replicas: [\n")
-    with pytest.raises(MgfarmError, match="not valid YAML"):
+    path.write_text("memory: 1g\nreplicas: [1")
+    with pytest.raises(MgfarmError) as bad:
         load_config({}, path=path)
+    assert "not valid YAML at line 2, column 13:" in str(bad.value)
+    assert "\n" not in str(bad.value) and "flow sequence" not in str(bad.value)
     path.write_text("replica: 3\n")
     with pytest.raises(MgfarmError, match="'replica'"):
         load_config({}, path=path)
+
+
+def test_a_flag_out_of_range_says_what_to_pass() -> None:
+    with pytest.raises(MgfarmError) as bad:
+        load_config({"replicas": 0}, path=None)
+    assert str(bad.value) == "--replicas must be at least 1 (got 0); pass --replicas N with N >= 1."
+    with pytest.raises(MgfarmError, match="--adb-port must be at most 65535"):
+        load_config({"adb_port": 70000}, path=None)
 
 
 @pytest.mark.parametrize("value", ["256m", "1g", "524288k", "1000000"])
