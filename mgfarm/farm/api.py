@@ -162,7 +162,7 @@ def up(
     """Start `replicas` devices, wait until each is booted on its snapshot, write the state file."""
     check_name(name)
     if replicas <= 0:
-        raise MgfarmError(f"--replicas must be at least 1 (got {replicas}).")
+        raise MgfarmError(f"--replicas must be at least 1 (got {replicas}); pass --replicas N with N >= 1.")
     if backend not in BACKENDS:
         raise MgfarmError(f"Unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}.")
     if farm_exists(name):
@@ -346,6 +346,9 @@ def restart(name: str, index: int) -> FarmState:
 
 def logs(name: str, index: int, tail: int = 200) -> str:
     """Recent log lines of one replica's process or container."""
+    if tail < 1:
+        # A negative or zero slice would print the whole log (process) or nothing (docker).
+        raise MgfarmError(f"--tail must be at least 1 (got {tail}); pass --tail N with N >= 1.")
     farm = load_farm(name)
     return backend_of(farm).logs(farm, farm.replica(index), farm_dir(name), tail)
 

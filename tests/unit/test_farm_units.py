@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm import api
 from mgfarm.farm.backends.docker import needs_kvm, parse_memory
 from mgfarm.farm.config import load_config
 from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port
@@ -58,6 +59,14 @@ def test_state_round_trips_and_edits_under_lock(tmp_path: Path, monkeypatch: pyt
     assert list_farms() == ["a"]
     with pytest.raises(MgfarmError, match="no replica 3"):
         loaded.replica(3)
+
+
+@pytest.mark.parametrize("tail", [-1, 0])
+def test_logs_refuse_a_tail_below_one(tail: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    save_farm(_farm("a"))
+    with pytest.raises(MgfarmError, match=rf"--tail must be at least 1 \(got {tail}\); pass --tail N"):
+        api.logs("a", 0, tail)
 
 
 def test_missing_broken_and_badly_named_farms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
