@@ -243,6 +243,40 @@ def test_screencap_png_and_raw(sh: ShellDevice) -> None:
     assert sh.host("/sdcard/Pictures/s.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_uiautomator_dump_to_an_unwritable_path_fails(sh: ShellDevice) -> None:
+    r = sh.run("uiautomator dump /nonexist/d.xml")
+    assert r.status != 0 and r.text == ""
+    assert r.error == "ERROR: could not write /nonexist/d.xml: No such file or directory\n"
+    assert not sh.host("/nonexist").exists()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "screencap /proc/x/y.png",
+        "screencap -p /nonexist/s",
+        "uiautomator dump /proc/x/d.xml",
+        "cat /data/../../x",
+    ],
+)
+def test_failed_writes_name_device_paths_never_host_ones(sh: ShellDevice, line: str) -> None:
+    r = sh.run(line)
+    root = str(sh.device.fs.root)
+    assert r.status != 0 and root not in r.error and "/tmp/" not in r.error, r.error
+    if line.startswith("screencap"):
+        target = line.split()[-1]
+        assert r.error == f"Error opening file: {target} (No such file or directory)\n"
+
+
+def test_os_errors_are_told_with_device_paths(sh: ShellDevice) -> None:
+    fs = sh.device.fs
+    host = fs.host("/sdcard/nope.txt")
+    assert fs.os_error(FileNotFoundError(2, "No such file or directory", str(host))) == (
+        "/storage/emulated/0/nope.txt: No such file or directory"
+    )
+    assert fs.os_error(PermissionError(13, "Permission denied", "/etc/shadow")) == "shadow: Permission denied"
+
+
 def test_wm_and_display(sh: ShellDevice) -> None:
     assert sh.run("wm size").text == "Physical size: 1080x2400\n"
     assert sh.run("wm density").text == "Physical density: 420\n"

@@ -317,7 +317,10 @@ class Shell:
         except PathEscapeError:
             io.stderr.write(f"{name}: Permission denied\n")
             status = 1
-        except (OSError, ValueError, LookupError, TypeError, ArithmeticError) as exc:
+        except OSError as exc:
+            io.stderr.write(f"{name}: {self.device.fs.os_error(exc)}\n")
+            status = 1
+        except (ValueError, LookupError, TypeError, ArithmeticError) as exc:
             # An odd argument the command did not check: report it like a tool would.
             io.stderr.write(f"{name}: {exc}\n")
             status = 1

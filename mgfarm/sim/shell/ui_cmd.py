@@ -182,11 +182,13 @@ async def uiautomator(inv: Invocation) -> int:
         if target == "/dev/tty" or target == "/dev/stdout":
             inv.out(xml)
         else:
-            path = host_path(inv, target)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(xml, encoding="utf-8")
-    except (CommandError, OSError) as exc:
+            # No mkdir of missing parents: an unwritable target is an error, as on a device.
+            host_path(inv, target).write_text(xml, encoding="utf-8")
+    except CommandError as exc:
         inv.err(f"ERROR: could not get idle state. {exc}\n")
+        return 1
+    except OSError as exc:
+        inv.err(f"ERROR: could not write {target}: {exc.strerror or exc.__class__.__name__}\n")
         return 1
     inv.out(f"UI hierchary dumped to: {target}\n")
     return 0
@@ -209,8 +211,11 @@ async def screencap(inv: Invocation) -> int:
             inv.out(data)
         else:
             host_path(inv, target).write_bytes(data)
-    except (CommandError, OSError) as exc:
+    except CommandError as exc:
         inv.err(f"Error: {exc}\n")
+        return 1
+    except OSError as exc:  # as screencap.cpp says it; the host path must not show
+        inv.err(f"Error opening file: {target} ({exc.strerror or exc.__class__.__name__})\n")
         return 1
     return 0
 

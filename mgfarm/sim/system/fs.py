@@ -74,6 +74,16 @@ class DeviceFS:
             raise PathEscapeError(f"{path}: path leaves the device root")
         return candidate
 
+    def os_error(self, exc: OSError) -> str:
+        """`path: reason` for a failed host call, naming the device path: host paths never reach a user."""
+        reason = exc.strerror or exc.__class__.__name__
+        if exc.filename is None:
+            return reason
+        text, root = os.fsdecode(exc.filename), str(self.root)
+        inside = text == root or text.startswith(root + "/")
+        shown = (text[len(root) :] or "/") if inside else Path(text).name
+        return f"{shown}: {reason}"
+
     def device_path(self, host: Path) -> str:
         """The device path of a host path under the root."""
         rel = host.resolve().relative_to(self.root)
