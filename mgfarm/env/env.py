@@ -10,7 +10,7 @@ import gymnasium
 import numpy as np
 
 from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome, Coords
-from mgfarm.device.device import Device, DeviceError
+from mgfarm.device.device import ConsoleError, Device, DeviceError
 from mgfarm.device.ui import UIElement
 from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.recorder import EpisodeWriter, Recorder
@@ -86,6 +86,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             _warm_up(device)
         else:
             self.device = self._lease_device(replica)
+        if snapshot is not None:
+            self._check_snapshot()  # a typo fails in make(), not at the first reset
         width, height = self.device.window_size()
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mgfarm-obs")
         self._screen_shape = (height, width, 3)
@@ -186,7 +188,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         from mgfarm.tasks import runtime
 
         start = time.perf_counter()
-        self.device.snapshot_load(self.snapshot)
+        self._load_snapshot()
         restore_ms = _ms(start)
         t = time.perf_counter()
         instance = _template(task_id).instantiate(seed)
@@ -301,6 +303,34 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             self.lease = None
 
     # -- internals ---------------------------------------------------------------------------
+    def _check_snapshot(self) -> None:
+        """Refuse a snapshot the device does not have, giving back the replica first."""
+        try:
+            problem = _missing_snapshot(self.device, self.snapshot, self.farm_name)
+        except BaseException:
+            self._give_back_device()
+            raise
+        if problem is not None:
+            self._give_back_device()
+            raise problem
+
+    def _give_back_device(self) -> None:
+        """Close the device connection and give back the lease (make() failed half-way)."""
+        self.device.close()
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+
+    def _load_snapshot(self) -> None:
+        """Restore the episode's snapshot; a missing one is told with the ones that exist."""
+        try:
+            self.device.snapshot_load(self.snapshot)
+        except ConsoleError:
+            problem = _missing_snapshot(self.device, self.snapshot, self.farm_name)
+            if problem is not None:
+                raise problem from None
+            raise
+
     def _choose_task(self, requested: str | None) -> str:
         if requested:
             _template(requested)
@@ -423,6 +453,19 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     def _close_episode(self) -> None:
         if self._episode is not None:
             self._record_end(None, 0.0, "episode abandoned before it ended", None)
+
+
+def _missing_snapshot(device: Device, name: str, farm: str) -> MgfarmError | None:
+    """The error for a snapshot `device` does not have, naming those it has; None when it has it."""
+    names = device.snapshot_list()
+    if name in names:
+        return None
+    return MgfarmError(
+        f"Snapshot {name!r} does not exist on the devices of farm {farm!r} (they have: "
+        f"{', '.join(names) or 'none'}); pass one of those, or build it with `mgfarm snapshot build "
+        f"{name}` and start a farm on it with `mgfarm up --snapshot {name}` (`mgfarm snapshot list` "
+        "shows the built ones)."
+    )
 
 
 def _warm_up(device: Device) -> None:

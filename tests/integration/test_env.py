@@ -15,6 +15,7 @@ import mgfarm
 from mgfarm.env.env import MobileEnv
 from mgfarm.env.lease import LeaseError
 from mgfarm.env.recorder import read_episode
+from mgfarm.errors import MgfarmError
 from tests.integration.conftest import AdbServer, SimHandle
 from tests.integration.envfarm import PROBE_DB, TASK_ID, install_tasks, make_farm
 
@@ -132,6 +133,18 @@ def test_close_releases_the_replica_for_the_next_env(env: MobileEnv) -> None:
     env.close()
     again = mgfarm.make(TASK_ID, farm="envtest", lease_timeout=0.0)
     assert again.replica_index == 0
+    again.close()
+
+
+def test_an_unknown_snapshot_names_the_existing_ones_and_frees_the_replica(env: MobileEnv) -> None:
+    env.close()
+    with pytest.raises(MgfarmError) as bad:
+        mgfarm.make(TASK_ID, farm="envtest", snapshot="nosuch", lease_timeout=0.0)
+    message = str(bad.value)
+    assert "Snapshot 'nosuch' does not exist" in message and "they have: golden" in message
+    assert "`mgfarm snapshot build nosuch`" in message and "`mgfarm snapshot list`" in message
+    again = mgfarm.make(TASK_ID, farm="envtest", snapshot="golden", lease_timeout=0.0)
+    assert again.replica_index == 0  # the failed make() gave its replica back
     again.close()
 
 
