@@ -50,6 +50,30 @@ def test_stdin_reaches_the_command(adb_server: AdbServer, sim_device: SimHandle)
     assert interactive.stdout.split() == ["one", "two"]
 
 
+def test_interactive_shell_keeps_cwd_variables_and_status(
+    adb_server: AdbServer, sim_device: SimHandle
+) -> None:
+    lines = b"cd /data/local/tmp\npwd\nX=5\necho x=$X\nfalse\necho $?\nexit 3\necho never\n"
+    proc = adb_server.adb("-s", sim_device.serial, "shell", input=lines)
+    assert proc.stdout.split() == ["/data/local/tmp", "x=5", "1"]
+    assert proc.returncode == 3
+
+
+def test_legacy_shell_service_keeps_cwd(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    """The raw `shell:` service (no v2, as older clients open it) runs one session too."""
+    conn = adb_server.client().device(sim_device.serial).open_transport()
+    try:
+        conn.send_command("shell:")
+        conn.check_okay()
+        conn.conn.sendall(b"cd /data/local/tmp\rpwd\rexit\r")
+        transcript = b""
+        while chunk := conn.conn.recv(4096):
+            transcript += chunk
+    finally:
+        conn.close()
+    assert b"pwd\r\n/data/local/tmp\r\nmgfarm_sim:/data/local/tmp # exit\r\n" in transcript
+
+
 def test_exec_in_writes_a_file_after_the_client_closes(adb_server: AdbServer, sim_device: SimHandle) -> None:
     import os
     import subprocess
@@ -110,9 +134,16 @@ def test_interactive_shell_on_a_terminal(adb_server: AdbServer, sim_device: SimH
     read_until(b"# ")
     os.write(fd, b"echo hi there\r")
     read_until(b"hi there\r\nmgfarm_sim:/ # ")
+    os.write(fd, b"cd /data\r")
+    read_until(b"mgfarm_sim:/data # ")
+    os.write(fd, b"pwd\r")
+    read_until(b"/data\r\nmgfarm_sim:/data # ")
     os.write(fd, b"exit\r")
     read_until(b"exit\r\n")
     _, status = os.waitpid(pid, 0)
     os.close(fd)
-    assert transcript == b"mgfarm_sim:/ # echo hi there\r\nhi there\r\nmgfarm_sim:/ # exit\r\n"
+    assert transcript == (
+        b"mgfarm_sim:/ # echo hi there\r\nhi there\r\nmgfarm_sim:/ # cd /data\r\n"
+        b"mgfarm_sim:/data # pwd\r\n/data\r\nmgfarm_sim:/data # exit\r\n"
+    )
     assert os.waitstatus_to_exitcode(status) == 0

@@ -15,6 +15,7 @@ from mgfarm.sim.io import ByteSink, ByteSource, LocalConnection, LocalServer, Sh
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.shell import ShellSession
 
 log = logging.getLogger("mgfarm.sim.adbd")
 
@@ -107,36 +108,37 @@ async def shell_v2(device: SimDevice, stream: Stream, options: str, command: str
 
 
 async def interactive(device: SimDevice, stdin: ByteSource, out: ByteSink, err: ByteSink, pty: bool) -> int:
-    """`adb shell` without a command: one command line per input line until `exit` or EOF.
+    """`adb shell` without a command: one shell session, line by line, until `exit` or EOF.
 
-    With a PTY the user's terminal is raw: the device prints a prompt, echoes keys, ends lines
-    on CR and turns LF into CRLF, as a real terminal line discipline would.
+    The session keeps cwd, variables and `$?` between lines, as the device's mksh does. With a PTY
+    the user's terminal is raw: the device prints a prompt, echoes keys, ends lines on CR and turns
+    LF into CRLF, as a real terminal line discipline would.
     """
-    prompt = f"{device.props.get('ro.product.device')}:/ # "
-    status = 0
+    from mgfarm.sim.shell import ShellSession
+
+    session = ShellSession(device)
+    if pty:
+        out, err = ByteSink(crlf(out)), ByteSink(crlf(err))
     while True:
         if pty:
-            out.write(prompt)
+            out.write(prompt(device, session))
             await out.flush()
             line = await read_pty_line(stdin, out)
         else:
             line = (await stdin.readline()).decode("utf-8", errors="replace")
         if line is None or (not pty and not line):
-            return status
-        text = line.strip()
-        if text == "exit":
-            return status
-        if not text:
+            return session.status
+        if not line.strip():
             continue
-        if pty:
-            cooked_out, cooked_err = ByteSink(crlf(out)), ByteSink(crlf(err))
-            status = await device.shell(text, ShellIO(ByteSource.from_bytes(b""), cooked_out, cooked_err))
-            await cooked_out.flush()
-            await cooked_err.flush()
-        else:
-            status = await device.shell(text, ShellIO(ByteSource.from_bytes(b""), out, err))
-            await out.flush()
-            await err.flush()
+        status = await session.run(line.strip(), ShellIO(ByteSource.from_bytes(b""), out, err))
+        if session.exited:
+            return status
+
+
+def prompt(device: SimDevice, session: ShellSession) -> str:
+    """mksh's prompt on Android: `[status|]device:cwd # ` (root adbd)."""
+    status = session.status
+    return f"{f'{status}|' if status else ''}{device.props.get('ro.product.device')}:{session.cwd} # "
 
 
 def crlf(sink: ByteSink) -> Callable[[bytes], Awaitable[None]]:

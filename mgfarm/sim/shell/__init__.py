@@ -47,6 +47,10 @@ class ShellSession:
     def status(self) -> int:
         return self._shell.status
 
+    @property
+    def cwd(self) -> str:
+        return self._shell.cwd
+
     async def run(self, line: str, io: ShellIO) -> int:
         try:
             status, self.exited = await self._shell.run_session_text(line, io)
