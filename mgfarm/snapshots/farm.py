@@ -20,6 +20,7 @@ from mgfarm.snapshots.manifest import (
     read_manifest,
     snapshot_files,
 )
+from mgfarm.snapshots.recipe import list_recipes
 
 
 def prepare(folder: Path, backend: str, image: str, snapshot: str) -> Manifest | None:
@@ -34,6 +35,7 @@ def prepare(folder: Path, backend: str, image: str, snapshot: str) -> Manifest |
     if manifest is None:
         return None
     check_manifest(manifest, "process", mgfarm_version=mgfarm.__version__)
+    check_recipe_unchanged(manifest)
     source = snapshot_files(snapshot)
     if not (source / "state.json").is_file():
         raise MgfarmError(
@@ -65,7 +67,20 @@ def _docker_manifest(image: str, snapshot: str) -> Manifest | None:
     if text:  # the label was written before the commit, so it cannot know the committed id
         manifest = manifest.model_copy(update={"snapshot_image_id": image_id})
     check_manifest(manifest, "docker", image=image, image_id=image_id)
+    check_recipe_unchanged(manifest)
     return manifest
+
+
+def check_recipe_unchanged(manifest: Manifest) -> None:
+    """Refuse a snapshot whose shipped recipe changed since the build (`mgfarm snapshot list`: stale)."""
+    current = {r.name: r.content_hash() for r in list_recipes()}.get(manifest.name)
+    if current is not None and current != manifest.recipe_hash:
+        backend = "" if manifest.backend == "process" else f" --backend {manifest.backend}"
+        raise MgfarmError(
+            f"Snapshot {manifest.name!r} is stale: its recipe changed after it was built "
+            f"({manifest.recipe_hash} -> {current}); rebuild it with "
+            f"`mgfarm snapshot build {manifest.name}{backend}`."
+        )
 
 
 def device_screen(device: Device) -> Screen:

@@ -117,6 +117,20 @@ def test_other_screen_size_is_refused_and_nothing_is_left(golden: Manifest, adb_
     assert not farm_exists("mismatch")
 
 
+def test_a_stale_snapshot_is_refused_until_rebuilt(golden: Manifest, adb_server: AdbServer) -> None:
+    original = _edit_manifest({"recipe_hash": "0123456789ab"})  # as if the recipe changed since
+    try:
+        with pytest.raises(MgfarmError) as info:
+            api.up(1, name="stale", adb_port=adb_server.port, first_port=quiet_range_start(1))
+    finally:
+        manifest_path("process", "golden").write_text(original)
+    assert str(info.value) == (
+        f"Snapshot 'golden' is stale: its recipe changed after it was built (0123456789ab -> "
+        f"{GOLDEN.content_hash()}); rebuild it with `mgfarm snapshot build golden`."
+    )
+    assert not farm_exists("stale") and not farm_dir("stale").exists()
+
+
 def test_cli_refuses_a_snapshot_from_another_build_in_one_sentence(
     golden: Manifest, adb_server: AdbServer, home: Path
 ) -> None:
