@@ -34,7 +34,7 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _manifest(**changes: object) -> Manifest:
     base = Manifest(
         name="golden",
-        recipe_hash="abc123def456",
+        recipe_hash=load_recipe("golden").content_hash(),  # built from the shipped recipe: not stale
         backend="process",
         image="mgfarm-sim 0.1.0",
         screen=PHONE,
@@ -167,6 +167,12 @@ def test_prepare_puts_a_built_process_snapshot_where_devices_load_it(tmp_path: P
 def test_prepare_refuses_a_snapshot_from_another_mgfarm_version(tmp_path: Path) -> None:
     write_manifest(_manifest(mgfarm_version="0.0.1"))
     with pytest.raises(MgfarmError, match=r"built by mgfarm 0\.0\.1"):
+        snapfarm.prepare(tmp_path, "process", "", "golden")
+
+
+def test_prepare_refuses_a_stale_snapshot(tmp_path: Path) -> None:
+    write_manifest(_manifest(recipe_hash="0123456789ab"))
+    with pytest.raises(MgfarmError, match=r"'golden' is stale.*`mgfarm snapshot build golden`\.$"):
         snapfarm.prepare(tmp_path, "process", "", "golden")
 
 
