@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
 import tempfile
 import time
@@ -22,12 +21,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
@@ -112,6 +105,7 @@ def main() -> int:
     os.environ["MGFARM_HOME"] = home
     from mgfarm.errors import MgfarmError
     from mgfarm.farm import api
+    from mgfarm.farm.ports import free_port
     from mgfarm.tasks.catalog import list_tasks
 
     task = args.task or list_tasks("smoke")[0].id

@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import random
-import socket
 import statistics
 import sys
 import tempfile
@@ -24,23 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _common import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
-
-
 def run_size(replicas: int, suite: str, seeds: int) -> dict[str, Any]:
     from mgfarm.farm import api
+    from mgfarm.farm.ports import free_port
     from mgfarm.tasks.catalog import list_tasks
     from mgfarm.tasks.runner import Job, farm_devices, run_jobs
 

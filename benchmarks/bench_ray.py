@@ -18,7 +18,6 @@ import json
 import logging
 import os
 import random
-import socket
 import sys
 import tempfile
 import time
@@ -47,12 +46,6 @@ ACTIONS: list[dict[str, Any]] = [
     {"action_type": "scroll", "direction": "down"},
     {"action_type": "navigate_home"},
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def measure(step_all: Any, size: int, steps: int) -> dict[str, Any]:
@@ -125,6 +118,7 @@ def main() -> int:
     import ray
     from ray.cluster_utils import Cluster
 
+    from mgfarm.farm.ports import free_port
     from mgfarm.ray import cluster
     from mgfarm.ray.resources import REPLICA_RESOURCE
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import socket
 import statistics
 import subprocess
@@ -26,40 +25,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _common import percentile, rss_mb
+
 from mgfarm.farm.adb import find_adb
+from mgfarm.farm.ports import free_port, quiet_range_start
 
 GOALS = {"together_unchanged_p50_ms": 40.0, "together_changed_p50_ms": 80.0, "mem_mb_per_device": 30.0}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def free_adb_port(count: int) -> int:
-    for _ in range(500):
-        port = random.randrange(20001, 60000 - 2 * count, 2)
-        try:
-            for p in range(port - 1, port - 1 + 2 * count):
-                with socket.socket() as sock:
-                    sock.bind(("127.0.0.1", p))
-        except OSError:
-            continue
-        return port
-    raise RuntimeError("no run of free ports found")
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def _read_exact(sock: socket.socket, n: int) -> bytes:
@@ -107,7 +78,7 @@ class Farm:
         )
         token = self.home / ".emulator_console_auth_token"
         token.write_text("bench")
-        adb_port = free_adb_port(count)
+        adb_port = quiet_range_start(count) + 1
         self.proc = subprocess.Popen(
             [
                 sys.executable,

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import secrets
 import signal
 import socket
@@ -30,46 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import adbutils
+from _common import percentile, rss_mb
 
 from mgfarm.farm.adb import find_adb
+from mgfarm.farm.ports import free_port, quiet_range_start
 
 GOALS = {"mem_mb_per_device": 30.0, "boot_s": 0.5, "shell_p50_ms": 5.0, "snapshot_load_ms": 50.0}
-
-
-def ports_free(first: int, count: int) -> bool:
-    for port in range(first, first + count):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                return False
-    return True
-
-
-def free_adb_port(count: int) -> int:
-    for _ in range(500):
-        adb_port = random.randrange(20001, 60000 - 2 * count, 2)
-        if ports_free(adb_port - 1, 2 * count):
-            return adb_port
-    raise RuntimeError("no run of free ports found")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Serve:
@@ -80,7 +45,7 @@ class Serve:
         workdir.mkdir(parents=True, exist_ok=True)
         self.token_file = workdir / "token"
         self.token_file.write_text(secrets.token_hex(8))
-        self.adb_port = free_adb_port(count)
+        self.adb_port = quiet_range_start(count) + 1
         args = [sys.executable, "-m", "mgfarm.sim", "serve", "--adb-port", str(self.adb_port)]
         args += ["--count", str(count), "--data", str(workdir / "data"), "--token-file", str(self.token_file)]
         if announce is not None:
