@@ -10,10 +10,8 @@
 from __future__ import annotations
 
 import os
-import random
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,33 +23,9 @@ import adbutils
 import pytest
 
 from mgfarm.farm.adb import find_adb
+from mgfarm.farm.ports import free_port, quiet_range_start
 
 READY_TIMEOUT = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def ports_free(first: int, count: int) -> bool:
-    for port in range(first, first + count):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                return False
-    return True
-
-
-def free_adb_port(count: int) -> int:
-    """An adb port P such that P-1 .. P+2*count-2 are all free (console and adb port pairs)."""
-    for _ in range(200):
-        adb_port = random.randrange(20001, 60000 - 2 * count, 2)
-        if ports_free(adb_port - 1, 2 * count):
-            return adb_port
-    raise RuntimeError("no run of free ports found")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -160,7 +134,7 @@ class SimProcess:
             token_file.write_text(self.token)  # no newline: adb emu sends the file as-is
         self.token = token_file.read_text()
         self.data_dir = workdir / "data"
-        self.adb_port = free_adb_port(count)
+        self.adb_port = quiet_range_start(count) + 1
         self.log = workdir / "serve.log"
         self.process = subprocess.Popen(
             [

@@ -12,10 +12,10 @@ from pathlib import Path
 import adbutils
 import pytest
 
+from mgfarm.farm.ports import port_in_use
 from tests.integration.conftest import (
     AdbServer,
     SimHandle,
-    ports_free,
     start_adb_server,
     stop_adb_server,
 )
@@ -24,7 +24,7 @@ SCAN_PORTS = range(5555, 5586, 2)  # the adb server probes these adb ports once,
 
 
 def test_server_started_after_the_device_finds_it_by_port_scan(adb_server: AdbServer, tmp_path: Path) -> None:
-    adb_port = next((p for p in reversed(SCAN_PORTS) if ports_free(p - 1, 2)), None)
+    adb_port = next((p for p in reversed(SCAN_PORTS) if not port_in_use(p - 1) and not port_in_use(p)), None)
     if adb_port is None:
         pytest.skip("every emulator port pair 5554-5585 is taken on this machine")
     serve = subprocess.Popen(

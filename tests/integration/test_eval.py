@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from mgfarm.farm import api
-from tests.integration.conftest import free_port
+from mgfarm.farm.ports import free_port
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 MGFARM = str(Path(sys.executable).parent / "mgfarm")
