@@ -23,6 +23,7 @@ from typing import Any
 from mgfarm.device.actions import ActionError, ActionExecutor
 from mgfarm.device.device import Device
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.ports import free_port
 from mgfarm.farm.state import FarmState, load_farm
 from mgfarm.tasks import runtime
 from mgfarm.tasks.agents import failure, make_agent
@@ -227,15 +228,6 @@ def run_jobs(
     for t in threads:
         t.join()
     return [r for r in results if r is not None]
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now (for a private adb server)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 PRIVATE_FIRST_PORT = 20000  # private farms take console/adb port pairs from 20000 to 59999
