@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mgfarm
+from mgfarm.device.actions import ACTION_TYPES
 from mgfarm.env.env import MobileEnv
 from mgfarm.env.lease import LeaseError
 from mgfarm.env.recorder import read_episode
@@ -149,27 +150,7 @@ def test_an_unknown_snapshot_names_the_existing_ones_and_frees_the_replica(env: 
 
 
 ACTIONS = st.fixed_dictionaries(
-    {
-        "action_type": st.sampled_from(
-            [
-                "click",
-                "double_tap",
-                "long_press",
-                "scroll",
-                "swipe",
-                "input_text",
-                "keyboard_enter",
-                "navigate_home",
-                "navigate_back",
-                "open_app",
-                "wait",
-                "status",
-                "answer",
-                "unknown",
-                "bogus",
-            ]
-        )
-    },
+    {"action_type": st.sampled_from([*ACTION_TYPES, "bogus"])},
     optional={
         "x": st.one_of(st.integers(-50, 1200), st.floats(allow_nan=True), st.text(max_size=3)),
         "y": st.one_of(st.integers(-50, 2500), st.floats(allow_nan=True)),
