@@ -63,6 +63,16 @@ def duration_text(ms: int) -> str:
     return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
+def _field_row(ctx: ScreenContext, spacing: int, *fields: tuple[str, str, str]) -> Row:
+    """Text fields side by side, sharing the width; each field is (view id, state key, hint)."""
+    return Row(
+        spacing=spacing,
+        children=[
+            EditText(id=vid, key=key, hint=hint, text=ctx.field(key), weight=1) for vid, key, hint in fields
+        ],
+    )
+
+
 class Clock(App):
     package = PKG
     label = "Clock"
@@ -197,25 +207,7 @@ class Clock(App):
                 dialog(
                     "Set alarm",
                     [
-                        Row(
-                            spacing=12,
-                            children=[
-                                EditText(
-                                    id="hour",
-                                    key="hour",
-                                    hint="Hour (0-23)",
-                                    text=ctx.field("hour"),
-                                    weight=1,
-                                ),
-                                EditText(
-                                    id="minute",
-                                    key="minute",
-                                    hint="Minute",
-                                    text=ctx.field("minute"),
-                                    weight=1,
-                                ),
-                            ],
-                        ),
+                        _field_row(ctx, 12, ("hour", "hour", "Hour (0-23)"), ("minute", "minute", "Minute")),
                         EditText(id="label", key="label", hint="Label", text=ctx.field("label")),
                     ],
                     [("Cancel", cancel), ("OK", ok)],
@@ -285,24 +277,11 @@ class Clock(App):
                 pad=(24, 48, 24, 0),
                 spacing=24,
                 children=[
-                    Row(
-                        spacing=16,
-                        children=[
-                            EditText(
-                                id="timer_minutes",
-                                key="minutes",
-                                hint="Minutes",
-                                text=ctx.field("minutes"),
-                                weight=1,
-                            ),
-                            EditText(
-                                id="timer_seconds",
-                                key="seconds",
-                                hint="Seconds",
-                                text=ctx.field("seconds"),
-                                weight=1,
-                            ),
-                        ],
+                    _field_row(
+                        ctx,
+                        16,
+                        ("timer_minutes", "minutes", "Minutes"),
+                        ("timer_seconds", "seconds", "Seconds"),
                     ),
                     Row(
                         justify="center",
