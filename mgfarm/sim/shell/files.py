@@ -9,7 +9,7 @@ import posixpath
 import shutil
 import stat as statmod
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -289,54 +289,57 @@ def _copy_targets(inv: Invocation, operands: list[str]) -> Iterator[tuple[str, P
         yield src, shost, target
 
 
-@command("cp")
-async def cp(inv: Invocation) -> int:
-    flags, operands = split_flags(inv.argv[1:], "rRafpdPLnuvi")
-    recursive = bool(flags & {"r", "R", "a"})
+def _each_copy(inv: Invocation, operands: list[str], one: Callable[[str, Path, Path], None]) -> int:
+    """Runs `one(src, source host path, target host path)` for each cp/mv source that exists,
+    reporting a failed source and going on to the next; a bad operand list stops it all."""
     status = 0
     try:
         for src, shost, target in _copy_targets(inv, operands):
             try:
                 if not exists(shost):
                     raise CommandError(f"{src}: No such file or directory")
-                if shost.is_dir():
-                    if not recursive:
-                        raise CommandError(f"{src}: Is a directory (use -r)")
-                    if target == shost or shost in target.parents:
-                        raise CommandError(f"{src}: cannot copy a directory into itself")
-                    shutil.copytree(shost, target, symlinks=True, dirs_exist_ok=True)
-                elif "n" in flags and exists(target):
-                    continue
-                else:
-                    if not target.parent.is_dir():
-                        raise CommandError(f"{src}: No such file or directory")
-                    shutil.copy2(shost, target, follow_symlinks=False)
+                one(src, shost, target)
             except CommandError as exc:
                 status = report(inv, exc)
     except CommandError as exc:
         return report(inv, exc)
     return status
+
+
+@command("cp")
+async def cp(inv: Invocation) -> int:
+    flags, operands = split_flags(inv.argv[1:], "rRafpdPLnuvi")
+    recursive = bool(flags & {"r", "R", "a"})
+
+    def copy(src: str, shost: Path, target: Path) -> None:
+        if shost.is_dir():
+            if not recursive:
+                raise CommandError(f"{src}: Is a directory (use -r)")
+            if target == shost or shost in target.parents:
+                raise CommandError(f"{src}: cannot copy a directory into itself")
+            shutil.copytree(shost, target, symlinks=True, dirs_exist_ok=True)
+        elif "n" in flags and exists(target):
+            return
+        else:
+            if not target.parent.is_dir():
+                raise CommandError(f"{src}: No such file or directory")
+            shutil.copy2(shost, target, follow_symlinks=False)
+
+    return _each_copy(inv, operands, copy)
 
 
 @command("mv")
 async def mv(inv: Invocation) -> int:
     _, operands = split_flags(inv.argv[1:], "fniv")
-    status = 0
-    try:
-        for src, shost, target in _copy_targets(inv, operands):
-            try:
-                if not exists(shost):
-                    raise CommandError(f"{src}: No such file or directory")
-                if shost == inv.device.fs.root or shost in target.parents:
-                    raise CommandError(f"{src}: Invalid argument")
-                if not target.parent.is_dir():
-                    raise CommandError(f"{operands[-1]}: No such file or directory")
-                shutil.move(str(shost), str(target))
-            except CommandError as exc:
-                status = report(inv, exc)
-    except CommandError as exc:
-        return report(inv, exc)
-    return status
+
+    def move(src: str, shost: Path, target: Path) -> None:
+        if shost == inv.device.fs.root or shost in target.parents:
+            raise CommandError(f"{src}: Invalid argument")
+        if not target.parent.is_dir():
+            raise CommandError(f"{operands[-1]}: No such file or directory")
+        shutil.move(str(shost), str(target))
+
+    return _each_copy(inv, operands, move)
 
 
 @command("ln")
