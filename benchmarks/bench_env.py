@@ -23,17 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
-    """Cheap, non-terminal actions that still change the screen."""
-    elements = obs["ui_elements"] if obs else ()
-    choice = step % 3
-    if choice == 0 and elements:
-        return {"action_type": "click", "index": step % len(elements)}
-    if choice == 1:
-        return {"action_type": "scroll", "direction": "down"}
-    return {"action_type": "navigate_back"}
-
-
 def cpu_seconds(pids: list[int]) -> float:
     """User + system CPU time of processes, from /proc (device processes of the farm)."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -48,6 +37,7 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 def run_size(farm: str, size: int, steps: int, rounds: int, task: str, screenshot: bool) -> dict[str, Any]:
+    from mgfarm.bench.measure import scripted_action
     from mgfarm.env.pool import EnvPool
     from mgfarm.farm.state import load_farm
 
