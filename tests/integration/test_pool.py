@@ -13,6 +13,7 @@ from mgfarm.device import Device
 from mgfarm.device.console import ConsoleError
 from mgfarm.env.lease import LeaseError
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.state import FarmState, Replica
 from tests.integration.conftest import AdbServer, SimHandle
 from tests.integration.envfarm import POOL_TASK_ID, install_tasks, make_farm
 
@@ -21,6 +22,15 @@ SCRIPT = [
     {"action_type": "open_app", "app_name": "Settings"},
     {"action_type": "status", "goal_status": "complete"},
 ]
+
+
+def kill_replica(farm: FarmState, index: int) -> Replica:
+    """Stops replica `index` through its emulator console (`kill`), as a crashed emulator; returns it."""
+    rep = farm.replica(index)
+    device = Device(rep.serial, adb_port=farm.adb_server_port, console_token=rep.console_token)
+    with contextlib.suppress(ConsoleError):  # the device may drop the console before it answers
+        device.console.command("kill")
+    return rep
 
 
 def test_eight_replicas_run_eight_scripted_episodes_in_parallel(
@@ -60,10 +70,7 @@ def test_a_replica_dying_mid_episode_fails_it_and_is_replaced(
     with mgfarm.EnvPool(farm="pooldeath", size=2, tasks=[POOL_TASK_ID], seed=1, wait_seconds=0.0) as pool:
         _, infos = pool.reset_all()
         victim = infos[0]["replica"]
-        rep = farm.replica(victim)
-        dev = Device(rep.serial, adb_port=farm.adb_server_port, console_token=rep.console_token)
-        with contextlib.suppress(ConsoleError):
-            dev.console.command("kill")
+        rep = kill_replica(farm, victim)
         _, rewards, terminated, truncated, infos = pool.step_all([{"action_type": "navigate_home"}] * 2)
         assert truncated[0] and not terminated[0] and rewards[0] == 0.0
         assert rep.serial in infos[0]["failed"]
@@ -84,11 +91,7 @@ def test_reset_moves_off_a_replica_that_died_between_episodes(
     env = mgfarm.make(POOL_TASK_ID, farm="resetdeath", replica=0, wait_seconds=0.0)
     try:
         assert env.reset(seed=0)[1]["replica"] == 0
-        rep = farm.replica(0)
-        with contextlib.suppress(ConsoleError):
-            Device(
-                rep.serial, adb_port=farm.adb_server_port, console_token=rep.console_token
-            ).console.command("kill")
+        kill_replica(farm, 0)
         _, info = env.reset(seed=1)
         assert info["replica"] == 1 and env.device.serial == farm.replica(1).serial
     finally:
@@ -103,11 +106,7 @@ def test_make_skips_a_replica_that_does_not_answer(
 ) -> None:
     install_tasks(tmp_path, monkeypatch)
     farm = make_farm("makedeath", adb_server, sim_devices(2), tmp_path, monkeypatch)
-    rep = farm.replica(0)
-    with contextlib.suppress(ConsoleError):
-        Device(rep.serial, adb_port=farm.adb_server_port, console_token=rep.console_token).console.command(
-            "kill"
-        )
+    kill_replica(farm, 0)
     env = mgfarm.make(POOL_TASK_ID, farm="makedeath", wait_seconds=0.0, lease_timeout=0.0)
     try:
         assert env.replica_index == 1
