@@ -246,22 +246,9 @@ class Clock(App):
             def stop() -> None:
                 ctx.state.pop("timer_end", None)
 
-            return [
-                Column(
-                    center=True,
-                    pad=(0, 80, 0, 0),
-                    spacing=32,
-                    children=[
-                        Text(
-                            id="timer_time_text",
-                            text="Time's up" if left <= 0 else duration_text(left),
-                            size=56,
-                            gravity="center",
-                        ),
-                        Button(id="reset", text="Delete", style="tonal", width=160, on_click=stop),
-                    ],
-                )
-            ]
+            text = "Time's up" if left <= 0 else duration_text(left)
+            stop_button = Button(id="reset", text="Delete", style="tonal", width=160, on_click=stop)
+            return [_time_face("timer_time_text", text, stop_button)]
 
         def start() -> None:
             try:
@@ -307,30 +294,31 @@ class Clock(App):
             ctx.state.pop("sw_start", None)
             ctx.state.pop("sw_acc", None)
 
-        return [
-            Column(
-                center=True,
-                pad=(0, 80, 0, 0),
-                spacing=32,
-                children=[
-                    Text(id="stopwatch_time_text", text=duration_text(elapsed), size=56, gravity="center"),
-                    Row(
-                        justify="center",
-                        spacing=16,
-                        children=[
-                            Button(id="reset", text="Reset", style="tonal", on_click=reset, width=120),
-                            Button(
-                                id="fab",
-                                text="Pause" if started else "Start",
-                                icon="pause" if started else "play",
-                                on_click=toggle,
-                                width=140,
-                            ),
-                        ],
-                    ),
-                ],
-            )
-        ]
+        buttons = Row(
+            justify="center",
+            spacing=16,
+            children=[
+                Button(id="reset", text="Reset", style="tonal", on_click=reset, width=120),
+                Button(
+                    id="fab",
+                    text="Pause" if started else "Start",
+                    icon="pause" if started else "play",
+                    on_click=toggle,
+                    width=140,
+                ),
+            ],
+        )
+        return [_time_face("stopwatch_time_text", duration_text(elapsed), buttons)]
+
+
+def _time_face(text_id: str, text: str, controls: View) -> Column:
+    """The timer's and stopwatch's face: a large centred time with its controls below."""
+    return Column(
+        center=True,
+        pad=(0, 80, 0, 0),
+        spacing=32,
+        children=[Text(id=text_id, text=text, size=56, gravity="center"), controls],
+    )
 
 
 def _toggle(db: Path, aid: int, enabled: int) -> Callable[[], None]:
