@@ -106,10 +106,6 @@ def _parse_value(name: str, raw: str, default: object) -> object:
     return raw
 
 
-def _yes_no(value: bool) -> str:
-    return "yes" if value else "no"
-
-
 def avd_config(settings: EmulatorSettings) -> dict[str, str]:
     """The AVD's config.ini keys (what avdmanager would write, plus the headless choices)."""
     s = settings

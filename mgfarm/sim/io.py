@@ -35,10 +35,6 @@ class ByteSource:
         self._event.set()
 
     @property
-    def at_eof(self) -> bool:
-        return self._eof and not self._buf
-
-    @property
     def buffered(self) -> int:
         return len(self._buf)
 

@@ -54,9 +54,6 @@ class ProviderRegistry:
     def register(self, authority: str, provider: Provider) -> None:
         self._providers[authority] = provider
 
-    def authorities(self) -> list[str]:
-        return sorted(self._providers)
-
     def resolve(self, uri: str) -> tuple[Provider, list[str]]:
         """The provider for `uri` and the URI's path segments; ProviderError when none is registered."""
         authority, path = split_uri(uri)
