@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,25 +12,9 @@ import pytest
 from mgfarm.farm import adbserver, api
 from mgfarm.farm.backends.docker import FARM_LABEL, REPLICA_LABEL
 from mgfarm.farm.state import farm_dir, load_farm
+from tests.support import run_mgfarm, wait_until
 
-
-def mgfarm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "mgfarm"), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+mgfarm = partial(run_mgfarm, timeout=300)
 
 
 def containers(engine: Any, name: str) -> list[Any]:
@@ -70,7 +51,7 @@ def test_four_containers_shell_watchdog_down(
             attached = adbserver.devices(adb_port).get(rep.serial) == "device"
             return rep.state == "ready" and rep.restarts >= 1 and attached
 
-        wait_until(back, 90, "the watchdog to restore the killed container")
+        wait_until(back, 90, "the watchdog to restore the killed container", every=0.5)
         again = mgfarm("exec", "--name", "dk4", "2", "--", "getprop", "sys.boot_completed")
         assert again.stdout.strip() == "1"
     finally:

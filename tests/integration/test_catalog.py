@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,17 +16,9 @@ from mgfarm.tasks.agents import ScriptedAgent
 from mgfarm.tasks.catalog import get_task
 from mgfarm.tasks.runner import farm_devices, farm_for, run_episode
 from mgfarm.tasks.steps import apply_steps
+from tests.support import run_mgfarm
 
-
-def mgfarm(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "mgfarm"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        check=False,
-    )
+mgfarm = partial(run_mgfarm, timeout=900)
 
 
 @pytest.fixture

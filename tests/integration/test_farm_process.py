@@ -6,10 +6,7 @@ import json
 import os
 import signal
 import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -18,8 +15,11 @@ import pytest
 from mgfarm.farm import api, procs
 from mgfarm.farm.console import console_command
 from mgfarm.farm.state import FarmState, farm_dir, load_farm
+from tests.support import run_mgfarm, wait_until
 
 from .conftest import AdbServer
+
+mgfarm = partial(run_mgfarm, timeout=120)
 
 
 @pytest.fixture
@@ -27,17 +27,6 @@ def farm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "mgfarm-home"
     monkeypatch.setenv("MGFARM_HOME", str(home))
     return home
-
-
-def mgfarm(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a child process (it inherits MGFARM_HOME)."""
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "mgfarm"), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 def farm_pids(home: Path) -> list[int]:
@@ -52,15 +41,6 @@ def farm_pids(home: Path) -> list[int]:
             if str(home).encode() in cmdline and procs.pid_alive(int(entry.name)):
                 found.append(int(entry.name))
     return found
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def listed(server: AdbServer) -> dict[str, str]:
@@ -186,14 +166,7 @@ def test_mgfarm_yaml_gives_defaults_and_flags_win(
     farm_home: Path, adb_server: AdbServer, tmp_path: Path
 ) -> None:
     (tmp_path / "mgfarm.yaml").write_text(f"replicas: 3\nname: fromyaml\nadb_port: {adb_server.port}\n")
-    proc = subprocess.run(
-        [str(Path(sys.executable).parent / "mgfarm"), "up", "--replicas", "2"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = mgfarm("up", "--replicas", "2", cwd=tmp_path)
     try:
         assert proc.returncode == 0, proc.stderr
         farm = load_farm("fromyaml")
@@ -208,12 +181,10 @@ def test_keep_partial_keeps_what_started_and_says_why(
     # A boot deadline nobody can meet makes every replica fail, deterministically.
     config = f"name: partial\nadb_port: {adb_server.port}\nboot_timeout: 0.01\nretries: 0\n"
     (tmp_path / "mgfarm.yaml").write_text(config)
-    cli = str(Path(sys.executable).parent / "mgfarm")
-    run = partial(subprocess.run, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     try:
-        kept = run([cli, "up", "--replicas", "2", "--keep-partial"])
+        kept = mgfarm("up", "--replicas", "2", "--keep-partial", cwd=tmp_path)
         assert kept.returncode != 0
-        replicas = json.loads(run([cli, "ps", "--name", "partial", "--json"]).stdout)[0]["replicas"]
+        replicas = json.loads(mgfarm("ps", "--name", "partial", "--json", cwd=tmp_path).stdout)[0]["replicas"]
         assert [r["state"] for r in replicas] == ["failed", "failed"]
         assert all("never attached" in r["reason"] for r in replicas)
         assert farm_pids(farm_home)  # the devices were kept, not stopped
