@@ -19,6 +19,7 @@ from tests.integration.conftest import (
     start_adb_server,
     stop_adb_server,
 )
+from tests.support import run_mgfarm
 
 SCAN_PORTS = range(5555, 5586, 2)  # the adb server probes these adb ports once, at start-up
 
@@ -149,15 +150,8 @@ def test_serve_on_a_taken_port_fails_with_one_sentence(tmp_path: Path) -> None:
         taken.listen()
         console_port = taken.getsockname()[1]
         data = tmp_path / "data"
-        mgfarm = str(Path(sys.executable).parent / "mgfarm")
         args = ["sim", "serve", "--adb-port", str(console_port + 1), "--data", str(data)]
-        proc = subprocess.run(
-            [mgfarm, *args, "--token-file", str(tmp_path / "token")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        proc = run_mgfarm(*args, "--token-file", str(tmp_path / "token"), timeout=60)
     assert proc.returncode == 1
     assert "already in use" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""

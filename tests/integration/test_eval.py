@@ -7,7 +7,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,17 +15,14 @@ from PIL import Image
 
 from mgfarm.farm import api
 from mgfarm.farm.ports import free_port
+from tests.support import run_mgfarm
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-MGFARM = str(Path(sys.executable).parent / "mgfarm")
 
 
 def run(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it, from the farm's home folder (default ./runs outputs land there)."""
-    home = env["MGFARM_HOME"]
-    return subprocess.run(
-        [MGFARM, *args], capture_output=True, text=True, env=env, timeout=timeout, check=False, cwd=home
-    )
+    return run_mgfarm(*args, timeout=timeout, env=env, cwd=Path(env["MGFARM_HOME"]))
 
 
 @pytest.fixture(scope="module")

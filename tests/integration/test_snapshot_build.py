@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,9 +20,9 @@ from mgfarm.snapshots.build import build
 from mgfarm.snapshots.manifest import Manifest, manifest_path, read_manifest
 from mgfarm.snapshots.recipe import load_recipe
 from tests.integration.conftest import AdbServer
+from tests.support import run_mgfarm
 
 GOLDEN = load_recipe("golden")
-MGFARM = str(Path(sys.executable).parent / "mgfarm")
 
 
 def _seed(kind: str) -> list[Any]:
@@ -136,13 +134,11 @@ def test_cli_refuses_a_snapshot_from_another_build_in_one_sentence(
 ) -> None:
     original = _edit_manifest({"mgfarm_version": "0.0.0-other"})
     try:
-        proc = subprocess.run(
-            [MGFARM, "up", "--replicas", "1", "--name", "clash", "--adb-port", str(adb_server.port)],
-            capture_output=True,
-            text=True,
+        args = ["up", "--replicas", "1", "--name", "clash", "--adb-port", str(adb_server.port)]
+        proc = run_mgfarm(
+            *args,
             timeout=120,
             env={**os.environ, "MGFARM_HOME": str(home), "COLUMNS": "300"},
-            check=False,
         )
     finally:
         manifest_path("process", "golden").write_text(original)
