@@ -12,7 +12,7 @@ import logging
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mgfarm.sim.apps.base import ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
@@ -44,6 +44,8 @@ LONG_PRESS_MS = 500
 RECENTS_ACTIVITY = "com.android.quickstep.RecentsActivity"
 LAUNCHER = "com.android.launcher3"
 LOG = logging.getLogger(__name__)
+V = TypeVar("V", bound="View")
+
 BLOCKED = Stack()  # hit-test result for a tap swallowed by a dialog card
 
 
@@ -80,15 +82,19 @@ class Frame:
         return [*roots, self.status, self.nav]
 
 
-def hit(view: View, x: int, y: int) -> View | None:
-    """The deepest clickable view under (x, y), top-most sibling first."""
+def _deepest(view: View, x: int, y: int, pick: Callable[[View], V | None]) -> V | None:
+    """What `pick` finds in the deepest view under (x, y) that it accepts, top-most sibling first."""
     x0, y0, x1, y1 = view.clip
     if not (x0 <= x < x1 and y0 <= y < y1):
         return None
     for child in reversed(view.children):
-        found = hit(child, x, y)
+        found = _deepest(child, x, y, pick)
         if found is not None:
             return found
+    return pick(view)
+
+
+def _clickable(view: View) -> View | None:
     if view.enabled and (view.clickable or view.long_clickable):
         return view
     if view.blocks:
@@ -96,15 +102,18 @@ def hit(view: View, x: int, y: int) -> View | None:
     return None
 
 
-def scroll_at(view: View, x: int, y: int) -> Scroll | None:
-    x0, y0, x1, y1 = view.clip
-    if not (x0 <= x < x1 and y0 <= y < y1):
-        return None
-    for child in reversed(view.children):
-        found = scroll_at(child, x, y)
-        if found is not None:
-            return found
+def _scrollable(view: View) -> Scroll | None:
     return view if isinstance(view, Scroll) and view.scrollable else None
+
+
+def hit(view: View, x: int, y: int) -> View | None:
+    """The deepest clickable view under (x, y), top-most sibling first."""
+    return _deepest(view, x, y, _clickable)
+
+
+def scroll_at(view: View, x: int, y: int) -> Scroll | None:
+    """The deepest scrollable view under (x, y), top-most sibling first."""
+    return _deepest(view, x, y, _scrollable)
 
 
 def signature(roots: list[View], extra: str) -> str:
