@@ -9,7 +9,7 @@ import posixpath
 import shutil
 import stat as statmod
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,15 +69,27 @@ def report(inv: Invocation, exc: CommandError | OSError) -> int:
     return 1
 
 
+async def each_input(inv: Invocation, files: list[str]) -> AsyncIterator[tuple[str, bytes | None]]:
+    """Each file operand (stdin when there are none) with its bytes; None for one that could not be
+    read, which is already reported on stderr."""
+    for path in files or ["-"]:
+        try:
+            data: bytes | None = await read_input(inv, path)
+        except CommandError as exc:
+            report(inv, exc)
+            data = None
+        yield path, data
+
+
 @command("cat")
 async def cat(inv: Invocation) -> int:
     _, files = split_flags(inv.argv[1:], "uvet")
     status = 0
-    for path in files or ["-"]:
-        try:
-            inv.out(await read_input(inv, path))
-        except CommandError as exc:
-            status = report(inv, exc)
+    async for _, data in each_input(inv, files):
+        if data is None:
+            status = 1
+        else:
+            inv.out(data)
         await inv.io.stdout.maybe_flush()
     return status
 
@@ -589,11 +601,9 @@ def _digest_command(algo: str) -> None:
     async def run(inv: Invocation) -> int:
         flags, files = split_flags(inv.argv[1:], "bc")
         status = 0
-        for path in files or ["-"]:
-            try:
-                data = await read_input(inv, path)
-            except CommandError as exc:
-                status = report(inv, exc)
+        async for path, data in each_input(inv, files):
+            if data is None:
+                status = 1
                 continue
             digest = hashlib.new(algo, data).hexdigest()
             inv.out(digest + "\n" if "b" in flags else f"{digest}  {path}\n")

@@ -6,7 +6,7 @@ import os
 import posixpath
 import re
 
-from mgfarm.sim.shell.files import CommandError, host_path, read_input, report, split_flags
+from mgfarm.sim.shell.files import CommandError, each_input, host_path, read_input, report, split_flags
 from mgfarm.sim.shell.registry import Invocation, command
 
 
@@ -205,11 +205,9 @@ async def head(inv: Invocation) -> int:
 async def tail(inv: Invocation) -> int:
     count, from_start, files, in_bytes = _count_arg(inv, 10)
     status = 0
-    for path in files or ["-"]:
-        try:
-            data = await read_input(inv, path)
-        except CommandError as exc:
-            status = report(inv, exc)
+    async for _, data in each_input(inv, files):
+        if data is None:
+            status = 1
             continue
         if in_bytes:
             inv.out(data[max(count - 1, 0) :] if from_start else (data[-count:] if count else b""))
@@ -228,11 +226,9 @@ async def wc(inv: Invocation) -> int:
     width = 0 if len(files) == 1 or (not files and len(shown) == 1) else 7
     status = 0
     totals = {"l": 0, "w": 0, "c": 0}
-    for path in files or ["-"]:
-        try:
-            data = await read_input(inv, path)
-        except CommandError as exc:
-            status = report(inv, exc)
+    async for path, data in each_input(inv, files):
+        if data is None:
+            status = 1
             continue
         counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
         for k in totals:
