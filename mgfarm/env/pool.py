@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from mgfarm.env.batching import check_step_async, outstanding
 from mgfarm.env.env import MobileEnv
 from mgfarm.env.recorder import Recorder
 from mgfarm.errors import MgfarmError
@@ -172,19 +173,14 @@ class EnvPool:
         return [r[0] for r in results], [r[1] for r in results]
 
     def step_async(self, actions: Sequence[Any]) -> None:
-        if len(actions) != self.size:
-            raise MgfarmError(f"step needs {self.size} actions (one per env), got {len(actions)}.")
-        if self._pending is not None:
-            raise MgfarmError("step_async called twice; call step_wait() first.")
+        check_step_async(self.size, actions, self._pending)
         self._pending_start = time.perf_counter()
         self._pending = [self._threads.submit(self._step_one, i, a) for i, a in enumerate(actions)]
 
     def step_wait(
         self,
     ) -> tuple[list[dict[str, Any] | None], list[float], list[bool], list[bool], list[dict[str, Any]]]:
-        if self._pending is None:
-            raise MgfarmError("step_wait called without step_async; call step_async(actions) first.")
-        results = [f.result() for f in self._pending]
+        results = [f.result() for f in outstanding(self._pending)]
         self._pending = None
         self.stats.step_wall_s += time.perf_counter() - self._pending_start
         return (

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from mgfarm.env.batching import check_step_async, outstanding
 from mgfarm.errors import MgfarmError
 from mgfarm.ray.cluster import farm_actors
 from mgfarm.ray.connect import connect
@@ -187,10 +188,7 @@ class RayEnvPool:
 
     def step_async(self, actions: Sequence[Any]) -> None:
         """Send one action per env; an env whose episode ended is reset instead (its action ignored)."""
-        if len(actions) != self.size:
-            raise MgfarmError(f"step needs {self.size} actions (one per env), got {len(actions)}.")
-        if self._pending is not None:
-            raise MgfarmError("step_async called twice; call step_wait() first.")
+        check_step_async(self.size, actions, self._pending)
         self._pending = [
             self._send_reset(i) if slot.needs_reset else ("step", slot.worker.step.remote(action))
             for i, (slot, action) in enumerate(zip(self.slots, actions, strict=True))
@@ -198,9 +196,7 @@ class RayEnvPool:
 
     def step_wait(self) -> Batch:
         """Observations, rewards, terminated, truncated and infos of what `step_async` sent."""
-        if self._pending is None:
-            raise MgfarmError("step_wait called without step_async; call step_async(actions) first.")
-        pending, self._pending = self._pending, None
+        pending, self._pending = outstanding(self._pending), None
         results = [self._collect(i, kind, ref) for i, (kind, ref) in enumerate(pending)]
         return (
             [r[0] for r in results],
