@@ -114,6 +114,8 @@ def main() -> int:
     (root / "tasks" / "bench.yaml").write_text(TASK)
     os.environ["MGFARM_HOME"] = str(root / "home")
     os.environ["MGFARM_TASKS"] = str(root / "tasks")
+    # Keep the local Ray cluster on loopback (Ray otherwise swaps 127.0.0.1 for the host's address).
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
     import ray
     from ray.cluster_utils import Cluster
@@ -123,6 +125,7 @@ def main() -> int:
     from mgfarm.ray.resources import REPLICA_RESOURCE
 
     node_args: dict[str, Any] = {
+        "node_ip_address": "127.0.0.1",
         "num_cpus": 1,
         "resources": {REPLICA_RESOURCE: per_node},
         "object_store_memory": 200 * 1024 * 1024,

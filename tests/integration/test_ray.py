@@ -76,6 +76,8 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
     os.environ["MGFARM_HOME"] = str(root / "home")
     os.environ["MGFARM_TASKS"] = str(tasks)
     node_args: dict[str, Any] = {
+        # Keep every Ray service on loopback: the tests must not bind the host's network address.
+        "node_ip_address": "127.0.0.1",
         "num_cpus": 1,
         "resources": {REPLICA_RESOURCE: PER_NODE},
         "object_store_memory": OBJECT_STORE,
