@@ -31,8 +31,8 @@ demo: install
 	$(BIN)/mgfarm demo
 
 lint: install
-	$(BIN)/ruff check mgfarm tests
-	$(BIN)/ruff format --check mgfarm tests
+	$(BIN)/ruff check mgfarm tests benchmarks docker
+	$(BIN)/ruff format --check mgfarm tests benchmarks docker
 	$(BIN)/mypy
 
 bench: install
