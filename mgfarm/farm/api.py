@@ -31,6 +31,7 @@ from mgfarm.farm.state import (
     edit,
     farm_dir,
     farm_exists,
+    home_locked,
     list_farms,
     load_farm,
     locked,
@@ -258,15 +259,20 @@ def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and serials & set(adbserver.devices(farm.adb_server_port)):
         time.sleep(0.1)  # transports go when the device sockets close
-    others = [n for n in list_farms() if n != farm.name]
-    still_used = any(load_farm(n).adb_server_port == farm.adb_server_port for n in others)
-    if farm.adb_server_pid and not still_used:
-        adbserver.kill_server(farm.adb_server_port)
-        left += [f"adb server {pid}" for pid in procs.stop_pids([farm.adb_server_pid], marker="adb")]
-    else:
-        lingering = serials & set(adbserver.devices(farm.adb_server_port))
-        left += [f"adb transport {s}" for s in sorted(lingering)]
-    shutil.rmtree(farm_dir(farm.name), ignore_errors=True)
+    # Farms of one home may share the adb server; under the home lock, the last one to leave stops it.
+    with home_locked():
+        others = [n for n in list_farms() if n != farm.name]
+        users = [n for n in others if load_farm(n).adb_server_port == farm.adb_server_port]
+        if farm.adb_server_pid and not users:
+            adbserver.kill_server(farm.adb_server_port)
+            left += [f"adb server {pid}" for pid in procs.stop_pids([farm.adb_server_pid], marker="adb")]
+        else:
+            if farm.adb_server_pid:
+                with edit(users[0]) as heir:
+                    heir.adb_server_pid = farm.adb_server_pid
+            lingering = serials & set(adbserver.devices(farm.adb_server_port))
+            left += [f"adb transport {s}" for s in sorted(lingering)]
+        shutil.rmtree(farm_dir(farm.name), ignore_errors=True)
     return left
 
 

@@ -146,7 +146,19 @@ def save_farm(farm: FarmState) -> None:
 @contextlib.contextmanager
 def locked(name: str) -> Iterator[None]:
     """Exclusive lock for read-modify-write of one farm's state."""
-    lock = farm_dir(name) / "state.lock"
+    with _flocked(farm_dir(name) / "state.lock"):
+        yield
+
+
+@contextlib.contextmanager
+def home_locked() -> Iterator[None]:
+    """Exclusive lock over the set of farms in this home (who still uses a shared adb server)."""
+    with _flocked(home() / "farms" / "farms.lock"):
+        yield
+
+
+@contextlib.contextmanager
+def _flocked(lock: Path) -> Iterator[None]:
     lock.parent.mkdir(parents=True, exist_ok=True)
     with lock.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)

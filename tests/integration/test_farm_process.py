@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -191,3 +192,28 @@ def test_keep_partial_keeps_what_started_and_says_why(
     finally:
         api.down("partial")
     assert farm_pids(farm_home) == []
+
+
+@pytest.mark.parametrize("first_down", ["owner", "guest"])
+def test_farms_sharing_an_adb_server_stop_it_when_the_last_one_leaves(
+    farm_home: Path, first_down: str
+) -> None:
+    from mgfarm.farm import adbserver
+    from mgfarm.farm.ports import free_port, quiet_range_start
+
+    port = free_port()
+    owner = api.up(1, name="owner", adb_port=port, first_port=quiet_range_start(1))
+    guest = api.up(1, name="guest", adb_port=port, first_port=quiet_range_start(1))
+    try:
+        assert owner.adb_server_pid and not guest.adb_server_pid  # the first farm started it
+        order = ["owner", "guest"] if first_down == "owner" else ["guest", "owner"]
+        api.down(order[0])
+        assert adbserver.server_running(port), "the other farm still needs the adb server"
+        api.down(order[1])
+        assert not adbserver.server_running(port)
+        assert not procs.pid_alive(owner.adb_server_pid)
+    finally:
+        for name in ("owner", "guest"):
+            with contextlib.suppress(Exception):
+                api.down(name)
+        adbserver.kill_server(port)
