@@ -61,7 +61,7 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="Print the report
         out.print(render_table(checks))
 
 
-# --------------------------------------------------------------------------- sim serve (H1)
+# --------------------------------------------------------------------------- sim serve
 
 
 @sim_app.command("serve")
@@ -85,7 +85,7 @@ def sim_serve(
     run(ServeOptions(adb_port, count, data, snapshots, token_file, announce, host))
 
 
-# --------------------------------------------------------------------------- k8s (scaling, H8)
+# --------------------------------------------------------------------------- k8s
 
 
 @k8s_app.command("render")
@@ -121,7 +121,7 @@ def k8s_render(
     out.print(f"apply with: kubectl apply -f {out_dir}/   (trainer endpoints: {out_dir}/farm/farm.yaml)")
 
 
-# --------------------------------------------------------------------------- snapshot (H7)
+# --------------------------------------------------------------------------- snapshot
 
 
 @snapshot_app.command("build")
@@ -158,7 +158,7 @@ def snapshot_list(json_out: bool = typer.Option(False, "--json", help="Print row
         out.print(table)
 
 
-# --------------------------------------------------------------------------- tasks, run-task, eval, demo (H6)
+# --------------------------------------------------------------------------- tasks, run-task, eval, demo
 
 
 @tasks_app.command("list")
@@ -326,7 +326,7 @@ def demo(
     out.print(f"open the report: {report}", highlight=False)
 
 
-# --------------------------------------------------------------------------- farm (H4)
+# --------------------------------------------------------------------------- farm
 
 
 @app.command()
@@ -516,7 +516,7 @@ def images_build(
     build_images(lambda line: out.print(line, highlight=False), which, rebuild, base)
 
 
-# --------------------------------------------------------------------------- bench (H7)
+# --------------------------------------------------------------------------- bench
 
 
 @app.command()

@@ -125,7 +125,7 @@ def _checked(device: TaskDevice, cmd: str, step: str) -> str:
     return body
 
 
-# --- seed steps for snapshot recipes (H7): records that take several provider calls -------------
+# --- seed steps for snapshot recipes: records that take several provider calls -------------
 
 CONTACTS_URI = "content://com.android.contacts"
 
