@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.farm import api, procs
+from mgfarm.farm import adbserver, api, procs
 from mgfarm.farm.console import console_command
+from mgfarm.farm.ports import free_port, quiet_range_start
 from mgfarm.farm.state import FarmState, farm_dir, load_farm
 from tests.support import run_mgfarm, wait_until
 
@@ -198,9 +199,6 @@ def test_keep_partial_keeps_what_started_and_says_why(
 def test_farms_sharing_an_adb_server_stop_it_when_the_last_one_leaves(
     farm_home: Path, first_down: str
 ) -> None:
-    from mgfarm.farm import adbserver
-    from mgfarm.farm.ports import free_port, quiet_range_start
-
     port = free_port()
     owner = api.up(1, name="owner", adb_port=port, first_port=quiet_range_start(1))
     guest = api.up(1, name="guest", adb_port=port, first_port=quiet_range_start(1))
