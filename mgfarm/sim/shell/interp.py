@@ -31,7 +31,7 @@ from mgfarm.sim.shell.parser import (
     parse,
     parse_word_text,
 )
-from mgfarm.sim.shell.registry import COMMANDS, Invocation
+from mgfarm.sim.shell.registry import COMMANDS, Invocation, is_number
 from mgfarm.sim.system.fs import PathEscapeError
 
 if TYPE_CHECKING:
@@ -404,7 +404,7 @@ class Shell:
             return str(max(len(self.args) - 1, 0))
         if name in ("@", "*"):
             return " ".join(self.args[1:])
-        if name.isdigit():
+        if is_number(name):
             idx = int(name)
             return self.args[idx] if idx < len(self.args) else (SH if idx == 0 else "")
         if name in ("!", "-"):
@@ -709,7 +709,7 @@ async def _read(sh: Shell, argv: list[str], io: ShellIO) -> int:
 
 
 async def _loop_control(sh: Shell, argv: list[str], io: ShellIO) -> int:
-    levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    levels = int(argv[1]) if len(argv) > 1 and is_number(argv[1]) and int(argv[1]) > 0 else 1
     raise LoopControl(argv[0], levels)
 
 

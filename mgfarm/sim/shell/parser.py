@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mgfarm.sim.shell.registry import is_number
+
 
 class ShellSyntaxError(Exception):
     """A command line mksh would reject; the message is the text after `syntax error: `."""
@@ -151,7 +153,7 @@ class Lexer:
             return Token("eof")
         # Redirections with an explicit fd: 2>, 2>>, 2>&1, 1>, 0<.
         c = text[self.pos]
-        if c.isdigit() and self._peek(1) in "<>" and self._peek(1):
+        if is_number(c) and self._peek(1) in "<>" and self._peek(1):
             fd = int(c)
             self.pos += 1
             return self._redir(fd)

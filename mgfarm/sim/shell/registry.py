@@ -42,3 +42,8 @@ def command(*names: str) -> Callable[[CommandFn], CommandFn]:
         return fn
 
     return register
+
+
+def is_number(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts '¹' or '٣', which int() and sh reject."""
+    return text.isascii() and text.isdigit()

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from mgfarm.sim.shell.files import CommandError, each_input, host_path, read_input, report, split_flags
-from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.shell.registry import Invocation, command, is_number
 
 
 def lines_of(data: bytes) -> list[bytes]:
@@ -439,7 +439,7 @@ def _sed_apply(script: str, line: str, num: int, extended: bool) -> tuple[str, b
 
 
 def _sed_addr(addr: str, line: str, num: int, extended: bool) -> bool:
-    if addr.isdigit():
+    if is_number(addr):
         return num == int(addr)
     if addr.startswith("/"):
         body = addr[1:-1]

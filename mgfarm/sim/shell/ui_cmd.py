@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mgfarm.sim.shell.files import CommandError, host_path
-from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.shell.registry import Invocation, command, is_number
 
 # KeyEvent.KEYCODE_* values (frameworks/base/core/java/android/view/KeyEvent.java).
 KEYCODES: dict[str, int] = {
@@ -105,7 +105,7 @@ def window(inv: Invocation) -> Any:
 
 def keycode(name: str) -> int:
     """A key given as a number, `KEYCODE_X` or `X`."""
-    if name.isdigit():
+    if is_number(name):
         return int(name)
     key = name.upper().removeprefix("KEYCODE_")
     if key not in KEYCODES:
@@ -242,7 +242,7 @@ async def run_wm(inv: Invocation, args: list[str]) -> int:
                 settings.delete("global", "display_size_forced")
                 return 0
             w, sep, h = args[1].partition("x")
-            if not sep or not w.isdigit() or not h.isdigit():
+            if not sep or not is_number(w) or not is_number(h):
                 inv.err(f"Error: bad size {args[1]}\n")
                 return 1
             settings.put("global", "display_size_forced", f"{w},{h}")
@@ -258,7 +258,7 @@ async def run_wm(inv: Invocation, args: list[str]) -> int:
             if args[1] == "reset":
                 settings.delete("secure", "display_density_forced")
                 return 0
-            if not args[1].isdigit():
+            if not is_number(args[1]):
                 inv.err(f"Error: bad density {args[1]}\n")
                 return 1
             settings.put("secure", "display_density_forced", args[1])
