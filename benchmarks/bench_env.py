@@ -41,20 +41,28 @@ def run_size(farm: str, size: int, steps: int, rounds: int, task: str, screensho
     from mgfarm.env.pool import EnvPool
     from mgfarm.farm.state import load_farm
 
-    device_pids = [w.pid for w in load_farm(farm).workers]
+    state = load_farm(farm)
+    device_pids = [w.pid for w in state.workers]
+    adb_pids = [state.adb_server_pid] if state.adb_server_pid else []
     kwargs: dict[str, Any] = {"max_steps": steps + 1, "screenshot": screenshot}
     with EnvPool(farm=farm, size=size, tasks=[task], seed=size, **kwargs) as pool:
         for _ in range(rounds):
             obs, _ = pool.reset_all()
-            client_cpu, device_cpu = time.process_time(), cpu_seconds(device_pids)
+            client_cpu = time.process_time()
+            device_cpu, adb_cpu = cpu_seconds(device_pids), cpu_seconds(adb_pids)
             for step in range(steps):
                 actions = [scripted_action(step, o) for o in obs]
                 obs, _, _, _, _ = pool.step_all(actions)
             stepped = steps * size
             client_ms = (time.process_time() - client_cpu) * 1000 / stepped
             device_ms = (cpu_seconds(device_pids) - device_cpu) * 1000 / stepped
+            adb_ms = (cpu_seconds(adb_pids) - adb_cpu) * 1000 / stepped
         result = pool.stats.summary()
-    result["cpu_ms_per_step"] = {"client": round(client_ms, 2), "devices": round(device_ms, 2)}
+    result["cpu_ms_per_step"] = {
+        "client": round(client_ms, 2),
+        "devices": round(device_ms, 2),
+        "adb_server": round(adb_ms, 2),
+    }
     result["load_avg_1m"] = round(os.getloadavg()[0], 1)
     result["size"] = size
     return result
@@ -74,7 +82,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
         cpu = r["cpu_ms_per_step"]
         print(f"  size {r['size']}: {parts}")
         print(
-            f"           CPU per step: client {cpu['client']} ms, devices {cpu['devices']} ms "
+            f"           CPU per step: client {cpu['client']} ms, devices {cpu['devices']} ms, "
+            f"adb server {cpu['adb_server']} ms "
             f"(load average {r['load_avg_1m']} on {os.cpu_count()} cores)"
         )
 
@@ -95,13 +104,14 @@ def main() -> int:
     os.environ["MGFARM_HOME"] = home
     from mgfarm.errors import MgfarmError
     from mgfarm.farm import api
-    from mgfarm.farm.ports import free_port
+    from mgfarm.farm.ports import free_port, quiet_range_start
     from mgfarm.tasks.catalog import list_tasks
 
     task = args.task or list_tasks("smoke")[0].id
     name = "bench"
     started = time.perf_counter()
-    api.up(max(sizes), backend="process", name=name, adb_port=free_port(), first_port=free_port() // 2 * 2)
+    first_port = quiet_range_start(max(sizes))
+    api.up(max(sizes), backend="process", name=name, adb_port=free_port(), first_port=first_port)
     boot_s = time.perf_counter() - started
     results: list[dict[str, Any]] = []
     try:

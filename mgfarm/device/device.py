@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import re
 import shlex
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +21,7 @@ try:
 except ImportError:  # optional speed-up; Pillow decodes everything too
     pyspng = None
 
+from mgfarm.device import frames
 from mgfarm.device.adbwire import AdbWireError, ShellClient, SyncFailed
 from mgfarm.device.console import ConsoleClient, ConsoleError, parse_snapshot_list, read_token
 from mgfarm.device.parsing import (
@@ -36,7 +34,6 @@ from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.errors import MgfarmError
 
 DUMP_PATH = "/data/local/tmp/mgfarm_uidump.xml"
-FRAME_CACHE = 8  # decoded screenshots kept per device
 _EMULATOR_SERIAL = re.compile(r"^emulator-(\d+)$")
 _SETTINGS_NAMESPACES = ("system", "secure", "global")
 _SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -107,8 +104,6 @@ class Device:
         self._u2_failed = False
         self._auto_source = "undecided"  # becomes "u2" or "dump" after the first comparison
         self._size: tuple[int, int] | None = None
-        self._frames: OrderedDict[bytes, np.ndarray] = OrderedDict()
-        self._frames_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r}, adb_port={self.adb_port})"
@@ -239,28 +234,19 @@ class Device:
 
     def screenshot(self) -> Image.Image:
         """The screen as an RGB PIL image."""
-        return Image.fromarray(self.screenshot_array())
+        return Image.fromarray(self.screenshot_frame())  # Pillow copies into its own layout
 
     def screenshot_array(self) -> np.ndarray:
-        """The screen as a new uint8 array of shape (height, width, 3).
+        """The screen as a new, writable uint8 array of shape (height, width, 3)."""
+        return self.screenshot_frame().copy()
 
-        Decoding a full-screen PNG costs tens of milliseconds while screens repeat often (home,
-        the same app page), so recent frames are kept by their PNG bytes: identical bytes are
-        identical pixels, and a copy of a cached frame costs about a millisecond.
+    def screenshot_frame(self) -> np.ndarray:
+        """The screen as a read-only uint8 array of shape (height, width, 3), without a copy.
+
+        Devices of this process showing the same screen share one array (see `mgfarm.device.frames`);
+        copy it (`np.array(frame)`) to draw on it.
         """
-        data = self.screenshot_png()
-        key = hashlib.blake2b(data, digest_size=16).digest()
-        with self._frames_lock:
-            cached = self._frames.get(key)
-            if cached is not None:
-                self._frames.move_to_end(key)
-                return cached.copy()
-        pixels = decode_png_rgb(data, self.serial)
-        with self._frames_lock:
-            self._frames[key] = pixels
-            while len(self._frames) > FRAME_CACHE:
-                self._frames.popitem(last=False)
-        return pixels.copy()
+        return frames.SHARED.get(self.screenshot_png(), lambda png: decode_png_rgb(png, self.serial))
 
     # -- UI ----------------------------------------------------------------------------------
     def u2(self) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mgfarm.errors import MgfarmError
@@ -39,7 +39,8 @@ class UIElement:
         return (left + right) // 2, (top + bottom) // 2
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Not dataclasses.asdict: its deep copies cost ~0.5 ms a step for 30 elements.
+        data = {name: getattr(self, name) for name in FIELD_NAMES}
         data["bounds"] = list(self.bounds)
         return data
 
@@ -58,6 +59,9 @@ class UIElement:
         ]
         short_class = self.class_name.rsplit(".", 1)[-1]
         return f"[{self.index}] {short_class} {label!r} {' '.join(flags)}".rstrip()
+
+
+FIELD_NAMES = tuple(f.name for f in fields(UIElement))
 
 
 def parse_bounds(value: str) -> tuple[int, int, int, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import socket
 from collections.abc import Iterable
+from pathlib import Path
 
 from mgfarm.errors import MgfarmError
 
@@ -31,9 +32,22 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-def quiet_range_start(count: int, low: int = 20000, high: int = 60000) -> int:
+def ephemeral_low() -> int:
+    """Where the kernel starts picking client ports (Linux default 32768)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def quiet_range_start(count: int, low: int = 20000, high: int = 0) -> int:
     """An even console port P with P .. P+2*count-1 free, away from 5554 upwards, for short-lived
-    helper farms (snapshot builds, benchmarks) that must not race the user's farms for ports."""
+    helper farms (snapshot builds, benchmarks) that must not race the user's farms for ports.
+
+    The range ends below the kernel's client ports by default: there, ports free now are taken
+    at random moments by outgoing connections (each adb command opens one).
+    """
+    high = high or max(ephemeral_low(), low + 2 * count + 2)
     rng = random.Random()
     for _ in range(200):
         first = rng.randrange(low, high - 2 * count, 2)

@@ -94,6 +94,7 @@ class Console:
                 if line is None:
                     break
                 reply, close = session.handle(line)
+                self.device.changed()  # snapshot loads, power, geo, sms...: the screen composes anew
                 if reply:
                     writer.write(reply.encode())
                 await writer.drain()

@@ -57,8 +57,18 @@ class SimDevice:
         self.killed = asyncio.Event()  # set by `kill` on the console or `reboot:`; hosts stop the device
         self.services: dict[str, Any] = {}  # system services registered at boot, by name
         self.started_at = time.monotonic()
+        # Bumped after anything that may change what the screen shows (see `changed`).
+        self.epoch = 0
         # Set by the host: drops and re-announces every transport, as when adbd restarts (root/unroot).
         self.on_adbd_restart: Callable[[], None] | None = None
+
+    def changed(self) -> None:
+        """Note that state behind the screen may have changed: the window manager composes anew.
+
+        Every way in that can write (shell commands other than pure reads, sync pushes, input,
+        uiautomator2 actions, console commands, snapshot loads) calls this when it is done.
+        """
+        self.epoch += 1
 
     async def shell(self, command: str, io: ShellIO) -> int:
         """Run one shell command line; returns its exit status."""

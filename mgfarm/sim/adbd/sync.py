@@ -184,6 +184,7 @@ class SyncSession:
                 os.chmod(tmp, (mode & 0o7777) | 0o600)
                 os.utime(tmp, (mtime, mtime))
                 os.replace(tmp, host)
+                self.device.changed()
             except OSError as exc:
                 raise SyncFailure(f"{path}: {exc.strerror or exc}") from exc
             await self.stream.write(OKAY_SEND)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
 from mgfarm.sim.shell.arith import ArithError, evaluate
+from mgfarm.sim.shell.effects import screen_neutral
 from mgfarm.sim.shell.parser import (
     LENGTH_RE,
     PARAM_RE,
@@ -275,6 +276,8 @@ class Shell:
             status = await self.call(argv, redirected.io, assigns)
         finally:
             await redirected.finish()
+            if redirected.files:
+                self.device.changed()  # a written file may be on screen (the Files app)
         return status
 
     async def call(self, argv: list[str], io: ShellIO, assigns: dict[str, str] | None = None) -> int:
@@ -329,6 +332,9 @@ class Shell:
             log.exception("shell command %r failed", argv)
             io.stderr.write(f"{name}: internal error: {exc.__class__.__name__}: {exc}\n")
             status = 1
+        finally:
+            if not screen_neutral(inv.argv):
+                self.device.changed()
         await io.stdout.flush()
         await io.stderr.flush()
         return status

@@ -63,6 +63,7 @@ class ActivityManager:
         return rec
 
     def _changed(self) -> None:
+        self.device.changed()
         for fn in self.listeners:
             fn()
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def start_system_services(device: SimDevice) -> None:
     """Register `settings`, `packages`, `providers` and `clock` in `device.services`."""
-    settings = SettingsStore(device.fs.host(SETTINGS_DB))
+    settings = SettingsStore(device.fs.host(SETTINGS_DB), on_write=device.changed)
     settings.create()
     providers = ProviderRegistry()
     # `content query --uri content://settings/global` works on a real device too.

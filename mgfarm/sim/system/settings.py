@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -62,8 +63,33 @@ DEFAULTS: dict[str, dict[str, str]] = {
 class SettingsStore:
     """`settings get/put/delete/list`: one table per namespace, like SettingsProvider's legacy db."""
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, on_write: Callable[[], None] | None = None) -> None:
         self.db_path = db_path
+        self.on_write = on_write  # the device's `changed`: a setting may be on screen
+        # Every table read at once, with the file version it came from (see `_version`): composing a
+        # screen reads a handful of settings, and a connection per read cost ~0.2 ms each.
+        self._read: tuple[tuple[int, ...], dict[str, dict[str, str | None]]] | None = None
+
+    def _version(self) -> tuple[int, ...]:
+        """Changes whenever the file does: replaced (inode), resized, or written (SQLite bumps the
+        change counter in its header on every write transaction; mtime alone is too coarse)."""
+        with self.db_path.open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            counter = os.pread(fh.fileno(), 4, 24)
+        return (st.st_ino, st.st_size, st.st_mtime_ns, int.from_bytes(counter, "big"))
+
+    def _tables(self) -> dict[str, dict[str, str | None]]:
+        try:
+            version = self._version()
+        except FileNotFoundError:
+            version = ()
+        if self._read is None or self._read[0] != version or not version:
+            with self._connect() as conn:
+                tables = {
+                    ns: dict(conn.execute(f"SELECT name, value FROM {ns}").fetchall()) for ns in NAMESPACES
+                }
+            self._read = (version, tables)
+        return self._read[1]
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -98,19 +124,25 @@ class SettingsStore:
 
     def get(self, ns: str, key: str) -> str | None:
         self._check(ns)
-        with self._connect() as conn:
-            row = conn.execute(f"SELECT value FROM {ns} WHERE name = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        return self._tables()[ns].get(key)
 
     def put(self, ns: str, key: str, value: str | None) -> None:
         self._check(ns)
         with self._connect() as conn:
             conn.execute(f"INSERT INTO {ns} (name, value) VALUES (?, ?)", (key, value))
+        self._wrote()
 
     def delete(self, ns: str, key: str) -> int:
         self._check(ns)
         with self._connect() as conn:
-            return conn.execute(f"DELETE FROM {ns} WHERE name = ?", (key,)).rowcount
+            count: int = conn.execute(f"DELETE FROM {ns} WHERE name = ?", (key,)).rowcount
+        self._wrote()
+        return count
+
+    def _wrote(self) -> None:
+        self._read = None
+        if self.on_write is not None:
+            self.on_write()
 
     def items(self, ns: str) -> list[tuple[str, str]]:
         self._check(ns)

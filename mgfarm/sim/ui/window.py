@@ -1,13 +1,16 @@
 """The window manager: composes system bars, the resumed activity and the keyboard; input and output.
 
-Every query builds the frame afresh from app state (cheap: a few hundred small objects), so a change
-made behind the UI's back (`content insert`, `settings put`, a snapshot load) always shows. What is
-expensive, rendering and PNG encoding, is cached by the frame's signature: an unchanged screen is
-neither re-rendered nor re-encoded, and no full-size image is kept between frames.
+A frame is composed from app state and kept until the device notes a change (`SimDevice.changed`:
+any write through the shell, sync, input, uiautomator2 or the console), the clock's second turns or
+the window manager's own state moves, so a change made behind the UI's back (`content insert`,
+`settings put`, a snapshot load) always shows while a screenshot, a dump and the next tap share one
+composition. What is expensive, rendering, PNG encoding and XML, is kept by the frame's signature
+in a cache that all devices of the process share; no full-size image is kept between frames.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import struct
 from collections.abc import Callable
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mgfarm.sim.apps.base import ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
+from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.png import PngEncoder
 from mgfarm.sim.ui.render import render
 from mgfarm.sim.ui.shade import quick_settings
@@ -128,6 +132,19 @@ def signature(roots: list[View], extra: str) -> str:
     return "\x1f".join(parts)
 
 
+def _input(method: Callable[..., None]) -> Callable[..., None]:
+    """An input event: whatever it did, the device notes a change when it is over."""
+
+    @functools.wraps(method)
+    def run(self: WindowManager, *args: Any) -> None:
+        try:
+            method(self, *args)
+        finally:
+            self.device.changed()
+
+    return run
+
+
 class WindowManager:
     """`device.services["window"]`: input events in, screenshots and uiautomator XML out."""
 
@@ -140,11 +157,11 @@ class WindowManager:
         self.shifted = False
         self.screen_on = True
         self.toast: str | None = None
-        self.revision = 0  # bumps whenever the composed screen changes
-        self._sig = ""
-        self._png: bytes | None = None
-        self._xml: str | None = None
-        self._xml_all = ""
+        self._frame: Frame | None = None
+        self._frame_key: tuple[object, ...] = ()
+        self._sig = ""  # signature of the kept frame, "" until asked for
+        self._screen_sig = ""
+        self._screen = Screen()
         self._encoder = PngEncoder()
         self._last_resumed: str | None = None
 
@@ -274,26 +291,42 @@ class WindowManager:
             settings.get("global", "airplane_mode_on") == "1",
         )
 
-    def _refresh(self) -> tuple[Frame, str]:
-        frame = self.build()
-        sig = signature(frame.draw_roots(), f"{frame.palette.name}|{self.screen_on}|{frame.light_bars}")
-        if sig != self._sig:
+    def _key(self) -> tuple[object, ...]:
+        """What a kept frame depends on besides the device's state (its epoch)."""
+        second = now_ms(self.device) // 1000  # the finest unit any screen shows (stopwatch, timer)
+        return (self.device.epoch, second, self.toast, self.ime_visible, self.shade_open, self.shifted)
+
+    def frame(self) -> Frame:
+        """The current frame: the kept one while nothing it depends on changed, else a new one."""
+        if self._frame is None or self._frame_key != self._key():
+            self._frame = self.build()
+            self._frame_key = self._key()  # after: composing may settle the keyboard
+            self._sig = ""
+        return self._frame
+
+    def _refresh(self) -> Frame:
+        frame = self.frame()
+        if not self._sig:
+            extra = f"{frame.package}|{frame.palette.name}|{self.screen_on}|{frame.light_bars}"
+            sig = signature(frame.draw_roots(), extra)
+            if sig != self._screen_sig:
+                self._screen = SHARED.screen(sig)
+                self._screen_sig = sig
             self._sig = sig
-            self._png = None
-            self._xml = None
-            self.revision += 1
-        return frame, sig
+        return frame
 
     # ---- output
     def screencap_png(self) -> bytes:
-        frame, _ = self._refresh()
-        if self._png is None:
-            self._png = self._encoder.encode(self._render(frame))
-        return self._png
+        frame = self._refresh()
+        screen = self._screen
+        if screen.png is None:
+            screen.png = self._encoder.encode(self._render(frame))
+            SHARED.trim()
+        return screen.png
 
     def screencap_raw(self) -> bytes:
         """`screencap` without -p: width, height, format (1 = RGBA_8888) as u32 LE, then RGBA pixels."""
-        frame, _ = self._refresh()
+        frame = self._refresh()
         image = self._render(frame).convert("RGBA")
         return struct.pack("<III", image.width, image.height, 1) + image.tobytes()
 
@@ -310,17 +343,21 @@ class WindowManager:
         `all_windows=True` adds the system UI windows (status and navigation bar) as further roots,
         the way uiautomator2's `dump_hierarchy` lists every window.
         """
-        frame, _ = self._refresh()
-        if self._xml is None:
+        frame = self._refresh()
+        screen = self._screen
+        if all_windows:
+            if screen.xml_all is None:
+                windows = [(frame.app_root, frame.package)]
+                if frame.shade is not None:
+                    windows.append((frame.shade, SYSTEMUI))
+                screen.xml_all = dump([*windows, (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)])
+            return screen.xml_all
+        if screen.xml is None:
             active = (
                 [(frame.shade, SYSTEMUI)] if frame.shade is not None else [(frame.app_root, frame.package)]
             )
-            self._xml = dump(active)
-            windows = [(frame.app_root, frame.package)]
-            if frame.shade is not None:
-                windows.append((frame.shade, SYSTEMUI))
-            self._xml_all = dump([*windows, (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)])
-        return self._xml_all if all_windows else self._xml
+            screen.xml = dump(active)
+        return screen.xml
 
     # ---- input
     def _record(self) -> ActivityRecord | None:
@@ -331,19 +368,21 @@ class WindowManager:
         self.toast = None
         return self.screen_on
 
+    @_input
     def tap(self, x: int, y: int) -> None:
         if not self._input_begins():
             return
-        frame = self.build()
+        frame = self.frame()
         target = self._hit(frame, x, y)
         if target is None or target is BLOCKED:
             return
         self._activate(frame, target, x, long=False)
 
+    @_input
     def long_press(self, x: int, y: int) -> None:
         if not self._input_begins():
             return
-        frame = self.build()
+        frame = self.frame()
         target = self._hit(frame, x, y)
         if target is None or target is BLOCKED:
             return
@@ -391,6 +430,7 @@ class WindowManager:
             # A long press on a view without a long-click listener still clicks on release.
             target.on_click()
 
+    @_input
     def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
         slop = self.metrics.px(8)
         if abs(x2 - x1) < slop and abs(y2 - y1) < slop:
@@ -403,7 +443,7 @@ class WindowManager:
             return
         if self._shade_gesture(y1, y2):
             return
-        frame = self.build()
+        frame = self.frame()
         target = self._hit(frame, x1, y1)
         if isinstance(target, Slider) and target.on_change is not None:
             on_change = target.on_change
@@ -435,6 +475,7 @@ class WindowManager:
             return True
         return False
 
+    @_input
     def text(self, s: str) -> None:
         """Type into the focused field (what `input text` and the keyboard's keys do)."""
         if not self.screen_on:
@@ -442,7 +483,7 @@ class WindowManager:
         rec = self._record()
         if rec is None or not rec.state.get("focus"):
             return
-        frame = self.build()
+        frame = self.frame()
         field_view = self._focused_field(frame)
         if field_view is None or not field_view.enabled:
             return
@@ -462,6 +503,7 @@ class WindowManager:
     def _toggle_shift(self) -> None:
         self.shifted = not self.shifted
 
+    @_input
     def key(self, code: int) -> None:
         if code in (KEY_POWER, KEY_SLEEP, KEY_WAKEUP):
             self.screen_on = {KEY_POWER: not self.screen_on, KEY_SLEEP: False, KEY_WAKEUP: True}[code]
@@ -494,11 +536,11 @@ class WindowManager:
         self.key(code)
 
     def _back(self) -> None:
-        self.build()  # settles whether the keyboard is still up
+        self.frame()  # settles whether the keyboard is still up
         if self.ime_visible:
             self.ime_visible = False
             return
-        frame = self.build()
+        frame = self.frame()
         if frame.ctx is not None and frame.ctx.back_handler is not None:
             self._guarded(frame, frame.ctx.back_handler)
             return
@@ -506,7 +548,7 @@ class WindowManager:
 
     def _edit_key(self, code: int) -> None:
         rec = self._record()
-        frame = self.build()
+        frame = self.frame()
         field_view = self._focused_field(frame)
         if rec is None or field_view is None:
             return
@@ -546,6 +588,5 @@ class WindowManager:
         self.screen_on = bool(state.get("screen_on", True))
         self.toast = state.get("toast")
         self._last_resumed = state.get("last_resumed")
-        self._sig = ""
-        self._png = None
-        self._xml = None
+        self._frame = None
+        self.device.changed()

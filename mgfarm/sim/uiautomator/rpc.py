@@ -73,6 +73,15 @@ async def _maybe_await(value: object) -> Any:
 Method = Callable[[list[Any]], Awaitable[Any]]
 
 
+# Methods that only look: after any other the device notes a change (see SimDevice.changed).
+READ_METHODS = frozenset(
+    {
+        "deviceInfo", "dumpWindowHierarchy", "takeScreenshot", "waitForExists", "waitUntilGone",
+        "exist", "count", "objInfo", "objInfoOfAllInstances", "getText", "getClipboard",
+    }
+)  # fmt: skip
+
+
 class UiAutomatorRpc:
     """One running server's method table; the clipboard lives as long as the server."""
 
@@ -116,6 +125,9 @@ class UiAutomatorRpc:
             raise RpcError(INVALID_PARAMS, f"Invalid params for {method}: {exc}") from exc
         except UnsupportedSelector as exc:
             raise RpcError(SERVER_ERROR, str(exc)) from exc
+        finally:
+            if method not in READ_METHODS:
+                self.device.changed()
 
     # -- helpers -----------------------------------------------------------------------------
     @property
