@@ -51,7 +51,7 @@ def run_size(farm: str, size: int, steps: int, rounds: int, task: str, screensho
             client_cpu = time.process_time()
             device_cpu, adb_cpu = cpu_seconds(device_pids), cpu_seconds(adb_pids)
             for step in range(steps):
-                actions = [scripted_action(step, o) for o in obs]
+                actions = [scripted_action(step, o, i) for i, o in enumerate(obs)]
                 obs, _, _, _, _ = pool.step_all(actions)
             stepped = steps * size
             client_ms = (time.process_time() - client_cpu) * 1000 / stepped

@@ -75,12 +75,16 @@ def memory_mib_per_replica(name: str) -> float:
     return backend_of(farm).memory_kib(farm) / 1024 / max(1, len(farm.replicas))
 
 
-def scripted_action(step: int, obs: dict[str, Any] | None) -> dict[str, Any]:
-    """Cheap actions that change the screen but never end the episode."""
+def scripted_action(step: int, obs: dict[str, Any] | None, env: int = 0) -> dict[str, Any]:
+    """Cheap actions that change the screen but never end the episode.
+
+    Envs click different elements (`env` shifts the choice), so their trajectories part ways as
+    an RL policy's would, rather than all showing the same screen at every step.
+    """
     elements = obs["ui_elements"] if obs else ()
     choice = step % 3
     if choice == 0 and elements:
-        return {"action_type": "click", "index": step % len(elements)}
+        return {"action_type": "click", "index": (step + env) % len(elements)}
     if choice == 1:
         return {"action_type": "scroll", "direction": "down"}
     return {"action_type": "navigate_back"}
@@ -104,7 +108,7 @@ def measure_env(farm: str, size: int, task: str, episodes: int, steps: int) -> E
             obs, _ = pool.reset_all()
             sample.reset_ms += [t["total_ms"] for t in _timings(pool) if "total_ms" in t]
             for step in range(steps):
-                actions = [scripted_action(step, o) for o in obs]
+                actions = [scripted_action(step, o, i) for i, o in enumerate(obs)]
                 start = time.perf_counter()
                 obs, _, _, _, _ = pool.step_all(actions)
                 sample.step_wall_s += time.perf_counter() - start
