@@ -1,14 +1,16 @@
-"""A fast PNG encoder for screens: the "Up" filter with numpy, deflate in bands, unchanged bands reused.
+"""A fast PNG encoder for screens: the "Up" filter with numpy, deflate in pieces, known pieces reused.
 
 Screens are mostly runs of identical rows and flat colour, which the Up filter turns into zeros.
-The filtered image is compressed in horizontal bands, each an independent run of deflate blocks
-(a fresh compressor, ended by a sync flush), so the bands of the previous frame whose bytes did not
-change are reused as they are: typing into a field or flipping a switch re-compresses a few bands,
-not the whole screen. Output is a standard 8-bit RGB PNG; the same pixels give the same bytes.
+A run of all-zero rows is written as a deflate fragment made once per run length and kept; the
+other rows are compressed in bands of at most 32 rows, each ended by a full flush so it needs no
+earlier data, and the bands of the previous frame whose bytes did not change are reused as they
+are: typing into a field or flipping a switch re-compresses a few bands, not the whole screen.
+Output is a standard 8-bit RGB PNG; the same pixels give the same bytes.
 """
 
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
 
@@ -56,6 +58,14 @@ def filtered_rows(image: Image.Image) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def zero_rows(stride: int, count: int) -> tuple[bytes, int]:
+    """`count` Up-filtered rows with no change from the row above: (deflate fragment, adler32)."""
+    data = (bytes([FILTER_UP]) + bytes(stride - 1)) * count
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return comp.compress(data) + comp.flush(zlib.Z_FULL_FLUSH), zlib.adler32(data)
+
+
 class PngEncoder:
     """Encodes successive frames of one screen, reusing the compressed bands that did not change."""
 
@@ -66,24 +76,34 @@ class PngEncoder:
 
     def encode(self, image: Image.Image) -> bytes:
         scan = filtered_rows(image)
-        h = scan.shape[0]
-        w = (scan.shape[1] - 1) // 3
+        h, stride = scan.shape
+        changed = np.empty(h, dtype=bool)
+        changed[0] = True  # the first row is unfiltered
+        np.any(scan[1:, 1:], axis=1, out=changed[1:])
+        edges = (np.flatnonzero(changed[1:] != changed[:-1]) + 1).tolist()
+        comp = zlib.compressobj(self.level, zlib.DEFLATED, -15)  # one per frame: setting one up costs
         parts: list[bytes] = [ZLIB_HEADER]
         adler = 1
         fresh: dict[tuple[int, int], tuple[bytes, int]] = {}
-        for top in range(0, h, BAND_ROWS):
-            band = scan[top : top + BAND_ROWS].data.cast("B")  # contiguous rows: a view, no copy
-            key = (zlib.crc32(band), band.nbytes)
-            hit = self._bands.get(key) or fresh.get(key)
-            if hit is None:
-                comp = zlib.compressobj(self.level, zlib.DEFLATED, -15)
-                hit = (comp.compress(band) + comp.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(band))
-            fresh[key] = hit
-            parts.append(hit[0])
-            adler = adler32_combine(adler, hit[1], band.nbytes)
+        for top, end in zip([0, *edges], [*edges, h], strict=True):
+            if not changed[top]:
+                fragment, run_adler = zero_rows(stride, end - top)
+                parts.append(fragment)
+                adler = adler32_combine(adler, run_adler, (end - top) * stride)
+                continue
+            for band_top in range(top, end, BAND_ROWS):
+                band = scan[band_top : min(band_top + BAND_ROWS, end)].data.cast("B")  # a view, no copy
+                key = (zlib.crc32(band), band.nbytes)
+                hit = self._bands.get(key) or fresh.get(key)
+                if hit is None:
+                    # The full flush ends the band byte-aligned and forgets it: the bytes stand alone.
+                    hit = (comp.compress(band) + comp.flush(zlib.Z_FULL_FLUSH), zlib.adler32(band))
+                fresh[key] = hit
+                parts.append(hit[0])
+                adler = adler32_combine(adler, hit[1], band.nbytes)
         parts.append(FINAL_BLOCK + struct.pack(">I", adler))
         self._bands = fresh
-        header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+        header = struct.pack(">IIBBBBB", (stride - 1) // 3, h, 8, 2, 0, 0, 0)
         return SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", b"".join(parts)) + _chunk(b"IEND", b"")
 
     def forget(self) -> None:
