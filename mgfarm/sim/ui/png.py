@@ -62,7 +62,7 @@ def filtered_rows(image: Image.Image) -> np.ndarray:
 def zero_rows(stride: int, count: int) -> tuple[bytes, int]:
     """`count` Up-filtered rows with no change from the row above: (deflate fragment, adler32)."""
     data = (bytes([FILTER_UP]) + bytes(stride - 1)) * count
-    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)  # made once per length: the smallest is worth it
     return comp.compress(data) + comp.flush(zlib.Z_FULL_FLUSH), zlib.adler32(data)
 
 

@@ -113,7 +113,7 @@ class Metrics:
         return self.density / 160.0
 
     def px(self, dp: float) -> int:
-        return round(dp * self.scale)
+        return round(dp * self.density / 160.0)  # not via `scale`: layout calls this ~500 times a frame
 
     @property
     def status_bar(self) -> int:
