@@ -94,6 +94,8 @@ def test_screen_ui_and_current_app(device: Device, adb_server: AdbServer, sim_de
     assert pixels.shape == (2400, 1080, 3) and pixels.dtype.name == "uint8"
     pixels[:] = 0  # callers own their arrays: the frame cache must not be affected
     assert device.screenshot_array().any()
+    shared = device.screenshot_frame()  # no copy: read-only, shared by devices showing that screen
+    assert shared.shape == pixels.shape and not shared.flags.writeable
     via_u2 = Device(sim_device.serial, adb_port=adb_server.port, ui_source="u2").ui_elements()
     via_dump = Device(sim_device.serial, adb_port=adb_server.port, ui_source="dump").ui_elements()
     clock = "com.android.systemui:id/clock"  # its text may change between the two dumps

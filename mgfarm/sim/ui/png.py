@@ -58,7 +58,7 @@ def filtered_rows(image: Image.Image) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def zero_rows(stride: int, count: int) -> tuple[bytes, int]:
     """`count` Up-filtered rows with no change from the row above: (deflate fragment, adler32)."""
     data = (bytes([FILTER_UP]) + bytes(stride - 1)) * count

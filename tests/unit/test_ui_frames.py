@@ -1,0 +1,161 @@
+"""Kept frames: reads share one composition, every way of writing shows at once, devices share screens."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.sim.shell.effects import READ_ONLY, screen_neutral
+from mgfarm.sim.shell.registry import COMMANDS
+from mgfarm.sim.system.settings import SettingsStore
+from mgfarm.sim.ui.framecache import FrameCache
+from mgfarm.sim.ui.window import WindowManager
+from tests.unit.shellkit import ShellDevice
+
+READS = [
+    "screencap -p",
+    "uiautomator dump /data/local/tmp/u.xml >/dev/null && cat /data/local/tmp/u.xml",
+    "dumpsys window windows",
+    "settings get secure ui_night_mode",
+    "content query --uri content://settings/secure",
+    "getprop ro.product.model",
+    "pm list packages",
+]
+
+
+@pytest.fixture
+def dev(tmp_path: Path) -> Iterator[ShellDevice]:
+    device = ShellDevice(tmp_path)
+    yield device
+    device.close()
+
+
+def count_builds(monkeypatch: pytest.MonkeyPatch, wm: WindowManager) -> list[int]:
+    calls = [0]
+    build = wm.build
+
+    def counted() -> object:
+        calls[0] += 1
+        return build()
+
+    monkeypatch.setattr(wm, "build", counted)
+    return calls
+
+
+def test_reads_share_one_composition(dev: ShellDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    dev.device.services["clock"].freeze(True)  # the clock's second is part of what a frame depends on
+    dev.run("screencap -p")
+    builds = count_builds(monkeypatch, dev.device.services["window"])
+    for line in READS:
+        assert dev.run(line).status == 0, line
+    assert builds[0] == 0
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        "settings put secure ui_night_mode 2",
+        "am start -n com.android.settings/.Settings",
+        "input keyevent 3",
+        "echo note > /sdcard/Download/new.txt",
+        "sqlite3 /data/data/com.android.providers.settings/databases/settings.db "
+        "\"UPDATE secure SET value='2' WHERE name='ui_night_mode'\"",
+    ],
+)
+def test_every_write_composes_anew(dev: ShellDevice, monkeypatch: pytest.MonkeyPatch, write: str) -> None:
+    dev.device.services["clock"].freeze(True)
+    dev.run("screencap -p")
+    builds = count_builds(monkeypatch, dev.device.services["window"])
+    assert dev.run(write).status == 0, dev.run(write).error
+    dev.run("screencap -p")
+    assert builds[0] == 1
+
+
+def test_a_change_behind_the_ui_shows_on_the_next_screenshot(dev: ShellDevice) -> None:
+    dev.run("am start -n com.android.settings/.Settings")
+    light = dev.run("screencap -p").out
+    dev.run("settings put secure ui_night_mode 2")
+    assert dev.run("screencap -p").out != light
+
+
+def test_a_running_clock_recomposes_each_second(dev: ShellDevice) -> None:
+    clock = dev.device.services["clock"]
+    clock.set_ms(1772641800000)  # 16:30:00 UTC
+    clock.freeze(True)
+    before = dev.run("screencap -p").out
+    clock.set_ms(1772641800000 + 60_000)
+    assert dev.run("screencap -p").out != before  # the status bar clock moved on
+
+
+def test_read_only_commands_are_registered_commands() -> None:
+    assert set(COMMANDS) >= READ_ONLY, READ_ONLY - set(COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("argv", "neutral"),
+    [
+        (["screencap", "-p"], True),
+        (["screencap", "-p", "/sdcard/shot.png"], False),
+        (["uiautomator", "dump", "/data/local/tmp/x.xml"], True),
+        (["uiautomator", "dump"], False),  # writes /sdcard/window_dump.xml, which Files shows
+        (["uiautomator", "dump", "/sdcard/x.xml"], False),
+        (["settings", "--user", "0", "get", "secure", "x"], True),
+        (["settings", "put", "secure", "x", "1"], False),
+        (["content", "query", "--uri", "content://settings/secure"], True),
+        (["content", "insert", "--uri", "content://settings/secure"], False),
+        (["pm", "list", "packages"], True),
+        (["pm", "clear", "com.android.contacts"], False),
+        (["input", "tap", "1", "1"], False),
+        (["rm", "/sdcard/x"], False),
+    ],
+)
+def test_screen_neutral(argv: list[str], neutral: bool) -> None:
+    assert screen_neutral(argv) is neutral
+
+
+def test_devices_in_the_same_state_share_a_screenshot(tmp_path: Path) -> None:
+    a, b = ShellDevice(tmp_path / "a"), ShellDevice(tmp_path / "b")
+    for d in (a, b):
+        d.device.services["clock"].set_ms(1772641800000)
+        d.device.services["clock"].freeze(True)
+        d.run("am start -n com.android.settings/.Settings")
+    shot_a = a.device.services["window"].screencap_png()
+    assert b.device.services["window"].screencap_png() is shot_a  # encoded once for both
+    a.close()
+    b.close()
+
+
+def test_frame_cache_drops_least_recently_used_over_budget() -> None:
+    cache = FrameCache(budget=250)
+    first = cache.screen("first")
+    first.png = b"x" * 100
+    second = cache.screen("second")
+    second.png = b"y" * 100
+    assert cache.screen("first") is first  # used again: now the most recent
+    third = cache.screen("third")
+    third.png = b"z" * 100
+    cache.trim()
+    assert cache.screen("first") is first
+    assert cache.screen("second") is not second  # dropped
+    assert cache.misses == 4 and cache.hits == 2
+
+
+def test_frame_cache_with_no_budget_shares_nothing() -> None:
+    cache = FrameCache(budget=0)
+    assert cache.screen("same") is not cache.screen("same")
+
+
+def test_settings_reads_follow_writes_from_other_connections(tmp_path: Path) -> None:
+    writes: list[int] = []
+    store = SettingsStore(tmp_path / "settings.db", on_write=lambda: writes.append(1))
+    store.create()
+    assert store.get("system", "time_12_24") == "12"
+    with sqlite3.connect(tmp_path / "settings.db") as conn:  # as `sqlite3` or a provider would
+        conn.execute("UPDATE system SET value = '24' WHERE name = 'time_12_24'")
+    assert store.get("system", "time_12_24") == "24"
+    store.put("system", "time_12_24", "12")
+    assert store.get("system", "time_12_24") == "12"
+    assert writes == [1]
