@@ -20,6 +20,7 @@ from PIL import Image
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FILTER_NONE, FILTER_UP = 0, 2
 BAND_ROWS = 32
+ZERO_RUN = 64  # rows of the longest zero-row piece
 ADLER_BASE = 65521
 ZLIB_HEADER = b"\x78\x01"  # deflate, 32K window, fastest
 FINAL_BLOCK = b"\x03\x00"  # an empty final block with fixed Huffman codes: ends the deflate stream
@@ -60,7 +61,7 @@ def filtered_rows(image: Image.Image) -> np.ndarray:
 
 @functools.cache
 def zero_rows(stride: int, count: int) -> tuple[bytes, int]:
-    """`count` Up-filtered rows with no change from the row above: (deflate fragment, adler32)."""
+    """`count` (<= ZERO_RUN) Up-filtered rows equal to the row above: (deflate fragment, adler32)."""
     data = (bytes([FILTER_UP]) + bytes(stride - 1)) * count
     comp = zlib.compressobj(9, zlib.DEFLATED, -15)  # made once per length: the smallest is worth it
     return comp.compress(data) + comp.flush(zlib.Z_FULL_FLUSH), zlib.adler32(data)
@@ -87,9 +88,12 @@ class PngEncoder:
         fresh: dict[tuple[int, int], tuple[bytes, int]] = {}
         for top, end in zip([0, *edges], [*edges, h], strict=True):
             if not changed[top]:
-                fragment, run_adler = zero_rows(stride, end - top)
-                parts.append(fragment)
-                adler = adler32_combine(adler, run_adler, (end - top) * stride)
+                # Longer runs are made of standalone pieces, so each piece is compressed only once.
+                for piece_top in range(top, end, ZERO_RUN):
+                    rows = min(ZERO_RUN, end - piece_top)
+                    fragment, run_adler = zero_rows(stride, rows)
+                    parts.append(fragment)
+                    adler = adler32_combine(adler, run_adler, rows * stride)
                 continue
             for band_top in range(top, end, BAND_ROWS):
                 band = scan[band_top : min(band_top + BAND_ROWS, end)].data.cast("B")  # a view, no copy
