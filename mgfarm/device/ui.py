@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, fields
@@ -87,6 +88,16 @@ def _is_meaningful(node: ET.Element) -> bool:
 
 def parse_hierarchy(xml: str) -> list[UIElement]:
     """The meaningful nodes of a uiautomator dump, in document order, indexed from 0."""
+    return list(_parse_cached(xml))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(xml: str) -> tuple[UIElement, ...]:
+    # Replicas in the same state return the same XML; elements are frozen, so sharing them is safe.
+    return tuple(_parse(xml))
+
+
+def _parse(xml: str) -> list[UIElement]:
     try:
         root = ET.fromstring(xml.strip().encode("utf-8"))
     except ET.ParseError as exc:
