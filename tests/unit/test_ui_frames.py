@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mgfarm.sim.shell.effects import READ_ONLY, screen_neutral
 from mgfarm.sim.shell.registry import COMMANDS
@@ -159,3 +161,51 @@ def test_settings_reads_follow_writes_from_other_connections(tmp_path: Path) -> 
     store.put("system", "time_12_24", "12")
     assert store.get("system", "time_12_24") == "12"
     assert writes == [1]
+
+
+# What agents, task setups and verifiers send, reads and writes mixed.
+TRAFFIC = [
+    *READS,
+    "input tap 540 1200",
+    "input tap 200 700",
+    "input swipe 540 1800 540 600 300",
+    "input swipe 540 10 540 900 300",
+    "input keyevent 4",
+    "input keyevent 3",
+    "input text hello",
+    "input keyevent 66",
+    "am start -n com.android.settings/.Settings",
+    "am start -n com.android.contacts/.activities.PeopleActivity",
+    "monkey -p com.android.deskclock 1",
+    "settings put secure ui_night_mode 2",
+    "settings put system time_12_24 24",
+    "settings put global airplane_mode_on 1",
+    "content insert --uri content://settings/secure --bind name:s:ui_night_mode --bind value:s:2",
+    "sqlite3 /data/data/com.android.providers.settings/databases/settings.db "
+    "\"UPDATE global SET value='1' WHERE name='airplane_mode_on'\"",
+    "content insert --uri content://com.android.contacts/raw_contacts --bind starred:i:1",
+    "content insert --uri content://com.android.contacts/data --bind raw_contact_id:i:1 "
+    "--bind mimetype:s:vnd.android.cursor.item/name --bind data1:s:Zed",
+    "echo note > /sdcard/Download/n.txt",
+    "rm -f /sdcard/Download/n.txt",
+    "am force-stop com.android.settings",
+    "pm clear com.android.contacts",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(TRAFFIC), min_size=1, max_size=10))
+def test_a_kept_frame_always_equals_a_fresh_composition(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str]
+) -> None:
+    dev = ShellDevice(tmp_path_factory.mktemp("dev"))
+    dev.device.services["clock"].freeze(True)
+    wm = dev.device.services["window"]
+    try:
+        for line in lines:
+            dev.run(line)
+            kept = (wm.dump_xml(all_windows=True), wm.screencap_png())
+            dev.device.changed()  # forces a composition from the current state
+            assert (wm.dump_xml(all_windows=True), wm.screencap_png()) == kept, f"stale after {line!r}"
+    finally:
+        dev.close()
