@@ -5,17 +5,31 @@ A run of all-zero rows is written as a deflate fragment made once per run length
 other rows are compressed in bands of at most 32 rows, each ended by a full flush so it needs no
 earlier data, and the bands of the previous frame whose bytes did not change are reused as they
 are: typing into a field or flipping a switch re-compresses a few bands, not the whole screen.
-Output is a standard 8-bit RGB PNG; the same pixels give the same bytes.
+Bands are deflated with Intel ISA-L (`isal`) when installed, ~7x faster than zlib at the same
+ratio, else with zlib. Output is a standard 8-bit RGB PNG; the same pixels give the same bytes.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import struct
 import zlib
+from types import ModuleType
 
 import numpy as np
 from PIL import Image
+
+
+def _fastest_zlib() -> ModuleType:
+    """Intel ISA-L's zlib (`isal`) when installed: deflate ~7x, checksums 5-15x faster than zlib."""
+    try:
+        return importlib.import_module("isal.isal_zlib")
+    except ImportError:  # optional speed-up; zlib writes the same format
+        return zlib
+
+
+FAST = _fastest_zlib()
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FILTER_NONE, FILTER_UP = 0, 2
@@ -27,9 +41,7 @@ FINAL_BLOCK = b"\x03\x00"  # an empty final block with fixed Huffman codes: ends
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return (
-        struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    )
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", FAST.crc32(data, FAST.crc32(kind)))
 
 
 def adler32_combine(adler1: int, adler2: int, len2: int) -> int:
@@ -82,7 +94,7 @@ class PngEncoder:
         changed[0] = True  # the first row is unfiltered
         np.any(scan[1:, 1:], axis=1, out=changed[1:])
         edges = (np.flatnonzero(changed[1:] != changed[:-1]) + 1).tolist()
-        comp = zlib.compressobj(self.level, zlib.DEFLATED, -15)  # one per frame: setting one up costs
+        comp = FAST.compressobj(self.level, zlib.DEFLATED, -15)  # one per frame: setting one up costs
         parts: list[bytes] = [ZLIB_HEADER]
         adler = 1
         fresh: dict[tuple[int, int], tuple[bytes, int]] = {}
@@ -97,11 +109,11 @@ class PngEncoder:
                 continue
             for band_top in range(top, end, BAND_ROWS):
                 band = scan[band_top : min(band_top + BAND_ROWS, end)].data.cast("B")  # a view, no copy
-                key = (zlib.crc32(band), band.nbytes)
+                key = (FAST.crc32(band), band.nbytes)
                 hit = self._bands.get(key) or fresh.get(key)
                 if hit is None:
                     # The full flush ends the band byte-aligned and forgets it: the bytes stand alone.
-                    hit = (comp.compress(band) + comp.flush(zlib.Z_FULL_FLUSH), zlib.adler32(band))
+                    hit = (comp.compress(band) + comp.flush(zlib.Z_FULL_FLUSH), FAST.adler32(band))
                 fresh[key] = hit
                 parts.append(hit[0])
                 adler = adler32_combine(adler, hit[1], band.nbytes)
