@@ -45,24 +45,20 @@ def run_size(farm: str, size: int, steps: int, rounds: int, task: str, screensho
     device_pids = [w.pid for w in state.workers]
     adb_pids = [state.adb_server_pid] if state.adb_server_pid else []
     kwargs: dict[str, Any] = {"max_steps": steps + 1, "screenshot": screenshot}
+    cpu = {"client": 0.0, "devices": 0.0, "adb_server": 0.0}  # seconds over the stepping of all rounds
     with EnvPool(farm=farm, size=size, tasks=[task], seed=size, **kwargs) as pool:
         for _ in range(rounds):
             obs, _ = pool.reset_all()
-            client_cpu = time.process_time()
-            device_cpu, adb_cpu = cpu_seconds(device_pids), cpu_seconds(adb_pids)
+            before = (time.process_time(), cpu_seconds(device_pids), cpu_seconds(adb_pids))
             for step in range(steps):
                 actions = [scripted_action(step, o, i) for i, o in enumerate(obs)]
                 obs, _, _, _, _ = pool.step_all(actions)
-            stepped = steps * size
-            client_ms = (time.process_time() - client_cpu) * 1000 / stepped
-            device_ms = (cpu_seconds(device_pids) - device_cpu) * 1000 / stepped
-            adb_ms = (cpu_seconds(adb_pids) - adb_cpu) * 1000 / stepped
+            after = (time.process_time(), cpu_seconds(device_pids), cpu_seconds(adb_pids))
+            for key, start, end in zip(cpu, before, after, strict=True):
+                cpu[key] += end - start
         result = pool.stats.summary()
-    result["cpu_ms_per_step"] = {
-        "client": round(client_ms, 2),
-        "devices": round(device_ms, 2),
-        "adb_server": round(adb_ms, 2),
-    }
+    stepped = steps * size * rounds
+    result["cpu_ms_per_step"] = {key: round(seconds * 1000 / stepped, 2) for key, seconds in cpu.items()}
     result["load_avg_1m"] = round(os.getloadavg()[0], 1)
     result["size"] = size
     return result
