@@ -19,6 +19,7 @@ from mgfarm.errors import MgfarmError
 from mgfarm.sim.adbd import Adbd
 from mgfarm.sim.console import Console, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
+from mgfarm.sim.heap import keep_freed_memory
 
 log = logging.getLogger("mgfarm.sim.server")
 
@@ -212,4 +213,5 @@ def run(options: ServeOptions, say: Callable[[str], None] | None = None) -> None
         await serve(options, say or default_say, stop)
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
+    keep_freed_memory()
     asyncio.run(main())
