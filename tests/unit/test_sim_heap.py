@@ -8,10 +8,10 @@ import sys
 import pytest
 
 FRAMES = """
-import resource, sys
+import resource
 import numpy as np
 from mgfarm.sim.heap import keep_freed_memory
-if sys.argv[1] == "tuned" and not keep_freed_memory():
+if not keep_freed_memory():
     print("untunable")
     raise SystemExit
 def frame():  # a canvas, its bytes and the filtered rows, as composing a new screen allocates them
@@ -25,15 +25,10 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
-def page_faults(mode: str) -> str:
-    # A fresh process: the tuning is process-wide and the test runner's own allocator stays as it is.
-    return subprocess.run(
-        [sys.executable, "-c", FRAMES, mode], capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
 def test_new_frames_reuse_freed_memory() -> None:
-    tuned = page_faults("tuned")
+    # A fresh process: the tuning is process-wide and the test runner's own allocator stays as it is.
+    run = subprocess.run([sys.executable, "-c", FRAMES], capture_output=True, text=True, check=True)
+    tuned = run.stdout.strip()
     if tuned == "untunable":
         pytest.skip("the C library is not glibc: there is no mallopt to tune")
     # 10 frames of 30 MB fault ~7,500 times (15,000 here) when every buffer is mapped anew.
