@@ -1,8 +1,8 @@
 """A fast PNG encoder for screens: the "Up" filter with numpy, deflate in pieces, known pieces reused.
 
 Screens are mostly runs of identical rows and flat colour, which the Up filter turns into zeros.
-A run of all-zero rows is written as a deflate fragment made once per run length and kept; the
-other rows are compressed in bands of at most 32 rows, each ended by a full flush so it needs no
+A run of all-zero rows is written from deflate pieces of up to 64 such rows, each made once and
+kept; the other rows are compressed in bands of at most 32 rows, each ended by a full flush so it needs no
 earlier data, and the bands of the previous frame whose bytes did not change are reused as they
 are: typing into a field or flipping a switch re-compresses a few bands, not the whole screen.
 Bands are deflated with Intel ISA-L (`isal`) when installed, ~7x faster than zlib at the same
