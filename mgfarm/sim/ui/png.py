@@ -2,9 +2,9 @@
 
 Screens are mostly runs of identical rows and flat colour, which the Up filter turns into zeros.
 A run of all-zero rows is written from deflate pieces of up to 64 such rows, each made once and
-kept; the other rows are compressed in bands of at most 32 rows, each ended by a full flush so it needs no
-earlier data, and the bands of the previous frame whose bytes did not change are reused as they
-are: typing into a field or flipping a switch re-compresses a few bands, not the whole screen.
+kept; the other rows are compressed in bands of at most 32 rows, each ended by a full flush so it
+needs no earlier data, and the bands of the previous frame whose bytes did not change are reused
+as they are: typing into a field or flipping a switch re-compresses a few bands, not the screen.
 Bands are deflated with Intel ISA-L (`isal`) when installed, ~7x faster than zlib at the same
 ratio, else with zlib. Output is a standard 8-bit RGB PNG; the same pixels give the same bytes.
 """
