@@ -297,10 +297,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     def close(self) -> None:
         self._close_episode()
         self._io.shutdown(wait=False)
-        self.device.close()
-        if self.lease is not None:
-            self.lease.release()
-            self.lease = None
+        self._give_back_device()
 
     # -- internals ---------------------------------------------------------------------------
     def _check_snapshot(self) -> None:
@@ -315,7 +312,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             raise problem
 
     def _give_back_device(self) -> None:
-        """Close the device connection and give back the lease (make() failed half-way)."""
+        """Close the device connection and give back the lease (on close, or make() failed half-way)."""
         self.device.close()
         if self.lease is not None:
             self.lease.release()
