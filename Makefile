@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+CORE := $(VENV)/.installed-core
+DEV := $(VENV)/.installed-dev
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
@@ -9,16 +11,29 @@ PYTEST_ARGS ?=
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Three layers, so the demo installs only what it runs: mgfarm itself (the demo), the test and lint
+# tools (unit tests, lint), then Ray and the rest `make test` exercises. pip prints what it fetches.
+$(CORE): pyproject.toml
+	@echo "==> $(VENV): mgfarm and its runtime dependencies"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,ray]'
-	touch $(STAMP)
+	$(BIN)/pip install --progress-bar off -e .
+	touch $@
+
+$(DEV): $(CORE)
+	@echo "==> $(VENV): test and lint tools"
+	$(BIN)/pip install --progress-bar off -e '.[dev]'
+	touch $@
+
+$(STAMP): $(DEV)
+	@echo "==> $(VENV): everything the whole test suite uses (Ray included)"
+	$(BIN)/pip install --progress-bar off -e '.[dev,ray]'
+	touch $@
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-unit: install
+unit: $(DEV)
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
 integration: install
@@ -27,10 +42,10 @@ integration: install
 docker-test: install
 	$(BIN)/python -m pytest tests/docker $(PYTEST_ARGS)
 
-demo: install
+demo: $(CORE)
 	$(BIN)/mgfarm demo
 
-lint: install
+lint: $(DEV)
 	$(BIN)/ruff check mgfarm tests benchmarks docker
 	$(BIN)/ruff format --check mgfarm tests benchmarks docker
 	$(BIN)/mypy

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import platform
+import shutil
 import socket
 import sys
 from dataclasses import asdict, dataclass
@@ -97,9 +99,52 @@ def check_docker() -> list[Check]:
     if tags:
         checks.append(Check("mgfarm images", True, ", ".join(tags)))
     else:
-        checks.append(Check("mgfarm images", False, "none built yet", "the docker backend", "make images"))
+        problem = image_builder_problem()
+        fix = "make images" if problem is None else f"{problem.split('; ', 1)[-1]}, then make images"
+        checks.append(Check("mgfarm images", False, "none built yet", "the docker backend", fix))
     client.close()
     return checks
+
+
+def _has_subordinate_ids(user: str) -> bool:
+    """Whether /etc/subuid and /etc/subgid both give `user` a range (mmdebstrap's unshare mode needs it)."""
+    for path in ("/etc/subuid", "/etc/subgid"):
+        try:
+            with open(path) as f:
+                if not any(line.split(":", 1)[0] == user for line in f):
+                    return False
+        except OSError:
+            return False
+    return True
+
+
+def image_builder_problem() -> str | None:
+    """Why this host cannot build the base image (`make images`), or None when it can."""
+    mmdebstrap = shutil.which("mmdebstrap") is not None
+    if not mmdebstrap and shutil.which("debootstrap") is None:
+        return "building the base image needs mmdebstrap; install it with 'apt-get install mmdebstrap'"
+    if os.geteuid() == 0:
+        return None
+    if not mmdebstrap:
+        return "debootstrap needs root; install mmdebstrap ('apt-get install mmdebstrap'), which does not"
+    user = getpass.getuser()
+    if shutil.which("newuidmap") is None or not _has_subordinate_ids(user):
+        return (
+            f"mmdebstrap without root needs newuidmap and an id range for {user}; 'apt-get install uidmap' "
+            f"and 'usermod --add-subuids 100000-165535 --add-subgids 100000-165535 {user}', or build as root"
+        )
+    return None
+
+
+def check_image_builder() -> Check:
+    problem = image_builder_problem()
+    if problem is None:
+        tool = "mmdebstrap" if shutil.which("mmdebstrap") else "debootstrap"
+        return Check("image builder", True, f"{tool} can build the base image")
+    fix = problem.split("; ", 1)[-1]
+    return Check(
+        "image builder", False, problem.split("; ", 1)[0], "`make images` and the docker backend", fix
+    )
 
 
 def check_kvm() -> Check:
@@ -147,7 +192,15 @@ def check_ports() -> Check:
 
 
 def run_checks() -> list[Check]:
-    return [check_python(), check_adb(), *check_adb_servers(), *check_docker(), check_kvm(), check_ports()]
+    return [
+        check_python(),
+        check_adb(),
+        *check_adb_servers(),
+        *check_docker(),
+        check_image_builder(),
+        check_kvm(),
+        check_ports(),
+    ]
 
 
 def render_table(checks: list[Check]) -> Table:

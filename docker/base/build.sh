@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the mgfarm base image from Debian packages, without any registry:
-# mmdebstrap (or debootstrap) lays out a minimal Debian into a folder, `docker import` turns it into
+# mmdebstrap (as root or not) or debootstrap (root) lays out a minimal Debian, `docker import` turns it into
 # an image. The image carries the hash of this recipe as a label, so an unchanged recipe is not rebuilt.
 # Usage: docker/base/build.sh [TAG]    (env: DEBIAN_SUITE, DEBIAN_MIRROR, MGFARM_REBUILD=1)
 set -euo pipefail
@@ -18,32 +18,36 @@ if [ "$current" = "$recipe_hash" ] && [ "${MGFARM_REBUILD:-0}" != 1 ]; then
   exit 0
 fi
 
-if [ "$(id -u)" != 0 ]; then
-  echo "error: building the base image needs root (mmdebstrap into a folder); run it with sudo." >&2
-  exit 1
-fi
-
-rootfs="$(mktemp -d /tmp/mgfarm-base.XXXXXX)"
-trap 'rm -rf "$rootfs"' EXIT
+import_image() {
+  docker import \
+    --change "LABEL org.mgfarm.recipe=$recipe_hash" \
+    --change "LABEL org.mgfarm.suite=$suite" \
+    --change 'ENV LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'CMD ["/bin/bash"]' \
+    - "$tag" >/dev/null
+}
 
 if command -v mmdebstrap >/dev/null; then
-  mmdebstrap --variant=minbase --include="$packages" \
+  # Without root, mmdebstrap maps ids in a user namespace (needs uidmap and a /etc/subuid range);
+  # either way it streams a tarball with the right owners and leaves no apt lists or caches.
+  mode=root
+  [ "$(id -u)" = 0 ] || mode=unshare
+  mmdebstrap --quiet --mode="$mode" --variant=minbase --include="$packages" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' \
-    "$suite" "$rootfs" "$mirror"
+    "$suite" - "$mirror" | import_image
 elif command -v debootstrap >/dev/null; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "error: debootstrap needs root; install mmdebstrap ('apt-get install mmdebstrap'), which builds without it." >&2
+    exit 1
+  fi
+  rootfs="$(mktemp -d /tmp/mgfarm-base.XXXXXX)"
+  trap 'rm -rf "$rootfs"' EXIT
   debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror"
-  rm -rf "$rootfs/var/cache/apt/archives/"*.deb
+  rm -rf "$rootfs/var/cache/apt/archives/"*.deb "$rootfs/var/lib/apt/lists/"*
+  tar --numeric-owner -C "$rootfs" -c . | import_image
 else
   echo "error: neither mmdebstrap nor debootstrap is installed; run 'apt-get install mmdebstrap'." >&2
   exit 1
 fi
-rm -rf "$rootfs/var/lib/apt/lists/"*
-
-tar --numeric-owner -C "$rootfs" -c . | docker import \
-  --change "LABEL org.mgfarm.recipe=$recipe_hash" \
-  --change "LABEL org.mgfarm.suite=$suite" \
-  --change 'ENV LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change 'CMD ["/bin/bash"]' \
-  - "$tag" >/dev/null
 echo "built $tag (recipe $recipe_hash)"

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from docker import DockerClient
+from mgfarm.doctor import image_builder_problem
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.adb import find_adb
 from mgfarm.farm.adbserver import ensure_server, kill_server
-from mgfarm.farm.images import SIM_IMAGE, build_images, docker_client
+from mgfarm.farm.images import BASE_IMAGE, SIM_IMAGE, build_images, docker_client
 from mgfarm.farm.ports import free_port
 
 
@@ -23,7 +25,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def engine() -> object:
+def engine() -> DockerClient:
     try:
         return docker_client()
     except MgfarmError as exc:
@@ -31,8 +33,12 @@ def engine() -> object:
 
 
 @pytest.fixture(scope="session")
-def sim_image(engine: object) -> str:
+def sim_image(engine: DockerClient) -> str:
     """Base and sim images; reused when their recipe labels match the sources."""
+    has_base = any(BASE_IMAGE in image.tags for image in engine.images.list(name=BASE_IMAGE.split(":")[0]))
+    problem = None if has_base else image_builder_problem()
+    if problem is not None:
+        pytest.skip(f"no {BASE_IMAGE} image and {problem}")
     build_images(print, "all")
     return SIM_IMAGE
 
