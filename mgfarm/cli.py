@@ -17,12 +17,22 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: typer's rich panels print `<bool>` beside every flag, as if it took a value.
+    rich_markup_mode=None,
 )
-tasks_app = typer.Typer(help="List, show and check the verifiable task templates.", no_args_is_help=True)
-snapshot_app = typer.Typer(help="Build and list golden snapshots.", no_args_is_help=True)
-sim_app = typer.Typer(help="Run simulated Android devices.", no_args_is_help=True)
-images_app = typer.Typer(help="Build the Docker images (base, sim, emulator).", no_args_is_help=True)
-k8s_app = typer.Typer(help="Render Kubernetes manifests for a farm.", no_args_is_help=True)
+tasks_app = typer.Typer(
+    help="List, show and check the verifiable task templates.", no_args_is_help=True, rich_markup_mode=None
+)
+snapshot_app = typer.Typer(
+    help="Build and list golden snapshots.", no_args_is_help=True, rich_markup_mode=None
+)
+sim_app = typer.Typer(help="Run simulated Android devices.", no_args_is_help=True, rich_markup_mode=None)
+images_app = typer.Typer(
+    help="Build the Docker images (base, sim, emulator).", no_args_is_help=True, rich_markup_mode=None
+)
+k8s_app = typer.Typer(
+    help="Render Kubernetes manifests for a farm.", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(snapshot_app, name="snapshot")
 app.add_typer(sim_app, name="sim")
@@ -31,6 +41,11 @@ app.add_typer(k8s_app, name="k8s")
 
 out = Console()
 err = Console(stderr=True)
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 replica`, `4 replicas`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -298,7 +313,8 @@ def eval_suite(
     out.print(rates_table(run.results, "difficulty"))
     ok = sum(r.success for r in run.results)
     out.print(
-        f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {run.devices} replicas", highlight=False
+        f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {plural(run.devices, 'replica')}",
+        highlight=False,
     )
     out.print(f"results: {run.folder}/results.json\nreport:  {run.report}", highlight=False)
 
@@ -314,7 +330,8 @@ def demo(
     """
     from mgfarm.tasks.commands import rates_table, run_eval
 
-    out.print(f"starting {replicas} simulated devices and running the smoke suite with the oracle agent ...")
+    devices = plural(replicas, "simulated device")
+    out.print(f"starting {devices} and running the smoke suite with the oracle agent ...")
     run = run_eval([], "smoke", "oracle", [0], None, replicas, out_dir)
     out.print(rates_table(run.results, "app"))
     out.print(rates_table(run.results, "difficulty"))
@@ -335,7 +352,7 @@ def up(
     backend: str | None = typer.Option(None, "--backend", help="process (default) or docker."),
     image: str | None = typer.Option(None, "--image", help="Docker image (default mgfarm/sim:latest)."),
     snapshot: str | None = typer.Option(None, "--snapshot", help="Snapshot every replica starts from."),
-    name: str | None = typer.Option(None, "--name", help="Farm name (default 'default')."),
+    name: str | None = typer.Option(None, "--farm", "--name", help="Farm name (default 'default')."),
     adb_port: int | None = typer.Option(None, "--adb-port", help="Port of the managed adb server (5137)."),
     cpus: float | None = typer.Option(None, "--cpus", help="CPU limit per container (docker)."),
     memory: str | None = typer.Option(None, "--memory", help="Memory limit per container, e.g. 256m."),
@@ -398,7 +415,7 @@ def up(
 
 @app.command()
 def ps(
-    name: str | None = typer.Option(None, "--name", help="Only this farm (default: every farm)."),
+    name: str | None = typer.Option(None, "--farm", "--name", help="Only this farm (default: every farm)."),
     json_out: bool = typer.Option(False, "--json", help="Print the farms as JSON."),
     ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: every node's farm."),
 ) -> None:
@@ -432,12 +449,12 @@ def ps(
 
 @app.command()
 def down(
-    name: str = typer.Option("default", "--name", help="Farm to stop."),
+    name: str = typer.Option("default", "--farm", "--name", help="Farm to stop."),
     ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: stop all farms."),
 ) -> None:
     """Stop a farm: devices, containers, watchdog, adb transports; verify nothing is left.
 
-    Example: mgfarm down --name default
+    Example: mgfarm down --farm default
     """
     if ray_address is not None:
         from mgfarm.ray import cluster
@@ -448,13 +465,13 @@ def down(
     from mgfarm.farm import api
 
     farm = api.down(name)
-    out.print(f"farm {farm.name} is down ({len(farm.replicas)} replicas stopped).", highlight=False)
+    out.print(f"farm {farm.name} is down ({plural(len(farm.replicas), 'replica')} stopped).", highlight=False)
 
 
 @app.command()
 def logs(
     replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
-    name: str = typer.Option("default", "--name", help="Farm of the replica."),
+    name: str = typer.Option("default", "--farm", "--name", help="Farm of the replica."),
     tail: int = typer.Option(200, "--tail", help="How many of the last lines to print."),
 ) -> None:
     """Print the recent log of one replica's device process or container.
@@ -470,7 +487,7 @@ def logs(
 def exec_(
     replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
     command: list[str] = typer.Argument(..., help="Shell command to run on the device, after `--`."),
-    name: str = typer.Option("default", "--name", help="Farm of the replica."),
+    name: str = typer.Option("default", "--farm", "--name", help="Farm of the replica."),
 ) -> None:
     """Run a shell command on one replica through the managed adb server.
 
@@ -486,7 +503,7 @@ def exec_(
 @app.command()
 def restart(
     replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
-    name: str = typer.Option("default", "--name", help="Farm of the replica."),
+    name: str = typer.Option("default", "--farm", "--name", help="Farm of the replica."),
 ) -> None:
     """Restart one replica and bring it back on the farm's snapshot.
 

@@ -41,3 +41,24 @@ def test_every_command_help_has_an_example() -> None:
         result = CliRunner().invoke(app, [*path, "--help"])
         assert result.exit_code == 0, path
         assert "Example" in result.output, f"`mgfarm {' '.join(path)} --help` has no example"
+
+
+def test_flags_are_not_shown_as_taking_a_value() -> None:
+    for path, cmd in leaf_commands():
+        result = CliRunner().invoke(app, [*path, "--help"])
+        flags = [p for p in cmd.params if getattr(p, "is_flag", False)]
+        for flag in flags:
+            line = next(ln for ln in result.output.splitlines() if flag.opts[0] in ln)
+            assert "<bool>" not in line, f"`mgfarm {' '.join(path)} --help` shows {flag.opts[0]} taking a value"
+
+
+def test_every_command_that_picks_a_farm_takes_farm() -> None:
+    farm_scoped = [
+        (path, cmd) for path, cmd in leaf_commands() if any(p.name in ("farm", "name") for p in cmd.params)
+    ]
+    assert len(farm_scoped) >= 8
+    for path, cmd in farm_scoped:
+        if path == ["k8s", "render"]:
+            continue  # --name there names the Kubernetes objects, not a local farm
+        opts = [o for p in cmd.params if p.name in ("farm", "name") for o in p.opts]
+        assert "--farm" in opts, f"`mgfarm {' '.join(path)}` selects a farm without --farm"
