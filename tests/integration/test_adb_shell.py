@@ -9,7 +9,7 @@ def test_devices_lists_the_device_with_its_product(adb_server: AdbServer, sim_de
     out = adb_server.adb("devices", "-l").stdout
     line = next(ln for ln in out.splitlines() if ln.startswith(sim_device.serial))
     assert " device " in line
-    assert "product:mgfarm_sim" in line and "model:mgfarm_sim_x86_64" in line
+    assert "product:sdk_gphone64_x86_64" in line and "model:sdk_gphone64_x86_64" in line
 
 
 def test_shell_returns_stdout_stderr_and_exit_code(adb_server: AdbServer, sim_device: SimHandle) -> None:
@@ -31,7 +31,7 @@ def test_adbutils_shell_and_shell2(adb_server: AdbServer, sim_device: SimHandle)
     assert result.output == "x\n" and result.returncode == 1
     v2 = device.shell2("echo y; echo z >&2; exit 7", v2=True)
     assert v2.returncode == 7 and "y" in v2.output
-    assert device.getprop("ro.product.model") == "mgfarm_sim_x86_64"
+    assert device.getprop("ro.product.model") == "sdk_gphone64_x86_64"
 
 
 def test_many_concurrent_streams_on_one_transport(adb_server: AdbServer, sim_device: SimHandle) -> None:
@@ -71,7 +71,7 @@ def test_legacy_shell_service_keeps_cwd(adb_server: AdbServer, sim_device: SimHa
             transcript += chunk
     finally:
         conn.close()
-    assert b"pwd\r\n/data/local/tmp\r\nmgfarm_sim:/data/local/tmp # exit\r\n" in transcript
+    assert b"pwd\r\n/data/local/tmp\r\nemu64x:/data/local/tmp # exit\r\n" in transcript
 
 
 def test_exec_in_writes_a_file_after_the_client_closes(adb_server: AdbServer, sim_device: SimHandle) -> None:
@@ -133,17 +133,17 @@ def test_interactive_shell_on_a_terminal(adb_server: AdbServer, sim_device: SimH
 
     read_until(b"# ")
     os.write(fd, b"echo hi there\r")
-    read_until(b"hi there\r\nmgfarm_sim:/ # ")
+    read_until(b"hi there\r\nemu64x:/ # ")
     os.write(fd, b"cd /data\r")
-    read_until(b"mgfarm_sim:/data # ")
+    read_until(b"emu64x:/data # ")
     os.write(fd, b"pwd\r")
-    read_until(b"/data\r\nmgfarm_sim:/data # ")
+    read_until(b"/data\r\nemu64x:/data # ")
     os.write(fd, b"exit\r")
     read_until(b"exit\r\n")
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     assert transcript == (
-        b"mgfarm_sim:/ # echo hi there\r\nhi there\r\nmgfarm_sim:/ # cd /data\r\n"
-        b"mgfarm_sim:/data # pwd\r\n/data\r\nmgfarm_sim:/data # exit\r\n"
+        b"emu64x:/ # echo hi there\r\nhi there\r\nemu64x:/ # cd /data\r\n"
+        b"emu64x:/data # pwd\r\n/data\r\nemu64x:/data # exit\r\n"
     )
     assert os.waitstatus_to_exitcode(status) == 0

@@ -98,7 +98,7 @@ def test_handshake_banner_and_features(tmp_path: Path) -> None:
         (reply,) = await peer.messages()
         assert reply.command == A_CNXN and reply.arg0 == VERSION_SKIP_CHECKSUM
         banner = reply.data.decode()
-        assert banner.startswith("device::ro.product.name=mgfarm_sim;")
+        assert banner.startswith("device::ro.product.name=sdk_gphone64_x86_64;")
         assert banner.endswith("features=shell_v2,cmd,stat_v2,fixed_push_mkdir")
         peer.reader.feed_eof()
         await peer.task

@@ -188,6 +188,10 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
         result = adb_keyboard_broadcast(inv, intent.action or "", intent.extras)
         inv.out(f"Broadcast completed: result={result}\n")
         return 0
+    if verb in ("stack", "task"):
+        from mgfarm.sim.shell.stack_cmd import run_stack  # late: stack_cmd reads dumpsys, which imports am
+
+        return run_stack(inv, verb, rest)
     if verb == "get-current-user":
         inv.out("0\n")
         return 0

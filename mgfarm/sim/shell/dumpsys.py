@@ -4,16 +4,37 @@ from __future__ import annotations
 
 import time
 import zlib
-from typing import Any
+from collections.abc import Callable
 
 from mgfarm.sim.shell.am_cmd import run_am
+from mgfarm.sim.shell.dumpsys_system import (
+    battery_section,
+    display_section,
+    input_section,
+    logical_size,
+    rotation,
+    telephony_registry_section,
+)
 from mgfarm.sim.shell.ime_cmd import run_ime
 from mgfarm.sim.shell.pm_cmd import run_pm
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.settings_cmd import airplane_mode, wifi_cmd
+from mgfarm.sim.shell.system import app_pid, app_uid
 from mgfarm.sim.shell.ui_cmd import physical_density, physical_size, run_wm
+from mgfarm.sim.system.activities import LAUNCHER
 
-SERVICES = ("activity", "battery", "display", "input_method", "package", "power", "SurfaceFlinger", "window")
+SERVICES = (
+    "SurfaceFlinger",
+    "activity",
+    "battery",
+    "display",
+    "input",
+    "input_method",
+    "package",
+    "power",
+    "telephony.registry",
+    "window",
+)
 
 
 def short_hash(text: str) -> str:
@@ -49,60 +70,219 @@ def resumed(inv: Invocation) -> tuple[str, str, str, int] | None:
     return None
 
 
-def window_section(inv: Invocation) -> str:
+def record_text(h: str, pkg: str, cls: str, task_id: int) -> str:
+    return f"ActivityRecord{{{h} u0 {component(pkg, cls)} t{task_id}}}"
+
+
+def window_token(h: str, pkg: str, cls: str) -> str:
+    return f"Window{{{short_hash(h)} u0 {pkg}/{cls}}}"
+
+
+def is_home(pkg: str) -> bool:
+    return pkg == LAUNCHER
+
+
+# System windows every Android 13 emulator shows, top to bottom: (title, owner package, window type).
+SYSTEM_WINDOWS = (
+    ("ScreenDecorOverlayBottom", "com.android.systemui", "SCREEN_DECOR_OVERLAY"),
+    ("ScreenDecorOverlay", "com.android.systemui", "SCREEN_DECOR_OVERLAY"),
+    ("NavigationBar0", "com.android.systemui", "NAVIGATION_BAR"),
+    ("NotificationShade", "com.android.systemui", "NOTIFICATION_SHADE"),
+    ("StatusBar", "com.android.systemui", "STATUS_BAR"),
+    ("InputMethod", "com.google.android.inputmethod.latin", "INPUT_METHOD"),
+)
+
+
+def _window_block(number: int, token: str, task_id: int, package: str, kind: str, visible: bool) -> list[str]:
+    uid = 1000 if package == "android" else app_uid(package)
+    return [
+        f"  Window #{number} {token}:",
+        f"    mDisplayId=0 rootTaskId={task_id} "
+        f"mSession=Session{{{short_hash(token)} {app_pid(package)}:u0a{uid - 10000}}} "
+        f"mClient=android.os.BinderProxy@{short_hash(token + 'c')}",
+        f"    mOwnerUid={uid} showForAllUsers={str(task_id == 1).lower()} package={package} appop=NONE",
+        f"    mAttrs={{(0,0)(fillxfill) sim={{adjust=pan}} ty={kind} fmt=TRANSLUCENT}}",
+        f"    isOnScreen={str(visible).lower()}",
+        f"    isVisible={str(visible).lower()}",
+    ]
+
+
+def windows_section(inv: Invocation) -> str:
+    """`dumpsys window windows`: system windows over the app windows, then focus and IME targets."""
     top = resumed(inv)
+    ime = bool(getattr(inv.device.services.get("window"), "keyboard_shown", False))
     lines = ["WINDOW MANAGER WINDOWS (dumpsys window windows)"]
     number = 0
+    for title, pkg, kind in SYSTEM_WINDOWS:
+        visible = ime if kind == "INPUT_METHOD" else kind != "NOTIFICATION_SHADE"
+        lines += _window_block(number, f"Window{{{short_hash(title)} u0 {title}}}", 1, pkg, kind, visible)
+        number += 1
+    front = True
     for task_id, _, records in task_rows(inv):
-        for h, pkg, cls in reversed(records):
-            lines.append(f"  Window #{number} Window{{{short_hash(h)} u0 {pkg}/{cls}}}:")
-            lines.append(f"    mDisplayId=0 rootTaskId={task_id} mSession=Session{{{h} 2000:u0a10100}}")
-            lines.append(f"    mOwnerUid=10100 showForAllUsers=false package={pkg} appop=NONE")
+        for i, (h, pkg, cls) in enumerate(reversed(records)):
+            lines += _window_block(
+                number, window_token(h, pkg, cls), task_id, pkg, "BASE_APPLICATION", front and i == 0
+            )
             number += 1
-    lines.append("")
-    if top is None:
-        lines += ["  mCurrentFocus=null", "  mFocusedApp=null"]
-    else:
+        front = False
+    lines += _window_block(
+        number,
+        "Window{8c1a6f3 u0 com.android.systemui.wallpapers.ImageWallpaper}",
+        1,
+        "com.android.systemui",
+        "WALLPAPER",
+        top is not None and is_home(top[1]),
+    )
+    lines += [
+        "",
+        "  mGlobalConfiguration={1.0 310mcc260mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml "
+        "long port finger qwerty/v/v -nav/h winConfig={ mBounds=Rect(0, 0 - 1080, 2400) "
+        "mAppBounds=Rect(0, 0 - 1080, 2400) mMaxBounds=Rect(0, 0 - 1080, 2400) mDisplayRotation=ROTATION_0 "
+        "mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined "
+        "mAlwaysOnTop=undefined mRotation=ROTATION_0} s.6 fontWeightAdjustment=0}",
+        "  mHasPermanentDpad=false",
+        "  mTopFocusedDisplayId=0",
+    ]
+    if top is not None:
         h, pkg, cls, task_id = top
-        lines.append(f"  mCurrentFocus=Window{{{short_hash(h)} u0 {pkg}/{cls}}}")
-        lines.append(f"  mFocusedApp=ActivityRecord{{{h} u0 {component(pkg, cls)} t{task_id}}}")
-    return "\n".join(lines) + "\n" + displays_section(inv)
+        target = window_token(h, pkg, cls)
+        lines += [
+            f"  mInputMethodTarget in display# 0 {target}",
+            f"  mInputMethodInputTarget in display# 0 {target}",
+            f"  inputMethodControlTarget in display# 0 {target}",
+        ]
+    lines += ["  mInTouchMode=true", "  mBlurEnabled=true", *focus_lines(inv)]
+    return "\n".join(lines) + "\n"
+
+
+def focus_lines(inv: Invocation) -> list[str]:
+    top = resumed(inv)
+    if top is None:
+        return ["  mCurrentFocus=null", "  mFocusedApp=null"]
+    h, pkg, cls, task_id = top
+    return [
+        f"  mCurrentFocus={window_token(h, pkg, cls)}",
+        f"  mFocusedApp={record_text(h, pkg, cls, task_id)}",
+    ]
 
 
 def displays_section(inv: Invocation) -> str:
-    """The `dumpsys window displays` lines older tools read the screen size from (`init=` / `cur=`)."""
+    """`dumpsys window displays`: sizes (`init=`/`cur=`), the rotation and the focused window."""
     w, h = physical_size(inv)
+    lw, lh = logical_size(inv)
     d = physical_density(inv)
+    rot = rotation(inv)
+    names = ("ROTATION_0", "ROTATION_90", "ROTATION_180", "ROTATION_270")
+    roots = len({task_id for task_id, _, _ in task_rows(inv)})
+    return "\n".join(
+        [
+            "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)",
+            f"  Display: mDisplayId=0 rootTasks={roots}",
+            f"    init={w}x{h} {d}dpi cur={lw}x{lh} app={lw}x{lh} "
+            f"rng={min(w, h)}x{min(w, h) - 126}-{max(w, h)}x{max(w, h) - 126}",
+            f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,{lw},{lh}))",
+            "",
+            "  mLayoutSeq=212",
+            f"  mCurrentRotation={names[rot]}",
+            "  mDeferredRotationPauseCount=0",
+            "  DisplayRotation",
+            "    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED",
+            "    mLastOrientation=-1",
+            f"    mRotation={rot} mDeferredRotationPauseCount=0",
+            "    mLandscapeRotation=ROTATION_90 mSeascapeRotation=ROTATION_270",
+            "    mPortraitRotation=ROTATION_0 mUpsideDownRotation=ROTATION_180",
+            f"    mUserRotationMode=USER_ROTATION_LOCKED mUserRotation={names[rot]} mCameraRotationMode=0 "
+            "mAllowAllRotations=unknown",
+            f"  DisplayFrames w={lw} h={lh} r={rot}",
+            *focus_lines(inv),
+            "",
+        ]
+    )
+
+
+def window_section(inv: Invocation) -> str:
+    """Plain `dumpsys window`: the displays and the windows, as the real one holds both."""
+    return displays_section(inv) + "\n" + windows_section(inv)
+
+
+def _task_line(task_id: int, pkg: str, records: list[tuple[str, str, str]], visible: bool) -> str:
+    flag = str(visible).lower()
+    if is_home(pkg):
+        root = component(pkg, records[0][2]) if records else pkg
+        return (
+            f"Task{{{short_hash(str(task_id))} #{task_id} type=home I={root} U=0 visible={flag} "
+            f"visibleRequested={flag} mode=fullscreen translucent=false sz={len(records)}}}"
+        )
     return (
-        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n"
-        f"  Display: mDisplayId=0 rootTasks=1\n    init={w}x{h} {d}dpi cur={w}x{h} app={w}x{h} "
-        f"rng={w}x{w}-{h}x{h}\n"
+        f"Task{{{short_hash(str(task_id))} #{task_id} type=standard A={app_uid(pkg)}:{pkg} U=0 "
+        f"visible={flag} visibleRequested={flag} mode=fullscreen translucent=false sz={len(records)}}}"
     )
 
 
 def activity_section(inv: Invocation) -> str:
+    """`dumpsys activity activities` (Android 13): tasks front to back, `* Hist  #N:` records top down."""
     lines = [
         "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
         "Display #0 (activities from top to bottom):",
     ]
-    for task_id, pkg, records in task_rows(inv):
-        lines.append(
-            f"  * Task{{{short_hash(str(task_id))} #{task_id} type=standard A=10100:{pkg} U=0 "
-            f"visible=true mode=fullscreen translucent=false sz={len(records)}}}"
-        )
-        for i, (h, rpkg, cls) in enumerate(reversed(records)):
+    for i, (task_id, pkg, records) in enumerate(task_rows(inv)):
+        lines.append(f"  * {_task_line(task_id, pkg, records, i == 0)}")
+        if i == 0 and records:
+            lines.append(f"    mResumedActivity: {record_text(*records[-1], task_id)}")
+        lines.append("    isSleeping=false")
+        for n, (h, rpkg, cls) in reversed(list(enumerate(records))):
+            lines.append(f"    * Hist  #{n}: {record_text(h, rpkg, cls, task_id)}")
+            lines.append(f"      packageName={rpkg} processName={rpkg}")
+            lines.append("      launchedFromUid=2000 launchedFromPackage=com.android.shell userId=0")
             lines.append(
-                f"    * Hist #{len(records) - 1 - i}: "
-                f"ActivityRecord{{{h} u0 {component(rpkg, cls)} t{task_id}}}"
+                f"      app=ProcessRecord{{{short_hash(rpkg)} "
+                f"{app_pid(rpkg)}:{rpkg}/u0a{app_uid(rpkg) - 10000}}}"
             )
+            lines.append(f"      state={'RESUMED' if i == 0 and n == len(records) - 1 else 'STOPPED'}")
+        lines.append("")
     top = resumed(inv)
-    lines.append("")
     if top is not None:
-        h, pkg, cls, task_id = top
-        record = f"ActivityRecord{{{h} u0 {component(pkg, cls)} t{task_id}}}"
+        record = record_text(*top)
         lines.append(f"  ResumedActivity: {record}")
-        lines.append(f"  mResumedActivity: {record}")
-        lines.append(f"  topResumedActivity={record}")
+        lines.append(f"  mFocusedApp={record}")
+    lines += ["", "  mCurrentUser=0", "  mFocusedRootTaskId=" + (str(top[3]) if top else "-1")]
+    return "\n".join(lines) + "\n"
+
+
+def recents_section(inv: Invocation) -> str:
+    """`dumpsys activity recents`: the recent tasks and their RecentTaskInfo (`id=` is what tools read)."""
+    activities = inv.device.services.get("activities")
+    recent = activities.recent_tasks() if activities is not None else []
+    lines = [
+        "ACTIVITY MANAGER RECENT TASKS (dumpsys activity recents)",
+        f"  mRecentsUid={app_uid(LAUNCHER)}",
+        f"  mRecentsComponent=ComponentInfo{{{LAUNCHER}/com.android.quickstep.RecentsActivity}}",
+        "  mFreezeTaskListReordering=false",
+        "  mFreezeTaskListReorderingPendingTimeout=false",
+    ]
+    lines.append("  Recent tasks:")
+    for i, task in enumerate(recent):
+        recs = [(r.hash, r.package, r.activity) for r in task.records]
+        lines.append(f"  * Recent #{i}: {_task_line(task.task_id, task.package, recs, i == 0)}")
+        lines.append(
+            f"    userId=0 effectiveUid=u0a{app_uid(task.package) - 10000} mCallingUid=2000 "
+            "mUserSetupComplete=true mCallingPackage=com.android.shell mCallingFeatureId=null"
+        )
+        lines.append(f"    affinity={app_uid(task.package)}:{task.package}")
+    lines += ["", "  Visible recent tasks (most recent first):"]
+    for i, task in enumerate(recent):
+        base, top = task.records[0], task.records[-1]
+        lines += [
+            f"    * RecentTaskInfo #{i}:",
+            f"      id={task.task_id} userId=0 hasTask=true lastActiveTime={1000 * (len(recent) - i)}",
+            "      baseIntent=Intent { act=android.intent.action.MAIN "
+            "cat=[android.intent.category.LAUNCHER] "
+            f"flg=0x10000000 cmp={component(base.package, base.activity)} }}",
+            f"      baseActivity=ComponentInfo{{{base.package}/{base.activity}}}",
+            f"      topActivity=ComponentInfo{{{top.package}/{top.activity}}}",
+            f"      realActivity=ComponentInfo{{{base.package}/{base.activity}}}",
+            f"      isExcluded=false isVisible={str(i == 0).lower()} isTopActivityTransparent=false",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -111,44 +291,10 @@ def activity_top(inv: Invocation) -> str:
     if top is None:
         return "TASK null\n"
     h, pkg, cls, task_id = top
-    return f"TASK 10100:{pkg} id={task_id} userId=0\n  ACTIVITY {component(pkg, cls)} {h} pid=2000\n"
-
-
-def display_section(inv: Invocation) -> str:
-    w, h = physical_size(inv)
-    density = physical_density(inv)
     return (
-        "DISPLAY MANAGER (dumpsys display)\n"
-        f"  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, "
-        "uniqueId='local:4619827259835644672', physicalPort=0, orientation=0, "
-        f"logicalFrame=Rect(0, 0 - {w}, {h}), "
-        f"physicalFrame=Rect(0, 0 - {w}, {h}), deviceWidth={w}, deviceHeight={h}}}]\n"
-        f'  mBaseDisplayInfo=DisplayInfo{{"Built-in Screen", displayId 0, type INTERNAL, real {w} x {h}, '
-        f"largest app {w} x {h}, smallest app {w} x {h}, density {density} ({density}.0 x {density}.0) dpi, "
-        "rotation 0, state ON}\n"
-        "  Display Devices: size=1\n"
-        f'    DisplayDeviceInfo{{"Built-in Screen": uniqueId="local:4619827259835644672", {w} x {h}, '
-        f"density {density}, orientation=0, state ON}}\n"
+        f"TASK {app_uid(pkg)}:{pkg} id={task_id} userId=0\n"
+        f"  ACTIVITY {component(pkg, cls)} {h} pid={app_pid(pkg)}\n"
     )
-
-
-BATTERY = """Current Battery Service state:
-  AC powered: true
-  USB powered: false
-  Wireless powered: false
-  Dock powered: false
-  Max charging current: 0
-  Max charging voltage: 0
-  Charge counter: 10000
-  status: 2
-  health: 2
-  present: true
-  level: 100
-  scale: 100
-  voltage: 5000
-  temperature: 250
-  technology: Li-ion
-"""
 
 
 def package_section(inv: Invocation, names: list[str]) -> str:
@@ -197,26 +343,42 @@ async def dumpsys(inv: Invocation) -> int:
     if args[0] == "-l":
         inv.out("Currently running services:\n" + "".join(f"  {s}\n" for s in SERVICES))
         return 0
-    service, rest = args[0], args[1:]
-    sections: dict[str, Any] = {
-        "window": lambda: window_section(inv),
+    service, rest = args[0], [a for a in args[1:] if not a.startswith("-")]
+    sections: dict[str, Callable[[], str]] = {
+        "window": lambda: WINDOW_PARTS.get(rest[0] if rest else "", window_section)(inv),
+        "activity": lambda: ACTIVITY_PARTS.get(rest[0] if rest else "", activity_section)(inv),
+        "input": lambda: input_section(inv),
         "display": lambda: display_section(inv),
-        "battery": lambda: BATTERY,
+        "battery": lambda: battery_section(inv),
+        "telephony.registry": lambda: telephony_registry_section(inv),
         "power": lambda: power_section(inv),
         "input_method": lambda: input_method_section(inv),
-        "package": lambda: package_section(inv, [a for a in rest if not a.startswith("-")]),
+        "package": lambda: package_section(inv, rest),
+        "SurfaceFlinger": lambda: SURFACE_FLINGER,
     }
-    if service == "activity":
-        inv.out(activity_top(inv) if rest[:1] == ["top"] else activity_section(inv))
-        return 0
-    if service == "SurfaceFlinger":
-        inv.out('Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="EMU_display_0"\n')
-        return 0
     if service not in sections:
         inv.err(f"Can't find service: {service}\n")
         return 0
     inv.out(sections[service]())
     return 0
+
+
+SURFACE_FLINGER = (
+    'Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="EMU_display_0"\n'
+)
+WINDOW_PARTS: dict[str, Callable[[Invocation], str]] = {
+    "windows": windows_section,
+    "w": windows_section,
+    "displays": displays_section,
+    "d": displays_section,
+}
+ACTIVITY_PARTS: dict[str, Callable[[Invocation], str]] = {
+    "activities": activity_section,
+    "a": activity_section,
+    "recents": recents_section,
+    "r": recents_section,
+    "top": activity_top,
+}
 
 
 async def _forward(inv: Invocation, name: str, args: list[str]) -> int:

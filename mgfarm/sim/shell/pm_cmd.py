@@ -113,7 +113,8 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
     words = [a for a in rest if not a.startswith("-")]
     if "--user" in rest and words:
         words = words[1:]
-    if verb == "list" and rest[:1] == ["packages"]:
+    # PackageManagerShellCommand accepts the singular too (`pm list package`), as devices do.
+    if verb == "list" and rest[:1] in (["packages"], ["package"]):
         return list_packages(inv, rest[1:])
     if verb == "path":
         path = pm.path(words[0]) if words else None
@@ -140,7 +141,7 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
         return 0
     if verb in ("grant", "revoke"):
         return grant(inv, rest, verb)
-    if verb == "list" and rest[:1] == ["permissions"]:
+    if verb == "list" and rest[:1] in (["permissions"], ["permission"]):
         return 0
     inv.err(f"Unknown command: {verb}\n")
     return 255

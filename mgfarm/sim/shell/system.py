@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+import zlib
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mgfarm.sim.shell.registry import Invocation, command
@@ -121,7 +122,7 @@ async def uptime(inv: Invocation) -> int:
     return 0
 
 
-# Processes every emulator image runs; apps with a live task are added after them.
+# Processes every emulator image runs: (user, pid, ppid, name); apps with a live task are added after them.
 BASE_PROCESSES = (
     ("root", 1, 0, "init"),
     ("root", 2, 0, "[kthreadd]"),
@@ -130,9 +131,44 @@ BASE_PROCESSES = (
     ("root", 300, 1, "zygote64"),
     ("root", 320, 1, "adbd"),
     ("system", 560, 300, "system_server"),
+    ("radio", 700, 300, "com.android.phone"),
     ("u0_a120", 900, 300, "com.android.systemui"),
-    ("u0_a121", 950, 300, "com.android.inputmethod.latin"),
+    ("u0_a121", 950, 300, "com.google.android.inputmethod.latin"),
 )
+# toybox ps -o field -> (header, width, right aligned)
+PS_FIELDS = {
+    "USER": ("USER", 12, False),
+    "UID": ("UID", 5, True),
+    "PID": ("PID", 5, True),
+    "PPID": ("PPID", 5, True),
+    "VSZ": ("VSZ", 10, True),
+    "VSIZE": ("VSZ", 10, True),
+    "RSS": ("RSS", 6, True),
+    "WCHAN": ("WCHAN", 16, False),
+    "ADDR": ("ADDR", 4, True),
+    "S": ("S", 1, False),
+    "STAT": ("S", 1, False),
+    "PRI": ("PRI", 3, True),
+    "NI": ("NI", 3, True),
+    "TIME": ("TIME", 8, True),
+    "%CPU": ("%CPU", 4, True),
+    "NAME": ("NAME", 0, False),
+    "CMD": ("CMD", 0, False),
+    "COMM": ("COMM", 0, False),
+    "ARGS": ("ARGS", 0, False),
+    "CMDLINE": ("CMDLINE", 0, False),
+}
+DEFAULT_PS = ("USER", "PID", "PPID", "VSZ", "RSS", "WCHAN", "ADDR", "S", "NAME")
+
+
+def app_uid(package: str) -> int:
+    """A stable app uid (10000 + app id) per package: the same in `ps`, dumpsys and `pm list -U`."""
+    return 10100 + zlib.crc32(package.encode()) % 400
+
+
+def app_pid(package: str) -> int:
+    """A stable pid per app process, so a pid read once still names the app on the next step."""
+    return 2000 + zlib.crc32(package.encode()) % 6000
 
 
 def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
@@ -140,33 +176,79 @@ def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
     activities = inv.device.services.get("activities")
     tasks = activities.tasks() if activities is not None and hasattr(activities, "tasks") else []
     seen: set[str] = set()
-    for i, task in enumerate(tasks):
+    for task in tasks:
         package = getattr(task, "package", "")
         if package and package not in seen:
             seen.add(package)
-            rows.append((f"u0_a{150 + i}", 2000 + i, 300, package))
+            rows.append((f"u0_a{app_uid(package) - 10000}", app_pid(package), 300, package))
     return rows
+
+
+def ps_value(field: str, row: tuple[str, int, int, str]) -> str:
+    user, pid, ppid, name = row
+    values = {
+        "USER": user,
+        "UID": str(app_uid(name) if user.startswith("u0_a") else {"root": 0, "system": 1000}.get(user, 1001)),
+        "PID": str(pid),
+        "PPID": str(ppid),
+        "VSZ": "12000000",
+        "RSS": "9000",
+        "WCHAN": "0",
+        "ADDR": "0",
+        "S": "S",
+        "PRI": "19",
+        "NI": "0",
+        "TIME": "00:00:01",
+        "%CPU": "0.0",
+    }
+    return values.get(PS_FIELDS[field][0], name)
+
+
+def ps_columns(args: list[str]) -> list[str] | str:
+    """The -o fields (comma or space separated, `FIELD=` renames are read as FIELD), or an error."""
+    fields: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "-o" and i + 1 < len(args):
+            fields += [f.split("=", 1)[0].upper() for f in args[i + 1].replace(" ", ",").split(",") if f]
+    for f in fields:
+        if f not in PS_FIELDS:
+            return f"ps: bad -o {f}"
+    return fields or list(DEFAULT_PS)
 
 
 @command("ps")
 async def ps(inv: Invocation) -> int:
     args = inv.argv[1:]
+    columns = ps_columns(args)
+    if isinstance(columns, str):
+        inv.err(columns + "\n")
+        return 1
     everything = any(a in ("-A", "-e", "-ef") for a in args)
-    names = [a for a in args if not a.startswith("-")]
+    with_value = {"-o", "-p", "-u", "-U", "-k"}
+    names = [
+        a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in with_value)
+    ]
+    pids = {p for i, a in enumerate(args) if i and args[i - 1] == "-p" for p in a.split(",")}
     rows = processes(inv)
-    if not everything:
-        rows = [r for r in rows if r[3] in ("adbd",)] + [
-            ("root", 4242, 320, "sh"),
-            ("root", 4243, 4242, "ps"),
-        ]
-    if names:
-        rows = [r for r in processes(inv) if r[3] in names or str(r[1]) in names]
-    inv.out(
-        "USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME                       \n"
-    )
-    for user, pid, ppid, name in rows:
-        inv.out(f"{user:<12} {pid:>5} {ppid:>5} {12000000:>10} {9000:>6} {'0':<16} {'0':>4} S {name}\n")
-    return 0 if rows or not names else 1
+    if pids:
+        rows = [r for r in rows if str(r[1]) in pids]
+    elif names:
+        rows = [r for r in rows if r[3] in names or str(r[1]) in names]
+    elif not everything:
+        rows = [r for r in rows if r[3] == "adbd"] + [("root", 4242, 320, "sh"), ("root", 4243, 4242, "ps")]
+    header = []
+    for f in columns:
+        title, width, right = PS_FIELDS[f]
+        header.append(title.rjust(width) if right else title.ljust(width))
+    inv.out(" ".join(header).rstrip() + "\n")
+    for row in rows:
+        cells = []
+        for f in columns:
+            _, width, right = PS_FIELDS[f]
+            value = ps_value(f, row)
+            cells.append(value.rjust(width) if right else value.ljust(width))
+        inv.out(" ".join(cells).rstrip() + "\n")
+    return 0 if rows or not (names or pids) else 1
 
 
 @command("pidof")

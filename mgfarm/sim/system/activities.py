@@ -153,6 +153,16 @@ class ActivityManager:
             self._ensure_home()
             self._changed()
 
+    def remove_task(self, task_id: int) -> bool:
+        """`am stack remove ID`: the task and its activities go; the home task cannot be removed."""
+        task = next((t for t in self.stack if t.task_id == task_id), None)
+        if task is None or task.package == LAUNCHER:
+            return False
+        self.stack.remove(task)
+        self._ensure_home()
+        self._changed()
+        return True
+
     def home(self) -> None:
         self._ensure_home()
         task = self._task_of(LAUNCHER)

@@ -1,37 +1,34 @@
-"""System properties (`getprop`/`setprop`)."""
+"""System properties (`getprop`/`setprop`), as the google_apis x86_64 Android 13 emulator reports them."""
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
+
+TABLE = Path(__file__).with_name("props_android13.txt")
+# Until `boot` finishes, the device looks like an emulator still showing its boot animation.
+BOOTING = {"sys.boot_completed": "0", "dev.bootcomplete": "0", "init.svc.bootanim": "running"}
+
+
+@cache
+def image_props() -> dict[str, str]:
+    """The image's table (~600 keys), with `{name}`/`{density}` left for `default_props` to fill."""
+    values: dict[str, str] = {}
+    for line in TABLE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            values[key] = value
+    return values
+
 
 def default_props(name: str, width: int, height: int, density: int) -> dict[str, str]:
-    """Properties of a freshly booted simulated device, shaped like an API 34 emulator's."""
-    return {
-        "ro.product.name": "mgfarm_sim",
-        "ro.product.model": "mgfarm_sim_x86_64",
-        "ro.product.device": "mgfarm_sim",
-        "ro.product.brand": "mgfarm",
-        "ro.product.manufacturer": "mgfarm",
-        "ro.product.cpu.abi": "x86_64",
-        "ro.product.cpu.abilist": "x86_64",
-        "ro.build.version.sdk": "34",
-        "ro.build.version.release": "14",
-        "ro.build.type": "userdebug",
-        "ro.build.tags": "dev-keys",
-        "ro.build.id": "MGFARM.SIM.1",
-        "ro.build.fingerprint": "mgfarm/mgfarm_sim/mgfarm_sim:14/MGFARM.SIM.1/1:userdebug/dev-keys",
-        "ro.debuggable": "1",
-        "ro.secure": "0",
-        "ro.kernel.qemu": "1",
-        "ro.boot.qemu.avd_name": name,
-        "ro.sf.lcd_density": str(density),
-        "ro.mgfarm.screen": f"{width}x{height}",
-        "persist.sys.timezone": "UTC",
-        "persist.sys.locale": "en-US",
-        "service.adb.root": "1",
-        "sys.boot_completed": "0",
-        "dev.bootcomplete": "0",
-        "init.svc.bootanim": "running",
+    """Properties of a freshly booted simulated device: the image's, this device's AVD name and density."""
+    del width, height  # the emulator reports its size through `wm size`, not through a property
+    values = {
+        k: v.replace("{name}", name).replace("{density}", str(density)) for k, v in image_props().items()
     }
+    values.update(BOOTING)
+    return values
 
 
 class Props:

@@ -1,4 +1,4 @@
-"""Starting the system services a device has before any app: settings, packages, providers, clock."""
+"""Starting the system services a device has before any app: settings, packages, providers, clock, modem."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from mgfarm.sim.system.clock import Clock
 from mgfarm.sim.system.packages import PackageManager
 from mgfarm.sim.system.providers import ProviderRegistry, Route, SettingsProvider
 from mgfarm.sim.system.settings import NAMESPACES, SETTINGS_DB, SettingsStore
+from mgfarm.sim.system.telephony import Telephony
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
 
 
 def start_system_services(device: SimDevice) -> None:
-    """Register `settings`, `packages`, `providers` and `clock` in `device.services`."""
+    """Register `settings`, `packages`, `providers`, `clock` and `telephony` in `device.services`."""
     settings = SettingsStore(device.fs.host(SETTINGS_DB), on_write=device.changed)
     settings.create()
     providers = ProviderRegistry()
@@ -25,3 +26,4 @@ def start_system_services(device: SimDevice) -> None:
     device.services["packages"] = PackageManager(device)
     device.services["providers"] = providers
     device.services["clock"] = Clock()
+    device.services["telephony"] = Telephony(device)
