@@ -115,8 +115,11 @@ def k8s_render(
     memory: str | None = typer.Option(
         None, "--memory", help="Memory request per replica (default sim 256Mi, emulator 4Gi)."
     ),
+    new_token: bool = typer.Option(
+        False, "--new-token", help="Make a new console token instead of keeping the one in --out."
+    ),
 ) -> None:
-    """Write a StatefulSet, a headless Service and the farm config for N device pods.
+    """Write a StatefulSet, a headless Service, a NetworkPolicy and the farm config for N device pods.
 
     Example: mgfarm k8s render --replicas 8 --image mgfarm/sim:latest --out k8s/ && kubectl apply -f k8s/
     """
@@ -131,7 +134,7 @@ def k8s_render(
         cpu=cpu,
         memory=memory,
     )
-    for path in write_manifests(opts, out_dir):
+    for path in write_manifests(opts, out_dir, new_token):
         out.print(f"wrote {path}", highlight=False)
     out.print(f"apply with: kubectl apply -f {out_dir}/   (trainer endpoints: {out_dir}/farm/farm.yaml)")
 

@@ -218,6 +218,35 @@ def console_token_secret(opts: RenderOptions) -> Manifest:
     }
 
 
+def client_labels(opts: RenderOptions) -> dict[str, str]:
+    """The label a pod needs to reach the farm's devices (a trainer's pod template adds it)."""
+    return {"mgfarm.dev/client": opts.name}
+
+
+def network_policy(opts: RenderOptions) -> Manifest:
+    """Devices take console and adb connections only from the farm's client pods and open none.
+
+    Without it every pod in the cluster could get a shell on a replica (on the emulator image a root
+    shell) or drive another team's devices; a device needs no outgoing traffic at all.
+    """
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": f"{opts.name}-devices", "namespace": opts.namespace, "labels": labels(opts)},
+        "spec": {
+            "podSelector": {"matchLabels": selector(opts)},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [
+                {
+                    "from": [{"podSelector": {"matchLabels": client_labels(opts)}}],
+                    "ports": [{"protocol": "TCP", "port": p} for p in (CONSOLE_PORT, ADB_PORT)],
+                }
+            ],
+            "egress": [],
+        },
+    }
+
+
 def farm_config(opts: RenderOptions) -> dict[str, Any]:
     """Where each replica is, for a trainer: address, ports, and where to find the console token."""
     return {
@@ -228,6 +257,8 @@ def farm_config(opts: RenderOptions) -> dict[str, Any]:
         "service": opts.service,
         "image": opts.image,
         "console_token_secret": opts.token_secret,
+        # Only pods carrying this label reach the devices (the NetworkPolicy).
+        "client_pod_labels": client_labels(opts),
         "replicas": [
             {
                 "index": i,
@@ -262,6 +293,7 @@ def render_documents(opts: RenderOptions) -> dict[str, Manifest]:
     return {
         "service.yaml": headless_service(opts),
         "secret.yaml": console_token_secret(opts),
+        "networkpolicy.yaml": network_policy(opts),
         "configmap.yaml": farm_config_map(opts, farm_yaml(opts)),
         "statefulset.yaml": statefulset(opts),
     }

@@ -31,7 +31,7 @@ def container(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 @pytest.mark.parametrize("kind", ["sim", "emulator"])
 def test_every_object_validates_against_the_strict_kubernetes_schema(kind: str) -> None:
     docs = render_documents(RenderOptions(replicas=3, image="mgfarm/sim:latest", kind=kind))  # type: ignore[arg-type]
-    assert set(by_kind(docs)) == {"StatefulSet", "Service", "Secret", "ConfigMap"}
+    assert set(by_kind(docs)) == {"StatefulSet", "Service", "Secret", "ConfigMap", "NetworkPolicy"}
     for document in docs.values():
         # strict: unknown fields (typos such as `containerport`) are errors, as on a real API server.
         kubernetes_validate.validate(document, K8S_VERSION, strict=True)
@@ -133,7 +133,7 @@ def test_write_manifests_gives_a_folder_kubectl_applies(tmp_path: Path) -> None:
     assert out / "farm" / "farm.yaml" in written
     kinds = sorted(str(d["kind"]) for d in load_manifests(out))
     # farm.yaml sits in a sub-folder, which `kubectl apply -f out/` does not descend into.
-    assert kinds == ["ConfigMap", "Secret", "Service", "StatefulSet"]
+    assert kinds == ["ConfigMap", "NetworkPolicy", "Secret", "Service", "StatefulSet"]
     assert stat.S_IMODE((out / "secret.yaml").stat().st_mode) == 0o600
 
 
@@ -144,3 +144,35 @@ def test_cli_renders_and_refuses_bad_input(tmp_path: Path) -> None:
     assert (tmp_path / "statefulset.yaml").is_file()
     bad = runner.invoke(app, ["k8s", "render", "--replicas", "2", "--image", "img", "--kind", "vm"])
     assert bad.exit_code != 0
+
+
+def test_only_the_farms_client_pods_reach_the_devices_and_devices_reach_nothing() -> None:
+    docs = by_kind(render_documents(RenderOptions(replicas=2, image="img", name="farm-a")))
+    policy, sts = docs["NetworkPolicy"], docs["StatefulSet"]
+    pod_labels = sts["spec"]["template"]["metadata"]["labels"]
+    assert all(pod_labels[k] == v for k, v in policy["spec"]["podSelector"]["matchLabels"].items())
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    assert policy["spec"]["egress"] == []
+    (rule,) = policy["spec"]["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": {"mgfarm.dev/client": "farm-a"}}}]
+    assert sorted(p["port"] for p in rule["ports"]) == [5554, 5555]
+    config = yaml.safe_load(docs["ConfigMap"]["data"]["farm.yaml"])
+    assert config["client_pod_labels"] == {"mgfarm.dev/client": "farm-a"}
+
+
+def _token(out: Path) -> str:
+    return str(yaml.safe_load((out / "secret.yaml").read_text())["stringData"]["token"])
+
+
+def test_rendering_again_keeps_the_console_token_unless_asked(tmp_path: Path) -> None:
+    out = tmp_path / "k8s"
+    write_manifests(RenderOptions(replicas=2, image="img"), out)
+    first = _token(out)
+    write_manifests(RenderOptions(replicas=4, image="img"), out)
+    assert _token(out) == first
+    write_manifests(RenderOptions(replicas=4, image="img"), out, new_token=True)
+    assert _token(out) != first
+    # Another farm's folder never lends its token.
+    other = _token(out)
+    write_manifests(RenderOptions(replicas=1, image="img", name="farm-b"), out)
+    assert _token(out) != other
