@@ -52,15 +52,20 @@ def test_send_outside_the_root_fails_and_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path.parent / "escape.txt").exists()
 
 
-def test_send_through_a_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
+def test_send_through_a_symlink_out_of_the_root_stays_inside(tmp_path: Path) -> None:
     device = make_device(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
+    # A link planted on the host with a host path: the device reads its target as a device path,
+    # resolved beneath the device root (chroot semantics), so the file lands inside the root.
     (device.fs.root / "data/local/tmp/link").symlink_to(outside)
+    device.fs.mkdir(str(outside), parents=True)  # the same path inside the device
     payload = req(b"SEND", b"/data/local/tmp/link/x,33188") + b"DATA" + struct.pack("<I", 1) + b"x"
-    reply, closed = asyncio.run(sync_exchange(device, payload))
-    assert reply.startswith(b"FAIL") and b"permission denied" in reply
-    assert closed and list(outside.iterdir()) == []
+    payload += b"DONE" + bytes(4)
+    reply, _ = asyncio.run(sync_exchange(device, payload))
+    assert reply == b"OKAY" + bytes(4)
+    assert list(outside.iterdir()) == []
+    assert (device.fs.root / str(outside).lstrip("/") / "x").read_bytes() == b"x"
 
 
 def test_client_dying_mid_send_leaves_the_old_file(tmp_path: Path) -> None:

@@ -1,4 +1,8 @@
-"""The `sync:` file service: STAT, STA2/LST2, LIST, SEND, RECV, QUIT, parsed as one pipelined byte stream."""
+"""The `sync:` file service: STAT, STA2/LST2, LIST, SEND, RECV, QUIT, parsed as one pipelined byte stream.
+
+Paths go through the device filesystem's descriptor-based calls: resolved beneath the device root
+at the moment of use, device symlinks followed in device terms only.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import contextlib
 import errno
 import logging
 import os
+import posixpath
 import stat
 import struct
 import tempfile
@@ -85,24 +90,17 @@ class SyncSession:
             else:
                 raise SyncFailure(f"unknown command {ident!r}")
 
-    def resolve(self, path: str) -> Path:
-        try:
-            return self.device.fs.host(path)
-        except PathEscapeError as exc:
-            raise SyncFailure(f"{path}: permission denied") from exc
-
     def stat_v1(self, path: str) -> bytes:
         try:
-            st = os.lstat(self.resolve(path))
-        except (OSError, SyncFailure):
+            st = self.device.fs.lstat(path)
+        except (OSError, PathEscapeError):
             return STAT_V1.pack(b"STAT", 0, 0, 0)
         return STAT_V1.pack(b"STAT", st.st_mode & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF, int(st.st_mtime))
 
     def stat_v2(self, path: str, follow: bool, ident: bytes) -> bytes:
         try:
-            host = self.resolve(path)
-            st = os.stat(host) if follow else os.lstat(host)
-        except SyncFailure:
+            st = self.device.fs.stat(path, follow=follow)
+        except PathEscapeError:
             return STAT_V2.pack(ident, errno.EACCES, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         except OSError as exc:
             return STAT_V2.pack(ident, exc.errno or errno.ENOENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -123,38 +121,48 @@ class SyncSession:
 
     def listing(self, path: str) -> bytes:
         out = bytearray()
+        fs = self.device.fs
         try:
-            host = self.resolve(path)
-            names = [".", "..", *sorted(os.listdir(host))]
-        except (OSError, SyncFailure):
+            own = fs.stat(path)
+            entries = [(".", own), ("..", own), *fs.entries(path)]
+        except (OSError, PathEscapeError):
             return DONE_LIST
-        for name in names:
-            try:
-                st = os.lstat(host / name) if name != ".." else os.lstat(host)
-            except OSError:
-                continue
+        for name, st in entries:
             encoded = name.encode("utf-8", errors="surrogateescape")
             out += DENT.pack(b"DENT", st.st_mode, st.st_size & 0xFFFFFFFF, int(st.st_mtime), len(encoded))
             out += encoded
         return bytes(out + DONE_LIST)
 
     async def recv(self, path: str) -> None:
-        host = self.resolve(path)
         try:
-            with open(host, "rb") as fh:
-                data = fh.read()
+            fd = self.device.fs.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except PathEscapeError as exc:
+            raise SyncFailure(f"{path}: permission denied") from exc
         except FileNotFoundError as exc:
             raise SyncFailure("open failed: No such file or directory") from exc
-        except IsADirectoryError as exc:
-            raise SyncFailure("read failed: Is a directory") from exc
         except OSError as exc:
             raise SyncFailure(f"open failed: {exc.strerror}") from exc
-        out = bytearray()
-        for start in range(0, len(data), MAX_DATA):
-            chunk = data[start : start + MAX_DATA]
-            out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
-        out += b"DONE" + bytes(4)
-        await self.stream.write(bytes(out))
+        try:
+            # Chunk by chunk, each write waiting for the host's flow control: a large file is never
+            # held in memory whole.
+            out = bytearray()
+            while True:
+                try:
+                    chunk = os.read(fd, MAX_DATA)
+                except IsADirectoryError as exc:
+                    raise SyncFailure("read failed: Is a directory") from exc
+                except OSError as exc:
+                    raise SyncFailure(f"read failed: {exc.strerror}") from exc
+                if not chunk:
+                    break
+                out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+                if len(out) >= 4 * MAX_DATA:
+                    await self.stream.write(bytes(out))
+                    out = bytearray()
+            out += b"DONE" + bytes(4)
+            await self.stream.write(bytes(out))
+        finally:
+            os.close(fd)
 
     async def send(self, spec: str) -> None:
         path, comma, mode_text = spec.rpartition(",")
@@ -166,8 +174,8 @@ class SyncSession:
             raise SyncFailure(f"bad file mode {mode_text!r}") from exc
         if stat.S_ISLNK(mode):
             raise SyncFailure(f"{path}: symlinks cannot be pushed to this device")
-        host = self.resolve(path)
-        if host.is_dir():
+        fs = self.device.fs
+        if fs.is_dir(path):
             raise SyncFailure(f"{path}: is a directory")
         staging = self.device.config.data_dir / "sync-staging"
         staging.mkdir(parents=True, exist_ok=True)
@@ -179,12 +187,18 @@ class SyncSession:
             if mtime is None:
                 return  # the client went away mid-transfer: the destination is untouched
             try:
-                host.parent.mkdir(parents=True, exist_ok=True)
-                self.resolve(path)  # parents just created may not redirect outside the root
                 os.chmod(tmp, (mode & 0o7777) | 0o600)
                 os.utime(tmp, (mtime, mtime))
-                os.replace(tmp, host)
+                parent = posixpath.dirname(fs.normalize(path))
+                fs.mkdir(parent, parents=True)
+                # Renamed into the folder's descriptor, resolved now beneath the root.
+                with fs.locate(path) as loc:
+                    if loc.name == ".":
+                        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+                    os.replace(tmp, loc.name, dst_dir_fd=loc.dir_fd)
                 self.device.changed()
+            except PathEscapeError as exc:
+                raise SyncFailure(f"{path}: permission denied") from exc
             except OSError as exc:
                 raise SyncFailure(f"{path}: {exc.strerror or exc}") from exc
             await self.stream.write(OKAY_SEND)

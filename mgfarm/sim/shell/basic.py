@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import posixpath
 import re
+import stat
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.system.fs import PathEscapeError
@@ -156,22 +157,22 @@ async def false(inv: Invocation) -> int:
 
 
 def _file_test(inv: Invocation, op: str, path: str) -> bool:
+    fs = inv.device.fs
+    if op in ("-L", "-h"):
+        return fs.is_link(path, inv.cwd)
     try:
-        host = inv.device.fs.host(path, inv.cwd)
-    except PathEscapeError:
+        st = fs.stat(path, inv.cwd)
+    except (OSError, PathEscapeError):
         return False
-    checks = {
-        "-e": host.exists,
-        "-f": host.is_file,
-        "-d": host.is_dir,
-        "-L": host.is_symlink,
-        "-h": host.is_symlink,
-        "-r": host.exists,
-        "-w": host.exists,
-        "-x": lambda: host.is_dir() or (host.is_file() and posixpath.dirname(path) in ("/system/bin",)),
-        "-s": lambda: host.is_file() and host.stat().st_size > 0,
-    }
-    return bool(checks[op]())
+    if op == "-f":
+        return stat.S_ISREG(st.st_mode)
+    if op == "-d":
+        return stat.S_ISDIR(st.st_mode)
+    if op == "-s":
+        return stat.S_ISREG(st.st_mode) and st.st_size > 0
+    if op == "-x":
+        return stat.S_ISDIR(st.st_mode) or posixpath.dirname(path) in ("/system/bin",)
+    return True  # -e, -r, -w: it exists (permissions are not modelled)
 
 
 def _evaluate(inv: Invocation, args: list[str]) -> bool:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
+import stat as statmod
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from mgfarm.sim.shell.files import CommandError, host_path
 from mgfarm.sim.shell.registry import Invocation, command
-from mgfarm.sim.system.providers import ProviderError, ProviderRegistry, Value, split_uri
+from mgfarm.sim.system import sqlsafe
+from mgfarm.sim.system.fs import DeviceFS, PathEscapeError
+from mgfarm.sim.system.providers import ProviderError, ProviderRegistry, SqliteProvider, Value, split_uri
 
 CONTENT_USAGE = """usage: adb shell content [subcommand] [options]
 
@@ -119,16 +124,23 @@ async def content(inv: Invocation) -> int:
     registry: ProviderRegistry = inv.device.services["providers"]
     try:
         provider, _ = registry.resolve(uri)
-        if verb == "query":
-            projection = opts["projection"].split(":") if "projection" in opts else None
-            columns, rows = provider.query(uri, projection, opts.get("where"), [], opts.get("sort"))
-            inv.out(format_rows(columns, rows))
-        elif verb == "insert":
-            provider.insert(uri, opts["bind"])
-        elif verb == "update":
-            provider.update(uri, opts["bind"], opts.get("where"), [])
-        else:
-            provider.delete(uri, opts.get("where"), [])
+
+        def call() -> str:
+            if verb == "query":
+                projection = opts["projection"].split(":") if "projection" in opts else None
+                columns, rows = provider.query(uri, projection, opts.get("where"), [], opts.get("sort"))
+                return format_rows(columns, rows)
+            if verb == "insert":
+                provider.insert(uri, opts["bind"])
+            elif verb == "update":
+                provider.update(uri, opts["bind"], opts.get("where"), [])
+            else:
+                provider.delete(uri, opts.get("where"), [])
+            return ""
+
+        # A SQLite provider runs the user's where clause in a worker thread (its connection is its
+        # own and confined), so a slow query cannot stall the other devices of this process.
+        inv.out(await asyncio.to_thread(call) if isinstance(provider, SqliteProvider) else call())
     except ProviderError as exc:
         authority = uri
         with contextlib.suppress(ProviderError):
@@ -164,41 +176,192 @@ def split_statements(sql: str) -> list[str]:
     return out
 
 
-def run_dot(conn: sqlite3.Connection, line: str) -> bytes:
-    """The dot commands scripts use: .tables and .schema."""
-    words = line.split()
-    if words[0] == ".tables":
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table','view') "
-                "AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            )
-        ]
-        return "".join(n + "\n" for n in names).encode()
-    if words[0] == ".schema":
-        sql = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
-        params: tuple[str, ...] = ()
-        if len(words) > 1:
-            sql += " AND tbl_name = ?"
-            params = (words[1],)
-        return "".join(r[0] + ";\n" for r in conn.execute(sql, params)).encode()
-    raise sqlite3.OperationalError(f'unknown command or invalid arguments:  "{words[0][1:]}"')
+# What `sqlite3 -version` prints on Android 13 (API 33 ships SQLite 3.32).
+SQLITE_VERSION = "3.32.2 2020-06-04 12:58:43 ec02243ea6ce33b090870ae55ab8aa2534b54d216d45c4aa2fdbb00e86861e8c"
+SQLITE_USAGE = """Usage: sqlite3 [OPTIONS] FILENAME [SQL]
+FILENAME is the name of an SQLite database. A new database is created
+if the file does not previously exist.
+OPTIONS include:
+   -bail                stop after hitting an error
+   -batch               force batch I/O
+   -cmd COMMAND         run "COMMAND" before reading stdin
+   -header              turn headers on
+   -help                show this message
+   -list                set output mode to 'list'
+   -noheader            turn headers off
+   -readonly            open the database read-only
+   -separator SEP       set output column separator. Default: '|'
+   -version             show SQLite version
+"""
+SQLITE_FLAGS = ("-header", "-noheader", "-batch", "-bail", "-list", "-readonly", "-interactive", "-echo")
+MAX_SQL_OUTPUT = 64 * 1024 * 1024  # bytes one sqlite3 command may print
+REFUSED_DOTS: tuple[str, ...] = (
+    ".shell",
+    ".system",
+    ".load",
+    ".output",
+    ".once",
+    ".backup",
+    ".save",
+    ".restore",
+    ".import",
+)
+REFUSED_DOTS += (".read", ".clone", ".excel", ".archive", ".ar", ".log", ".trace")
+
+
+EMPTY_NAME = '""'
+
+
+class OutputFull(Exception):
+    """A query printed more than MAX_SQL_OUTPUT."""
+
+
+class Quit(Exception):
+    """`.quit` / `.exit`: the remaining input is not run."""
+
+
+@dataclass
+class SqlRun:
+    """One sqlite3 invocation, run in a worker thread; output is collected, then printed."""
+
+    fs: DeviceFS
+    cwd: str
+    sep: bytes = b"|"
+    header: bool = False
+    readonly: bool = False
+    out: bytearray = field(default_factory=bytearray)
+    err: list[str] = field(default_factory=list)
+    pending_open: str = ""  # the file a `.open` names, opened by run() in place of the current one
+
+    def emit(self, data: bytes) -> None:
+        self.out += data
+        if len(self.out) > MAX_SQL_OUTPUT:
+            raise OutputFull("output larger than 64 MiB")
+
+    def open(self, db: str) -> tuple[sqlite3.Connection, sqlsafe.Guard]:
+        """A confined connection to a device path, resolved beneath the root (links in device terms);
+        the host path SQLite opens contains no link, and no device link resolves on the host."""
+        if db in ("", ":memory:"):
+            return sqlsafe.connect(":memory:", autocommit=True)
+        try:
+            with self.fs.locate(db, self.cwd) as loc:
+                if loc.name == ".":
+                    raise IsADirectoryError(21, "Is a directory", db)
+                with contextlib.suppress(FileNotFoundError):
+                    if not statmod.S_ISREG(loc.lstat().st_mode):
+                        raise IsADirectoryError(21, "not a regular file", db)
+                path = self.fs.root / loc.path.lstrip("/")
+        except (OSError, PathEscapeError) as exc:
+            raise sqlite3.OperationalError(
+                f'unable to open database "{db}": unable to open database file'
+            ) from exc
+        uri = f"{Path(path).as_uri()}?mode={'ro' if self.readonly else 'rwc'}"
+        conn, guard = sqlsafe.connect(uri, uri=True, autocommit=True)
+        if not self.readonly:
+            conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
+        return conn, guard
+
+    def run(self, db: str, parts: list[str]) -> int:
+        """Statements and dot commands in order, rows in list mode; stops at the first error (exit 1)."""
+        try:
+            conn, guard = self.open(db)
+        except sqlite3.Error as exc:
+            self.err.append(f"Error: {exc}\n")
+            return 1
+        try:
+            for part in parts:
+                guard.start()
+                try:
+                    if part.startswith("."):
+                        if self.dot(conn, part) is None:
+                            conn.close()
+                            conn, guard = self.open(self.pending_open)
+                        continue
+                    cur = conn.execute(part)
+                    first = True
+                    while batch := cur.fetchmany(500):
+                        if first and self.header and cur.description:
+                            self.emit(self.sep.join(d[0].encode() for d in cur.description) + b"\n")
+                        first = False
+                        for row in batch:
+                            self.emit(self.sep.join(sqlite_text(v) for v in row) + b"\n")
+                except (sqlite3.Error, ValueError, OverflowError, OutputFull) as exc:
+                    text = sqlsafe.error_text(exc, guard) if isinstance(exc, sqlite3.Error) else str(exc)
+                    self.err.append(f"Error: {text}\n")
+                    return 1
+                except Quit:
+                    return 0
+        finally:
+            conn.close()
+        return 0
+
+    def dot(self, conn: sqlite3.Connection, line: str) -> bool | None:
+        """The dot commands scripts use; None asks run() to reopen on `self.pending_open`."""
+        words = line.split()
+        name = words[0]
+        if name == ".tables":
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type IN ('table','view') "
+                    "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                )
+            ]
+            self.emit("".join(n + "\n" for n in names).encode())
+        elif name == ".schema":
+            sql = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
+            params: tuple[str, ...] = ()
+            if len(words) > 1:
+                sql += " AND tbl_name = ?"
+                params = (words[1],)
+            self.emit("".join(r[0] + ";\n" for r in conn.execute(sql, params)).encode())
+        elif name in (".headers", ".header") and len(words) > 1:
+            self.header = words[1].lower() in ("on", "1", "yes", "true")
+        elif name == ".separator" and len(words) > 1:
+            self.sep = words[1].encode()
+        elif name in (".quit", ".exit"):
+            raise Quit
+        elif name == ".databases":
+            for _, schema, file in conn.execute("PRAGMA database_list"):
+                self.emit(f"{schema}: {file or EMPTY_NAME} r/w\n".encode())
+        elif name == ".open" and len(words) > 1:
+            self.pending_open = words[-1]  # resolved beneath the root like the command's own file
+            return None
+        elif name in REFUSED_DOTS:
+            raise sqlite3.OperationalError(f"{name} is not available on this device")
+        else:
+            raise sqlite3.OperationalError(f'unknown command or invalid arguments:  "{name[1:]}"')
+        return True
 
 
 @command("sqlite3")
 async def sqlite3_cmd(inv: Invocation) -> int:
     args = inv.argv[1:]
-    sep, header = b"|", False
+    run = SqlRun(inv.device.fs, inv.cwd)
     positional: list[str] = []
+    cmds: list[str] = []
     while args:
         arg = args.pop(0)
-        if arg in ("-separator", "-cmd") and args:
+        flag = "-" + arg.lstrip("-") if arg.startswith("-") and len(arg) > 1 else arg
+        if flag in ("-separator", "-cmd", "-newline", "-nullvalue", "-vfs") and args:
             value = args.pop(0)
-            if arg == "-separator":
-                sep = value.encode()
-        elif arg in ("-header", "-noheader", "-batch", "-bail", "-list", "-readonly"):
-            header = arg == "-header" or (header and arg != "-noheader")
+            if flag == "-separator":
+                run.sep = value.encode()
+            elif flag == "-cmd":
+                cmds.append(value)
+        elif flag == "-version":
+            inv.out(SQLITE_VERSION + "\n")
+            return 0
+        elif flag == "-help":
+            inv.err(SQLITE_USAGE)
+            return 0
+        elif flag in SQLITE_FLAGS:
+            run.header = flag == "-header" or (run.header and flag != "-noheader")
+            run.readonly = run.readonly or flag == "-readonly"
+        elif flag.startswith("-") and flag != "-":
+            # As the real shell: an unknown option is an error, never a database file named `-x`.
+            inv.err(f"sqlite3: Error: unknown option: {arg}\nUse -help for a list of options.\n")
+            return 1
         else:
             positional.append(arg)
     if not positional:
@@ -206,48 +369,15 @@ async def sqlite3_cmd(inv: Invocation) -> int:
         return 1
     db = positional[0]
     sql = " ".join(positional[1:]) if len(positional) > 1 else (await inv.io.stdin.read()).decode()
-    try:
-        path = host_path(inv, db)
-        if not path.parent.is_dir():
-            raise CommandError(f'unable to open database "{db}": unable to open database file')
-    except CommandError as exc:
-        inv.err(f"Error: {exc}\n")
-        return 1
-    try:
-        conn = sqlite3.connect(path, isolation_level=None)
-    except sqlite3.Error as exc:
-        inv.err(f'Error: unable to open database "{db}": {exc}\n')
-        return 1
-    try:
-        conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
-        return await run_sql(inv, conn, _script_parts(sql), sep, header)
-    except (sqlite3.Error, ValueError) as exc:  # e.g. `file is not a database`, before any statement
-        inv.err(f"Error: {exc}\n")
-        return 1
-    finally:
-        conn.close()
-
-
-async def run_sql(
-    inv: Invocation, conn: sqlite3.Connection, parts: list[str], sep: bytes, header: bool
-) -> int:
-    """Statements and dot commands in order, rows in list mode; stops at the first error (exit 1)."""
-    for part in parts:
-        try:
-            if part.startswith("."):
-                inv.out(run_dot(conn, part))
-                continue
-            cur = conn.execute(part)
-            rows = cur.fetchall()
-            if header and cur.description and rows:
-                inv.out(sep.join(d[0].encode() for d in cur.description) + b"\n")
-            for row in rows:
-                inv.out(sep.join(sqlite_text(v) for v in row) + b"\n")
-        except (sqlite3.Error, ValueError) as exc:
-            inv.err(f"Error: {exc}\n")
-            return 1
-        await inv.io.stdout.maybe_flush()
-    return 0
+    parts = [p for c in cmds for p in _script_parts(c)] + _script_parts(sql)
+    # In a worker thread: SQLite releases the GIL while it steps, so the event loop keeps serving
+    # the other devices; the statement deadline (sqlsafe) ends a query that never finishes.
+    status = await asyncio.to_thread(run.run, db, parts)
+    # No host path reaches the user (PRAGMA database_list, error messages).
+    root = str(inv.device.fs.root).encode()
+    inv.out(bytes(run.out).replace(root + b"/", b"/").replace(root, b"/"))
+    inv.err(inv.device.fs.scrub("".join(run.err)))
+    return status
 
 
 def _script_parts(sql: str) -> list[str]:

@@ -1,7 +1,12 @@
-"""File commands as toybox prints them: cat, ls, rm, mkdir, cp, mv, touch, find, stat, ln, md5sum..."""
+"""File commands as toybox prints them: cat, ls, rm, mkdir, cp, mv, touch, find, stat, ln, md5sum...
+
+Every file operation goes through the device filesystem's descriptor-based calls (`inv.device.fs`),
+resolved at the moment of use beneath the device root: no check by path and then use by path.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import os
@@ -9,12 +14,18 @@ import posixpath
 import shutil
 import stat as statmod
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
+from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
 from mgfarm.sim.system.fs import PathEscapeError
+
+T = TypeVar("T")
+# Bytes a command may load from one file into memory (sort, grep, sed...); cat streams instead.
+MAX_INPUT = 64 * 1024 * 1024
 
 
 class CommandError(Exception):
@@ -37,31 +48,51 @@ def split_flags(argv: list[str], known: str) -> tuple[set[str], list[str]]:
     return flags, rest
 
 
+def fs_call(path: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)`, a filesystem call for operand `path`, its failure as a CommandError."""
+    try:
+        return fn(*args, **kwargs)
+    except PathEscapeError as exc:
+        raise CommandError(f"{path}: Permission denied") from exc
+    except OSError as exc:
+        raise CommandError(f"{path}: {exc.strerror or exc}") from exc
+
+
 def host_path(inv: Invocation, path: str) -> Path:
+    """The host path of an operand, every device link resolved (for code that needs a path; prefer
+    the `inv.device.fs` calls, which work on descriptors). No device link resolves on the host."""
     try:
         return inv.device.fs.host(path, inv.cwd)
     except PathEscapeError as exc:
         raise CommandError(f"{path}: Permission denied") from exc
+    except OSError as exc:
+        raise CommandError(f"{path}: {exc.strerror or exc}") from exc
 
 
 def device_path(inv: Invocation, path: str) -> str:
     return inv.device.fs.normalize(path, inv.cwd)
 
 
-def exists(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
+def kind(inv: Invocation, path: str, follow: bool = True) -> int | None:
+    """S_IFMT of an operand, None when it does not exist (or may not be reached)."""
+    return inv.device.fs.kind(path, inv.cwd, follow)
 
 
 async def read_input(inv: Invocation, path: str) -> bytes:
-    """The bytes of a file operand, or stdin for `-`."""
+    """The bytes of a file operand, or stdin for `-` (at most MAX_INPUT)."""
     if path == "-":
-        return await inv.io.stdin.read()
-    host = host_path(inv, path)
-    if host.is_dir():
-        raise CommandError(f"{path}: Is a directory")
-    if not host.exists():
-        raise CommandError(f"{path}: No such file or directory")
-    return host.read_bytes()
+        data = await inv.io.stdin.read()
+        if len(data) > MAX_INPUT:
+            raise CommandError("-: input larger than 64 MiB")
+        return data
+    try:
+        return inv.device.fs.read_bytes(path, inv.cwd, MAX_INPUT)
+    except PathEscapeError as exc:
+        raise CommandError(f"{path}: Permission denied") from exc
+    except OSError as exc:
+        if exc.errno == 27:  # EFBIG
+            raise CommandError(f"{path}: larger than 64 MiB, too big for this command") from exc
+        raise CommandError(f"{path}: {exc.strerror}") from exc
 
 
 def report(inv: Invocation, exc: CommandError | OSError) -> int:
@@ -85,12 +116,31 @@ async def each_input(inv: Invocation, files: list[str]) -> AsyncIterator[tuple[s
 async def cat(inv: Invocation) -> int:
     _, files = split_flags(inv.argv[1:], "uvet")
     status = 0
-    async for _, data in each_input(inv, files):
-        if data is None:
-            status = 1
-        else:
-            inv.out(data)
-        await inv.io.stdout.maybe_flush()
+    for path in files or ["-"]:
+        if path == "-":
+            inv.out(await inv.io.stdin.read())
+            await inv.io.stdout.maybe_flush()
+            continue
+        try:
+            fd = fs_call(path, inv.device.fs.open, path, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
+        except CommandError as exc:
+            status = report(inv, exc)
+            continue
+        assert isinstance(fd, int)
+        try:
+            # Streamed in chunks, so a huge file never sits in memory whole.
+            while True:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except IsADirectoryError:
+                    status = report(inv, CommandError(f"{path}: Is a directory"))
+                    break
+                if not chunk:
+                    break
+                inv.out(chunk)
+                await inv.io.stdout.maybe_flush()
+        finally:
+            os.close(fd)
     return status
 
 
@@ -106,24 +156,75 @@ def owner(path: str) -> tuple[str, str]:
     return "root", "root"
 
 
-def long_line(inv: Invocation, host: Path, device: str, name: str) -> list[str]:
-    st = host.lstat()
+@dataclass
+class LsOptions:
+    """`ls` flags; `long` counts -l (2 or more: full time, as toybox's -ll/--full-time)."""
+
+    flags: set[str]
+    long: int = 0
+
+    @property
+    def atime(self) -> bool:
+        return "u" in self.flags
+
+    def when(self, st: os.stat_result) -> int:
+        if "u" in self.flags:
+            return st.st_atime_ns
+        if "c" in self.flags:
+            return st.st_ctime_ns
+        return st.st_mtime_ns
+
+
+LS_FLAGS = "laRA1dhtrSsZnFiucC"
+
+
+def parse_ls(argv: list[str]) -> tuple[LsOptions, list[str]]:
+    """Flags may come after the operands (`ls DIR -ll -au`, as AndroidWorld runs it)."""
+    opts = LsOptions(set())
+    paths: list[str] = []
+    done = False
+    for arg in argv:
+        if not done and arg == "--":
+            done = True
+        elif not done and arg == "--full-time":
+            opts.long = max(opts.long, 2)
+        elif not done and len(arg) > 1 and arg[0] == "-" and all(c in LS_FLAGS for c in arg[1:]):
+            opts.flags.update(arg[1:])
+            opts.long += arg.count("l")
+        else:
+            paths.append(arg)
+    return opts, paths
+
+
+def format_time(ns: int, full: bool) -> str:
+    """toybox's time column: `2023-11-28 23:17` or, with -ll, `2023-11-28 23:17:43.176000000 +0000`."""
+    secs, frac = divmod(ns, 1_000_000_000)
+    tm = time.gmtime(secs)
+    if full:
+        return time.strftime("%Y-%m-%d %H:%M:%S", tm) + f".{frac:09d} +0000"
+    return time.strftime("%Y-%m-%d %H:%M", tm)
+
+
+def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts: LsOptions) -> list[str]:
     user, group = owner(device)
-    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(st.st_mtime))
+    if "n" in opts.flags:
+        user, group = str(st.st_uid), str(st.st_gid)
     shown = name
-    if host.is_symlink():
-        shown += " -> " + readlink_device(inv, host)
-    return [mode_string(st), str(st.st_nlink), user, group, str(st.st_size), when, shown]
-
-
-def readlink_device(inv: Invocation, host: Path) -> str:
-    """A symlink's target as a device path (links are stored relative inside the root)."""
-    target = os.readlink(host)
-    if os.path.isabs(target):
-        return target
-    resolved = os.path.normpath(os.path.join(host.parent, target))
-    root = str(inv.device.fs.root)
-    return "/" + os.path.relpath(resolved, root) if resolved.startswith(root) else target
+    if statmod.S_ISLNK(st.st_mode):
+        with contextlib.suppress(OSError, PathEscapeError):
+            shown += " -> " + inv.device.fs.readlink(device)
+    size = str(st.st_size)
+    if statmod.S_ISCHR(st.st_mode) or statmod.S_ISBLK(st.st_mode):
+        size = f"{os.major(st.st_rdev)}, {os.minor(st.st_rdev)}"
+    return [
+        mode_string(st),
+        str(st.st_nlink),
+        user,
+        group,
+        size,
+        format_time(opts.when(st), opts.long > 1),
+        shown,
+    ]
 
 
 def format_rows(rows: list[list[str]]) -> str:
@@ -139,70 +240,100 @@ def format_rows(rows: list[list[str]]) -> str:
     return "".join(out)
 
 
-def sorted_names(host: Path, flags: set[str]) -> list[str]:
-    """Folder entries in `ls` order: by name, newest first (-t) or largest first (-S); -r reverses."""
-    names = sorted(p.name for p in host.iterdir())
-    if "t" in flags:
-        names.sort(key=lambda n: (host / n).lstat().st_mtime_ns, reverse=True)
-    elif "S" in flags:
-        names.sort(key=lambda n: (host / n).lstat().st_size, reverse=True)
-    return names[::-1] if "r" in flags else names
+def sort_entries(
+    entries: list[tuple[str, os.stat_result]], opts: LsOptions
+) -> list[tuple[str, os.stat_result]]:
+    """Entries in `ls` order: by name, newest first (-t, by atime with -u) or largest first (-S)."""
+    entries = sorted(entries, key=lambda e: e[0])
+    if "t" in opts.flags:
+        entries.sort(key=lambda e: opts.when(e[1]), reverse=True)
+    elif "S" in opts.flags:
+        entries.sort(key=lambda e: e[1].st_size, reverse=True)
+    return entries[::-1] if "r" in opts.flags else entries
 
 
-def list_dir(inv: Invocation, host: Path, device: str, flags: set[str]) -> tuple[str, list[tuple[Path, str]]]:
-    names = sorted_names(host, flags)
-    if "a" not in flags:
-        names = [n for n in names if not n.startswith(".")]
-    entries = [(host / n, posixpath.join(device, n), n) for n in names]
-    if "a" in flags:
-        entries = [(host, device, "."), (host.parent, posixpath.dirname(device), ".."), *entries]
-    if "l" in flags:
-        rows = [long_line(inv, h, d, n) for h, d, n in entries]
-        blocks = sum((h.lstat().st_blocks + 1) // 2 for h, _, _ in entries)
+def _decorate(name: str, st: os.stat_result, opts: LsOptions) -> str:
+    prefix = ""
+    if "i" in opts.flags:
+        prefix += f"{st.st_ino} "
+    if "s" in opts.flags and not opts.long:
+        prefix += f"{(st.st_blocks + 1) // 2} "
+    suffix = ""
+    if "F" in opts.flags:
+        suffix = "/" if statmod.S_ISDIR(st.st_mode) else "@" if statmod.S_ISLNK(st.st_mode) else ""
+        if statmod.S_ISREG(st.st_mode) and st.st_mode & 0o111:
+            suffix = "*"
+    return prefix + name + suffix
+
+
+def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[tuple[str, str]]]:
+    """One folder's listing and (device path, name) of its subfolders, for -R."""
+    fs = inv.device.fs
+    entries = fs.entries(device)
+    if "a" not in opts.flags:
+        entries = [(n, st) for n, st in entries if not n.startswith(".") or "A" in opts.flags]
+    entries = sort_entries(entries, opts)
+    if "a" in opts.flags:
+        dots = [(".", fs.stat(device)), ("..", fs.stat(posixpath.join(device, "..")))]
+        entries = dots + entries
+    named = [(posixpath.join(device, n), n, st) for n, st in entries]
+    if opts.long:
+        rows = [long_line(inv, st, d, n, opts) for d, n, st in named]
+        if "i" in opts.flags:
+            rows = [[f"{st.st_ino} {r[0]}", *r[1:]] for r, (_, _, st) in zip(rows, named, strict=True)]
+        blocks = sum((st.st_blocks + 1) // 2 for _, _, st in named)
         text = f"total {blocks}\n" + format_rows(rows)
     else:
-        text = "".join(n + "\n" for _, _, n in entries)
-    subdirs = [(h, d) for h, d, n in entries if n not in (".", "..") and h.is_dir() and not h.is_symlink()]
+        text = "".join(_decorate(n, st, opts) + "\n" for _, n, st in named)
+    subdirs = [(d, n) for d, n, st in named if n not in (".", "..") and statmod.S_ISDIR(st.st_mode)]
     return text, subdirs
 
 
 @command("ls")
 async def ls(inv: Invocation) -> int:
-    flags, paths = split_flags(inv.argv[1:], "laRA1dhtrSsZnF")
-    if "A" in flags:
-        flags.discard("A")
+    opts, paths = parse_ls(inv.argv[1:])
+    fs = inv.device.fs
     status = 0
-    files: list[list[str] | str] = []
-    dirs: list[tuple[Path, str, str]] = []
+    files: list[tuple[str, os.stat_result]] = []
+    dirs: list[tuple[str, str]] = []
     for path in paths or ["."]:
+        dev = device_path(inv, path)
         try:
-            host = host_path(inv, path)
-        except CommandError as exc:
-            status = report(inv, exc)
-            continue
-        if not exists(host):
+            st = fs.lstat(dev)
+            # An operand that is a link to a folder lists the folder, unless -l or -d shows the link.
+            if statmod.S_ISLNK(st.st_mode) and not opts.long and "d" not in opts.flags:
+                st = fs.stat(dev)
+        except (OSError, PathEscapeError):
             inv.err(f"ls: {path}: No such file or directory\n")
             status = 1
-        elif host.is_dir() and "d" not in flags:
-            dirs.append((host, device_path(inv, path), path))
+            continue
+        if statmod.S_ISDIR(st.st_mode) and "d" not in opts.flags:
+            dirs.append((dev, path))
         else:
-            files.append(long_line(inv, host, device_path(inv, path), path) if "l" in flags else path + "\n")
-    rows = [f for f in files if isinstance(f, list)]
-    inv.out(format_rows(rows) + "".join(f for f in files if isinstance(f, str)))
-    show_header = len(paths) > 1 or "R" in flags
+            files.append((path, st))
+    files = sort_entries(files, opts)
+    if opts.long:
+        inv.out(format_rows([long_line(inv, st, device_path(inv, p), p, opts) for p, st in files]))
+    else:
+        inv.out("".join(_decorate(p, st, opts) + "\n" for p, st in files))
+    show_header = len(paths) > 1 or "R" in opts.flags
     queue = list(dirs)
     first = not files
     while queue:
-        host, dev, shown = queue.pop(0)
-        text, subdirs = list_dir(inv, host, dev, flags)
+        dev, shown = queue.pop(0)
+        try:
+            text, subdirs = list_dir(inv, dev, opts)
+        except (OSError, PathEscapeError) as exc:
+            inv.err(f"ls: {shown}: {getattr(exc, 'strerror', None) or 'Permission denied'}\n")
+            status = 1
+            continue
         if show_header:
             inv.out(("" if first else "\n") + f"{shown}:\n")
         first = False
         inv.out(text)
         await inv.io.stdout.maybe_flush()
-        if "R" in flags:
-            children = [(h, d, posixpath.join(shown, h.name)) for h, d in subdirs]
-            queue[0:0] = children
+        if "R" in opts.flags:
+            queue[0:0] = [(d, posixpath.join(shown, n)) for d, n in subdirs]
     return status
 
 
@@ -214,21 +345,20 @@ async def rm(inv: Invocation) -> int:
         inv.err("rm: Needs 1 argument\n")
         return 1
     status = 0
+    fs = inv.device.fs
     for path in paths:
         try:
-            host = host_path(inv, path)
-            if host == inv.device.fs.root:
+            if device_path(inv, path) == "/":
                 raise CommandError(f"{path}: Device or resource busy")
-            if not exists(host):
+            found = kind(inv, path, follow=False)
+            if found is None:
                 if not force:
                     raise CommandError(f"{path}: No such file or directory")
                 continue
-            if host.is_dir() and not host.is_symlink():
-                if not recursive:
-                    raise CommandError(f"{path}: Is a directory")
-                shutil.rmtree(host)
-            else:
-                host.unlink()
+            if found == statmod.S_IFDIR and not recursive:
+                raise CommandError(f"{path}: Is a directory")
+            # Resolved again inside remove(), from the root, without following the last component.
+            fs_call(path, fs.remove, path, inv.cwd, recursive=recursive)
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -239,10 +369,7 @@ async def rmdir(inv: Invocation) -> int:
     status = 0
     for path in split_flags(inv.argv[1:], "p")[1]:
         try:
-            host_path(inv, path).rmdir()
-        except OSError as exc:
-            inv.err(f"rmdir: {path}: {exc.strerror}\n")
-            status = 1
+            fs_call(path, inv.device.fs.rmdir, path, inv.cwd)
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -257,12 +384,7 @@ async def mkdir(inv: Invocation) -> int:
     status = 0
     for path in paths:
         try:
-            host = host_path(inv, path)
-            if exists(host) and not ("p" in flags and host.is_dir()):
-                raise CommandError(f"{path}: File exists")
-            if not host.parent.is_dir() and "p" not in flags:
-                raise CommandError(f"{path}: No such file or directory")
-            host.mkdir(parents=True, exist_ok=True)
+            fs_call(path, inv.device.fs.mkdir, path, inv.cwd, parents="p" in flags)
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -272,45 +394,43 @@ async def mkdir(inv: Invocation) -> int:
 async def touch(inv: Invocation) -> int:
     flags, paths = split_flags(inv.argv[1:], "acmh")
     status = 0
+    now = inv.device.services["clock"].now() if "clock" in inv.device.services else time.time()
     for path in paths:
         try:
-            host = host_path(inv, path)
-            if not host.parent.is_dir():
-                raise CommandError(f"{path}: No such file or directory")
-            if not exists(host) and "c" in flags:
+            if "c" in flags and kind(inv, path) is None:
                 continue
-            now = inv.device.services["clock"].now() if "clock" in inv.device.services else time.time()
-            host.touch()
-            os.utime(host, (now, now))
+            fs_call(path, inv.device.fs.utime, path, now, inv.cwd)
         except CommandError as exc:
             status = report(inv, exc)
     return status
 
 
-def _copy_targets(inv: Invocation, operands: list[str]) -> Iterator[tuple[str, Path, Path]]:
-    """(source operand, source host path, destination host path) for cp/mv's two forms."""
+def _copy_targets(inv: Invocation, operands: list[str]) -> list[tuple[str, str]]:
+    """(source operand, destination device path) pairs for cp/mv's two forms."""
     if len(operands) < 2:
         raise CommandError("Needs 2 arguments")
-    dest = host_path(inv, operands[-1])
+    dest = operands[-1]
     sources = operands[:-1]
-    if len(sources) > 1 and not dest.is_dir():
-        raise CommandError(f"{operands[-1]}: Not a directory")
+    into = kind(inv, dest) == statmod.S_IFDIR
+    if len(sources) > 1 and not into:
+        raise CommandError(f"{dest}: Not a directory")
+    out = []
     for src in sources:
-        shost = host_path(inv, src)
-        target = dest / shost.name if dest.is_dir() else dest
-        yield src, shost, target
+        name = posixpath.basename(device_path(inv, src)) or "/"
+        out.append((src, posixpath.join(device_path(inv, dest), name) if into else device_path(inv, dest)))
+    return out
 
 
-def _each_copy(inv: Invocation, operands: list[str], one: Callable[[str, Path, Path], None]) -> int:
-    """Runs `one(src, source host path, target host path)` for each cp/mv source that exists,
-    reporting a failed source and going on to the next; a bad operand list stops it all."""
+def _each_copy(inv: Invocation, operands: list[str], one: Callable[[str, str], None]) -> int:
+    """Runs `one(source operand, destination path)` for each cp/mv source that exists, reporting a
+    failed source and going on to the next; a bad operand list stops it all."""
     status = 0
     try:
-        for src, shost, target in _copy_targets(inv, operands):
+        for src, target in _copy_targets(inv, operands):
             try:
-                if not exists(shost):
+                if kind(inv, src, follow=False) is None:
                     raise CommandError(f"{src}: No such file or directory")
-                one(src, shost, target)
+                one(src, target)
             except CommandError as exc:
                 status = report(inv, exc)
     except CommandError as exc:
@@ -322,20 +442,14 @@ def _each_copy(inv: Invocation, operands: list[str], one: Callable[[str, Path, P
 async def cp(inv: Invocation) -> int:
     flags, operands = split_flags(inv.argv[1:], "rRafpdPLnuvi")
     recursive = bool(flags & {"r", "R", "a"})
+    fs = inv.device.fs
 
-    def copy(src: str, shost: Path, target: Path) -> None:
-        if shost.is_dir():
-            if not recursive:
-                raise CommandError(f"{src}: Is a directory (use -r)")
-            if target == shost or shost in target.parents:
-                raise CommandError(f"{src}: cannot copy a directory into itself")
-            shutil.copytree(shost, target, symlinks=True, dirs_exist_ok=True)
-        elif "n" in flags and exists(target):
+    def copy(src: str, target: str) -> None:
+        if kind(inv, src) == statmod.S_IFDIR and not recursive:
+            raise CommandError(f"{src}: Is a directory (use -r)")
+        if "n" in flags and kind(inv, target, follow=False) is not None:
             return
-        else:
-            if not target.parent.is_dir():
-                raise CommandError(f"{src}: No such file or directory")
-            shutil.copy2(shost, target, follow_symlinks=False)
+        fs_call(src, fs.copy, src, target, inv.cwd)
 
     return _each_copy(inv, operands, copy)
 
@@ -344,12 +458,11 @@ async def cp(inv: Invocation) -> int:
 async def mv(inv: Invocation) -> int:
     _, operands = split_flags(inv.argv[1:], "fniv")
 
-    def move(src: str, shost: Path, target: Path) -> None:
-        if shost == inv.device.fs.root or shost in target.parents:
+    def move(src: str, target: str) -> None:
+        source = device_path(inv, src)
+        if source == "/" or target.startswith(source.rstrip("/") + "/"):
             raise CommandError(f"{src}: Invalid argument")
-        if not target.parent.is_dir():
-            raise CommandError(f"{operands[-1]}: No such file or directory")
-        shutil.move(str(shost), str(target))
+        fs_call(src, inv.device.fs.rename, src, target, inv.cwd)
 
     return _each_copy(inv, operands, move)
 
@@ -361,17 +474,17 @@ async def ln(inv: Invocation) -> int:
         inv.err("ln: only `ln -s TARGET LINK` is supported\n")
         return 1
     target, link = operands
+    fs = inv.device.fs
     try:
-        thost = host_path(inv, target)  # refuses targets outside the root
-        lhost = host_path(inv, link)
-        if lhost.is_dir() and not lhost.is_symlink():
-            lhost = lhost / thost.name
-        if exists(lhost):
+        if "n" not in flags and kind(inv, link) == statmod.S_IFDIR:
+            link = posixpath.join(device_path(inv, link), posixpath.basename(target.rstrip("/")) or "link")
+        if kind(inv, link, follow=False) is not None:
             if "f" not in flags:
                 raise CommandError(f"{link}: File exists")
-            lhost.unlink()
-        # Relative on the host so the link stays valid when a snapshot copies the root elsewhere.
-        lhost.symlink_to(os.path.relpath(thost, lhost.parent))
+            fs_call(link, fs.unlink, link, inv.cwd)
+        # The target is stored as typed and read in device terms (chroot semantics): whatever it
+        # names, it resolves beneath the device root.
+        fs_call(link, fs.symlink, target, link, inv.cwd)
     except CommandError as exc:
         return report(inv, exc)
     return 0
@@ -383,19 +496,50 @@ async def accept(inv: Invocation) -> int:
     operands = [a for a in inv.argv[2:] if not a.startswith("-")] if inv.argv[0] != "sync" else []
     status = 0
     for path in operands:
-        try:
-            if not exists(host_path(inv, path)):
-                raise CommandError(f"{path}: No such file or directory")
-        except CommandError as exc:
-            status = report(inv, exc)
+        if kind(inv, path) is None:
+            status = report(inv, CommandError(f"{path}: No such file or directory"))
     return status
 
 
-def _walk(host: Path, dev: str, depth: int) -> Iterator[tuple[Path, str, int]]:
-    yield host, dev, depth
-    if host.is_dir() and not host.is_symlink():
-        for child in sorted(host.iterdir(), key=lambda p: p.name):
-            yield from _walk(child, posixpath.join(dev, child.name), depth + 1)
+# ---- find -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    """One node of a find expression: an operator ("and", "or", "not") or a primary."""
+
+    op: str
+    args: list[str] = field(default_factory=list)
+    kids: list[Node] = field(default_factory=list)
+
+
+FIND_ACTIONS = ("-print", "-print0", "-delete", "-exec", "-execdir", "-ok")
+FIND_OPTIONS = ("-maxdepth", "-mindepth", "-depth", "-xdev", "-follow", "-mount", "-H", "-L")
+FIND_TESTS_1: tuple[str, ...] = (
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-type",
+    "-mtime",
+    "-mmin",
+    "-atime",
+)
+FIND_TESTS_1 += (
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-newer",
+    "-size",
+    "-regex",
+    "-iregex",
+    "-user",
+    "-group",
+    "-perm",
+)
+FIND_TESTS_1 += ("-links", "-inum")
+FIND_TESTS_0 = ("-true", "-false", "-empty", "-prune", "-quit")
 
 
 @dataclass
@@ -403,59 +547,246 @@ class FindQuery:
     """A parsed `find` command line."""
 
     paths: list[str]
-    tests: list[tuple[str, str]] = field(default_factory=list)  # ("-name", pattern); "!-name" negated
+    expr: Node | None
     maxdepth: int = 1 << 30
     mindepth: int = 0
-    delete: bool = False
-    exec_argv: list[str] = field(default_factory=list)
-    printing: bool | None = None  # None: print unless an action (-delete, -exec) is given
+    depth_first: bool = False
+    has_action: bool = False
 
-    @property
-    def prints(self) -> bool:
-        return bool(self.printing or (self.printing is None and not self.delete and not self.exec_argv))
+
+class FindParser:
+    """toybox find's grammar: `!`/`-not`, implicit or explicit `-a`/`-and`, `-o`/`-or`, `( )`."""
+
+    def __init__(self, args: list[str], query: FindQuery) -> None:
+        self.args = args
+        self.query = query
+
+    def parse(self) -> Node | None:
+        if not self.args:
+            return None
+        node = self.parse_or()
+        if self.args:
+            raise CommandError(f"bad arg '{self.args[0]}'")
+        return node
+
+    def parse_or(self) -> Node:
+        left = self.parse_and()
+        while self.args and self.args[0] in ("-o", "-or"):
+            self.args.pop(0)
+            left = Node("or", kids=[left, self.parse_and()])
+        return left
+
+    def parse_and(self) -> Node:
+        left = self.parse_not()
+        while self.args and self.args[0] not in ("-o", "-or", ")"):
+            if self.args[0] in ("-a", "-and"):
+                self.args.pop(0)
+            left = Node("and", kids=[left, self.parse_not()])
+        return left
+
+    def parse_not(self) -> Node:
+        if not self.args:
+            raise CommandError("need arg")
+        if self.args[0] in ("!", "-not"):
+            self.args.pop(0)
+            return Node("not", kids=[self.parse_not()])
+        if self.args[0] == "(":
+            self.args.pop(0)
+            inner = self.parse_or()
+            if not self.args or self.args.pop(0) != ")":
+                raise CommandError("missing ')'")
+            return inner
+        return self.primary()
+
+    def primary(self) -> Node:
+        opt = self.args.pop(0)
+        q = self.query
+        if opt in ("-exec", "-execdir", "-ok"):
+            argv: list[str] = []
+            while self.args and self.args[0] not in (";", "+"):
+                argv.append(self.args.pop(0))
+            if not self.args or not argv:
+                raise CommandError(f"'{opt}' needs a command ending in ';' or '+'")
+            end = self.args.pop(0)
+            q.has_action = True
+            return Node(opt, [end, *argv])
+        if opt in FIND_ACTIONS:
+            q.has_action = True
+            if opt == "-delete":
+                q.depth_first = True
+            return Node(opt)
+        if opt in FIND_OPTIONS:
+            if opt in ("-maxdepth", "-mindepth"):
+                if not self.args or not self.args[0].isdigit():
+                    raise CommandError(f"'{opt}' needs a number")
+                setattr(q, opt[1:], int(self.args.pop(0)))
+            elif opt == "-depth":
+                q.depth_first = True
+            return Node("-true")
+        if opt in FIND_TESTS_0:
+            return Node(opt)
+        if opt in FIND_TESTS_1:
+            if not self.args:
+                raise CommandError(f"'{opt}' needs 1 arg")
+            value = self.args.pop(0)
+            if opt in ("-regex", "-iregex"):
+                try:
+                    compile_regex(value, ignore_case=opt == "-iregex")
+                except RegexError as exc:
+                    raise CommandError(f"bad regex '{value}': {exc}") from exc
+            return Node(opt, [value])
+        raise CommandError(f"bad arg '{opt}'")
 
 
 def parse_find(args: list[str]) -> FindQuery:
     args = list(args)
     paths: list[str] = []
-    while args and not args[0].startswith("-") and args[0] not in ("(", "!"):
+    while args and (not args[0].startswith("-") or args[0] == "-") and args[0] not in ("(", "!"):
         paths.append(args.pop(0))
-    query = FindQuery(paths or ["."])
-    negate = False
-    while args:
-        opt = args.pop(0)
-        if opt in ("-print", "-delete", "-xdev", "!", "-not"):
-            query.printing = True if opt == "-print" else query.printing
-            query.delete = query.delete or opt == "-delete"
-            negate = opt in ("!", "-not")
-            continue
-        if opt == "-exec":
-            while args and args[0] not in (";", "+"):
-                query.exec_argv.append(args.pop(0))
-            if not args or not query.exec_argv:
-                raise CommandError("-exec needs a command ending in ';'")
-            args.pop(0)
-            continue
-        if not args:
-            raise CommandError(f"'{opt}' needs 1 arg")
-        value = args.pop(0)
-        if opt in ("-maxdepth", "-mindepth"):
-            setattr(query, opt[1:], int(value))
-        elif opt in ("-name", "-iname", "-type", "-path"):
-            query.tests.append((("!" if negate else "") + opt, value))
-            negate = False
-        else:
-            raise CommandError(f"Unknown option '{opt}'")
+    query = FindQuery(paths or ["."], None)
+    query.expr = FindParser(args, query).parse()
     return query
 
 
-def find_matches(host: Path, shown: str, query: FindQuery) -> list[tuple[Path, str]]:
-    return [
-        (h, path)
-        for h, path, depth in _walk(host, shown, 0)
-        if query.mindepth <= depth <= query.maxdepth
-        and all(_find_test(h, path, t, v) for t, v in query.tests)
-    ]
+@dataclass
+class FindRun:
+    """State of one `find` run: the query, the device clock, the exit status."""
+
+    inv: Invocation
+    query: FindQuery
+    now: float
+    status: int = 0
+    newer: dict[str, float] = field(default_factory=dict)
+    batches: dict[int, list[str]] = field(default_factory=dict)  # `-exec ... {} +` pending paths
+    budget: Budget = field(default_factory=Budget)  # for -regex, over the whole run
+
+
+def _numeric(value: str, actual: float) -> bool:
+    """find's `N`, `+N` (more than) and `-N` (less than)."""
+    if value.startswith("+"):
+        return actual > float(value[1:])
+    if value.startswith("-"):
+        return actual < float(value[1:])
+    return int(actual) == int(value)
+
+
+SIZE_UNITS = {"c": 1, "k": 1024, "M": 1 << 20, "G": 1 << 30, "b": 512}
+
+
+def _size_test(value: str, size: int) -> bool:
+    unit = value[-1] if value[-1:] in SIZE_UNITS else "b"
+    number = value.rstrip("ckMGb")
+    scale = SIZE_UNITS[unit]
+    return _numeric(number, -(-size // scale))
+
+
+async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> bool:
+    op = node.op
+    if op == "and":
+        return await _evaluate(run, node.kids[0], path, st) and await _evaluate(run, node.kids[1], path, st)
+    if op == "or":
+        return await _evaluate(run, node.kids[0], path, st) or await _evaluate(run, node.kids[1], path, st)
+    if op == "not":
+        return not await _evaluate(run, node.kids[0], path, st)
+    inv = run.inv
+    value = node.args[0] if node.args else ""
+    name = posixpath.basename(path.rstrip("/")) or path
+    if op == "-name":
+        return fnmatch.fnmatchcase(name, value)
+    if op == "-iname":
+        return fnmatch.fnmatchcase(name.lower(), value.lower())
+    if op in ("-path", "-wholename"):
+        return fnmatch.fnmatchcase(path, value)
+    if op == "-ipath":
+        return fnmatch.fnmatchcase(path.lower(), value.lower())
+    if op in ("-regex", "-iregex"):
+        pattern = compile_regex(value, ignore_case=op == "-iregex", budget=run.budget)
+        return await run_bounded(pattern.fullmatch, path) is not None
+    if op == "-type":
+        kinds = {"f": statmod.S_ISREG, "d": statmod.S_ISDIR, "l": statmod.S_ISLNK, "p": statmod.S_ISFIFO}
+        kinds |= {"s": statmod.S_ISSOCK, "c": statmod.S_ISCHR, "b": statmod.S_ISBLK}
+        return any(kinds[c](st.st_mode) for c in value.split(",") if c in kinds)
+    if op in ("-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin"):
+        stamp = {"m": st.st_mtime, "a": st.st_atime, "c": st.st_ctime}[op[1]]
+        unit = 60 if op.endswith("min") else 86400
+        return _numeric(value, (run.now - stamp) // unit)
+    if op == "-newer":
+        if value not in run.newer:
+            try:
+                run.newer[value] = inv.device.fs.stat(value, inv.cwd).st_mtime
+            except (OSError, PathEscapeError) as exc:
+                raise CommandError(f"'{value}': No such file or directory") from exc
+        return st.st_mtime > run.newer[value]
+    if op == "-size":
+        return _size_test(value, st.st_size)
+    if op == "-empty":
+        if statmod.S_ISDIR(st.st_mode):
+            try:
+                return not inv.device.fs.listdir(path, inv.cwd)
+            except (OSError, PathEscapeError):
+                return False
+        return statmod.S_ISREG(st.st_mode) and st.st_size == 0
+    if op in ("-user", "-group"):
+        return value in ("root", "0")
+    if op == "-links":
+        return _numeric(value, st.st_nlink)
+    if op == "-inum":
+        return _numeric(value, st.st_ino)
+    if op == "-perm":
+        want = int(value.lstrip("-/"), 8)
+        mode = statmod.S_IMODE(st.st_mode)
+        return (
+            (mode & want) == want
+            if value[0] == "-"
+            else bool(mode & want)
+            if value[0] == "/"
+            else mode == want
+        )
+    if op in ("-true", "-prune"):
+        return True
+    if op in ("-false", "-quit"):
+        return False
+    if op == "-print":
+        inv.out(path + "\n")
+        return True
+    if op == "-print0":
+        inv.out(path + "\0")
+        return True
+    if op == "-delete":
+        # Resolved again from the root at this moment, last component not followed: whatever was
+        # swapped in since the walk saw it, the deletion stays beneath the device root.
+        try:
+            inv.device.fs.remove(path, inv.cwd)
+        except (OSError, PathEscapeError) as exc:
+            inv.err(f"find: {path}: {getattr(exc, 'strerror', None) or 'Permission denied'}\n")
+            run.status = 1
+            return False
+        return True
+    if op in ("-exec", "-execdir", "-ok"):
+        end, argv = node.args[0], node.args[1:]
+        if end == "+":
+            run.batches.setdefault(id(node), [])
+            run.batches[id(node)].append(path)
+            return True
+        status = await _find_exec(inv, [a.replace("{}", path) for a in argv])
+        return status == 0
+    raise CommandError(f"bad arg '{op}'")
+
+
+async def _find_exec(inv: Invocation, argv: list[str]) -> int:
+    """Runs one `-exec` command line through the shell's command table."""
+    from mgfarm.sim.shell.interp import Shell
+
+    shell = Shell(inv.device, dict(inv.env), inv.cwd)
+    return await shell.call(argv, inv.io)
+
+
+def _exec_nodes(node: Node | None) -> list[Node]:
+    if node is None:
+        return []
+    if node.op in ("-exec", "-execdir", "-ok") and node.args[0] == "+":
+        return [node]
+    return [n for kid in node.kids for n in _exec_nodes(kid)]
 
 
 @command("find")
@@ -464,56 +795,52 @@ async def find(inv: Invocation) -> int:
         query = parse_find(inv.argv[1:])
     except CommandError as exc:
         return report(inv, exc)
-    status = 0
+    clock = inv.device.services.get("clock")
+    run = FindRun(inv, query, clock.now() if clock is not None else time.time())
+    fs = inv.device.fs
+    follow = "-L" in inv.argv[1:] or "-follow" in inv.argv[1:]
     for path in query.paths:
         try:
-            host = host_path(inv, path)
-            if not exists(host):
-                raise CommandError(f"'{path}': No such file or directory")
-        except CommandError as exc:
-            status = report(inv, exc)
+            items = list(fs.walk(path, inv.cwd, follow=follow))
+        except (OSError, PathEscapeError):
+            inv.err(f"find: '{path}': No such file or directory\n")
+            run.status = 1
             continue
-        matched = find_matches(host, path, query)
-        if query.prints:
-            inv.out("".join(shown + "\n" for _, shown in matched))
-        if query.exec_argv:
-            status = await _find_exec(inv, query.exec_argv, [shown for _, shown in matched]) or status
-        if query.delete:
-            for h, _ in reversed(matched):
-                if h.is_dir() and not h.is_symlink():
-                    h.rmdir()
-                else:
-                    h.unlink()
-        await inv.io.stdout.maybe_flush()
-    return status
+        if query.depth_first:
+            items = _post_order(items)
+        for shown, st, depth in items:
+            if not query.mindepth <= depth <= query.maxdepth:
+                continue
+            try:
+                matched = query.expr is None or await _evaluate(run, query.expr, shown, st)
+            except CommandError as exc:
+                return report(inv, exc)
+            except RegexTimeout as exc:
+                inv.err(f"find: {exc}\n")
+                return 1
+            if matched and not query.has_action:
+                inv.out(shown + "\n")
+            await inv.io.stdout.maybe_flush()
+    for node in _exec_nodes(query.expr):
+        paths = run.batches.get(id(node), [])
+        if paths:
+            argv = node.args[1:]
+            at = argv.index("{}") if "{}" in argv else len(argv)
+            status = await _find_exec(inv, [*argv[:at], *paths, *argv[at + 1 :]])
+            run.status = run.status or (1 if status else 0)
+    return run.status
 
 
-async def _find_exec(inv: Invocation, argv: list[str], paths: list[str]) -> int:
-    """Runs `-exec CMD {} ;` once per match through the shell's command table."""
-    from mgfarm.sim.shell.interp import Shell
-
-    shell = Shell(inv.device, dict(inv.env), inv.cwd)
-    status = 0
-    for path in paths:
-        status = await shell.call([a.replace("{}", path) for a in argv], inv.io) or status
-    return status
-
-
-def _find_test(host: Path, shown: str, test: str, value: str) -> bool:
-    negate = test.startswith("!")
-    test = test.lstrip("!")
-    name = posixpath.basename(shown.rstrip("/")) or shown
-    if test == "-name":
-        ok = fnmatch.fnmatchcase(name, value)
-    elif test == "-iname":
-        ok = fnmatch.fnmatchcase(name.lower(), value.lower())
-    elif test == "-path":
-        ok = fnmatch.fnmatchcase(shown, value)
-    else:
-        kinds = {"f": host.is_file() and not host.is_symlink(), "d": host.is_dir() and not host.is_symlink()}
-        kinds["l"] = host.is_symlink()
-        ok = kinds.get(value, False)
-    return ok != negate
+def _post_order(items: list[tuple[str, os.stat_result, int]]) -> list[tuple[str, os.stat_result, int]]:
+    """A pre-order walk reordered so that every folder follows its contents (`-depth`)."""
+    out: list[tuple[str, os.stat_result, int]] = []
+    pending: list[tuple[str, os.stat_result, int]] = []
+    for item in items:
+        while pending and pending[-1][2] >= item[2]:
+            out.append(pending.pop())
+        pending.append(item)
+    out.extend(reversed(pending))
+    return out
 
 
 FILE_TYPES = {"regular file": statmod.S_ISREG, "directory": statmod.S_ISDIR, "symbolic link": statmod.S_ISLNK}
@@ -526,7 +853,7 @@ def _file_type(st: os.stat_result) -> str:
     return "special file"
 
 
-def _stat_field(inv: Invocation, host: Path, shown: str, st: os.stat_result, key: str) -> str:
+def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> str:
     user, group = owner(device_path(inv, shown))
     stamp = time.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000", time.gmtime(st.st_mtime))
     fields = {
@@ -557,6 +884,7 @@ def _stat_field(inv: Invocation, host: Path, shown: str, st: os.stat_result, key
 async def stat(inv: Invocation) -> int:
     args = inv.argv[1:]
     fmt = None
+    follow = False
     operands = []
     while args:
         arg = args.pop(0)
@@ -565,7 +893,7 @@ async def stat(inv: Invocation) -> int:
         elif arg.startswith("-c") and len(arg) > 2:
             fmt = arg[2:]
         elif arg in ("-L", "-t"):
-            continue
+            follow = follow or arg == "-L"
         else:
             operands.append(arg)
     if fmt is None:
@@ -577,18 +905,15 @@ async def stat(inv: Invocation) -> int:
     status = 0
     for path in operands:
         try:
-            host = host_path(inv, path)
-            if not exists(host):
-                raise CommandError(f"{path}: No such file or directory")
-        except CommandError as exc:
-            status = report(inv, exc)
+            st = inv.device.fs.stat(path, inv.cwd, follow=follow)
+        except (OSError, PathEscapeError):
+            status = report(inv, CommandError(f"{path}: No such file or directory"))
             continue
-        st = host.lstat()
         out: list[str] = []
         i = 0
         while i < len(fmt):
             if fmt[i] == "%" and i + 1 < len(fmt):
-                out.append(_stat_field(inv, host, path, st, fmt[i + 1]))
+                out.append(_stat_field(inv, path, st, fmt[i + 1]))
                 i += 2
             else:
                 out.append(fmt[i])
@@ -659,15 +984,14 @@ async def readlink(inv: Invocation) -> int:
     flags, paths = split_flags(inv.argv[1:], "fenqm")
     status = 0
     for path in paths:
+        fs = inv.device.fs
         try:
-            host = host_path(inv, path)
-        except CommandError as exc:
-            status = report(inv, exc)
-            continue
-        if inv.argv[0] == "realpath" or flags & {"f", "e", "m"}:
-            inv.out(inv.device.fs.device_path(host) + "\n")
-        elif host.is_symlink():
-            inv.out(readlink_device(inv, host) + "\n")
-        else:
+            if inv.argv[0] == "realpath" or flags & {"f", "e", "m"}:
+                inv.out(fs.canonical(path, inv.cwd) + "\n")
+            elif fs.is_link(path, inv.cwd):
+                inv.out(fs.readlink(path, inv.cwd) + "\n")
+            else:
+                status = 1
+        except (OSError, PathEscapeError):
             status = 1
     return status

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
+import os
 import posixpath
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
@@ -46,6 +46,8 @@ BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/bin", "/usr/bin", "/
 PIPE_LIMIT = 64 * 1024 * 1024  # bytes a pipeline stage may produce before it is ended
 SIGPIPE_STATUS = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by a closed pipe
 MAX_DEPTH = 32  # nested `sh -c` / `$(...)`; real shells fork, we recurse
+MAX_WORD = 16 * 1024 * 1024  # characters one expanded word may hold (`x=$x$x` in a loop doubles it)
+MAX_SCRIPT = 16 * 1024 * 1024  # bytes of a script file `sh FILE` or `. FILE` reads
 
 DEFAULT_ENV = {
     "PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:"
@@ -201,7 +203,8 @@ class Shell:
                 status = done.status
             except LoopControl:
                 status = sub.status
-            await redirected.finish()
+            finally:
+                await redirected.finish()
             return status
         redirected = await self._redirect(cmd.redirects, io)
         if redirected is None:
@@ -341,10 +344,15 @@ class Shell:
 
     def _is_script(self, path: str) -> bool:
         try:
-            with self.device.fs.host(path, self.cwd).open("rb") as fh:
-                first = fh.readline(256)
+            fd = self.device.fs.open(path, os.O_RDONLY | os.O_NONBLOCK, self.cwd)
         except (OSError, PathEscapeError):
             return False
+        try:
+            first = os.read(fd, 256).split(b"\n", 1)[0]
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
         return first.startswith(b"#!") and first.rstrip().endswith((b"/sh", b"/bash", b"/mksh"))
 
     async def expand(self, word: Word, io: ShellIO, split: bool = True) -> list[str]:
@@ -397,6 +405,8 @@ class Shell:
                 cur, has_text = [], False
         if cur or has_text:
             fields.append("".join(cur))
+        if sum(map(len, fields)) > MAX_WORD:
+            raise ShellSyntaxError("word too long (more than 16 MiB)")
         if glob and split and len(fields) == 1:
             return self.glob(fields[0]) or fields
         return fields
@@ -471,8 +481,7 @@ class Shell:
                     nxt.append(posixpath.join(base, piece) if base else piece)
                     continue
                 try:
-                    host = self.device.fs.host(base or ".", self.cwd)
-                    names = sorted(p.name for p in host.iterdir())
+                    names = self.device.fs.listdir(base or ".", self.cwd)
                 except (OSError, PathEscapeError):
                     continue
                 for entry in names:
@@ -481,14 +490,7 @@ class Shell:
                     if fnmatch.fnmatchcase(entry, piece):
                         nxt.append(posixpath.join(base, entry) if base else entry)
             matches = nxt
-        found = []
-        for m in matches:
-            try:
-                if self.device.fs.host(m, self.cwd).exists() or self.device.fs.host(m, self.cwd).is_symlink():
-                    found.append(m)
-            except PathEscapeError:
-                continue
-        return found
+        return [m for m in matches if self.device.fs.exists(m, self.cwd)]
 
     async def _redirect(self, redirects: list[Redirect], io: ShellIO) -> Redirected | None:
         """Streams after applying redirections; None (after an error message) when a file fails."""
@@ -513,29 +515,26 @@ class Shell:
                     if r.op == "&>":
                         red.set(2, sink)
                 continue
+            fs = self.device.fs
             try:
-                host = self.device.fs.host(target, self.cwd)
                 if r.op == "<":
-                    red.io.stdin = ByteSource.from_bytes(host.read_bytes())
+                    red.io.stdin = ByteSource.from_bytes(fs.read_bytes(target, self.cwd, MAX_SCRIPT * 4))
                     continue
-                if not host.parent.is_dir():
-                    raise FileNotFoundError(target)
-                if host.is_dir():
-                    raise IsADirectoryError(target)
-                if r.op != ">>":
-                    host.write_bytes(b"")  # truncate now, as the shell does before running the command
+                # Opened once, truncated now as the shell does; every write goes to this descriptor,
+                # so renaming folders while the command runs cannot send the output elsewhere.
+                mode = os.O_APPEND if r.op == ">>" else os.O_TRUNC
+                fd = fs.open(target, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | mode, self.cwd)
             except (OSError, PathEscapeError) as exc:
-                reason = (
-                    "No such file or directory" if isinstance(exc, FileNotFoundError) else "Is a directory"
-                )
-                if isinstance(exc, PathEscapeError):
-                    reason = "Permission denied"
+                reason = "Permission denied" if isinstance(exc, PathEscapeError) else exc.strerror
+                if isinstance(exc, OSError) and exc.errno == 40:  # ELOOP: a link swapped in
+                    reason = "Too many symbolic links encountered"
                 io.stderr.write(f"{SH}: can't {'open' if r.op == '<' else 'create'} {target}: {reason}\n")
                 await io.stderr.flush()
                 await red.finish()
                 return None
-            sink = ByteSink(_file_writer(host))
+            sink = ByteSink(_file_writer(fd))
             red.files.append(sink)
+            red.fds.append(fd)
             red.set(r.fd, sink)
             if r.op == "&>":
                 red.set(2, sink)
@@ -548,6 +547,7 @@ class Redirected:
     def __init__(self, io: ShellIO) -> None:
         self.io = io
         self.files: list[ByteSink] = []
+        self.fds: list[int] = []
 
     def set(self, fd: int, sink: ByteSink) -> None:
         if fd == 2:
@@ -556,14 +556,20 @@ class Redirected:
             self.io.stdout = sink
 
     async def finish(self) -> None:
-        for sink in self.files:
-            await sink.flush()
+        try:
+            for sink in self.files:
+                await sink.flush()
+        finally:
+            for fd in self.fds:
+                os.close(fd)
+            self.fds = []
 
 
-def _file_writer(path: Path) -> Writer:
+def _file_writer(fd: int) -> Writer:
     async def write(data: bytes) -> None:
-        with path.open("ab") as fh:
-            fh.write(data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
 
     return write
 
@@ -577,11 +583,7 @@ def _command_name(name: str) -> str:
 async def _cd(sh: Shell, argv: list[str], io: ShellIO) -> int:
     target = argv[1] if len(argv) > 1 else sh.env.get("HOME", "/")
     path = sh.device.fs.normalize(target, sh.cwd)
-    try:
-        ok = sh.device.fs.host(path).is_dir()
-    except PathEscapeError:
-        ok = False
-    if not ok:
+    if not sh.device.fs.is_dir(path):
         io.stderr.write(f"{SH}: cd: {path}: No such file or directory\n")
         await io.stderr.flush()
         return 2
@@ -632,7 +634,7 @@ async def _sh(sh: Shell, argv: list[str], io: ShellIO) -> int:
         return await sub.run_text(args[1], io)
     if args:
         try:
-            text = sh.device.fs.host(args[0], sh.cwd).read_text(errors="replace")
+            text = sh.device.fs.read_bytes(args[0], sh.cwd, MAX_SCRIPT).decode(errors="replace")
         except (OSError, PathEscapeError):
             io.stderr.write(f"{SH}: {args[0]}: No such file or directory\n")
             await io.stderr.flush()
@@ -691,7 +693,7 @@ async def _source(sh: Shell, argv: list[str], io: ShellIO) -> int:
         io.stderr.write(f"{SH}: {argv[0]}: too deeply nested\n")
         return 2
     try:
-        text = sh.device.fs.host(argv[1], sh.cwd).read_text(errors="replace")
+        text = sh.device.fs.read_bytes(argv[1], sh.cwd, MAX_SCRIPT).decode(errors="replace")
     except (OSError, PathEscapeError):
         io.stderr.write(f"{SH}: {argv[1]}: not found\n")
         return 1

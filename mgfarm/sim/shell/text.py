@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
+import stat as statmod
 
-from mgfarm.sim.shell.files import CommandError, each_input, host_path, read_input, report, split_flags
+from mgfarm.sim.shell.files import CommandError, each_input, fs_call, read_input, report, split_flags
 from mgfarm.sim.shell.registry import Invocation, command, is_number
+from mgfarm.sim.shell.safe_regex import (
+    BoundedPattern,
+    Budget,
+    RegexError,
+    RegexTimeout,
+    compile_regex,
+    run_bounded,
+)
+from mgfarm.sim.system.fs import PathEscapeError
 
 
 def lines_of(data: bytes) -> list[bytes]:
@@ -61,8 +69,8 @@ def parse_grep(name: str, args: list[str]) -> tuple[list[str], set[str], list[st
     return patterns, flags, operands
 
 
-def grep_lines(data: bytes, regex: re.Pattern[str], flags: set[str], prefix: str) -> tuple[int, list[str]]:
-    """(matching line count, output lines) for one input."""
+def grep_lines(data: bytes, regex: BoundedPattern, flags: set[str], prefix: str) -> tuple[int, list[str]]:
+    """(matching line count, output lines) for one input; run in a worker thread (run_bounded)."""
     count = 0
     out: list[str] = []
     for num, raw in enumerate(lines_of(data), 1):
@@ -86,11 +94,11 @@ def grep_lines(data: bytes, regex: re.Pattern[str], flags: set[str], prefix: str
 async def grep(inv: Invocation) -> int:
     try:
         patterns, flags, operands = parse_grep(inv.argv[0], inv.argv[1:])
-        regex = _compile(patterns, flags)
+        regex = _compile(patterns, flags, Budget())
     except CommandError as exc:
         inv.err(f"{exc}\n")
         return 2
-    except re.error as exc:
+    except RegexError as exc:
         inv.err(f"grep: bad regex: {exc}\n")
         return 2
     files = operands or (["."] if "r" in flags else ["-"])
@@ -106,7 +114,11 @@ async def grep(inv: Invocation) -> int:
                 report(inv, exc)
             failed = True
             continue
-        count, lines = grep_lines(data, regex, flags, f"{path}:" if many else "")
+        try:
+            count, lines = await run_bounded(grep_lines, data, regex, flags, f"{path}:" if many else "")
+        except RegexTimeout as exc:
+            inv.err(f"grep: {exc}\n")
+            return 2
         matched_any = matched_any or count > 0
         if "q" in flags and matched_any:
             return 0
@@ -126,23 +138,19 @@ def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
     """`grep -r`: folders replaced by the files under them, in name order."""
     out: list[str] = []
     for operand in operands:
+        if not inv.device.fs.is_dir(operand, inv.cwd):
+            out.append(operand)
+            continue
         try:
-            host = host_path(inv, operand)
-        except CommandError:
+            walked = list(inv.device.fs.walk(operand, inv.cwd))
+        except (OSError, PathEscapeError):
             out.append(operand)
             continue
-        if not host.is_dir():
-            out.append(operand)
-            continue
-        for folder, dirs, names in sorted(os.walk(host)):
-            dirs.sort()
-            rel = os.path.relpath(folder, host)
-            base = operand if rel == "." else posixpath.join(operand, rel)
-            out.extend(posixpath.join(base, n) for n in sorted(names))
+        out.extend(path for path, st, _ in walked if statmod.S_ISREG(st.st_mode))
     return out
 
 
-def _compile(patterns: list[str], flags: set[str]) -> re.Pattern[str]:
+def _compile(patterns: list[str], flags: set[str], budget: Budget) -> BoundedPattern:
     parts = []
     for p in patterns:
         if "F" in flags:
@@ -156,7 +164,7 @@ def _compile(patterns: list[str], flags: set[str]) -> re.Pattern[str]:
         if "x" in flags:
             body = rf"^(?:{body})$"
         parts.append(f"(?:{body})")
-    return re.compile("|".join(parts), re.IGNORECASE if "i" in flags else 0)
+    return compile_regex("|".join(parts), "i" in flags, budget)
 
 
 def _count_arg(inv: Invocation, default: int) -> tuple[int, bool, list[str], bool]:
@@ -393,28 +401,35 @@ async def sed(inv: Invocation) -> int:
             return 1
         scripts.append(args.pop(0))
     extended = bool(flags & {"E", "r"})
-    if "i" in flags:  # in place: each file rewritten with its own result
-        for path in args:
-            try:
-                result = sed_text(await read_input(inv, path), scripts, flags, extended)
-                host_path(inv, path).write_bytes(result)
-            except CommandError as exc:
-                return report(inv, exc)
-        return 0
+    if any(len(script) > 4096 for script in scripts):
+        inv.err("sed: script longer than 4096 characters\n")
+        return 1
+    budget = Budget()
     try:
+        if "i" in flags:  # in place: each file rewritten with its own result
+            for path in args:
+                result = await run_bounded(
+                    sed_text, await read_input(inv, path), scripts, flags, extended, budget
+                )
+                fs_call(path, inv.device.fs.write_bytes, path, result, inv.cwd)
+            return 0
         data = b"".join([await read_input(inv, f) for f in args or ["-"]])
+        inv.out(await run_bounded(sed_text, data, scripts, flags, extended, budget))
     except CommandError as exc:
         return report(inv, exc)
-    inv.out(sed_text(data, scripts, flags, extended))
+    except (RegexError, RegexTimeout) as exc:
+        inv.err(f"sed: {exc}\n")
+        return 1
     return 0
 
 
-def sed_text(data: bytes, scripts: list[str], flags: set[str], extended: bool) -> bytes:
+def sed_text(data: bytes, scripts: list[str], flags: set[str], extended: bool, budget: Budget) -> bytes:
+    """The edited text; matching is bounded by `budget` (run it in a worker thread)."""
     out: list[str] = []
     for num, raw in enumerate(lines_of(data), 1):
         line = raw.decode("utf-8", "surrogateescape")
         for script in scripts:
-            line, printed = _sed_apply(script, line, num, extended)
+            line, printed = _sed_apply(script, line, num, extended, budget)
             if printed:
                 out.append(line + "\n")
         if "n" not in flags:
@@ -422,28 +437,28 @@ def sed_text(data: bytes, scripts: list[str], flags: set[str], extended: bool) -
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
-def _sed_apply(script: str, line: str, num: int, extended: bool) -> tuple[str, bool]:
+def _sed_apply(script: str, line: str, num: int, extended: bool, budget: Budget) -> tuple[str, bool]:
     m = SED_SUB.match(script)
     if m:
         addr, _, pat, repl, opts = m.groups()
-        if addr and not _sed_addr(addr, line, num, extended):
+        if addr and not _sed_addr(addr, line, num, extended, budget):
             return line, False
-        regex = re.compile(pat if extended else _bre_to_ere(pat), re.IGNORECASE if "i" in opts else 0)
+        regex = compile_regex(pat if extended else _bre_to_ere(pat), "i" in opts, budget)
         repl = re.sub(r"\\(\d)", r"\\g<\1>", repl.replace("&", r"\g<0>")).replace(r"\&", "&")
         new, n = regex.subn(repl, line, count=0 if "g" in opts else 1)
         return new, bool(n) and "p" in opts
     pm = re.fullmatch(r"(\d+|/.*/|\$)?p", script)
     if pm:
-        return line, not pm.group(1) or _sed_addr(pm.group(1), line, num, extended)
+        return line, not pm.group(1) or _sed_addr(pm.group(1), line, num, extended, budget)
     raise ValueError(f"unsupported script '{script}'")
 
 
-def _sed_addr(addr: str, line: str, num: int, extended: bool) -> bool:
+def _sed_addr(addr: str, line: str, num: int, extended: bool, budget: Budget) -> bool:
     if is_number(addr):
         return num == int(addr)
     if addr.startswith("/"):
         body = addr[1:-1]
-        return re.search(body if extended else _bre_to_ere(body), line) is not None
+        return compile_regex(body if extended else _bre_to_ere(body), budget=budget).search(line) is not None
     return False
 
 
@@ -454,10 +469,8 @@ async def tee(inv: Invocation) -> int:
     inv.out(data)
     for path in files:
         try:
-            host = host_path(inv, path)
-            with host.open("ab" if "a" in flags else "wb") as fh:
-                fh.write(data)
-        except (CommandError, OSError) as exc:
+            fs_call(path, inv.device.fs.write_bytes, path, data, inv.cwd, append="a" in flags)
+        except CommandError as exc:
             return report(inv, exc)
     return 0
 

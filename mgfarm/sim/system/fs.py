@@ -1,9 +1,22 @@
-"""The device filesystem: Android paths mapped into one host folder that nothing can escape."""
+"""The device filesystem: Android paths inside one host folder, resolved so that nothing can leave it.
+
+Every operation walks its path from a descriptor of the root, one component at a time with
+O_NOFOLLOW, at the moment of use: symlinks are followed by this walk with chroot semantics (an
+absolute target starts again at the device root, `..` stops at it), never by the kernel. A device
+symlink is stored on the host with a target that starts with LINK_DIR, a name that never exists, so
+any host code that follows it by path (SQLite, a snapshot copy, an app) finds nothing.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import posixpath
+import shutil
+import stat as statmod
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 # Folders every device has, as on a stock emulator image.
@@ -37,13 +50,61 @@ ALIASES = {
     "/mnt/sdcard": "/storage/emulated/0",
 }
 
+# Host symlink targets start with this folder name, which no device path may contain: the kernel
+# never resolves a device link on the host. The device sees the rest of the target.
+LINK_DIR = "..mgfarm-link.."
+LINK_PREFIX = LINK_DIR + "/"
+MAX_LINKS = 40  # symlinks followed in one lookup, as Linux allows (then ELOOP)
+DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
 
 class PathEscapeError(ValueError):
-    """A device path that would leave the device root."""
+    """A device path the sandbox refuses (it names the reserved link folder)."""
+
+
+@dataclass
+class Located:
+    """A resolved path: a descriptor of its parent folder, the last component, the canonical path.
+
+    `name` may not exist yet (for creation); it is "." for the root itself. Close it after use.
+    """
+
+    dir_fd: int
+    name: str
+    path: str
+
+    def close(self) -> None:
+        os.close(self.dir_fd)
+
+    def __enter__(self) -> Located:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def lstat(self) -> os.stat_result:
+        return os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+
+    def open(self, flags: int, mode: int = 0o666) -> int:
+        """A descriptor of the entry itself; a symlink swapped in since the lookup fails with ELOOP."""
+        return os.open(self.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=self.dir_fd)
+
+
+def _host_target(target: str) -> str:
+    return LINK_PREFIX + target
+
+
+def device_link_target(raw: str, root: str) -> str:
+    """The device's view of a host symlink target (links made before LINK_DIR are read as well)."""
+    if raw.startswith(LINK_PREFIX):
+        return raw[len(LINK_PREFIX) :]
+    if raw == root or raw.startswith(root + "/"):
+        return raw[len(root) :] or "/"
+    return raw
 
 
 class DeviceFS:
-    """Maps absolute Android paths to host paths under `root`."""
+    """Android paths under `root`; every method resolves beneath it at the moment of the call."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
@@ -65,14 +126,265 @@ class DeviceFS:
                 break
         return norm
 
+    # -- resolution -------------------------------------------------------------------------------
+
+    def locate(self, path: str, cwd: str = "/", follow: bool = True, lenient: bool = False) -> Located:
+        """Walk `path` from the root. Symlinks in folders are followed (in device terms); the last
+        component too when `follow`. Raises FileNotFoundError/NotADirectoryError for a missing or
+        non-folder parent (unless `lenient`: then `path` names the missing rest as typed), OSError(ELOOP)
+        for too many links, PathEscapeError for the reserved name."""
+        todo = [c for c in self.normalize(path, cwd).split("/") if c]
+        stack: list[tuple[int, str]] = [(os.open(self.root, DIR_FLAGS), "")]
+        hops = 0
+        try:
+            while todo:
+                comp = todo.pop(0)
+                if comp == ".":
+                    continue
+                if comp == "..":
+                    if len(stack) > 1:
+                        os.close(stack.pop()[0])
+                    continue
+                if comp == LINK_DIR:
+                    raise PathEscapeError(f"{path}: reserved name")
+                fd, where = stack[-1]
+                here = f"{where}/{comp}"
+                last = not todo
+                if last and not follow:
+                    return self._found(stack, comp, here)
+                try:
+                    st = os.stat(comp, dir_fd=fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    if last or lenient:
+                        return self._found(stack, comp, "/".join([here, *todo]))
+                    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), here) from None
+                if statmod.S_ISLNK(st.st_mode):
+                    hops += 1
+                    if hops > MAX_LINKS:
+                        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                    target = device_link_target(os.readlink(comp, dir_fd=fd), str(self.root))
+                    if target.startswith("/"):
+                        while len(stack) > 1:
+                            os.close(stack.pop()[0])
+                        target = self.normalize(target)
+                    todo[0:0] = [c for c in target.split("/") if c]
+                    continue
+                if last:
+                    return self._found(stack, comp, here)
+                if not statmod.S_ISDIR(st.st_mode):
+                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), here)
+                stack.append((os.open(comp, DIR_FLAGS, dir_fd=fd), here))
+            return self._found(stack, ".", stack[-1][1] or "/")
+        except BaseException:
+            for fd, _ in stack:
+                os.close(fd)
+            raise
+
+    @staticmethod
+    def _found(stack: list[tuple[int, str]], name: str, path: str) -> Located:
+        """The top of the walk as a Located; the other folder descriptors are closed."""
+        while len(stack) > 1:
+            os.close(stack.pop(0)[0])
+        return Located(stack[0][0], name, path or "/")
+
     def host(self, path: str, cwd: str = "/") -> Path:
-        """The host path for a device path. Symlinks inside the root may not point outside it."""
-        rel = self.normalize(path, cwd).lstrip("/")
-        candidate = self.root / rel if rel else self.root
-        real = Path(os.path.realpath(candidate))
-        if real != self.root and self.root not in real.parents:
-            raise PathEscapeError(f"{path}: path leaves the device root")
-        return candidate
+        """The host path of a device path with every device symlink resolved (for code that needs a
+        path, such as SQLite). Whatever is swapped in later, the kernel follows no device link."""
+        with self.locate(path, cwd, lenient=True) as loc:
+            rel = loc.path.lstrip("/")
+        return self.root / rel if rel else self.root
+
+    def canonical(self, path: str, cwd: str = "/") -> str:
+        """The device path with every symlink resolved (`realpath`)."""
+        with self.locate(path, cwd) as loc:
+            return loc.path
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def stat(self, path: str, cwd: str = "/", follow: bool = True) -> os.stat_result:
+        with self.locate(path, cwd, follow) as loc:
+            return loc.lstat()
+
+    def lstat(self, path: str, cwd: str = "/") -> os.stat_result:
+        return self.stat(path, cwd, follow=False)
+
+    def kind(self, path: str, cwd: str = "/", follow: bool = True) -> int | None:
+        """S_IFMT of the entry (S_IFDIR, S_IFREG, S_IFLNK...), or None when it does not exist."""
+        try:
+            return statmod.S_IFMT(self.stat(path, cwd, follow).st_mode)
+        except (OSError, PathEscapeError):
+            return None
+
+    def exists(self, path: str, cwd: str = "/") -> bool:
+        return self.kind(path, cwd, follow=False) is not None
+
+    def is_dir(self, path: str, cwd: str = "/") -> bool:
+        return self.kind(path, cwd) == statmod.S_IFDIR
+
+    def is_file(self, path: str, cwd: str = "/") -> bool:
+        return self.kind(path, cwd) == statmod.S_IFREG
+
+    def is_link(self, path: str, cwd: str = "/") -> bool:
+        return self.kind(path, cwd, follow=False) == statmod.S_IFLNK
+
+    def readlink(self, path: str, cwd: str = "/") -> str:
+        with self.locate(path, cwd, follow=False) as loc:
+            return device_link_target(os.readlink(loc.name, dir_fd=loc.dir_fd), str(self.root))
+
+    @contextlib.contextmanager
+    def opendir(self, path: str, cwd: str = "/") -> Iterator[int]:
+        """A descriptor of the folder at `path` (O_RDONLY, for listing and *at calls)."""
+        with self.locate(path, cwd) as loc:
+            fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    def entries(self, path: str, cwd: str = "/") -> list[tuple[str, os.stat_result]]:
+        """(name, lstat) of each entry of a folder, in name order."""
+        with self.opendir(path, cwd) as fd:
+            out = []
+            for name in sorted(os.listdir(fd)):
+                with contextlib.suppress(FileNotFoundError):
+                    out.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
+            return out
+
+    def listdir(self, path: str, cwd: str = "/") -> list[str]:
+        with self.opendir(path, cwd) as fd:
+            return sorted(os.listdir(fd))
+
+    # -- reading and writing ----------------------------------------------------------------------
+
+    def open(self, path: str, flags: int, cwd: str = "/", mode: int = 0o666) -> int:
+        """A descriptor for `path` (symlinks followed in device terms); the caller closes it."""
+        with self.locate(path, cwd) as loc:
+            return loc.open(flags, mode)
+
+    def read_bytes(self, path: str, cwd: str = "/", limit: int | None = None) -> bytes:
+        """A file's bytes; OSError(EFBIG) when it holds more than `limit`."""
+        fd = self.open(path, os.O_RDONLY, cwd)
+        try:
+            st = os.fstat(fd)
+            if statmod.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            if limit is not None and st.st_size > limit:
+                raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
+            chunks = []
+            total = 0
+            while chunk := os.read(fd, 1 << 20):
+                total += len(chunk)
+                if limit is not None and total > limit:
+                    raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def write_bytes(self, path: str, data: bytes, cwd: str = "/", append: bool = False) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+        fd = self.open(path, flags, cwd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+
+    # -- changing the tree ------------------------------------------------------------------------
+
+    def mkdir(self, path: str, cwd: str = "/", parents: bool = False) -> None:
+        if parents:
+            parts = self.normalize(path, cwd).split("/")
+            for i in range(2, len(parts) + 1):
+                with contextlib.suppress(FileExistsError):
+                    self.mkdir("/".join(parts[:i]) or "/")
+            if not self.is_dir(path, cwd):
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+            return
+        with self.locate(path, cwd, follow=False) as loc:
+            os.mkdir(loc.name, dir_fd=loc.dir_fd)
+
+    def symlink(self, target: str, link: str, cwd: str = "/") -> None:
+        """A device symlink: `target` is kept as the device will read it back."""
+        if LINK_DIR in target.split("/"):
+            raise PathEscapeError(f"{target}: reserved name")
+        with self.locate(link, cwd, follow=False) as loc:
+            os.symlink(_host_target(target), loc.name, dir_fd=loc.dir_fd)
+
+    def unlink(self, path: str, cwd: str = "/") -> None:
+        with self.locate(path, cwd, follow=False) as loc:
+            os.unlink(loc.name, dir_fd=loc.dir_fd)
+
+    def rmdir(self, path: str, cwd: str = "/") -> None:
+        with self.locate(path, cwd, follow=False) as loc:
+            os.rmdir(loc.name, dir_fd=loc.dir_fd)
+
+    def remove(self, path: str, cwd: str = "/", recursive: bool = False) -> None:
+        """Unlink a file or link, or a folder (with everything in it when `recursive`)."""
+        with self.locate(path, cwd, follow=False) as loc:
+            if loc.name == ".":
+                raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), path)
+            if not statmod.S_ISDIR(loc.lstat().st_mode):
+                os.unlink(loc.name, dir_fd=loc.dir_fd)
+            elif recursive:
+                # rmtree with dir_fd works on descriptors and never follows a link (3.11+).
+                shutil.rmtree(loc.name, dir_fd=loc.dir_fd)
+            else:
+                os.rmdir(loc.name, dir_fd=loc.dir_fd)
+
+    def rename(self, src: str, dst: str, cwd: str = "/") -> None:
+        with self.locate(src, cwd, follow=False) as s, self.locate(dst, cwd, follow=False) as d:
+            if s.name == "." or d.name == ".":
+                raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src)
+            os.rename(s.name, d.name, src_dir_fd=s.dir_fd, dst_dir_fd=d.dir_fd)
+
+    def utime(self, path: str, when: float, cwd: str = "/", create: bool = True) -> None:
+        flags = os.O_WRONLY | os.O_CREAT if create else os.O_RDONLY
+        try:
+            fd = self.open(path, flags | os.O_NONBLOCK, cwd)
+        except IsADirectoryError:
+            fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY, cwd)
+        try:
+            os.utime(fd, (when, when))
+        finally:
+            os.close(fd)
+
+    def copy(self, src: str, dst: str, cwd: str = "/", budget: int = 1 << 34) -> None:
+        """Copy a file, link or folder tree `src` to the new or existing entry `dst`, keeping
+        links as links and modes and times; descriptors throughout, so no swap redirects it."""
+        with self.locate(src, cwd) as s:
+            sfd = s.open(os.O_RDONLY)
+            spath = s.path
+        try:
+            with self.locate(dst, cwd, follow=False) as d:
+                if statmod.S_ISDIR(os.fstat(sfd).st_mode):
+                    if d.path == spath or d.path.startswith(spath.rstrip("/") + "/"):
+                        raise OSError(errno.EINVAL, "cannot copy a directory into itself", src)
+                    _copy_tree(sfd, d.dir_fd, d.name, [budget], 0)
+                else:
+                    _copy_file(sfd, d.dir_fd, d.name, [budget])
+        finally:
+            os.close(sfd)
+
+    def walk(
+        self, path: str, cwd: str = "/", follow: bool = False
+    ) -> Iterator[tuple[str, os.stat_result, int]]:
+        """(device path as given + child names, lstat, depth) of `path` and everything under it,
+        parents before children, names in order; links are listed, not entered."""
+        with self.locate(path, cwd, follow) as loc:
+            st = loc.lstat()
+            base = path
+            yield base, st, 0
+            if not statmod.S_ISDIR(st.st_mode):
+                return
+            fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            yield from _walk_fd(fd, base, 1)
+        finally:
+            os.close(fd)
+
+    # -- messages ---------------------------------------------------------------------------------
 
     def os_error(self, exc: OSError) -> str:
         """`path: reason` for a failed host call, naming the device path: host paths never reach a user."""
@@ -80,11 +392,83 @@ class DeviceFS:
         if exc.filename is None:
             return reason
         text, root = os.fsdecode(exc.filename), str(self.root)
-        inside = text == root or text.startswith(root + "/")
-        shown = (text[len(root) :] or "/") if inside else Path(text).name
-        return f"{shown}: {reason}"
+        if text.startswith("/") and not (text == root or text.startswith(root + "/")):
+            return f"{posixpath.basename(text)}: {reason}"  # a host path: its name only
+        return f"{self.scrub(text)}: {reason}"
+
+    def scrub(self, text: str) -> str:
+        """`text` with the host root replaced by the device root: output never names a host path."""
+        root = str(self.root)
+        return text.replace(root + "/", "/").replace(root, "/")
 
     def device_path(self, host: Path) -> str:
         """The device path of a host path under the root."""
-        rel = host.resolve().relative_to(self.root)
+        rel = host.relative_to(self.root)
         return "/" + str(rel) if str(rel) != "." else "/"
+
+
+MAX_TREE_DEPTH = 256
+
+
+def _walk_fd(fd: int, base: str, depth: int) -> Iterator[tuple[str, os.stat_result, int]]:
+    if depth > MAX_TREE_DEPTH:
+        raise OSError(errno.ELOOP, "tree too deep", base)
+    for name in sorted(os.listdir(fd)):
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        here = posixpath.join(base, name)
+        yield here, st, depth
+        if statmod.S_ISDIR(st.st_mode):
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            except OSError:
+                continue  # replaced since the listing: skip it, as find does with a vanished entry
+            try:
+                yield from _walk_fd(child, here, depth + 1)
+            finally:
+                os.close(child)
+
+
+def _copy_file(sfd: int, dir_fd: int, name: str, budget: list[int]) -> None:
+    st = os.fstat(sfd)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    dfd = os.open(name, flags, statmod.S_IMODE(st.st_mode) | 0o600, dir_fd=dir_fd)
+    try:
+        while chunk := os.read(sfd, 1 << 20):
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), name)
+            os.write(dfd, chunk)
+        os.utime(dfd, ns=(st.st_atime_ns, st.st_mtime_ns))
+    finally:
+        os.close(dfd)
+
+
+def _copy_tree(sfd: int, dir_fd: int, name: str, budget: list[int], depth: int) -> None:
+    if depth > MAX_TREE_DEPTH:
+        raise OSError(errno.ELOOP, "tree too deep", name)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, dir_fd=dir_fd)
+    dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        for entry in sorted(os.listdir(sfd)):
+            st = os.stat(entry, dir_fd=sfd, follow_symlinks=False)
+            if statmod.S_ISLNK(st.st_mode):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry, dir_fd=dfd)
+                os.symlink(os.readlink(entry, dir_fd=sfd), entry, dir_fd=dfd)
+                continue
+            if not (statmod.S_ISDIR(st.st_mode) or statmod.S_ISREG(st.st_mode)):
+                continue
+            child = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=sfd)
+            try:
+                if statmod.S_ISDIR(st.st_mode):
+                    _copy_tree(child, dfd, entry, budget, depth + 1)
+                else:
+                    _copy_file(child, dfd, entry, budget)
+            finally:
+                os.close(child)
+    finally:
+        os.close(dfd)

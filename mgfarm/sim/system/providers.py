@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from mgfarm.sim.system import sqlsafe
+
 Value = str | int | float | bytes | None
 Rows = list[tuple[Any, ...]]
 
@@ -78,6 +80,8 @@ class SqliteProvider:
     """A provider over one SQLite file: URI path -> route, `.../ID` selects one row by id.
 
     `db_path` is a callable so the provider follows the device root (snapshot loads replace files).
+    Selections and sort orders come from the device user (`content --where`): connections are
+    confined (sqlsafe), and the calls are safe to run in a worker thread (each opens its own).
     """
 
     def __init__(self, authority: str, db_path: Callable[[], Path], routes: dict[str, Route]) -> None:
@@ -90,13 +94,14 @@ class SqliteProvider:
         path = self.db_path()
         if not path.exists():
             raise ProviderError(f"Unknown URI: database for {self.authority} is missing")
-        conn = sqlite3.connect(path)
-        conn.execute("PRAGMA synchronous=OFF")  # no power loss to survive; saves an fsync per write
+        conn, guard = sqlsafe.connect(path)
         try:
+            conn.execute("PRAGMA synchronous=OFF")  # no power loss to survive; saves an fsync per write
+            guard.start()
             with conn:
                 yield conn
         except sqlite3.Error as exc:
-            raise ProviderError(str(exc)) from exc
+            raise ProviderError(sqlsafe.error_text(exc, guard)) from exc
         finally:
             conn.close()
 
@@ -141,7 +146,7 @@ class SqliteProvider:
             sql += f" ORDER BY {sort}"
         with self._connect() as conn:
             cur = conn.execute(sql, [*params, *args])
-            rows = cur.fetchall()
+            rows = sqlsafe.fetch_bounded(cur)
             columns = [d[0] for d in cur.description or ()]
         return columns, rows
 

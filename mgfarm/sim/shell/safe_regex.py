@@ -1,0 +1,92 @@
+"""Regular expressions on device input, bounded so that one device cannot stall the others.
+
+Patterns come from an agent (`grep`, `sed`, `find -regex`), and a catastrophic one backtracks for
+ever. The `regex` package matches with the GIL released (`concurrent=True`) and gives up after a
+deadline (`timeout=`), so commands run their matching in a worker thread (`run_bounded`) while the
+event loop keeps serving every other device, and a match that takes too long ends the command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import regex
+
+# Seconds of matching one command may spend; then it fails with RegexTimeout.
+REGEX_BUDGET = 2.0
+MAX_PATTERN = 4096
+
+T = TypeVar("T")
+
+
+class RegexError(ValueError):
+    """A pattern that does not compile (or is too long)."""
+
+
+class RegexTimeout(Exception):
+    """Matching ran past the command's budget."""
+
+
+class Budget:
+    """The time left for one command's matching."""
+
+    def __init__(self, seconds: float = REGEX_BUDGET) -> None:
+        self.deadline = time.monotonic() + seconds
+
+    def left(self) -> float:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise RegexTimeout("regular expression took too long")
+        return remaining
+
+
+class BoundedPattern:
+    """A compiled pattern whose every call runs concurrently (GIL released) within a Budget."""
+
+    def __init__(self, pattern: Any, budget: Budget) -> None:
+        self._pattern = pattern
+        self.budget = budget
+
+    def _bounded(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, timeout=self.budget.left(), concurrent=True, **kwargs)
+        except TimeoutError as exc:
+            raise RegexTimeout("regular expression took too long") from exc
+
+    def search(self, text: str) -> Any:
+        return self._bounded(self._pattern.search, text)
+
+    def fullmatch(self, text: str) -> Any:
+        return self._bounded(self._pattern.fullmatch, text)
+
+    def finditer(self, text: str) -> list[Any]:
+        return self._bounded(lambda t, **kw: list(self._pattern.finditer(t, **kw)), text)
+
+    def subn(self, repl: str, text: str, count: int = 0) -> tuple[str, int]:
+        result: tuple[str, int] = self._bounded(self._pattern.subn, repl, text, count)
+        return result
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str, flags: int) -> Any:
+    return regex.compile(pattern, flags | regex.VERSION0)
+
+
+def compile_regex(pattern: str, ignore_case: bool = False, budget: Budget | None = None) -> BoundedPattern:
+    """A pattern with Python `re` syntax, bounded by `budget` (a fresh REGEX_BUDGET by default)."""
+    if len(pattern) > MAX_PATTERN:
+        raise RegexError(f"pattern longer than {MAX_PATTERN} characters")
+    try:
+        compiled = _compiled(pattern, regex.IGNORECASE if ignore_case else 0)
+    except (regex.error, OverflowError, RecursionError) as exc:
+        raise RegexError(str(exc)) from exc
+    return BoundedPattern(compiled, budget or Budget())
+
+
+async def run_bounded(fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn(*args)` (matching work) in a worker thread, leaving the event loop free."""
+    return await asyncio.to_thread(fn, *args)

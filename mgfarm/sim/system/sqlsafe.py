@@ -1,0 +1,109 @@
+"""SQLite connections for SQL that a device user wrote (`sqlite3`, `content --where`): confined.
+
+An authorizer refuses what reaches past the database file (ATTACH, DETACH and so VACUUM INTO,
+extension loading, pointer-taking functions such as `fts3_tokenizer`, which a forged pointer turns
+into a crash or code execution) and a progress handler interrupts a statement after STATEMENT_CPU
+seconds of CPU (a recursive query that never ends). Run these connections off the event loop:
+SQLite releases the GIL while it steps, so the other devices keep answering.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+STATEMENT_CPU = 2.0  # CPU seconds one statement may use, then "interrupted"
+PROGRESS_STEPS = 10_000  # virtual machine steps between deadline checks
+MAX_ROWS = 200_000  # rows one query may return into memory
+MAX_BYTES = 64 * 1024 * 1024  # bytes of text one query may return into memory
+
+# Functions that take or return raw pointers, or reach the host (extensions, files).
+DENIED_FUNCTIONS = frozenset(
+    {
+        "fts3_tokenizer",
+        "fts5",
+        "load_extension",
+        "readfile",
+        "writefile",
+        "edit",
+        "zipfile",
+        "sqlar_uncompress",
+    }
+)
+# Pragmas that name host paths or let a statement corrupt the schema the checker trusts.
+DENIED_PRAGMAS = frozenset({"temp_store_directory", "data_store_directory", "writable_schema"})
+
+
+class Guard:
+    """The authorizer and statement deadline of one connection."""
+
+    def __init__(self, cpu: float = STATEMENT_CPU) -> None:
+        self.cpu = cpu
+        self.started = time.thread_time()
+        self.denied = ""
+
+    def start(self) -> None:
+        """Call before each statement: its CPU budget starts now (in this thread)."""
+        self.started = time.thread_time()
+        self.denied = ""
+
+    def authorize(
+        self, action: int, arg1: str | None, arg2: str | None, db: str | None, trig: str | None
+    ) -> int:
+        if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+            self.denied = "ATTACH, DETACH and VACUUM INTO are not allowed on this device"
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in DENIED_FUNCTIONS:
+            self.denied = f"{arg2}() is not allowed on this device"
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in DENIED_PRAGMAS:
+            self.denied = f"PRAGMA {arg1} is not allowed on this device"
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    def progress(self) -> int:
+        """Non-zero interrupts the running statement (sqlite3.OperationalError: interrupted)."""
+        return 1 if time.thread_time() - self.started > self.cpu else 0
+
+
+def confine(conn: sqlite3.Connection, guard: Guard | None = None) -> Guard:
+    """Install the authorizer and the deadline on `conn`; returns the Guard (call start() per
+    statement when a connection runs several)."""
+    guard = guard or Guard()
+    conn.set_authorizer(guard.authorize)
+    conn.set_progress_handler(guard.progress, PROGRESS_STEPS)
+    return guard
+
+
+def connect(
+    path: Path | str, uri: bool = False, autocommit: bool = False
+) -> tuple[sqlite3.Connection, Guard]:
+    """A confined connection to `path`, a host path already resolved beneath a device root
+    (`autocommit`: no implicit transactions, as the sqlite3 shell runs statements)."""
+    if autocommit:
+        conn = sqlite3.connect(path, uri=uri, isolation_level=None)
+    else:
+        conn = sqlite3.connect(path, uri=uri)
+    return conn, confine(conn)
+
+
+def fetch_bounded(cur: sqlite3.Cursor) -> list[tuple[object, ...]]:
+    """The rows of `cur`, refusing results that would fill memory (an endless recursive CTE
+    produces millions of rows before its deadline)."""
+    rows: list[tuple[object, ...]] = []
+    size = 0
+    while batch := cur.fetchmany(1000):
+        rows.extend(batch)
+        size += sum(len(v) if isinstance(v, str | bytes) else 8 for row in batch for v in row)
+        if len(rows) > MAX_ROWS or size > MAX_BYTES:
+            raise sqlite3.OperationalError("result too large (more than 200,000 rows or 64 MiB)")
+    return rows
+
+
+def error_text(exc: sqlite3.Error, guard: Guard) -> str:
+    """SQLite's message, with the reason when the authorizer refused (`not authorized` says little)."""
+    text = str(exc)
+    if guard.denied and ("not authorized" in text or "authorization denied" in text):
+        return f"{text}: {guard.denied}"
+    return text
