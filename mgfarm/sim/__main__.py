@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from mgfarm.errors import MgfarmError
-from mgfarm.sim.server import ServeOptions, run
+from mgfarm.sim.server import DEFAULT_MEMORY_LIMIT, ServeOptions, run
 
 
 def parse(argv: list[str]) -> ServeOptions:
@@ -29,6 +29,22 @@ def parse(argv: list[str]) -> ServeOptions:
     serve.add_argument("--token-file", type=Path, default=None, help="console token file")
     serve.add_argument("--announce", type=int, default=None, metavar="PORT", help="adb server to announce to")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument(
+        "--golden", type=Path, default=None, help="read-only snapshot folder searched after --snapshots"
+    )
+    serve.add_argument(
+        "--user", default="nobody", help="unprivileged user to become when started as root ('root': stay)"
+    )
+    serve.add_argument(
+        "--memory-limit",
+        type=memory_size,
+        default=DEFAULT_MEMORY_LIMIT,
+        metavar="SIZE",
+        help="data segment cap of the worker, e.g. 3g or 512m (0: none)",
+    )
+    serve.add_argument(
+        "--no-sandbox", action="store_true", help="do not confine the worker with Landlock (debugging only)"
+    )
     args = parser.parse_args(argv)
     return ServeOptions(
         adb_port=args.adb_port,
@@ -38,7 +54,24 @@ def parse(argv: list[str]) -> ServeOptions:
         token_file=args.token_file,
         announce=args.announce,
         host=args.host,
+        golden_dir=args.golden,
+        sandbox=not args.no_sandbox,
+        user=args.user,
+        memory_limit=args.memory_limit,
     )
+
+
+def memory_size(text: str) -> int:
+    """Bytes from `512m`, `3g`, `1048576`; argparse shows the ValueError's message."""
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    number, unit = (text[:-1], text[-1].lower()) if text[-1:].lower() in units else (text, "")
+    try:
+        value = int(float(number) * units.get(unit, 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size; write e.g. 3g, 512m or 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative; write e.g. 3g, 512m or 0")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,28 +38,42 @@ def default_token_file() -> Path:
     return Path.home() / ".emulator_console_auth_token"
 
 
+class TokenError(Exception):
+    """The token file holds no token: refused, because an empty token would turn auth off."""
+
+
 def read_token(path: Path) -> str:
-    """The auth token, creating the file as the emulator does when it is missing; '' disables auth."""
+    """The auth token without surrounding whitespace, creating the file (0600) when it is missing.
+
+    A file holding only whitespace is refused rather than read as "no auth": a device console
+    lets whoever reaches it load snapshots and kill the device.
+    """
     try:
-        return path.read_text()
+        token = path.read_text().strip()
     except FileNotFoundError:
         token = secrets.token_urlsafe(12)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(token)
-        path.chmod(0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(token)
         return token
+    if not token:
+        raise TokenError(
+            f"the console token file {path} is empty; write a token into it, or delete it so one is made"
+        )
+    return token
 
 
 class Console:
     """The TCP console of one device."""
 
-    def __init__(self, device: SimDevice, host: str, port: int) -> None:
+    def __init__(self, device: SimDevice, host: str, port: int, token: str | None = None) -> None:
         self.device = device
         self.host = host
         self.port = port
         self.token_file = device.config.token_file or default_token_file()
-        # A trailing newline from `echo > file` is not part of the token a person types.
-        self.token = read_token(self.token_file).strip()
+        # Read before the worker gave up root (the file is 0600); a trailing newline is no part of it.
+        self.token = token if token else read_token(self.token_file)
         self._server: asyncio.Server | None = None
         self._sessions: set[asyncio.StreamWriter] = set()
 

@@ -21,11 +21,12 @@ class DeviceConfig:
     name: str
     adb_port: int
     data_dir: Path  # host folder owned by this device (its Android root lives under it)
-    snapshot_dir: Path  # where named snapshots are kept; may be shared read-only between devices
+    snapshot_dir: Path  # where this device saves named snapshots (shared by the devices of a worker)
     width: int = 1080
     height: int = 2400
     density: int = 420
     token_file: Path | None = None  # console auth token; None means ~/.emulator_console_auth_token
+    golden_dir: Path | None = None  # read-only snapshots (the farm's golden), searched after snapshot_dir
     host: str = "127.0.0.1"
     extra_props: dict[str, str] = field(default_factory=dict)
 

@@ -1,24 +1,34 @@
 """Named snapshots of a whole device: its file tree plus the in-memory state of its services.
 
 A snapshot is `snapshot_dir/<name>/` with `files/` (a copy of the device root) and `state.json`.
-Once written a snapshot is never modified in place, so many devices can load one golden snapshot.
+Once written a snapshot is never modified in place (files 0444, folders 0555), so many devices can
+load one golden snapshot; `golden_dir` holds read-only snapshots searched after `snapshot_dir`.
+
+Every change is atomic against kill -9: a save is written into a staging folder and renamed into
+place; a load copies into a fresh root that is swapped with the device root (renameat2
+RENAME_EXCHANGE, or two renames that `recover` completes or undoes at the next start). A device
+therefore comes back whole, with its old files or the snapshot's, never a mix. Loads check the
+snapshot first (`PRAGMA quick_check` on every database, the shape of state.json) and refuse a
+corrupt one in one sentence, leaving the device as it was.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import re
 import shutil
-import tempfile
+import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.device import DeviceConfig, SimDevice
 
 NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 
@@ -68,129 +78,287 @@ def import_state(device: SimDevice, state: dict[str, Any]) -> None:
             importer(data)
 
 
+# Staging names use '+', which snapshot names cannot hold, and the pid, so that `recover` never
+# touches the work of another live process sharing the folder.
+SAVE_PREFIX, OLD_PREFIX, ROOT_NEW, ROOT_OLD = ".save+", ".old+", ".root-new+", ".root-old+"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+_checked: dict[tuple[int, int, int], None] = {}  # snapshots that passed the checks, by state.json identity
+
+
 def save(device: SimDevice, name: str) -> None:
     """Capture the device's files and state under `name`, replacing an older snapshot of that name."""
     check_name(name)
     base = device.config.snapshot_dir
-    base.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=base))
+    staging = base / f"{SAVE_PREFIX}{name}+{os.getpid()}+{time.monotonic_ns()}"
     try:
-        shutil.copytree(device.fs.root, staging / "files", symlinks=True)
+        base.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
+        copy_tree(device.fs.root, staging / "files")
         meta = {"name": name, "created": time.time(), "uptime_ms": uptime_ms(device)}
         (staging / "state.json").write_text(json.dumps({"meta": meta, "state": export_state(device)}))
-        replace_dir(staging, base / name)
+        seal(staging)
+        swap_in(staging, base / name, OLD_PREFIX)
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
         raise SnapshotError(f"could not save snapshot '{name}': {exc.strerror or exc}") from exc
 
 
+def find(device: SimDevice, name: str) -> Path | None:
+    """The folder of snapshot `name`: the device's own first, then the read-only golden folder."""
+    for base in (device.config.snapshot_dir, device.config.golden_dir):
+        if base is not None and (base / name / "state.json").is_file():
+            return base / name
+    return None
+
+
 def load(device: SimDevice, name: str) -> None:
-    """Replace the device's files and state with the snapshot `name`."""
+    """Replace the device's files and state with the snapshot `name`, or refuse and change nothing."""
     check_name(name)
-    folder = device.config.snapshot_dir / name
+    folder = find(device, name)
+    if folder is None:
+        raise SnapshotError(f"snapshot '{name}' does not exist")
+    state = verified_state(folder, name)
+    root = device.fs.root
+    fresh = root.with_name(f"{ROOT_NEW}{os.getpid()}+{time.monotonic_ns()}")
     try:
-        state = json.loads((folder / "state.json").read_text())
-    except FileNotFoundError as exc:
-        raise SnapshotError(f"snapshot '{name}' does not exist") from exc
-    except (OSError, ValueError) as exc:
-        raise SnapshotError(f"snapshot '{name}' is unreadable: {exc}") from exc
-    try:
-        restore_tree(folder / "files", device.fs.root)
+        copy_tree(folder / "files", fresh, writable=True)
     except OSError as exc:
+        remove_tree(fresh)
         raise SnapshotError(f"snapshot '{name}' could not be restored: {exc.strerror or exc}") from exc
-    import_state(device, state.get("state", {}))
+    before = export_state(device)
+    old = swap(fresh, root, ROOT_OLD)
+    try:
+        import_state(device, state)
+    except Exception as exc:  # a service refused its part: the device goes back as it was
+        remove_tree(swap(old, root, ROOT_OLD))
+        import_state(device, before)
+        raise SnapshotError(
+            f"snapshot '{name}' has a state the device cannot use ({exc}); save it again or delete it"
+        ) from exc
+    # Removing folders is the slowest part of a reset (rmdir on overlay filesystems): the old tree
+    # goes in the background; if the process dies first, `recover` deletes it at the next start.
+    threading.Thread(target=remove_tree, args=(old,), daemon=True, name="snapshot-cleanup").start()
+
+
+def verified_state(folder: Path, name: str) -> dict[str, Any]:
+    """The snapshot's device state after the integrity checks; SnapshotError names what is wrong."""
+    fix = f"save it again or delete it with `avd snapshot delete {name}`"
+    try:
+        st = os.stat(folder / "state.json")
+        data = json.loads((folder / "state.json").read_text())
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise SnapshotError(f"snapshot '{name}' has an unreadable state.json ({exc}); {fix}") from exc
+    problem = state_problem(data)
+    if problem:
+        raise SnapshotError(f"snapshot '{name}' is corrupt: state.json {problem}; {fix}")
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
+    if key not in _checked:
+        bad = broken_database(folder / "files")
+        if bad:
+            raise SnapshotError(f"snapshot '{name}' is corrupt: database {bad}; {fix}")
+        _checked[key] = None
+    state: dict[str, Any] = data["state"]
+    return state
+
+
+def state_problem(data: object) -> str:
+    """What is wrong with the shape of a state.json, or '' when it is sound."""
+    if not isinstance(data, dict) or not isinstance(data.get("meta"), dict):
+        return "has no 'meta' object"
+    state = data.get("state")
+    if not isinstance(state, dict):
+        return "has no 'state' object"
+    props = state.get("props", {})
+    if not isinstance(props, dict) or not all(isinstance(v, str) for v in props.values()):
+        return "has 'props' that are not a map of strings"
+    if not isinstance(state.get("root_adbd", True), bool):
+        return "has a 'root_adbd' that is not true or false"
+    services = state.get("services", {})
+    if not isinstance(services, dict) or not all(isinstance(v, dict) for v in services.values()):
+        return "has 'services' that are not a map of objects"
+    return ""
+
+
+def broken_database(files: Path) -> str:
+    """The device path of the first SQLite database failing `PRAGMA quick_check`, or ''."""
+    for dirpath, _dirs, names in os.walk(files):
+        for fname in names:
+            path = Path(dirpath) / fname
+            if path.is_symlink() or not path.is_file():
+                continue
+            with open(path, "rb") as handle:
+                if handle.read(16) != SQLITE_MAGIC:
+                    continue
+            shown = "/" + str(path.relative_to(files))
+            try:
+                # immutable: no journal or lock files next to a read-only snapshot
+                with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)) as db:
+                    rows = db.execute("PRAGMA quick_check").fetchall()
+            except sqlite3.DatabaseError as exc:
+                return f"{shown} ({exc})"
+            if rows != [("ok",)]:
+                return f"{shown} ({rows[0][0]})"
+    return ""
 
 
 def delete(device: SimDevice, name: str) -> None:
     check_name(name)
     folder = device.config.snapshot_dir / name
     if not (folder / "state.json").exists():
+        if find(device, name) is not None:
+            raise SnapshotError(f"snapshot '{name}' is a read-only golden snapshot and cannot be deleted")
         raise SnapshotError(f"snapshot '{name}' does not exist")
-    shutil.rmtree(folder)
+    doomed = folder.with_name(f"{OLD_PREFIX}{name}+{os.getpid()}+{time.monotonic_ns()}")
+    os.rename(folder, doomed)
+    remove_tree(doomed)
 
 
 def list_snapshots(device: SimDevice) -> list[SnapshotInfo]:
-    base = device.config.snapshot_dir
-    infos: list[SnapshotInfo] = []
-    if not base.is_dir():
-        return infos
-    for folder in sorted(base.iterdir()):
-        if folder.name.startswith(".") or not (folder / "state.json").is_file():
+    infos: dict[str, SnapshotInfo] = {}
+    for base in (device.config.golden_dir, device.config.snapshot_dir):  # own ones win
+        if base is None or not base.is_dir():
             continue
-        try:
-            meta = json.loads((folder / "state.json").read_text()).get("meta", {})
-        except (OSError, ValueError):
-            continue
-        infos.append(
-            SnapshotInfo(
-                folder.name, tree_size(folder), float(meta.get("created", 0)), int(meta.get("uptime_ms", 0))
-            )
-        )
-    return infos
+        for folder in sorted(base.iterdir()):
+            if folder.name.startswith(".") or not (folder / "state.json").is_file():
+                continue
+            try:
+                meta = json.loads((folder / "state.json").read_text()).get("meta", {})
+                created, uptime = float(meta.get("created", 0)), int(meta.get("uptime_ms", 0))
+            except (OSError, ValueError, AttributeError, TypeError):
+                continue
+            infos[folder.name] = SnapshotInfo(folder.name, tree_size(folder), created, uptime)
+    return [infos[n] for n in sorted(infos)]
 
 
-def scan(root: Path) -> tuple[set[str], set[str]]:
-    """(folders, files) under root as relative paths; symlinks count as files and are not followed."""
-    dirs: set[str] = set()
-    files: set[str] = set()
-    pending = [""]
-    while pending:
-        rel = pending.pop()
-        with os.scandir(root / rel if rel else root) as entries:
-            for entry in entries:
-                child = f"{rel}/{entry.name}" if rel else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    dirs.add(child)
-                    pending.append(child)
-                else:
-                    files.add(child)
-    return dirs, files
+def recover(config: DeviceConfig) -> None:
+    """At start: finish or undo what a killed process left (half saves, half loads, stale copies).
 
-
-def restore_tree(src: Path, dst: Path) -> None:
-    """Make dst an exact copy of src in place.
-
-    Folders present on both sides are kept: creating and removing folders is what costs most on
-    overlay filesystems, and a device's folder layout rarely changes. Every file is copied again,
-    so nothing written since (whatever its timestamps say) survives. The event loop runs no other
-    code meanwhile, so no ADB or shell request sees a half-restored tree.
+    A device root is missing only when a two-rename swap was cut between its renames: the old root
+    goes back. Everything else left behind is deleted.
     """
-    src_dirs, src_files = scan(src)
-    dst.mkdir(parents=True, exist_ok=True)
-    dst_dirs, dst_files = scan(dst)
-    for rel in dst_files - src_files:
-        os.unlink(dst / rel)
-    for rel in sorted(dst_dirs - src_dirs, key=len, reverse=True):
-        shutil.rmtree(dst / rel, ignore_errors=True)
-    for rel in sorted(src_dirs - dst_dirs, key=len):
-        (dst / rel).mkdir(exist_ok=True)
-    for rel in src_files:
-        copy_file(src / rel, dst / rel)
+    root = config.data_dir / "root"
+    folders = [(config.data_dir, ROOT_NEW, ROOT_OLD), (config.snapshot_dir, SAVE_PREFIX, OLD_PREFIX)]
+    for folder, new_prefix, old_prefix in folders:
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir()):
+            prefix = new_prefix if entry.name.startswith(new_prefix) else old_prefix
+            if not entry.name.startswith(prefix) or owner_alive(entry.name):
+                continue
+            if prefix == ROOT_OLD and not root.exists():
+                os.rename(entry, root)
+                continue
+            if prefix == OLD_PREFIX:
+                target = folder / entry.name[len(prefix) :].split("+")[0]
+                if not target.exists():
+                    os.rename(entry, target)
+                    continue
+            remove_tree(entry)
 
 
-def copy_file(src: Path, dst: Path) -> None:
-    """Copy one file or symlink; never writes through a symlink already at dst."""
-    if dst.is_symlink() or (dst.exists() and not dst.is_file()):
-        dst.unlink()
-    if src.is_symlink():
-        dst.unlink(missing_ok=True)
-        os.symlink(os.readlink(src), dst)
+def owner_alive(staging_name: str) -> bool:
+    """True when the staging entry belongs to another process that still runs."""
+    try:
+        pid = int(staging_name.split("+")[-2])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def copy_tree(src: Path, dst: Path, writable: bool = False) -> None:
+    """Copy a device tree: files with their times, symlinks as links (never followed), folders.
+
+    `writable`: the copy belongs to a device, so write bits come back on what a sealed snapshot holds.
+    """
+    os.mkdir(dst)
+    pending = [(src, dst)]
+    while pending:
+        source, target = pending.pop()
+        with os.scandir(source) as entries:
+            for entry in entries:
+                into = target / entry.name
+                if entry.is_symlink():
+                    os.symlink(os.readlink(entry.path), into)
+                elif entry.is_dir(follow_symlinks=False):
+                    os.mkdir(into)
+                    pending.append((Path(entry.path), into))
+                elif entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    shutil.copyfile(entry.path, into, follow_symlinks=False)
+                    os.chmod(into, (st.st_mode & 0o7777) | (0o200 if writable else 0))
+                    os.utime(into, ns=(st.st_atime_ns, st.st_mtime_ns))
+        st = os.stat(source)
+        os.chmod(target, (st.st_mode & 0o7777) | (0o700 if writable else 0))
+
+
+def seal(folder: Path) -> None:
+    """Make a written snapshot read-only on disk: no write bit on any file or folder."""
+    for dirpath, dirnames, filenames in os.walk(folder, topdown=False):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.lstat(path).st_mode & 0o555)
+        for name in dirnames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.lstat(path).st_mode & 0o555)
+    os.chmod(folder, os.stat(folder).st_mode & 0o555)
+
+
+def remove_tree(folder: Path) -> None:
+    """Delete a tree even when sealed (its folders lack the write bit)."""
+    if not folder.exists() and not folder.is_symlink():
         return
-    shutil.copy2(src, dst)
-    mode = os.stat(dst).st_mode
-    if not mode & 0o200:  # the golden may be read-only; the device's copy is its own
-        os.chmod(dst, mode | 0o200)
+    with contextlib.suppress(OSError):
+        shutil.rmtree(folder)  # a device tree: its folders are writable
+        return
+    for dirpath, dirnames, _files in os.walk(folder):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, 0o700)
+        for name in dirnames:
+            with contextlib.suppress(OSError):
+                if not os.path.islink(os.path.join(dirpath, name)):
+                    os.chmod(os.path.join(dirpath, name), 0o700)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
-def replace_dir(new: Path, target: Path) -> None:
-    """Put `new` at `target` with two renames, so a reader never sees a half-copied tree."""
-    old: Path | None = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old.{os.getpid()}.{time.monotonic_ns()}")
-        os.rename(target, old)
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (renameat2 RENAME_EXCHANGE); False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    result = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
+    return result == 0
+
+
+def swap(new: Path, target: Path, old_prefix: str) -> Path:
+    """Put `new` at `target` atomically; returns where the tree that was at `target` now is."""
+    if exchange(new, target):
+        return new
+    old = target.with_name(f"{old_prefix}{target.name}+{os.getpid()}+{time.monotonic_ns()}")
+    os.rename(target, old)  # a kill here leaves no target: `recover` renames `old` back
     os.rename(new, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    return old
+
+
+def swap_in(new: Path, target: Path, old_prefix: str) -> None:
+    """Put `new` at `target` atomically and delete what was there."""
+    if not target.exists():
+        os.rename(new, target)
+        return
+    remove_tree(swap(new, target, old_prefix))
 
 
 def tree_size(folder: Path) -> int:
