@@ -13,6 +13,15 @@ import time
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.adb import find_adb
+from mgfarm.farm.ports import SCANNED_ADB_PORTS
+
+# A farm's server attaches only the devices announced to it: no mDNS, no emulator port scan (ADB_EMU=0
+# on current adb; older ones, Debian's 29 among them, scan nothing when the top port is below the start).
+PRIVATE_SERVER_ENV = {
+    "ADB_MDNS": "0",
+    "ADB_EMU": "0",
+    "ADB_LOCAL_TRANSPORT_MAX_PORT": str(SCANNED_ADB_PORTS.start - 2),
+}
 
 DEFAULT_PORT = 5137
 
@@ -76,7 +85,7 @@ def ensure_server(port: int = DEFAULT_PORT) -> int:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        env={**os.environ, "ADB_MDNS": "0"},
+        env={**os.environ, **PRIVATE_SERVER_ENV},
     )
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

@@ -20,7 +20,7 @@ from mgfarm.farm import adbserver, procs
 from mgfarm.farm.backends import BACKENDS, Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
-from mgfarm.farm.ports import allocate_pairs
+from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs
 from mgfarm.farm.state import (
     BOOTING,
     FAILED,
@@ -37,6 +37,7 @@ from mgfarm.farm.state import (
     locked,
     ports_of_other_farms,
     save_farm,
+    write_private,
 )
 
 Progress = Callable[[Replica, int, int], None]  # (replica that finished, done, total)
@@ -125,6 +126,7 @@ def _boot_all(
                     before_load,
                     alive,
                     backend.shared_snapshots,
+                    partial(_publish, farm, backend, lock),
                 )
                 error = ""
                 break
@@ -144,6 +146,12 @@ def _boot_all(
     return {rep.index: err for rep, err in zip(farm.replicas, errors, strict=False) if err}
 
 
+def _publish(farm: FarmState, backend: Backend, lock: threading.Lock, rep: Replica, name: str) -> None:
+    """Share the golden a fresh replica saved with the whole farm (read-only)."""
+    with lock:
+        backend.publish_snapshot(farm, rep, name, farm_dir(farm.name))
+
+
 def up(
     replicas: int,
     backend: str = "process",
@@ -151,7 +159,7 @@ def up(
     image: str = "",
     snapshot: str = "golden",
     adb_port: int = adbserver.DEFAULT_PORT,
-    first_port: int = 5554,
+    first_port: int = FIRST_CONSOLE_PORT,
     keep_partial: bool = False,
     retries: int = 2,
     boot_timeout: float = 120.0,
@@ -182,7 +190,7 @@ def up(
     shutil.rmtree(folder, ignore_errors=True)  # no state file: leftovers of an earlier farm only
     folder.mkdir(parents=True)
     token = secrets.token_urlsafe(12)
-    (folder / "console_token").write_text(token)  # no newline: adb reads the token file untrimmed
+    write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
     # A built snapshot (`mgfarm snapshot build`) must fit this farm; it is put where devices load it.
     from mgfarm.snapshots.farm import prepare
 
@@ -212,6 +220,7 @@ def up(
         adb_server_pid=server_pid,
         options=options,
         boot_timeout=boot_timeout,
+        first_port=first_port,
         replicas=[
             Replica(
                 index=i,

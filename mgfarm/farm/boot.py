@@ -63,10 +63,17 @@ def wait_boot_completed(rep: Replica, adb_server_port: int, deadline: float) -> 
     raise BootError(f"{rep.serial} did not finish booting (sys.boot_completed: {last!r}).")
 
 
-def load_snapshot(rep: Replica, snapshot: str, save_missing: bool, shared: bool = True) -> None:
+def load_snapshot(
+    rep: Replica,
+    snapshot: str,
+    save_missing: bool,
+    shared: bool = True,
+    publish: Callable[[Replica, str], None] | None = None,
+) -> None:
     """Load `snapshot` through the console; save it first from this fresh device when it is missing.
 
-    `shared`: devices of the farm share one snapshot folder, so only one of them may save it.
+    `shared`: devices of the farm share one read-only snapshot folder, so only one of them saves
+    it, and `publish` then moves it from that device's own folder into the shared one.
     """
     if snapshot not in snapshot_names(rep.console_port, rep.console_token):
         with _golden_lock if shared else contextlib.nullcontext():
@@ -77,6 +84,8 @@ def load_snapshot(rep: Replica, snapshot: str, save_missing: bool, shared: bool 
                         "or leave --snapshot at its default."
                     )
                 console_command(rep.console_port, rep.console_token, f"avd snapshot save {snapshot}")
+                if publish is not None:
+                    publish(rep, snapshot)
     console_command(rep.console_port, rep.console_token, f"avd snapshot load {snapshot}", timeout=120)
 
 
@@ -88,6 +97,7 @@ def bring_up(
     before_load: Callable[[Replica], None] | None = None,
     alive: Callable[[], bool] | None = None,
     shared_snapshots: bool = True,
+    publish: Callable[[Replica, str], None] | None = None,
 ) -> None:
     """Attach, wait for boot, (check,) load the snapshot; raises BootError naming the failed step."""
     deadline = time.monotonic() + timeout
@@ -95,4 +105,4 @@ def bring_up(
     wait_boot_completed(rep, adb_server_port, deadline)
     if before_load is not None:
         before_load(rep)
-    load_snapshot(rep, snapshot, save_missing=snapshot == DEFAULT_SNAPSHOT, shared=shared_snapshots)
+    load_snapshot(rep, snapshot, snapshot == DEFAULT_SNAPSHOT, shared_snapshots, publish)

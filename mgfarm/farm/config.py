@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.ports import FIRST_CONSOLE_PORT
 
 CONFIG_FILE = "mgfarm.yaml"
 
@@ -25,7 +26,7 @@ class FarmConfig(BaseModel):
     image: str = ""  # docker backend; empty means the sim image built by `mgfarm images build`
     snapshot: str = "golden"
     adb_port: int = Field(default=5137, ge=1, le=65535)
-    first_port: int = Field(default=5554, ge=1024, le=65534)
+    first_port: int = Field(default=FIRST_CONSOLE_PORT, ge=1024, le=65534)
     cpus: float = Field(default=1.0, gt=0)  # per container
     memory: str = "256m"  # per container, docker syntax
     workers: int = Field(default=0, ge=0)  # process backend; 0 = one per core

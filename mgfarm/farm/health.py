@@ -1,7 +1,11 @@
-"""The watchdog: notices dead or offline replicas and brings them back from the golden snapshot.
+"""The watchdog: notices dead, offline or frozen replicas and brings them back from the golden snapshot.
 
 It runs as a daemon per farm (`python -m mgfarm.farm.health NAME`, pid in the state file) and
-exits on its own when the farm's state file goes away.
+exits on its own when the farm's state file goes away. A process that runs and an adb server that
+lists the device prove little: a device whose event loop is stuck (an endless query, a stopped
+worker) looks fine to both. So every pass also asks each device to answer on its console (`ping`,
+served by the same loop as adb); one that stays silent twice in a row is frozen and restarted.
+Whatever goes wrong in a pass (engine, processes, files) is logged, and the next pass heals on.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import contextlib
 import json
 import sys
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 from mgfarm.errors import MgfarmError
@@ -18,10 +23,15 @@ from mgfarm.farm import adbserver
 from mgfarm.farm.backends import Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import bring_up
 from mgfarm.farm.console import console_alive, console_command
-from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, edit, farm_dir, load_farm
+from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, Replica, edit, farm_dir, load_farm
 
 POLL_SECONDS = 1.0
 MAX_RESTARTS_PER_REPLICA = 20  # a replica that keeps dying is marked failed rather than looping forever
+PROBE_TIMEOUT = 5.0  # a console that does not answer `ping` within this is silent
+FROZEN_AFTER = 2  # silent probes in a row before a replica counts as frozen
+
+# (farm, replica index) -> silent probes in a row, kept across passes of one watchdog process.
+_silent: dict[tuple[str, int], int] = {}
 
 
 _backends: dict[str, Backend] = {}
@@ -52,9 +62,38 @@ def dead_replicas(farm: FarmState, backend: Backend) -> list[int]:
     return dead
 
 
-def _stop_device(farm: FarmState, backend: Backend, index: int) -> None:
-    """Stop one replica; through its console first, because a process worker may host others too."""
+def answers(rep: Replica, timeout: float = PROBE_TIMEOUT) -> bool:
+    """True when the device answers a real request (console `ping`) within `timeout` seconds."""
+    try:
+        return "I am alive" in console_command(rep.console_port, rep.console_token, "ping", timeout=timeout)
+    except MgfarmError:
+        return False
+
+
+def frozen_replicas(farm: FarmState, candidates: list[int]) -> list[int]:
+    """Of these ready, running replicas, the ones silent FROZEN_AFTER probes in a row."""
+    reps = [farm.replica(i) for i in candidates]
+    with ThreadPoolExecutor(max_workers=min(32, len(reps)) or 1) as pool:
+        replies = list(pool.map(answers, reps))
+    frozen = []
+    for rep, ok in zip(reps, replies, strict=True):
+        key = (farm.name, rep.index)
+        _silent[key] = 0 if ok else _silent.get(key, 0) + 1
+        if _silent[key] >= FROZEN_AFTER:
+            frozen.append(rep.index)
+            _silent.pop(key)
+    return frozen
+
+
+def _stop_device(farm: FarmState, backend: Backend, index: int, frozen: bool = False) -> None:
+    """Stop one replica; through its console first, because a process worker may host others too.
+
+    A frozen replica cannot hear its console: its process or container is killed outright.
+    """
     rep = farm.replica(index)
+    if frozen:
+        backend.kill(farm, rep, force=True)
+        return
     if backend.alive(farm, rep) and console_alive(rep.console_port):
         with contextlib.suppress(MgfarmError):  # already going away
             console_command(rep.console_port, rep.console_token, "kill", timeout=5)
@@ -64,9 +103,12 @@ def _stop_device(farm: FarmState, backend: Backend, index: int) -> None:
     backend.kill(farm, rep)
 
 
-def restore(name: str, indices: list[int], reason: str) -> dict[int, str]:
+def restore(
+    name: str, indices: list[int], reason: str, frozen: frozenset[int] = frozenset()
+) -> dict[int, str]:
     """Restart these replicas, wait for boot, load the snapshot, mark them ready.
 
+    `frozen`: those among them that stopped answering, killed without asking.
     Returns index -> error text for the replicas that could not be restored (marked failed).
     """
     with edit(name) as farm:
@@ -75,7 +117,8 @@ def restore(name: str, indices: list[int], reason: str) -> dict[int, str]:
             rep = farm.replica(index)
             rep.state, rep.reason = RESTORING, reason
         for index in indices:
-            _stop_device(farm, backend, index)
+            _stop_device(farm, backend, index, index in frozen)
+        for index in indices:
             relocate_if_taken(farm, farm.replica(index))
         backend.start(farm, [farm.replica(i) for i in indices], farm_dir(name))
         snapshot, port, timeout = farm.snapshot, farm.adb_server_port, farm.boot_timeout
@@ -84,8 +127,8 @@ def restore(name: str, indices: list[int], reason: str) -> dict[int, str]:
     def one(index: int) -> str:
         try:
             bring_up(reps[index], port, snapshot, timeout, shared_snapshots=backend.shared_snapshots)
-        except MgfarmError as exc:
-            return str(exc)
+        except Exception as exc:  # any failure marks this replica failed, never the pass
+            return str(exc) or exc.__class__.__name__
         return ""
 
     with ThreadPoolExecutor(max_workers=min(16, len(indices)) or 1) as pool:
@@ -106,21 +149,27 @@ def watch_once(name: str) -> list[int]:
     if not adbserver.server_running(farm.adb_server_port):
         adbserver.ensure_server(farm.adb_server_port)
     backend = backend_of(farm)
-    dead = [i for i in dead_replicas(farm, backend) if farm.replica(i).restarts < MAX_RESTARTS_PER_REPLICA]
-    if dead:
-        restore(name, dead, "device stopped; restoring from the snapshot")
-    return dead
+    dead = dead_replicas(farm, backend)
+    running = [r.index for r in farm.replicas if r.state == READY and r.index not in dead]
+    frozen = frozen_replicas(farm, running)
+    chosen = [i for i in dead + frozen if farm.replica(i).restarts < MAX_RESTARTS_PER_REPLICA]
+    if chosen:
+        reason = "device stopped answering; restoring from the snapshot" if frozen else ""
+        restore(name, chosen, reason or "device stopped; restoring from the snapshot", frozenset(frozen))
+    return chosen
 
 
 def watch(name: str, interval: float = POLL_SECONDS) -> None:
-    """Loop until the farm's state file is gone."""
+    """Loop until the farm's state file is gone; no error ends it while the farm exists."""
     while True:
         try:
             restored = watch_once(name)
-        except MgfarmError as exc:
+        except Exception as exc:  # the watchdog outlives engine and process errors
             if not (farm_dir(name) / "state.json").exists():
                 return
-            print(f"watchdog: {exc}", file=sys.stderr, flush=True)
+            detail = str(exc) if isinstance(exc, MgfarmError) else traceback.format_exc()
+            print(f"watchdog: {detail}", file=sys.stderr, flush=True)
+            _backends.clear()  # a broken engine client is made anew next pass
             restored = []
         if restored:
             print(f"watchdog: restored replicas {restored}", flush=True)

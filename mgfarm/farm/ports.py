@@ -9,7 +9,11 @@ from pathlib import Path
 
 from mgfarm.errors import MgfarmError
 
-FIRST_CONSOLE_PORT = 5554
+# Every adb server probes adb ports 5555-5585 for emulators and attaches whatever answers there, so a
+# device in that range is seen by every user's server on the host. Farm devices live above it and are
+# announced (`host:emulator:PORT`) to their own farm's adb server only, which itself scans nothing.
+SCANNED_ADB_PORTS = range(5555, 5586)
+FIRST_CONSOLE_PORT = 5586
 LAST_PORT = 65535
 
 
@@ -41,7 +45,7 @@ def ephemeral_low() -> int:
 
 
 def quiet_range_start(count: int, low: int = 20000, high: int = 0) -> int:
-    """An even console port P with P .. P+2*count-1 free, away from 5554 upwards, for short-lived
+    """An even console port P with P .. P+2*count-1 free, well above the farm range, for short-lived
     helper farms (snapshot builds, benchmarks) that must not race the user's farms for ports.
 
     The range ends below the kernel's client ports by default: there, ports free now are taken

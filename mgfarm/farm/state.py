@@ -51,6 +51,7 @@ class Worker:
     pid: int
     replicas: list[int]
     log: str
+    data: str = ""  # its data folder (device roots and the snapshots it saved)
 
 
 @dataclass
@@ -69,6 +70,7 @@ class FarmState:
     adb_server_pid: int = 0  # set when this farm started the managed adb server
     options: dict[str, Any] = field(default_factory=dict)  # backend options (workers, cpus, memory)
     boot_timeout: float = 120.0
+    first_port: int = 5554  # the farm's port range starts here; restarts stay in it
 
     def replica(self, index: int) -> Replica:
         for rep in self.replicas:
@@ -139,8 +141,16 @@ def save_farm(farm: FarmState) -> None:
     path = state_path(farm.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(farm.to_json(), indent=1))
+    write_private(tmp, json.dumps(farm.to_json(), indent=1))
     os.replace(tmp, path)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (0600 from its creation): it holds console tokens."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # O_CREAT's mode does not apply to a file that already existed
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
 
 
 @contextlib.contextmanager

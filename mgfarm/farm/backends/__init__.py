@@ -30,8 +30,12 @@ class Backend(Protocol):
         """True while the replica's process or container runs."""
         ...
 
-    def kill(self, farm: FarmState, rep: Replica) -> None:
-        """Stop one replica (used before respawning it)."""
+    def kill(self, farm: FarmState, rep: Replica, force: bool = False) -> None:
+        """Stop one replica (used before respawning it); `force`: it is frozen, do not wait for it."""
+        ...
+
+    def publish_snapshot(self, farm: FarmState, rep: Replica, name: str, farm_dir: Path) -> None:
+        """Make the snapshot `name` that `rep` just saved the farm's read-only copy for every replica."""
         ...
 
     def stop_all(self, farm: FarmState) -> list[str]:
@@ -57,7 +61,7 @@ def relocate_if_taken(farm: FarmState, rep: Replica) -> bool:
     reserved = ports_of_other_farms(farm.name) | {farm.adb_server_port}
     reserved |= {p for r in farm.replicas if r is not rep for p in (r.console_port, r.adb_port)}
     reserved |= {rep.console_port, rep.adb_port}
-    console, adb = allocate_pairs(1, FIRST_CONSOLE_PORT, reserved)[0]
+    console, adb = allocate_pairs(1, farm.first_port or FIRST_CONSOLE_PORT, reserved)[0]
     rep.console_port, rep.adb_port, rep.serial = console, adb, f"emulator-{console}"
     return True
 

@@ -143,7 +143,10 @@ class DockerBackend:
     def alive(self, farm: FarmState, rep: Replica) -> bool:
         return rep.backend_id in self._running_ids(farm)
 
-    def kill(self, farm: FarmState, rep: Replica) -> None:
+    def publish_snapshot(self, farm: FarmState, rep: Replica, name: str, farm_dir: Path) -> None:
+        """Nothing to share: each container keeps the snapshots it saved."""
+
+    def kill(self, farm: FarmState, rep: Replica, force: bool = False) -> None:
         container = self._get(farm, rep)
         if container is not None:
             container.remove(force=True)

@@ -2,6 +2,11 @@
 
 Each worker hosts a run of replicas on consecutive port pairs; the number of workers follows the
 core count because one asyncio loop per core is what the CPU can drive.
+
+A worker confines itself (mgfarm.sim.confine): read-write beneath its own data folder, where it
+also saves snapshots, and read-only beneath the farm's `snapshots/` folder, which holds the golden
+snapshot sealed read-only (files 0444, folders 0555). A golden saved by a fresh device is moved
+there by the farm (`publish_snapshot`), never written there by a worker.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from mgfarm.errors import MgfarmError
 from mgfarm.farm import procs
 from mgfarm.farm.ports import consecutive_runs
 from mgfarm.farm.state import FarmState, Replica, Worker
@@ -43,6 +49,9 @@ class ProcessBackend:
             first = chunk[0]
             tag = f"r{first.index}-n{len(chunk)}-{time.monotonic_ns()}"
             log = farm_dir / "logs" / f"worker-{tag}.log"
+            data = farm_dir / "data" / tag
+            golden = farm_dir / "snapshots"
+            golden.mkdir(parents=True, exist_ok=True)
             argv = [
                 sys.executable,
                 "-m",
@@ -53,9 +62,9 @@ class ProcessBackend:
                 "--count",
                 str(len(chunk)),
                 "--data",
-                str(farm_dir / "data" / tag),
-                "--snapshots",
-                str(farm_dir / "snapshots"),
+                str(data),
+                "--golden",
+                str(golden),
                 "--token-file",
                 str(token_file),
                 "--announce",
@@ -63,7 +72,9 @@ class ProcessBackend:
             ]
             pid = procs.spawn_daemon(argv, log)
             farm.workers = [w for w in farm.workers if not set(w.replicas) & {r.index for r in chunk}]
-            farm.workers.append(Worker(pid=pid, replicas=[r.index for r in chunk], log=str(log)))
+            farm.workers.append(
+                Worker(pid=pid, replicas=[r.index for r in chunk], log=str(log), data=str(data))
+            )
             for rep in chunk:
                 rep.backend_id = f"pid:{pid}"
                 rep.started_at = time.time()
@@ -78,19 +89,40 @@ class ProcessBackend:
         worker = self._worker(farm, rep)
         return worker is not None and procs.pid_alive(worker.pid)
 
-    def kill(self, farm: FarmState, rep: Replica) -> None:
+    def kill(self, farm: FarmState, rep: Replica, force: bool = False) -> None:
         """Stop one replica: its whole worker when it is alone there, else just drop it from the worker.
 
         A replica sharing a worker is stopped through its console by the caller (`kill`), which
-        frees its ports while the worker keeps serving the others.
+        frees its ports while the worker keeps serving the others. `force`: the worker is frozen
+        (its event loop answers nobody), so it is killed at once with every replica it hosts.
         """
         worker = self._worker(farm, rep)
         if worker is None:
             return
         worker.replicas.remove(rep.index)
-        if not worker.replicas:
-            procs.stop_pids([worker.pid])
+        if force or not worker.replicas:
+            procs.stop_pids([worker.pid], grace=0.0 if force else 5.0)
             farm.workers.remove(worker)
+
+    def publish_snapshot(self, farm: FarmState, rep: Replica, name: str, farm_dir: Path) -> None:
+        """Move the snapshot a replica saved into its worker's folder to the farm's read-only folder.
+
+        One rename on one filesystem: other workers see all of it or nothing.
+        """
+        worker = self._worker(farm, rep)
+        if worker is None or not worker.data:
+            raise MgfarmError(f"Replica {rep.index} has no worker to take snapshot {name!r} from.")
+        source = Path(worker.data) / "snapshots" / name
+        target = farm_dir / "snapshots" / name
+        if not (source / "state.json").is_file():
+            raise MgfarmError(f"Replica {rep.index} did not save snapshot {name!r} into {source.parent}.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            raise MgfarmError(f"Snapshot {name!r} is already published in {target.parent}.")
+        mode = source.stat().st_mode
+        source.chmod(mode | 0o200)  # moving a folder to another parent rewrites its `..` entry
+        os.rename(source, target)
+        target.chmod(mode)
 
     def stop_all(self, farm: FarmState) -> list[str]:
         left = procs.stop_pids([w.pid for w in farm.workers])
