@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgfarm.sim import snapshot
+from mgfarm.sim.console_cmds import HELP as COMMAND_HELP
+from mgfarm.sim.console_cmds import emulator_command
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -26,6 +28,12 @@ HELP = (
     "    help|h|?         print a list of commands\r\n"
     "    ping             check if the emulator is alive\r\n"
     "    avd              control virtual device execution (name, status, snapshot)\r\n"
+    "    gsm              GSM related commands (call, accept, cancel, list, status)\r\n"
+    "    sms              SMS related commands (send)\r\n"
+    "    geo              Geo-location commands (fix)\r\n"
+    "    power            power related commands (capacity, status, ac, health, present)\r\n"
+    "    network          manage network settings (speed, delay, status)\r\n"
+    "    rotate           rotate the screen clockwise by 90 degrees\r\n"
     "    kill             kill the emulator instance\r\n"
     "    quit|exit        quit control session\r\n"
     "\r\n"
@@ -166,7 +174,8 @@ class ConsoleSession:
         if verb == "auth":
             return self.auth(line[len(words[0]) :].strip()), False
         if verb in ("help", "h", "?"):
-            return lines(HELP, "OK"), False
+            topic = COMMAND_HELP.get(words[1].lower()) if len(words) > 1 else None
+            return lines(topic or HELP, "OK"), False
         if verb == "ping":
             return lines("I am alive!", "OK"), False
         if verb == "kill":
@@ -174,7 +183,7 @@ class ConsoleSession:
             return lines("OK: killing emulator, bye bye", "OK"), True
         if verb == "avd":
             return self.avd(words[1:]), False
-        return lines(UNKNOWN), False
+        return emulator_command(self.device, line) or lines(UNKNOWN), False
 
     def auth(self, token: str) -> str:
         if not token:

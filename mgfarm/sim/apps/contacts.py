@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
+from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, dialog, editor, empty_state, fab, header, list_item
@@ -265,13 +266,46 @@ def avatar_color(name: str) -> str:
     return AVATAR_COLORS[sum(map(ord, name)) % len(AVATAR_COLORS)]
 
 
+INSERT, EDIT, VIEW = (f"android.intent.action.{a}" for a in ("INSERT", "EDIT", "VIEW"))
+CONTACT_DIRS = (
+    "vnd.android.cursor.dir/person",
+    "vnd.android.cursor.dir/contact",
+    "vnd.android.cursor.dir/raw_contact",
+)
+CONTACT_ITEMS = (
+    "vnd.android.cursor.item/person",
+    "vnd.android.cursor.item/contact",
+    "vnd.android.cursor.item/raw_contact",
+)
+
+
+def prefill(extras: dict[str, object]) -> dict[str, str]:
+    """Editor fields from ContactsContract.Intents.Insert extras (`name`, `phone`, `email`)."""
+    name = str(extras.get("name", "")).strip()
+    first, _, last = name.partition(" ")
+    return {
+        "first": first,
+        "last": last.strip(),
+        "phone": str(extras.get("phone", "")).strip(),
+        "email": str(extras.get("email", "")).strip(),
+    }
+
+
 class Contacts(App):
     package = PKG
     label = "Contacts"
     main_activity = PEOPLE
     icon = "person"
     icon_color = "#1A73E8"
-    intent_actions = {"android.intent.action.INSERT": EDITOR}
+    intent_filters = (
+        IntentFilter(EDITOR, (INSERT,), mime_types=CONTACT_DIRS),
+        IntentFilter(EDITOR, (EDIT,), mime_types=CONTACT_ITEMS),
+        IntentFilter(
+            EDITOR, (EDIT,), mime_types=CONTACT_ITEMS, schemes=("content",), hosts=("com.android.contacts",)
+        ),
+        IntentFilter(PEOPLE, (VIEW,), mime_types=CONTACT_DIRS),
+        IntentFilter(DETAIL, (VIEW,), mime_types=CONTACT_ITEMS),
+    )
     provider_packages = (PROVIDER_PKG,)
 
     def __init__(self, device: SimDevice) -> None:
@@ -473,6 +507,9 @@ class Contacts(App):
     def editor(self, ctx: ScreenContext) -> View:
         cid = ctx.extras.get("contact_id")
         existing = self.db.get(int(cid)) if cid is not None else None
+        if existing is None and not ctx.state.get("loaded") and {"name", "phone", "email"} & set(ctx.extras):
+            ctx.state["loaded"] = True  # an INSERT intent's extras fill the new contact's fields once
+            ctx.set_fields(prefill(ctx.extras))
         if existing is not None and not ctx.state.get("loaded"):
             ctx.state["loaded"] = True
             ctx.set_fields(

@@ -6,7 +6,9 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
+from mgfarm.sim.system.telephony import NUMBER
 from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state, fab, list_item, tabs
 
@@ -14,6 +16,7 @@ PKG = "com.android.dialer"
 PROVIDER_PKG = "com.android.providers.contacts"
 MAIN = "com.android.dialer.main.impl.MainActivity"
 INCALL = "com.android.incallui.InCallActivity"
+DIAL, CALL, VIEW = (f"android.intent.action.{a}" for a in ("DIAL", "CALL", "VIEW"))
 INCOMING, OUTGOING, MISSED = 1, 2, 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -47,7 +50,13 @@ class Dialer(App):
     main_activity = MAIN
     icon = "phone"
     icon_color = "#0B8043"
-    intent_actions = {"android.intent.action.DIAL": MAIN, "android.intent.action.CALL": INCALL}
+    intent_filters = (
+        IntentFilter(MAIN, (DIAL,)),
+        IntentFilter(MAIN, (DIAL, VIEW), schemes=("tel",)),
+        # CALL goes through Telecom on a device; the in-call screen is where the call shows.
+        IntentFilter(INCALL, (CALL,), schemes=("tel",)),
+        IntentFilter(MAIN, (VIEW,), mime_types=("vnd.android.cursor.dir/calls",)),
+    )
     provider_packages = (PROVIDER_PKG,)  # calllog.db lives with the contacts provider
 
     def create_data(self) -> None:
@@ -59,6 +68,23 @@ class Dialer(App):
         if providers is not None:
             path = lambda: self.db_file("calllog.db", PROVIDER_PKG)  # noqa: E731
             providers.register("call_log", SqliteProvider("call_log", path, {"calls": Route("calls")}))
+        activities = self.device.services.get("activities")
+        if activities is not None:
+            activities.listeners.append(self.place_requested_call)
+
+    def place_requested_call(self) -> None:
+        """A CALL intent (`am start -a CALL -d tel:N`) places its call when the in-call screen comes up."""
+        record = self.device.services["activities"].resumed_record()
+        if record is None or record.package != PKG or record.activity != INCALL:
+            return
+        if record.extras.get("placed") or record.extras.get("incoming") or record.state.get("placed"):
+            return
+        record.state["placed"] = True
+        data = str(record.extras.get("data", ""))
+        number = data[4:] if data.startswith("tel:") else str(record.extras.get("number", ""))
+        modem = self.device.services.get("telephony")
+        if modem is not None and NUMBER.fullmatch(number):
+            modem.dial(number)
 
     def screens(self) -> dict[str, ScreenFn]:
         return {MAIN: self.main, INCALL: self.in_call}
@@ -76,7 +102,10 @@ class Dialer(App):
             "VALUES (?, ?, 0, ?, 0, 1, ?, 'US')",
             (number, ctx.now_ms(), OUTGOING, names.get(digits)),
         )
-        ctx.start(INCALL, {"number": number, "name": names.get(digits, "")})
+        modem = self.device.services.get("telephony")
+        if modem is not None and NUMBER.fullmatch(number):
+            modem.dial(number, logged=True)
+        ctx.start(INCALL, {"number": number, "name": names.get(digits, ""), "placed": True})
 
     def main(self, ctx: ScreenContext) -> View:
         if ctx.state.get("dialpad"):
@@ -255,8 +284,58 @@ class Dialer(App):
         )
 
     def in_call(self, ctx: ScreenContext) -> View:
-        number = str(ctx.extras.get("number", ""))
+        """The call screen over the modem's call: ringing (answer, decline) or active (end call)."""
+        data = str(ctx.extras.get("data", ""))
+        number = str(ctx.extras.get("number", "")) or (data[4:] if data.startswith("tel:") else "")
         name = str(ctx.extras.get("name", "")) or number
+        modem = self.device.services.get("telephony")
+        call = modem.find(number) if modem is not None else None
+        ringing = call is not None and call.state == "incoming"
+
+        def end() -> None:
+            if call is not None and modem is not None and modem.find(number) is call:
+                modem.hang_up(number)
+            if ctx.record in (r for t in ctx.am.tasks() for r in t.records):
+                ctx.finish()
+
+        def answer() -> None:
+            if modem is not None and ringing:
+                modem.accept(number)
+
+        status = (
+            "Incoming call"
+            if ringing
+            else ("Calling…" if call is None or call.inbound is False else "Ongoing call")
+        )
+        buttons: list[View] = [
+            IconButton(
+                id="incall_end_call",
+                name="call_end",
+                size=40,
+                desc="Decline" if ringing else "End call",
+                width=72,
+                height=72,
+                bg="#B3261E",
+                radius=36,
+                tint="#FFFFFF",
+                on_click=end,
+            )
+        ]
+        if ringing:
+            buttons.append(
+                IconButton(
+                    id="incoming_call_answer",
+                    name="call",
+                    size=40,
+                    desc="Answer",
+                    width=72,
+                    height=72,
+                    bg="#0B8043",
+                    radius=36,
+                    tint="#FFFFFF",
+                    on_click=answer,
+                )
+            )
         return Column(
             bg="#1B1B1F",
             center=True,
@@ -264,27 +343,9 @@ class Dialer(App):
             spacing=16,
             children=[
                 Text(id="contactgrid_contact_name", text=name, size=34, gravity="center", color="#FFFFFF"),
-                Text(
-                    id="contactgrid_status_text", text="Calling…", size=16, gravity="center", color="#C4C7C5"
-                ),
+                Text(id="contactgrid_status_text", text=status, size=16, gravity="center", color="#C4C7C5"),
                 Column(weight=1, children=[]),
-                Row(
-                    justify="center",
-                    children=[
-                        IconButton(
-                            id="incall_end_call",
-                            name="call_end",
-                            size=40,
-                            desc="End call",
-                            width=72,
-                            height=72,
-                            bg="#B3261E",
-                            radius=36,
-                            tint="#FFFFFF",
-                            on_click=ctx.finish,
-                        )
-                    ],
-                ),
+                Row(justify="center", spacing=96, children=buttons),
             ],
         )
 

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.intents import DEFAULT, IntentFilter
 from mgfarm.sim.ui.views import AppIcon, Button, Column, EditText, Icon, Row, Spacer, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state
 
@@ -22,7 +23,10 @@ class Launcher(App):
     label = "Quickstep"
     main_activity = HOME
     in_launcher = False
-    intent_actions = {"android.intent.action.MAIN": HOME}  # `am start -a MAIN -c HOME` goes home
+    intent_actions = {"android.intent.action.MAIN": HOME}  # `am start -a MAIN` alone goes home too
+    intent_filters = (
+        IntentFilter(HOME, ("android.intent.action.MAIN",), (DEFAULT, "android.intent.category.HOME")),
+    )
 
     def screens(self) -> dict[str, ScreenFn]:
         return {HOME: self.home, RECENTS: self.recents}

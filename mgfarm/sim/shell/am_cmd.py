@@ -10,7 +10,6 @@ from mgfarm.sim.shell.registry import Invocation, command
 
 # Options taking one value that `am start` accepts and the simulator does not use.
 IGNORED_WITH_VALUE = {
-    "-t",
     "-i",
     "--user",
     "-P",
@@ -46,6 +45,7 @@ class IntentError(Exception):
 class Intent:
     action: str | None = None
     data: str | None = None
+    mime_type: str | None = None
     categories: list[str] = field(default_factory=list)
     package: str | None = None
     activity: str | None = None
@@ -61,6 +61,8 @@ class Intent:
             parts.append(f"cat=[{','.join(self.categories)}]")
         if self.data:
             parts.append(f"dat={self.data}")
+        if self.mime_type:
+            parts.append(f"typ={self.mime_type}")
         if self.flags:
             parts.append(f"flg=0x{self.flags:x}")
         if self.package and self.activity:
@@ -110,6 +112,7 @@ def parse_intent(args: list[str]) -> Intent:
     setters = {
         "-a": lambda v: setattr(intent, "action", v),
         "-d": lambda v: setattr(intent, "data", v),
+        "-t": lambda v: setattr(intent, "mime_type", v),
         "-c": intent.categories.append,
         "-p": lambda v: setattr(intent, "package", v),
         "-n": lambda v: _set_component(intent, v),
@@ -147,7 +150,13 @@ async def start(inv: Invocation, args: list[str]) -> int:
         inv.err("Error: Activity manager is not running\n")
         return 1
     error = activities.start(
-        intent.package, intent.activity, intent.action, intent.data, intent.extras or None
+        intent.package,
+        intent.activity,
+        intent.action,
+        intent.data,
+        intent.extras or None,
+        mime_type=intent.mime_type,
+        categories=intent.categories,
     )
     if error:
         inv.err(error.rstrip("\n") + "\n")

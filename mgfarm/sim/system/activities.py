@@ -6,11 +6,21 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mgfarm.sim.system.intents import Query, resolve
+
 if TYPE_CHECKING:
     from mgfarm.sim.apps.base import App
     from mgfarm.sim.device import SimDevice
 
 LAUNCHER = "com.android.launcher3"
+
+
+def describe(action: str | None, data: str | None, mime_type: str | None) -> str:
+    """Intent.toShortString of an implicit intent, for the error `am start` prints."""
+    parts = [f"act={action}"] if action else []
+    parts += [f"dat={data}"] if data else []
+    parts += [f"typ={mime_type}"] if mime_type else []
+    return "Intent { " + " ".join([*parts, "flg=0x10000000"]) + " }"
 
 
 @dataclass
@@ -91,23 +101,29 @@ class ActivityManager:
         action: str | None = None,
         data: str | None = None,
         extras: dict[str, Any] | None = None,
+        mime_type: str | None = None,
+        categories: list[str] | None = None,
     ) -> str | None:
-        """Start an activity; None on success, else the error text `am start` prints."""
+        """Start an activity; None on success, else the error text `am start` prints.
+
+        Without a class the intent is resolved as PackageManager does (action, categories, type, data),
+        within `package` when one is given."""
         apps = self.apps()
         extras = dict(extras or {})
         if data:
             extras.setdefault("data", data)
-        if package is None and action:
-            for app in apps.values():
-                if action in app.intent_actions:
-                    package, activity = app.package, app.intent_actions[action]
-                    break
+        if mime_type:
+            extras.setdefault("mime_type", mime_type)
+        if activity is None and (action or mime_type or data):
+            hit = resolve(apps, Query(action, data, mime_type, list(categories or [])), package)
+            if hit is not None:
+                package, activity = hit
+            elif package is None:
+                return f"Error: Activity not started, unable to resolve {describe(action, data, mime_type)}"
         if package is None or package not in apps:
             what = f"{package}/{activity}" if package else (action or "?")
             return f"Error: Activity not started, unable to resolve Intent {{ {what} }}"
         app = apps[package]
-        if activity is None and action in app.intent_actions:
-            activity = app.intent_actions[action or ""]
         if activity is None:
             self.launch(package)
             return None

@@ -41,6 +41,7 @@ class Call:
     state: str  # the console's words: incoming, dialing, active, held
     started_ms: int
     answered_ms: int = 0
+    logged: bool = False  # the dial pad writes its call-log row when dialing; others are logged at hang-up
 
 
 @dataclass
@@ -101,12 +102,12 @@ class Telephony:
         self.calls.append(Call(number, True, "incoming", self._now()))
         self._show(number, incoming=True)
 
-    def dial(self, number: str) -> None:
+    def dial(self, number: str, logged: bool = False) -> None:
         """An outgoing call (the CALL intent or the dial pad): active at once, as on the emulator's modem."""
         self._check_number(number)
         if self.find(number) is None:
             now = self._now()
-            self.calls.append(Call(number, False, "active", now, now))
+            self.calls.append(Call(number, False, "active", now, now, logged))
         self.device.changed()
 
     def accept(self, number: str | None = None) -> None:
@@ -120,7 +121,8 @@ class Telephony:
         self.calls.remove(call)
         kind = OUTGOING if not call.inbound else (INCOMING if call.answered_ms else MISSED)
         duration = (self._now() - call.answered_ms) // 1000 if call.answered_ms else 0
-        self._log(call.number, kind, call.started_ms, duration)
+        if not call.logged:
+            self._log(call.number, kind, call.started_ms, duration)
         if not self.calls:
             self._close_screen()
         self.device.changed()

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL, KEY_APP_SWITCH = 3, 4, 66, 67, 187
 KEY_POWER, KEY_SLEEP, KEY_WAKEUP = 26, 223, 224
 KEY_SPACE, KEY_TAB = 62, 61
+KEY_ENDCALL = 6
 LONG_PRESS_MS = 500
 RECENTS_ACTIVITY = "com.android.quickstep.RecentsActivity"
 LAUNCHER = "com.android.launcher3"
@@ -505,6 +506,10 @@ class WindowManager:
 
     @_input
     def key(self, code: int) -> None:
+        modem = self.device.services.get("telephony")
+        if code == KEY_ENDCALL and modem is not None and modem.calls:
+            modem.hang_up()  # ENDCALL ends the call in progress (without one it would turn the screen off)
+            return
         if code in (KEY_POWER, KEY_SLEEP, KEY_WAKEUP):
             self.screen_on = {KEY_POWER: not self.screen_on, KEY_SLEEP: False, KEY_WAKEUP: True}[code]
             return
