@@ -90,3 +90,76 @@ def test_bad_names_and_missing_snapshots_fail_with_a_reason(tmp_path: Path) -> N
     snapshot.save(device, "x")
     snapshot.delete(device, "x")
     assert snapshot.list_snapshots(device) == []
+
+
+def test_a_corrupt_database_is_refused_and_the_device_keeps_its_files(tmp_path: Path) -> None:
+    device = booted(tmp_path)
+    snapshot.save(device, "bad")
+    folder = tmp_path / "s" / "bad"
+    db = next(folder.rglob("settings.db"))
+    db.chmod(0o644)
+    raw = bytearray(db.read_bytes())
+    raw[100:4096] = b"\xff" * (4096 - 100)  # the schema page, past the header
+    db.write_bytes(bytes(raw))
+    device.fs.host("/sdcard/mine.txt").write_bytes(b"kept")
+    before = files(device.fs.root)
+    with pytest.raises(
+        snapshot.SnapshotError, match=r"snapshot 'bad' is corrupt: database /data/.*settings\.db"
+    ):
+        snapshot.load(device, "bad")
+    assert files(device.fs.root) == before
+
+
+@pytest.mark.parametrize(
+    "state",
+    ['{"meta": {}, "state": []}', '{"meta": {}, "state": {"props": {"a": 1}}}', "[1, 2]", "{not json"],
+)
+def test_a_wrong_shape_state_file_is_refused_in_one_sentence(tmp_path: Path, state: str) -> None:
+    device = booted(tmp_path)
+    snapshot.save(device, "odd")
+    state_file = tmp_path / "s" / "odd" / "state.json"
+    state_file.chmod(0o644)
+    state_file.write_text(state)
+    device.props.set("debug.keep", "1")
+    with pytest.raises(snapshot.SnapshotError, match=r"^snapshot 'odd' (is corrupt|has an unreadable)"):
+        snapshot.load(device, "odd")
+    assert device.props.get("debug.keep") == "1"
+
+
+def test_leftovers_of_killed_saves_and_loads_are_cleaned_at_start(tmp_path: Path) -> None:
+    device = booted(tmp_path)
+    snapshot.save(device, "g")
+    dead_pid = 2**22 + 7  # above pid_max on common systems: certainly not running
+    half_save = tmp_path / "s" / f"{snapshot.SAVE_PREFIX}g+{dead_pid}+1"
+    half_load = tmp_path / "a" / f"{snapshot.ROOT_NEW}{dead_pid}+1"
+    for folder in (half_save, half_load):
+        (folder / "data").mkdir(parents=True)
+    # A two-rename swap cut in the middle: the root is gone, the old one waits beside it.
+    old_root = tmp_path / "a" / f"{snapshot.ROOT_OLD}root+{dead_pid}+2"
+    os.rename(device.fs.root, old_root)
+    snapshot.recover(device.config)
+    assert not half_save.exists() and not half_load.exists() and not old_root.exists()
+    assert device.fs.root.is_dir() and (device.fs.root / "data").is_dir()
+    assert [s.name for s in snapshot.list_snapshots(device)] == ["g"]
+
+
+def test_golden_folder_is_read_only_to_the_device(tmp_path: Path) -> None:
+    first = booted(tmp_path, "a", tmp_path / "first")
+    first.fs.host("/sdcard/g.txt").write_bytes(b"golden")
+    snapshot.save(first, "golden")
+    config = DeviceConfig(
+        name="b",
+        adb_port=5557,
+        data_dir=tmp_path / "b",
+        snapshot_dir=tmp_path / "own",
+        golden_dir=tmp_path / "first",
+    )
+    second = SimDevice(config)
+    asyncio.run(second.boot())
+    snapshot.load(second, "golden")
+    assert second.fs.host("/sdcard/g.txt").read_bytes() == b"golden"
+    with pytest.raises(snapshot.SnapshotError, match="read-only golden snapshot"):
+        snapshot.delete(second, "golden")
+    snapshot.save(second, "mine")
+    assert (tmp_path / "own" / "mine" / "state.json").is_file()
+    assert [s.name for s in snapshot.list_snapshots(second)] == ["golden", "mine"]

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.adbd.sync import serve_sync
-from mgfarm.sim.adbd.transport import Stream, Transport
+from mgfarm.sim.adbd.transport import INCOMING_LIMIT, Stream, Transport
 from mgfarm.sim.io import ByteSink, ByteSource, LocalConnection, LocalServer, ShellIO
 
 if TYPE_CHECKING:
@@ -177,7 +177,19 @@ async def read_pty_line(stdin: ByteSource, echo: ByteSink) -> str | None:
 
 
 async def pump_shell_stdin(device: SimDevice, incoming: ByteSource, stdin: ByteSource) -> None:
-    """Unframe shell v2 packets from the host into the command's stdin."""
+    """Unframe shell v2 packets from the host into the command's stdin.
+
+    While the command leaves more than INCOMING_LIMIT of stdin unread, the pump stops taking packets,
+    so the stream's flow control holds the host back instead of the worker's memory growing.
+    """
+    room = asyncio.Event()
+    room.set()
+
+    def consumed() -> None:
+        if stdin.buffered <= INCOMING_LIMIT:
+            room.set()
+
+    stdin.on_consumed = consumed
     try:
         while True:
             header = await incoming.read_exactly(SHELL_PACKET.size)
@@ -192,6 +204,9 @@ async def pump_shell_stdin(device: SimDevice, incoming: ByteSource, stdin: ByteS
                 break
             if packet_id == SHELL_STDIN:
                 stdin.feed(data)
+                while stdin.buffered > INCOMING_LIMIT:
+                    room.clear()
+                    await room.wait()
             elif packet_id == SHELL_CLOSE_STDIN:
                 break
             # window-size changes do not matter without a terminal

@@ -30,7 +30,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("mgfarm.sim.adbd")
 
 CLOSE_GRACE_S = 0.5
-INCOMING_LIMIT = 2 * 1024 * 1024  # host data buffered per stream before the device holds its OKAY
+# Flow control bounds what one host can make a worker hold. A stream buffers at most
+# INCOMING_LIMIT plus one payload: past the limit its OKAY is withheld, and a host that writes again
+# before that OKAY ignores the protocol and is dropped. A transport holds at most MAX_STREAMS
+# streams and TRANSPORT_LIMIT buffered bytes over all of them; past WRITE_LIMIT of replies the peer
+# does not read, the device stops reading from it until it does.
+INCOMING_LIMIT = 2 * 1024 * 1024
+TRANSPORT_LIMIT = 32 * 1024 * 1024
+MAX_STREAMS = 256
+WRITE_LIMIT = 1024 * 1024
 FEATURES = ("shell_v2", "cmd", "stat_v2", "fixed_push_mkdir")
 
 
@@ -85,6 +93,11 @@ class Stream:
 
     def on_data(self, data: bytes) -> None:
         """Buffer host data; acknowledge at once unless the service is far behind (backpressure)."""
+        if self._okay_owed:
+            raise ProtocolError(
+                f"host wrote to stream {self.local_id} before its last write was acknowledged "
+                "(it ignores ADB flow control)"
+            )
         self.incoming.feed(data)
         if self.incoming.buffered <= INCOMING_LIMIT:
             self.transport.send(Message(A_OKAY, self.local_id, self.remote_id))
@@ -167,6 +180,9 @@ class Transport:
                 if msg is None:
                     break
                 await self.handle(msg)
+                transport = getattr(self.writer, "transport", None)
+                if transport is not None and transport.get_write_buffer_size() > WRITE_LIMIT:
+                    await self.writer.drain()  # the peer reads nothing: stop reading it too
         except ProtocolError as exc:
             log.warning("%s %s: dropping transport: %s", self.device.config.serial, self.peer, exc)
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
@@ -186,6 +202,7 @@ class Transport:
             stream = self.streams.get(msg.arg1)
             if stream is not None and stream.remote_id == msg.arg0:
                 stream.on_data(msg.data)
+                self.check_buffered()
             elif msg.arg0:
                 self.send(Message(A_CLSE, 0, msg.arg0))
         elif msg.command == A_OKAY:
@@ -206,10 +223,28 @@ class Transport:
         self.checksums = version < VERSION_SKIP_CHECKSUM
         self.connected = True
 
+    def check_buffered(self) -> None:
+        """Drop a host whose streams together hold more than TRANSPORT_LIMIT unread bytes."""
+        total = sum(s.incoming.buffered for s in self.streams.values())
+        if total > TRANSPORT_LIMIT:
+            raise ProtocolError(
+                f"{total} bytes buffered over {len(self.streams)} streams (limit {TRANSPORT_LIMIT})"
+            )
+
     def open_stream(self, msg: Message) -> None:
         remote_id = msg.arg0
         if remote_id == 0:
             raise ProtocolError("OPEN with a zero stream id")
+        if len(self.streams) >= MAX_STREAMS:
+            log.warning(
+                "%s %s: refusing stream %d: %d already open",
+                self.device.config.serial,
+                self.peer,
+                remote_id,
+                MAX_STREAMS,
+            )
+            self.send(Message(A_CLSE, 0, remote_id))
+            return
         name = msg.data.split(b"\0", 1)[0].decode("utf-8", errors="replace")
         local_id = self._next_id
         self._next_id = self._next_id % 0x7FFFFFFF + 1
