@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 from rich.table import Table
 
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.adbserver import DEFAULT_PORT as MANAGED_ADB_PORT
+from mgfarm.farm.ports import FIRST_CONSOLE_PORT
 
-FIRST_DEVICE_PORTS = (5554, 5555)
+FIRST_DEVICE_PORTS = (FIRST_CONSOLE_PORT, FIRST_CONSOLE_PORT + 1)
 
 
 @dataclass
@@ -62,17 +62,12 @@ def adb_server_version(port: int) -> int | None:
 
 
 def check_adb_servers() -> list[Check]:
-    checks = []
-    for label, port in (("mgfarm adb server", MANAGED_ADB_PORT), ("default adb server", 5037)):
-        version = adb_server_version(port)
-        if version is None:
-            detail = f"not running on 127.0.0.1:{port}"
-            if port == MANAGED_ADB_PORT:
-                detail += " (mgfarm up starts it)"
-            checks.append(Check(label, True, detail))
-        else:
-            checks.append(Check(label, True, f"running on 127.0.0.1:{port}, protocol version {version}"))
-    return checks
+    # Farms never use this server: each starts a private one that sees only its own devices.
+    port = 5037
+    version = adb_server_version(port)
+    if version is None:
+        return [Check("default adb server", True, f"not running on 127.0.0.1:{port} (farms use their own)")]
+    return [Check("default adb server", True, f"running on 127.0.0.1:{port}, protocol version {version}")]
 
 
 def check_docker() -> list[Check]:

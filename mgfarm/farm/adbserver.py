@@ -1,4 +1,4 @@
-"""The mgfarm-managed adb server: its own port (default 5137), started when needed.
+"""A farm's own adb server: a private port, no emulator scan, started when the farm starts.
 
 Talks the adb host protocol directly for the few requests the farm needs (version, devices,
 announce), so that checks stay fast and never start a server by accident.
@@ -22,8 +22,6 @@ PRIVATE_SERVER_ENV = {
     "ADB_EMU": "0",
     "ADB_LOCAL_TRANSPORT_MAX_PORT": str(SCANNED_ADB_PORTS.start - 2),
 }
-
-DEFAULT_PORT = 5137
 
 
 def _request(port: int, service: str, read_reply: bool = True, timeout: float = 5.0) -> str:
@@ -62,7 +60,7 @@ def server_running(port: int) -> bool:
     return True
 
 
-def ensure_server(port: int = DEFAULT_PORT) -> int:
+def ensure_server(port: int) -> int:
     """Start an adb server on `port` unless one runs; returns the pid we started, or 0."""
     if server_running(port):
         return 0

@@ -20,7 +20,7 @@ from mgfarm.farm import adbserver, procs
 from mgfarm.farm.backends import BACKENDS, Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
-from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs
+from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs, quiet_range_start
 from mgfarm.farm.state import (
     BOOTING,
     FAILED,
@@ -158,7 +158,7 @@ def up(
     name: str = "default",
     image: str = "",
     snapshot: str = "golden",
-    adb_port: int = adbserver.DEFAULT_PORT,
+    adb_port: int = 0,
     first_port: int = FIRST_CONSOLE_PORT,
     keep_partial: bool = False,
     retries: int = 2,
@@ -168,7 +168,11 @@ def up(
     memory: str = "256m",
     on_progress: Progress | None = None,
 ) -> FarmState:
-    """Start `replicas` devices, wait until each is booted on its snapshot, write the state file."""
+    """Start `replicas` devices, wait until each is booted on its snapshot, write the state file.
+
+    `adb_port` 0 gives the farm an adb server of its own on a free port, so no other farm or user
+    sees its devices; name a port to share a server on purpose.
+    """
     check_name(name)
     if replicas <= 0:
         raise MgfarmError(f"--replicas must be at least 1 (got {replicas}); pass --replicas N with N >= 1.")
@@ -183,6 +187,7 @@ def up(
         image = resolve_image(image)
         options = {"image": image, "cpus": cpus, "memory": memory}
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts
+    adb_port = adb_port or quiet_range_start(1)
     reserved = ports_of_other_farms(name) | {adb_port}
     pairs = allocate_pairs(replicas, first_port, reserved)
 
@@ -289,16 +294,17 @@ def _remove_orphan_containers(name: str) -> int:
     """Containers labelled with this farm but no state file (a crash before the first save)."""
     if not os.environ.get("DOCKER_HOST") and not os.path.exists("/var/run/docker.sock"):
         return 0
-    from mgfarm.farm.backends.docker import FARM_LABEL
+    from mgfarm.farm.backends.docker import farm_filters, remove_farm_network
     from mgfarm.farm.images import docker_client
 
     try:
         client = docker_client()
     except MgfarmError:
         return 0
-    found = client.containers.list(all=True, filters={"label": f"{FARM_LABEL}={name}"})
+    found = client.containers.list(all=True, filters=farm_filters(name))
     for container in found:
         container.remove(force=True)
+    remove_farm_network(client, name)
     return len(found)
 
 

@@ -25,7 +25,7 @@ class FarmConfig(BaseModel):
     replicas: int = Field(default=1, ge=1)
     image: str = ""  # docker backend; empty means the sim image built by `mgfarm images build`
     snapshot: str = "golden"
-    adb_port: int = Field(default=5137, ge=1, le=65535)
+    adb_port: int = Field(default=0, ge=0, le=65535)  # 0: a private adb server on a free port
     first_port: int = Field(default=FIRST_CONSOLE_PORT, ge=1024, le=65534)
     cpus: float = Field(default=1.0, gt=0)  # per container
     memory: str = "256m"  # per container, docker syntax

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -94,6 +95,15 @@ class FarmState:
 def home() -> Path:
     """$MGFARM_HOME, default ~/.mgfarm."""
     return Path(os.environ.get("MGFARM_HOME") or Path.home() / ".mgfarm")
+
+
+def owner_id() -> str:
+    """Whose farms these are: a short hash of the resolved home folder.
+
+    Docker names and labels carry it, so a farm of another MGFARM_HOME (another user, another test
+    run) with the same name is never listed, reset or removed by this one.
+    """
+    return hashlib.sha256(str(home().resolve()).encode()).hexdigest()[:10]
 
 
 def check_name(name: str) -> str:

@@ -51,7 +51,7 @@ def build(
     recipe_name: str,
     backend: str = "process",
     image: str = "",
-    adb_port: int = adbserver.DEFAULT_PORT,
+    adb_port: int = 0,
     boot_timeout: float = 300.0,
     report: Report | None = None,
 ) -> Manifest:
@@ -119,6 +119,7 @@ def _start_one(
     folder.mkdir(parents=True)
     token = secrets.token_urlsafe(12)
     (folder / "console_token").write_text(token)
+    adb_port = adb_port or quiet_range_start(1)  # 0: a private server, seen by no other farm
     server_pid = adbserver.ensure_server(adb_port)
     console, adb = allocate_pairs(1, quiet_range_start(1), {adb_port})[0]
     farm = FarmState(

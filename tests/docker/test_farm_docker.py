@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,54 @@ def test_missing_image_is_one_sentence(engine: Any, farm_home: Path, adb_port: i
     assert containers(engine, "noimg") == []
     with pytest.raises(Exception, match="No farm named"):
         api.down("noimg")
+
+
+def _can_connect(engine: Any, network: str, host: str, port: int) -> bool:
+    """Whether a throwaway container on `network` opens a TCP connection to host:port."""
+    probe = (
+        "import socket,sys\n"
+        "try:\n"
+        f" socket.create_connection(({host!r}, {port}), timeout=3).close(); print('open')\n"
+        "except OSError: print('closed')\n"
+    )
+    out = engine.containers.run(
+        "mgfarm/base:bookworm", ["python3", "-c", probe], network=network, remove=True
+    )
+    return bytes(out).strip() == b"open"
+
+
+def test_farms_of_two_homes_never_touch_each_other(engine: Any, sim_image: str, tmp_path: Path) -> None:
+    """Same farm name from two MGFARM_HOMEs: separate containers, servers and networks; `down` of one
+    leaves the other; no container, of the farm or not, reaches a replica's adb."""
+    homes = {key: tmp_path / key for key in ("a", "b")}
+    env = {key: {**os.environ, "MGFARM_HOME": str(home)} for key, home in homes.items()}
+    for key in homes:
+        up = mgfarm("up", "--backend", "docker", "--replicas", "2", "--farm", "same", env=env[key])
+        assert up.returncode == 0, up.stderr
+    try:
+        listed = {key: json.loads(mgfarm("ps", "--json", env=env[key]).stdout) for key in homes}
+        ids = {key: {r["backend_id"] for f in farms for r in f["replicas"]} for key, farms in listed.items()}
+        assert len(ids["a"]) == len(ids["b"]) == 2 and not ids["a"] & ids["b"]
+        ports = {key: listed[key][0]["adb_server_port"] for key in homes}
+        assert ports["a"] != ports["b"]
+        for key in homes:
+            serials = {r["serial"] for r in listed[key][0]["replicas"]}
+            # The farm's own adb server lists exactly its replicas, nothing of the other home's.
+            assert set(adbserver.devices(ports[key])) == serials
+
+        first, second = (engine.containers.get(i) for i in sorted(ids["a"]))
+        (network,) = first.attrs["NetworkSettings"]["Networks"]
+        ip = first.attrs["NetworkSettings"]["Networks"][network]["IPAddress"]
+        assert network != "bridge" and network == next(iter(second.attrs["NetworkSettings"]["Networks"]))
+        assert not _can_connect(engine, "bridge", ip, 5555), "a sibling container reached a replica's adb"
+        assert not _can_connect(engine, network, ip, 5555), "replicas of one farm reach each other"
+
+        down = mgfarm("down", "--farm", "same", env=env["a"])
+        assert down.returncode == 0, down.stderr
+        assert all(engine.containers.get(i).status == "running" for i in ids["b"])
+        ps_b = json.loads(mgfarm("ps", "--json", env=env["b"]).stdout)
+        assert [r["state"] for r in ps_b[0]["replicas"]] == ["ready", "ready"]
+    finally:
+        for key in homes:
+            mgfarm("down", "--farm", "same", env=env[key])
+    assert not [c for c in engine.containers.list(all=True) if c.id in ids["a"] | ids["b"]]

@@ -85,7 +85,7 @@ def test_flags_win_over_yaml_and_bad_yaml_is_one_sentence(tmp_path: Path) -> Non
     path = tmp_path / "mgfarm.yaml"
     path.write_text("replicas: 8\nbackend: docker\nmemory: 512m\n")
     cfg = load_config({"replicas": 2, "backend": None}, path=path)
-    assert (cfg.replicas, cfg.backend, cfg.memory, cfg.adb_port) == (2, "docker", "512m", 5137)
+    assert (cfg.replicas, cfg.backend, cfg.memory, cfg.adb_port) == (2, "docker", "512m", 0)
     path.write_text("memory: 1g\nreplicas: [1")
     with pytest.raises(MgfarmError) as bad:
         load_config({}, path=path)

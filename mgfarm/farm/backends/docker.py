@@ -1,8 +1,9 @@
 """Docker backend: one container per device through the Docker SDK.
 
-Containers carry labels naming their farm and replica, publish the console/adb ports on 127.0.0.1
-only, get CPU and memory limits, and see /dev/kvm only when the image asks for it (label) and the
-host has it. Never privileged.
+Containers carry labels naming their owner (a hash of MGFARM_HOME), farm and replica, sit on a
+network of their own farm where they cannot reach each other (no inter-container traffic) nor other
+farms' containers, publish the console/adb ports on 127.0.0.1 only, get CPU and memory limits, and
+see /dev/kvm only when the image asks for it (label) and the host has it. Never privileged.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import relocate_if_taken
 from mgfarm.farm.images import SIM_IMAGE, docker_client, sdk
-from mgfarm.farm.state import FarmState, Replica
+from mgfarm.farm.state import FarmState, Replica, owner_id
 
 FARM_LABEL = "org.mgfarm.farm"
+OWNER_LABEL = "org.mgfarm.owner"
 REPLICA_LABEL = "org.mgfarm.replica"
 KVM_LABEL = "org.mgfarm.needs_kvm"
 CONTAINER_CONSOLE_PORT = 5554
@@ -33,6 +35,22 @@ STATUS_TTL = 0.5  # seconds a container listing stays fresh for alive()
 def resolve_image(image: str) -> str:
     """The image to run: the given one, or the sim image `mgfarm images build` makes."""
     return image or SIM_IMAGE
+
+
+def farm_filters(name: str) -> dict[str, list[str]]:
+    """Docker list filters for this home's farm `name` (labels must all match)."""
+    return {"label": [f"{FARM_LABEL}={name}", f"{OWNER_LABEL}={owner_id()}"]}
+
+
+def network_name(name: str) -> str:
+    return f"mgfarm-{owner_id()}-{name}"
+
+
+def remove_farm_network(client: Any, name: str) -> None:
+    """The farm's network, once its containers are gone (no error when it never existed)."""
+    for network in client.networks.list(names=[network_name(name)], filters=farm_filters(name)):
+        with contextlib.suppress(sdk().errors.NotFound, sdk().errors.APIError):
+            network.remove()
 
 
 def parse_memory(memory: str) -> str:
@@ -76,7 +94,20 @@ class DockerBackend:
             self.devices = ["/dev/kvm:/dev/kvm:rwm"]
 
     def _container_name(self, farm: FarmState, rep: Replica) -> str:
-        return f"mgfarm-{farm.name}-{rep.index}"
+        return f"mgfarm-{owner_id()}-{farm.name}-{rep.index}"
+
+    def _network(self, farm: FarmState) -> str:
+        """The farm's bridge network, created once: no traffic between its containers."""
+        name = network_name(farm.name)
+        with self._ports_lock:
+            if not self.client.networks.list(names=[name], filters=farm_filters(farm.name)):
+                self.client.networks.create(
+                    name,
+                    driver="bridge",
+                    options={"com.docker.network.bridge.enable_icc": "false"},
+                    labels={FARM_LABEL: farm.name, OWNER_LABEL: owner_id()},
+                )
+        return name
 
     def _get(self, farm: FarmState, rep: Replica) -> Any:
         try:
@@ -90,7 +121,8 @@ class DockerBackend:
                 self.image,
                 name=self._container_name(farm, rep),
                 detach=True,
-                labels={FARM_LABEL: farm.name, REPLICA_LABEL: str(rep.index)},
+                labels={FARM_LABEL: farm.name, OWNER_LABEL: owner_id(), REPLICA_LABEL: str(rep.index)},
+                network=self._network(farm),
                 environment={"MGFARM_CONSOLE_TOKEN": rep.console_token},
                 ports={
                     f"{CONTAINER_CONSOLE_PORT}/tcp": ("127.0.0.1", rep.console_port),
@@ -135,7 +167,7 @@ class DockerBackend:
         now = time.monotonic()
         with self._ports_lock:
             if now - self._listed_at > STATUS_TTL or self._listed_farm != farm.name:
-                found = self.client.containers.list(filters={"label": f"{FARM_LABEL}={farm.name}"})
+                found = self.client.containers.list(filters=farm_filters(farm.name))
                 self._running = {c.id for c in found if c.status == "running"}
                 self._listed_at, self._listed_farm = now, farm.name
             return self._running
@@ -152,7 +184,7 @@ class DockerBackend:
             container.remove(force=True)
 
     def farm_containers(self, name: str) -> list[Any]:
-        return list(self.client.containers.list(all=True, filters={"label": f"{FARM_LABEL}={name}"}))
+        return list(self.client.containers.list(all=True, filters=farm_filters(name)))
 
     def stop_all(self, farm: FarmState) -> list[str]:
         def remove(container: Any) -> None:
@@ -161,7 +193,10 @@ class DockerBackend:
 
         with ThreadPoolExecutor(max_workers=START_THREADS) as pool:
             list(pool.map(remove, self.farm_containers(farm.name)))
-        return [f"container {c.name}" for c in self.farm_containers(farm.name)]
+        left = [f"container {c.name}" for c in self.farm_containers(farm.name)]
+        if not left:
+            remove_farm_network(self.client, farm.name)
+        return left
 
     def logs(self, farm: FarmState, rep: Replica, farm_dir: Path, tail: int) -> str:
         container = self._get(farm, rep)
