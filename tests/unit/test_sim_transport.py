@@ -14,12 +14,13 @@ from mgfarm.sim.adbd.protocol import (
     A_OPEN,
     A_WRTE,
     HEADER,
+    MAX_PAYLOAD,
     VERSION_SKIP_CHECKSUM,
     Message,
     encode,
 )
 from mgfarm.sim.adbd.services import open_service
-from mgfarm.sim.adbd.transport import CLOSE_GRACE_S, Transport
+from mgfarm.sim.adbd.transport import CLOSE_GRACE_S, INCOMING_LIMIT, MAX_STREAMS, Transport
 from mgfarm.sim.device import DeviceConfig, SimDevice
 
 
@@ -264,6 +265,65 @@ def test_a_reader_of_all_stdin_gets_everything_past_the_limit(tmp_path: Path) ->
             if device.fs.host("/data/local/tmp/in.bin").stat().st_size == 4 * len(chunk):
                 break
         assert device.fs.host("/data/local/tmp/in.bin").read_bytes() == chunk * 4
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_a_host_that_writes_before_its_okay_is_dropped_with_little_buffered(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 6, 0, b"shell:sleep 5\0")
+        (okay,) = await peer.messages()
+        stream = peer.transport.streams[okay.arg0]
+        chunk = b"z" * MAX_PAYLOAD
+        for _ in range(40):  # 40 MiB at once, never waiting for an OKAY
+            peer.send(A_WRTE, 6, okay.arg0, chunk)
+        await asyncio.wait_for(peer.task, timeout=10)  # dropped, not buffering on
+        assert peer.writer.closed
+        assert stream.incoming.buffered <= INCOMING_LIMIT + MAX_PAYLOAD
+
+    run(go())
+
+
+def test_streams_per_transport_are_capped(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        for remote in range(1, MAX_STREAMS + 6):
+            peer.send(A_OPEN, remote, 0, b"shell:sleep 5\0")
+        replies = await peer.messages(0.3)
+        assert sum(1 for m in replies if m.command == A_OKAY) == MAX_STREAMS
+        refused = [m.arg1 for m in replies if m.command == A_CLSE and m.arg0 == 0]
+        assert refused == list(range(MAX_STREAMS + 1, MAX_STREAMS + 6))
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
+def test_shell_v2_stdin_that_is_not_read_holds_the_host_back(tmp_path: Path) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 9, 0, b"shell,v2,raw:sleep 5\0")
+        (okay,) = await peer.messages()
+        payload = b"s" * (MAX_PAYLOAD - 5)
+        packet = struct.pack("<BI", 0, len(payload)) + payload  # SHELL_STDIN
+        acks = 0
+        for _ in range(12):  # a well-behaved host: the next write only after an OKAY
+            peer.send(A_WRTE, 9, okay.arg0, packet)
+            got = sum(1 for m in await peer.messages(0.1) if m.command == A_OKAY)
+            acks += got
+            if not got:
+                break
+        # stdin holds ~2 MiB and the stream ~2 MiB more; then the device stops acknowledging.
+        assert 3 <= acks <= 6
         peer.reader.feed_eof()
         await peer.task
 
