@@ -109,7 +109,8 @@ def test_exec_logs_restart(farm_home: Path, adb_server: AdbServer) -> None:
         run = mgfarm("exec", "--name", "small", "1", "--", "getprop", "sys.boot_completed")
         assert (run.returncode, run.stdout.strip()) == (0, "1")
         assert mgfarm("exec", "--name", "small", "1", "--", "false").returncode == 1
-        assert farm.replicas[1].serial in mgfarm("logs", "--name", "small", "1").stdout
+        log = mgfarm("logs", "--name", "small", "1").stdout
+        assert farm.replicas[1].serial in log and farm.replicas[0].serial not in log
 
         before = farm.replicas[1].backend_id
         again = mgfarm("restart", "--name", "small", "1")

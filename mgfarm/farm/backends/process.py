@@ -23,6 +23,17 @@ from mgfarm.farm.ports import consecutive_runs
 from mgfarm.farm.state import FarmState, Replica, Worker
 
 
+def _names(line: str, serial: str) -> bool:
+    """Whether a log line is about `serial` (emulator-5586 must not match emulator-55860)."""
+    at = line.find(serial)
+    while at >= 0:
+        end = at + len(serial)
+        if end == len(line) or not line[end].isdigit():
+            return True
+        at = line.find(serial, end)
+    return False
+
+
 class ProcessBackend:
     """Runs replicas as `python -m mgfarm.sim serve` worker processes."""
 
@@ -130,11 +141,14 @@ class ProcessBackend:
 
     def logs(self, farm: FarmState, rep: Replica, farm_dir: Path, tail: int) -> str:
         worker = self._worker(farm, rep)
-        logs = [Path(worker.log)] if worker else []
-        if not logs:
+        if worker is None:
             return ""
-        lines = logs[0].read_text(errors="replace").splitlines() if logs[0].exists() else []
-        return "\n".join(lines[-tail:])
+        path = Path(worker.log)
+        lines = path.read_text(errors="replace").splitlines() if path.exists() else []
+        # A worker hosts several replicas: keep this one's lines and the worker's own, not its neighbours'.
+        others = [r.serial for r in farm.replicas if r.index in worker.replicas and r.serial != rep.serial]
+        mine = [ln for ln in lines if not any(_names(ln, serial) for serial in others)]
+        return "\n".join(mine[-tail:])
 
     def memory_kib(self, farm: FarmState) -> int:
         return sum(procs.memory_kib(w.pid) for w in farm.workers if procs.pid_alive(w.pid))
