@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
 import stat as statmod
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.shell.safe_regex import run_bounded
 from mgfarm.sim.system import sqlsafe
 from mgfarm.sim.system.fs import DeviceFS, PathEscapeError
 from mgfarm.sim.system.providers import ProviderError, ProviderRegistry, SqliteProvider, Value, split_uri
@@ -140,7 +140,7 @@ async def content(inv: Invocation) -> int:
 
         # A SQLite provider runs the user's where clause in a worker thread (its connection is its
         # own and confined), so a slow query cannot stall the other devices of this process.
-        inv.out(await asyncio.to_thread(call) if isinstance(provider, SqliteProvider) else call())
+        inv.out(await run_bounded(call) if isinstance(provider, SqliteProvider) else call())
     except ProviderError as exc:
         authority = uri
         with contextlib.suppress(ProviderError):
@@ -372,7 +372,7 @@ async def sqlite3_cmd(inv: Invocation) -> int:
     parts = [p for c in cmds for p in _script_parts(c)] + _script_parts(sql)
     # In a worker thread: SQLite releases the GIL while it steps, so the event loop keeps serving
     # the other devices; the statement deadline (sqlsafe) ends a query that never finishes.
-    status = await asyncio.to_thread(run.run, db, parts)
+    status = await run_bounded(run.run, db, parts)
     # No host path reaches the user (PRAGMA database_list, error messages).
     root = str(inv.device.fs.root).encode()
     inv.out(bytes(run.out).replace(root + b"/", b"/").replace(root, b"/"))

@@ -210,10 +210,12 @@ def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts:
     if "n" in opts.flags:
         user, group = str(st.st_uid), str(st.st_gid)
     shown = name
+    size = str(st.st_size)
     if statmod.S_ISLNK(st.st_mode):
         with contextlib.suppress(OSError, PathEscapeError):
-            shown += " -> " + inv.device.fs.readlink(device)
-    size = str(st.st_size)
+            target = inv.device.fs.readlink(device)
+            shown += " -> " + target
+            size = str(len(target.encode()))  # the device's link, not the host's (LINK_DIR prefix)
     if statmod.S_ISCHR(st.st_mode) or statmod.S_ISBLK(st.st_mode):
         size = f"{os.major(st.st_rdev)}, {os.minor(st.st_rdev)}"
     return [

@@ -12,6 +12,7 @@ import asyncio
 import functools
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import regex
@@ -87,6 +88,12 @@ def compile_regex(pattern: str, ignore_case: bool = False, budget: Budget | None
     return BoundedPattern(compiled, budget or Budget())
 
 
+# Worker threads for device work that may run long (matching, SQL): their own pool, so that a few
+# stuck devices do not hold the loop's default executor, which the rest of the process shares.
+DEVICE_WORK = ThreadPoolExecutor(max_workers=32, thread_name_prefix="device-work")
+
+
 async def run_bounded(fn: Callable[..., T], *args: Any) -> T:
-    """Run `fn(*args)` (matching work) in a worker thread, leaving the event loop free."""
-    return await asyncio.to_thread(fn, *args)
+    """Run `fn(*args)` (matching or SQL with its own budget) in a worker thread, leaving the event
+    loop free for the other devices."""
+    return await asyncio.get_running_loop().run_in_executor(DEVICE_WORK, functools.partial(fn, *args))
