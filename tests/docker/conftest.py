@@ -22,6 +22,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.docker)
+            # The first test also pays for building the base and sim images (minutes on 2 busy cores).
+            item.add_marker(pytest.mark.timeout(900))
 
 
 @pytest.fixture(scope="session")
