@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -9,10 +10,11 @@ import pytest
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
+from mgfarm.farm.backends import relocate_if_taken
 from mgfarm.farm.backends.docker import needs_kvm, parse_memory
 from mgfarm.farm.config import load_config
-from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port
-from mgfarm.farm.state import FarmState, Replica, edit, list_farms, load_farm, save_farm
+from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port, quiet_range_start
+from mgfarm.farm.state import FarmState, Replica, edit, list_farms, load_farm, save_farm, state_path
 
 
 def test_pairs_are_even_odd_and_skip_taken_ports() -> None:
@@ -120,3 +122,30 @@ def test_kvm_only_for_images_that_ask() -> None:
     assert needs_kvm({"org.mgfarm.backend": "emulator"})
     assert not needs_kvm({"org.mgfarm.backend": "sim", "org.mgfarm.needs_kvm": "false"})
     assert not needs_kvm({})
+
+
+def test_a_relocated_replica_stays_in_the_farms_port_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    first = quiet_range_start(3)
+    rep = Replica(0, f"emulator-{first}", first + 1, first, "tok")
+    farm = FarmState("ranged", "process", 5137, "golden", [rep], first_port=first)
+    with socket.socket() as holder:  # something else took the replica's console port
+        holder.bind(("127.0.0.1", first))
+        holder.listen()
+        assert relocate_if_taken(farm, rep)
+    assert rep.console_port >= first and rep.console_port != 5554
+    assert (rep.adb_port, rep.serial) == (rep.console_port + 1, f"emulator-{rep.console_port}")
+
+
+def test_an_old_state_file_without_first_port_still_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    farm = FarmState("old", "process", 5137, "golden", [Replica(0, "emulator-5554", 5555, 5554, "tok")])
+    save_farm(farm)
+    data = json.loads(state_path("old").read_text())
+    del data["first_port"]
+    state_path("old").write_text(json.dumps(data))
+    assert load_farm("old").first_port == 5554
