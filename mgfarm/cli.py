@@ -147,7 +147,7 @@ def snapshot_build(
     recipe: str = typer.Argument(..., help="Recipe name (e.g. golden) or path to a recipe YAML."),
     backend: str = typer.Option("process", "--backend", help="process or docker."),
     image: str = typer.Option("", "--image", help="Docker image to build on (docker backend)."),
-    adb_port: int = typer.Option(5137, "--adb-port", help="Port of the mgfarm-managed adb server."),
+    adb_port: int = typer.Option(0, "--adb-port", help="adb server to use (default: a private one)."),
 ) -> None:
     """Boot one device, apply a recipe over ADB, save the snapshot and write its manifest.
 
@@ -235,25 +235,30 @@ def tasks_check(
     seeds: int = typer.Option(3, "--seeds", "-k", help="Seeds per template."),
     farm: str | None = typer.Option(None, "--farm", help="Use this running farm (default: a private one)."),
     replicas: int = typer.Option(3, "--replicas", "-n", help="Devices of the private farm."),
+    timezones: str = typer.Option(
+        "UTC,America/Los_Angeles,Asia/Kolkata", "--timezones", help="Device time zones, comma-separated."
+    ),
 ) -> None:
-    """Prove every judge: the oracle succeeds cleanly, doing nothing and the near-miss fail.
+    """Prove every judge against its adversary matrix: the oracle and alternatives accepted, every
+    adversary (nothing, twice, collateral damage, over-broad, near misses, ...) rejected.
 
-    Example: mgfarm tasks check 'settings.*' --seeds 3
+    Example: mgfarm tasks check 'settings.*' --seeds 3 --timezones UTC,Asia/Kolkata
     """
-    from mgfarm.tasks import checker
-    from mgfarm.tasks.commands import check_matrix_table, run_check
+    from mgfarm.tasks.commands import check_matrix_table, parse_timezones, run_check
 
-    results = run_check(ids or [], seeds, farm, replicas)
-    rows = checker.matrix(results)
-    out.print(check_matrix_table(rows))
-    problems = [f"{row.task_id}: {p}" for row in rows for p in row.problems]
-    for line in problems:
-        out.print(f"[red]{line}[/]", highlight=False)
-    if problems:
-        fail(f"{len(problems)} of {len(results)} check episodes went wrong (listed above); fix those tasks.")
+    result = run_check(ids or [], seeds, farm, replicas, parse_timezones(timezones))
+    out.print(check_matrix_table(result))
+    for row in result.rows:
+        for p in row.problems:
+            out.print(f"[red]{row.task_id}: {p}[/]", highlight=False)
     out.print(
-        f"[green]all {len(results)} check episodes as expected[/] ({len(rows)} templates x {seeds} seeds)"
+        f"{result.played} episodes judged, {result.not_applicable} n/a, {result.errors} errors "
+        f"({len(result.rows)} templates x {seeds} seeds x {timezones.count(',') + 1} time zones)",
+        highlight=False,
     )
+    out.print(f"false accepts {result.false_accepts}, false rejects {result.false_rejects}", highlight=False)
+    if result.false_accepts or result.false_rejects or result.errors:
+        raise typer.Exit(1)
 
 
 @app.command("run-task")
@@ -356,7 +361,9 @@ def up(
     image: str | None = typer.Option(None, "--image", help="Docker image (default mgfarm/sim:latest)."),
     snapshot: str | None = typer.Option(None, "--snapshot", help="Snapshot every replica starts from."),
     name: str | None = typer.Option(None, "--farm", "--name", help="Farm name (default 'default')."),
-    adb_port: int | None = typer.Option(None, "--adb-port", help="Port of the managed adb server (5137)."),
+    adb_port: int | None = typer.Option(
+        None, "--adb-port", help="Share this adb server (default: the farm gets a private one)."
+    ),
     cpus: float | None = typer.Option(None, "--cpus", help="CPU limit per container (docker)."),
     memory: str | None = typer.Option(None, "--memory", help="Memory limit per container, e.g. 256m."),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="Keep the replicas that booted."),

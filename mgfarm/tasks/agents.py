@@ -146,10 +146,50 @@ def near_miss_agent(instance: TaskInstance) -> ScriptedAgent | None:
     miss = instance.task.near_miss
     if miss is None:
         return None
+    return variant_agent(instance, miss.oracle, miss.replace)
+
+
+def variant_agent(instance: TaskInstance, steps: list[Any] | None, replace: dict[str, Any]) -> ScriptedAgent:
+    """The oracle's steps (or `steps`) played with some parameters replaced (rendered first)."""
     changed = instance.model_copy(
-        update={"params": {**instance.params, **{k: instance.render(v) for k, v in miss.replace.items()}}}
+        update={"params": {**instance.params, **{k: instance.render(v) for k, v in replace.items()}}}
     )
-    return ScriptedAgent(miss.oracle or instance.task.oracle, changed)
+    return ScriptedAgent(instance.task.oracle if steps is None else steps, changed)
+
+
+class SequenceAgent:
+    """Plays agents one after the other (the oracle twice, wrong then right, ...).
+
+    A part that finishes (status complete) hands over to the next; a part that gives up ends the
+    whole run as infeasible, so `tasks check` knows the combination could not be played.
+    """
+
+    BACKS = 6  # between parts: back out of the app (so it starts afresh), then home
+
+    def __init__(self, parts: list[Any]) -> None:
+        self.parts = parts
+        self.current = 0
+        self.pending: list[Action] = []
+
+    def reset(self, goal: str, info: dict[str, Any]) -> None:
+        self.current = 0
+        self.pending = []
+        for part in self.parts:
+            if callable(getattr(part, "reset", None)):
+                part.reset(goal, info)
+
+    def act(self, observation: Observation) -> Action:
+        if self.pending:
+            return self.pending.pop(0)
+        action = self.parts[self.current].act(observation)
+        done = action.get("action_type") == "status" and action.get("goal_status") == "complete"
+        if not done or self.current == len(self.parts) - 1:
+            return action
+        self.current += 1
+        self.pending = [{"action_type": "navigate_back"}] * (self.BACKS - 1) + [
+            {"action_type": "navigate_home"}
+        ]
+        return {"action_type": "navigate_back"}
 
 
 class NothingAgent:

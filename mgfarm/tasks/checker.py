@@ -1,56 +1,110 @@
-"""`mgfarm tasks check`: the oracle must succeed cleanly; doing nothing and the near-miss must fail."""
+"""`mgfarm tasks check`: every template against its adversary matrix, in every time zone asked for.
+
+An adversary must be rejected, the oracle and the alternatives accepted. An adversary that
+could not be played on an instance (a near miss whose target is not on screen, damage with no
+untouched row to damage) is n/a and counts neither way.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from mgfarm.tasks.adversaries import adversaries
 from mgfarm.tasks.runner import EpisodeResult, Job
 from mgfarm.tasks.schema import TaskTemplate
 
-ROLES = ("oracle", "nothing", "near_miss")
+TIMEZONES = ("UTC", "America/Los_Angeles", "Asia/Kolkata")
+GROUPS = (
+    "oracle",
+    "alternative",
+    "nothing",
+    "twice",
+    "collateral",
+    "over_broad",
+    "wrong_right",
+    "near_miss",
+    "param_miss",
+    "custom",
+    "answers",
+)
+SHORT = {  # column headings of the matrix table
+    "alternative": "alt",
+    "nothing": "noop",
+    "collateral": "damage",
+    "over_broad": "broad",
+    "wrong_right": "wrong+right",
+    "near_miss": "miss",
+    "param_miss": "param",
+}
 
 
-def check_jobs(templates: list[TaskTemplate], seeds: int) -> list[Job]:
-    """Oracle, do-nothing and (when defined) near-miss episodes for every template and seed."""
+def check_jobs(templates: list[TaskTemplate], seeds: int, timezones: list[str] | None = None) -> list[Job]:
+    """Every adversary of every template, for every seed and time zone."""
     jobs = []
     for template in templates:
         for seed in range(seeds):
-            jobs.append(Job(template, seed, "oracle", "oracle"))
-            jobs.append(Job(template, seed, "nothing", "nothing"))
-            if template.near_miss is not None:
-                jobs.append(Job(template, seed, "near_miss", "near_miss"))
+            for zone in timezones or ["UTC"]:
+                for adv in adversaries(template, seed):
+                    key = f"{adv.group}/{adv.name}"
+                    jobs.append(Job(template, seed, adv.agent, key, zone, adv.after, adv.expect, adv.budget))
     return jobs
 
 
-def verdict(result: EpisodeResult) -> str:
-    """ok, or what went wrong: false-reject (oracle failed), false-accept (a wrong run passed), error."""
+def verdict(result: EpisodeResult, expect: str) -> str:
+    """ok, n/a, false-reject, false-accept or error."""
     if result.error:
         return "error"
-    if result.key == "oracle":
-        return "ok" if result.success and result.clean else "false-reject"
+    if expect == "accept":
+        return "ok" if result.success else "false-reject"
+    if result.status in ("infeasible", "n/a", "budget"):  # it did not play out as designed
+        return "n/a"
     return "false-accept" if result.success else "ok"
 
 
 @dataclass
 class Row:
-    """One template's line in the matrix: per role, how many seeds were ok out of how many."""
+    """One template's line in the matrix: per group, (ok, played) over seeds, zones and adversaries."""
 
     task_id: str
-    cells: dict[str, tuple[int, int]]
-    problems: list[str]
+    cells: dict[str, tuple[int, int]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
 
 
-def matrix(results: list[EpisodeResult]) -> list[Row]:
-    """Group results by template; collect a one-line reason for every bad episode."""
+@dataclass
+class Matrix:
+    rows: list[Row]
+    false_accepts: int
+    false_rejects: int
+    errors: int
+    not_applicable: int
+    played: int
+
+
+def matrix(results: list[EpisodeResult], jobs: list[Job]) -> Matrix:
+    """Group results by template and adversary group; a one-line reason for every bad episode."""
     rows: dict[str, Row] = {}
+    counts = {"false-accept": 0, "false-reject": 0, "error": 0, "n/a": 0, "ok": 0}
+    expect = {(j.task.id, j.seed, j.timezone or "", j.key): j.expect for j in jobs}
     for r in results:
-        row = rows.setdefault(r.task_id, Row(r.task_id, {}, []))
-        ok, total = row.cells.get(r.key, (0, 0))
-        v = verdict(r)
-        row.cells[r.key] = (ok + (v == "ok"), total + 1)
+        row = rows.setdefault(r.task_id, Row(r.task_id))
+        v = verdict(r, expect.get((r.task_id, r.seed, r.timezone, r.key), "reject"))
+        counts[v] += 1
+        if v == "n/a":
+            continue
+        group = r.key.split("/", 1)[0]
+        ok, total = row.cells.get(group, (0, 0))
+        row.cells[group] = (ok + (v == "ok"), total + 1)
         if v != "ok":
             reason = r.error or "; ".join(
-                [f"{c['name']}: {c['detail']}" for c in r.checks if not c["ok"]] + r.side_effects
+                [f"{c['name']}: {c['detail']}" for c in r.checks if not c["ok"]]
+                + [f"unexpected {e}" for e in r.side_effects]
             )
-            row.problems.append(f"{r.key} seed {r.seed}: {v} ({reason or r.status})")
-    return list(rows.values())
+            row.problems.append(f"{r.key} seed {r.seed} {r.timezone}: {v} ({reason or r.status})")
+    return Matrix(
+        list(rows.values()),
+        counts["false-accept"],
+        counts["false-reject"],
+        counts["error"],
+        counts["n/a"],
+        len(results) - counts["n/a"],
+    )

@@ -37,8 +37,10 @@ def show_task(task_id: str, seed: int) -> dict[str, Any]:
     """A template with one seed's parameters and filled goal, for `tasks show`."""
     template = get_task(task_id)
     instance = template.instantiate(seed)
-    data = template.model_dump(exclude={"judge"}, exclude_defaults=True)
-    data["judge"] = [f"{leaf.check} {instance.render(leaf.args)}" for leaf in template.judge.leaves()]
+    data = template.model_dump(exclude={"judge", "outcome"}, exclude_defaults=True)
+    data["outcome"] = instance.render(template.outcome)
+    if template.judge is not None:
+        data["judge"] = [f"{leaf.check} {instance.render(leaf.args)}" for leaf in template.judge.leaves()]
     data["seed"] = seed
     data["params_drawn"] = instance.params
     data["goal_filled"] = instance.goal
@@ -96,19 +98,20 @@ def run_with_progress(
         return results, time.perf_counter() - start, len(devices)
 
 
-def check_matrix_table(rows: list[checker.Row]) -> Table:
-    """One line per template: oracle / nothing / near-miss cells as ok/total."""
-    table = Table(title="judge check: oracle must pass cleanly, nothing and near-miss must fail")
-    table.add_column("task")
-    for role in checker.ROLES:
-        table.add_column(role, justify="center")
-    for row in rows:
+def check_matrix_table(result: checker.Matrix) -> Table:
+    """One line per template, one column per adversary group: ok/played (n/a episodes left out)."""
+    table = Table(title="judge check: oracle and alternatives accepted, every adversary rejected")
+    table.add_column("task", no_wrap=True)
+    groups = [g for g in checker.GROUPS if any(g in row.cells for row in result.rows)]
+    for group in groups:
+        table.add_column(checker.SHORT.get(group, group), justify="center", no_wrap=True)
+    for row in result.rows:
         cells = []
-        for role in checker.ROLES:
-            if role not in row.cells:
+        for group in groups:
+            if group not in row.cells:
                 cells.append("-")
                 continue
-            ok, total = row.cells[role]
+            ok, total = row.cells[group]
             colour = "green" if ok == total else "red"
             cells.append(f"[{colour}]{ok}/{total}[/]")
         table.add_row(row.task_id, *cells)
@@ -123,12 +126,29 @@ def check_counts(seeds: list[int], replicas: int | None) -> None:
         raise MgfarmError(f"--replicas {replicas} is not a device count; pass 1 or more, or leave it out.")
 
 
-def run_check(ids: list[str], seeds: int, farm: str | None, replicas: int) -> list[EpisodeResult]:
-    """All check episodes for the chosen templates."""
+def parse_timezones(text: str) -> list[str]:
+    """Comma-separated IANA zone names; one clear sentence for a name the host does not know."""
+    from zoneinfo import ZoneInfo
+
+    zones = [z.strip() for z in text.split(",") if z.strip()]
+    if not zones:
+        raise MgfarmError("--timezones is empty; pass zone names such as UTC,America/Los_Angeles.")
+    for zone in zones:
+        try:
+            ZoneInfo(zone)
+        except (KeyError, ValueError) as exc:
+            raise MgfarmError(f"Unknown time zone {zone!r}; use an IANA name such as Asia/Kolkata.") from exc
+    return zones
+
+
+def run_check(
+    ids: list[str], seeds: int, farm: str | None, replicas: int, timezones: list[str] | None = None
+) -> checker.Matrix:
+    """The adversary matrix for the chosen templates, seeds and time zones."""
     check_counts(list(range(seeds)), replicas)
-    jobs = checker.check_jobs(select(ids), seeds)
+    jobs = checker.check_jobs(select(ids), seeds, timezones)
     results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking")
-    return results
+    return checker.matrix(results, jobs)
 
 
 @dataclass

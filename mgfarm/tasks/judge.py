@@ -1,4 +1,9 @@
-"""The judge: named checks with templated arguments, all/any/not, weights -> progress, side effects."""
+"""The judge: the exact outcome (state diff) plus named checks (answers, screen), one verdict.
+
+Success requires every required change exactly once, no unexpected change, and every check of
+the template's `judge:` tree (typed answers, the screen). Progress comes from the outcome:
+required changes made minus unexpected ones, never positive for doing nothing or for harm.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,10 @@ from typing import Any
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.device import TaskDevice
+from mgfarm.tasks.outcome import MatchContext, OutcomeResult
+from mgfarm.tasks.outcome import evaluate as evaluate_outcome
 from mgfarm.tasks.schema import JudgeNode, TaskInstance
-from mgfarm.tasks.state import DATABASES, StateSnapshot, capture, pull_database, side_effects
+from mgfarm.tasks.state import DATABASES, StateSnapshot, capture, device_timezone, diff, pull_database
 
 
 @dataclass
@@ -175,30 +182,51 @@ def evaluate(
     return all(r[0] for r, _ in results), sum(r[1] * w for r, w in results) / total
 
 
+def outcome_checks(result: OutcomeResult) -> list[CheckOutcome]:
+    """One check line per required change, so reports say which were made."""
+    lines = []
+    for req in result.requirements:
+        detail = "; ".join(c.line() for c in req.matched) or "no such change"
+        lines.append(CheckOutcome(f"outcome.{req.kind}", req.spec, bool(req.matched), detail, 1.0, 0.0))
+    return lines
+
+
 def judge_instance(
     instance: TaskInstance,
     device: TaskDevice,
     baseline: StateSnapshot | None,
     answer: dict[str, Any] | None = None,
 ) -> JudgeResult:
-    """Run the template's checks and diff the state against the baseline."""
+    """The exact outcome against the baseline, and the template's checks, as one verdict."""
     load_verifiers()
     start = time.perf_counter()
-    ctx = CheckContext(device, answer or {}, instance.params, dict(instance.answer_fields))
     outcomes: list[CheckOutcome] = []
-    try:
-        success, progress = evaluate(instance.task.judge, ctx, instance.render, outcomes)
-    finally:
-        ctx.close()
-    effects: list[str] = []
-    if baseline is not None:
-        allow = [str(instance.render(p)) for p in instance.task.expected_changes]
-        effects = side_effects(baseline, capture(device), allow)
+    checks_ok = True
+    if instance.task.judge is not None:
+        ctx = CheckContext(device, answer or {}, instance.params, dict(instance.answer_fields))
+        try:
+            checks_ok, _ = evaluate(instance.task.judge, ctx, instance.render, outcomes)
+        finally:
+            ctx.close()
+    if baseline is None:  # no start state: only the checks can speak
+        return JudgeResult(
+            checks_ok, 1.0 if checks_ok else 0.0, checks_ok, [], outcomes, time.perf_counter() - start
+        )
+    items = instance.render(instance.task.outcome)
+    incidental = [str(p) for p in instance.render(instance.task.incidental)]
+    result = evaluate_outcome(
+        items, diff(baseline, capture(device)), incidental, MatchContext(device_timezone(device))
+    )
+    success = result.success and checks_ok
+    if result.requirements:
+        progress = 1.0 if success else min(result.progress, 0.99)
+    else:
+        progress = 1.0 if success else 0.0
     return JudgeResult(
         success=success,
-        progress=1.0 if success else min(progress, 0.99),
-        clean=success and not effects,
-        side_effects=effects,
-        checks=outcomes,
+        progress=progress,
+        clean=success,
+        side_effects=[c.line() for c in result.unexpected],
+        checks=outcome_checks(result) + outcomes,
         seconds=time.perf_counter() - start,
     )

@@ -29,7 +29,7 @@ WORD_LISTS = (
     "message_phrases",
 )
 Sampler = Callable[[random.Random, dict[str, Any]], Any]
-PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\}")
 
 
 @cache
@@ -121,9 +121,16 @@ def fill(text: str, params: dict[str, Any]) -> Any:
 
 
 def _lookup(name: str, params: dict[str, Any]) -> Any:
-    if name not in params:
+    """A parameter, or a field of a mapping parameter (`{slot.hour}`)."""
+    head, *fields = name.split(".")
+    if head not in params:
         raise MgfarmError(f"Placeholder {{{name}}} names no parameter; define it under `params`.")
-    return params[name]
+    value = params[head]
+    for f in fields:
+        if not isinstance(value, dict) or f not in value:
+            raise MgfarmError(f"Placeholder {{{name}}}: parameter {head!r} has no field {f!r}.")
+        value = value[f]
+    return value
 
 
 def render(value: Any, params: dict[str, Any]) -> Any:
@@ -143,8 +150,8 @@ def draw_one(spec: dict[str, Any], rng: random.Random, params: dict[str, Any]) -
         return render(spec["value"], params)
     if "format" in spec:
         return fill(str(spec["format"]), params)
-    if "choice" in spec:
-        return rng.choice(list(spec["choice"]))
+    if "choice" in spec:  # options may name earlier parameters: [{target: "{early}", index: 0}, ...]
+        return render(rng.choice(list(spec["choice"])), params)
     return SAMPLERS[str(spec["sample"])](rng, spec)
 
 
@@ -154,7 +161,7 @@ def draw(specs: dict[str, dict[str, Any]], task_id: str, seed: int) -> dict[str,
     params: dict[str, Any] = {}
     for name, spec in specs.items():
         avoid = spec.get("differ_from", [])
-        avoid_values = {params[a] for a in ([avoid] if isinstance(avoid, str) else avoid)}
+        avoid_values = [params[a] for a in ([avoid] if isinstance(avoid, str) else avoid)]
         value = draw_one(spec, rng, params)
         for _ in range(200):
             if value not in avoid_values:

@@ -28,18 +28,27 @@ from mgfarm.farm.state import FarmState, load_farm
 from mgfarm.tasks import runtime
 from mgfarm.tasks.agents import failure, make_agent
 from mgfarm.tasks.schema import TaskInstance, TaskTemplate
+from mgfarm.tasks.state import StateSnapshot
 
 THUMB_WIDTH = 216
+# Runs over ADB after the agent stops and before the judge (the adversary matrix's damage);
+# returns False when it found nothing to do, and the episode is then marked n/a.
+Tamper = Callable[[Device, TaskInstance, StateSnapshot], bool]
+AgentFactory = Callable[[TaskInstance], Any]
 
 
 @dataclass
 class Job:
-    """One episode to run: a template, a seed, an agent spec."""
+    """One episode to run: a template, a seed, an agent (a --agent spec or a factory)."""
 
     task: TaskTemplate
     seed: int
-    agent: str
-    key: str = ""  # label used by `tasks check` (oracle / nothing / near_miss)
+    agent: str | AgentFactory
+    key: str = ""  # label used by `tasks check` (oracle / nothing / near_miss / ...)
+    timezone: str | None = None  # set on the device before the setup
+    after: Tamper | None = None
+    expect: str = ""  # `tasks check`: accept or reject
+    budget: float = 1.0  # times the template's step budget
 
 
 @dataclass
@@ -63,6 +72,7 @@ class EpisodeResult:
     answer: str | None = None
     error: str = ""
     serial: str = ""
+    timezone: str = ""
     seconds: float = 0.0
     judge_seconds: float = 0.0
     trajectory: list[dict[str, Any]] = field(default_factory=list)
@@ -99,10 +109,13 @@ def run_episode(
     snapshot: str | None,
     record: Path | None = None,
     key: str = "",
+    timezone: str | None = None,
+    after: Tamper | None = None,
 ) -> EpisodeResult:
     """Reset, set up, act until done or out of budget, judge. Device errors end the episode as failed.
 
-    `agent_spec` is a --agent value (see `make_agent`) or an agent object.
+    `agent_spec` is a --agent value (see `make_agent`) or an agent object; `timezone` is set on
+    the device before the setup; `after` runs over ADB between the agent and the judge.
     """
     task = instance.task
     label = agent_spec if isinstance(agent_spec, str) else type(agent_spec).__name__
@@ -110,15 +123,20 @@ def run_episode(
         task.id, task.app, task.difficulty, instance.seed, label, key or label, instance.goal
     )
     result.serial = device.serial
+    result.timezone = timezone or ""
     start = time.perf_counter()
     try:
         if snapshot:
             device.snapshot_load(snapshot)
+        if timezone:
+            device.shell(f"setprop persist.sys.timezone {timezone}")
         baseline = runtime.prepare(instance, device)
         agent = make_agent(agent_spec, instance, instance.seed) if isinstance(agent_spec, str) else agent_spec
         if callable(getattr(agent, "reset", None)):
             agent.reset(instance.goal, {"task_id": task.id, "seed": instance.seed, "answer": task.answer})
         answer = _act(device, instance, agent, result, record)
+        if after is not None and result.status != "infeasible" and not after(device, instance, baseline):
+            result.status = "n/a"
         verdict = runtime.judge(instance, device, baseline, parse_answer(answer))
         result.success, result.progress, result.clean = verdict.success, verdict.progress, verdict.clean
         result.side_effects = verdict.side_effects
@@ -207,11 +225,13 @@ def run_jobs(
                 index, job = pending.get_nowait()
             except queue.Empty:
                 return
-            role = re.sub(r"[^A-Za-z0-9_.-]+", "_", job.key or job.agent)
+            role = re.sub(r"[^A-Za-z0-9_.-]+", "_", job.key or str(job.agent))
             folder = record / f"{index:04d}-{job.task.id}-s{job.seed}-{role}" if record else None
-            episode = run_episode(
-                device, job.task.instantiate(job.seed), job.agent, snapshot, folder, job.key
-            )
+            instance = job.task.instantiate(job.seed)
+            if job.budget != 1.0:
+                instance.max_steps = round(instance.max_steps * job.budget)
+            agent = job.agent if isinstance(job.agent, str) else job.agent(instance)
+            episode = run_episode(device, instance, agent, snapshot, folder, job.key, job.timezone, job.after)
             if folder is not None:
                 episode.trajectory = [
                     {**e, "screen": f"{folder.name}/{e['screen']}"} if "screen" in e else e

@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from mgfarm.errors import MgfarmError
+from mgfarm.tasks import outcome as outcome_mod
 from mgfarm.tasks import params as params_mod
 from mgfarm.tasks.yamlines import LineMap, Loc, load_with_lines
 
@@ -38,6 +39,8 @@ SETUP_KINDS = (
     "force_stop",
     "clear_app",
     "add_contact",
+    "add_event",
+    "set_timezone",
     "repeat",
 )
 SELECTOR_KEYS = ("text", "text_contains", "resource_id", "desc", "class_name", "instance")
@@ -112,7 +115,23 @@ def _param_spec(spec: Any) -> Any:
     return spec
 
 
+def _outcome_item(item: Any) -> Any:
+    problem = outcome_mod.item_problem(item)
+    if problem:
+        raise ValueError(problem)
+    return item
+
+
+def _incidental(pattern: Any) -> Any:
+    problem = outcome_mod.incidental_problem(pattern)
+    if problem:
+        raise ValueError(problem)
+    return pattern
+
+
 SetupStep = Annotated[Any, AfterValidator(_setup_step)]
+OutcomeItem = Annotated[Any, AfterValidator(_outcome_item)]
+IncidentalPattern = Annotated[Any, AfterValidator(_incidental)]
 OracleStep = Annotated[Any, AfterValidator(_oracle_step)]
 ParamSpec = Annotated[dict[str, Any], BeforeValidator(_param_spec)]
 
@@ -173,6 +192,21 @@ class NearMiss(BaseModel):
     oracle: list[OracleStep] | None = None
 
 
+class Variant(BaseModel):
+    """Another way to play a task for `tasks check`: an adversary (must be rejected) or an
+    alternative correct path (must be accepted).
+
+    `oracle` replaces the template's oracle steps (`[]`: no screen actions), `replace` changes
+    parameters for those steps only, `after` runs setup steps over ADB once the agent is done.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z0-9_]+$")
+    oracle: list[OracleStep] | None = None
+    replace: dict[str, str] = Field(default_factory=dict)
+    after: list[SetupStep] = Field(default_factory=list)
+
+
 class TaskTemplate(BaseModel):
     """One parameterised, verifiable task as written in the catalog."""
 
@@ -185,13 +219,24 @@ class TaskTemplate(BaseModel):
     suites: list[str] = Field(default_factory=list)
     params: dict[str, ParamSpec] = Field(default_factory=dict)
     setup: list[SetupStep] = Field(default_factory=list)
-    judge: JudgeNode
-    expected_changes: list[str] = Field(default_factory=list)
+    judge: JudgeNode | None = None
+    outcome: list[OutcomeItem] = Field(default_factory=list)
+    incidental: list[IncidentalPattern] = Field(default_factory=list)
     answer: dict[str, AnswerType] = Field(default_factory=dict)
     max_steps: int | None = Field(default=None, ge=1)
     oracle: list[OracleStep] = Field(min_length=1)
     near_miss: NearMiss | None = None
+    adversaries: list[Variant] = Field(default_factory=list)
+    alternatives: list[Variant] = Field(default_factory=list)
     source: str = ""  # file:line, filled by the loader
+
+    @model_validator(mode="after")
+    def has_verdict(self) -> TaskTemplate:
+        if not self.outcome and not self.answer:
+            raise ValueError("declare `outcome:` (what must change) or `answer:` (what a query task asks)")
+        if self.answer and self.judge is None:
+            raise ValueError("a query task (`answer:`) needs a `judge:` with answer.equals")
+        return self
 
     @property
     def app(self) -> str:

@@ -1,40 +1,147 @@
-"""Device state for side-effect detection: settings and declared app databases, read over ADB.
+"""The device state a verdict is computed from, read over ADB, and its row-by-row diff.
 
-Databases are pulled with their -wal file and opened on the host, so a check sees exactly the
+A snapshot is a set of *tables*, each a mapping key -> row (a dict of column values):
+- `DB.TABLE` for every table of every declared app database, keyed by the primary key (or rowid);
+- `DB.ENTITY` for app entities that group related tables (a contact = raw_contacts + data +
+  contacts rows), declared by the app's verifier module; the tables an entity covers are then
+  compared through the entity only, so one logical insert is one change;
+- `settings.NS` (system, secure, global), keyed by setting name, row `{value}`;
+- `files`, keyed by path under shared storage, row `{type, size, sha1}` (sha1 for small files).
+
+Databases are pulled with their -wal file and opened on the host, so the diff sees exactly the
 committed state an app left behind, whatever sqlite3 the device ships.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import hashlib
 import sqlite3
 import tempfile
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 from mgfarm.tasks.device import TaskDevice
 
 SETTINGS_NAMESPACES = ("system", "secure", "global")
 SHARED_STORAGE = "/storage/emulated/0"  # what /sdcard points at
+HASH_LIMIT = 256 * 1024  # files up to this size are pulled and hashed; larger ones compare by size
 # Tables that change as a by-product of any write and say nothing about what the user did.
 IGNORED_TABLES = {"sqlite_sequence", "android_metadata", "sqlite_stat1", "properties"}
+
+Row = dict[str, Any]
+Table = dict[str, Row]
+EntityReader = Callable[[sqlite3.Connection], Table]
 
 
 @dataclass(frozen=True)
 class DatabaseDecl:
-    """An app database the judge diffs: a short name and its path on the device."""
+    """An app database the judge diffs: a short name, its device path, and how to damage it.
+
+    `main` is the table (with its key column) whose rows stand for the app's records; the
+    adversary matrix deletes and edits unrelated rows there (`edit` is an SQL SET clause) and
+    adds a record (`extra`, an SQL INSERT: another SMS, call, alarm, ...).
+    """
 
     name: str
     path: str
+    app: str = ""
+    main: str = ""
+    key: str = "_id"
+    edit: str = ""
+    extra: str = ""
+
+
+@dataclass(frozen=True)
+class EntityDecl:
+    """A logical record spread over several tables of one database, compared as one row."""
+
+    name: str  # DB.ENTITY
+    db: str
+    covers: tuple[str, ...]
+    read: EntityReader
 
 
 DATABASES: dict[str, DatabaseDecl] = {}
+ENTITIES: dict[str, EntityDecl] = {}
+INCIDENTAL: list[str] = []  # app-wide by-products (see outcome.incidental_match)
 
 
-def declare_database(name: str, path: str) -> None:
-    """Register a database whose changes count as side effects unless a template allows them."""
-    DATABASES[name] = DatabaseDecl(name, path)
+def declare_database(
+    name: str,
+    path: str,
+    *,
+    app: str = "",
+    main: str = "",
+    key: str = "_id",
+    edit: str = "",
+    extra: str = "",
+) -> None:
+    """Register a database whose every change counts unless the template requires or allows it."""
+    DATABASES[name] = DatabaseDecl(name, path, app, main, key, edit, extra)
+
+
+def declare_entity(name: str, db: str, covers: tuple[str, ...], read: EntityReader) -> None:
+    """Register an entity `DB.NAME` read from `covers` tables (which are then not diffed alone)."""
+    ENTITIES[name] = EntityDecl(name, db, covers, read)
+
+
+def declare_incidental(*patterns: str) -> None:
+    """By-products the real app makes on any write (derived tables, last-used times), for every task."""
+    INCIDENTAL.extend(p for p in patterns if p not in INCIDENTAL)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two snapshots: a row inserted, deleted or updated."""
+
+    kind: Literal["insert", "delete", "update"]
+    where: str  # table, entity, settings.NS or files
+    key: str
+    before: Row | None = None
+    after: Row | None = None
+
+    def columns(self) -> list[str]:
+        """The columns an update changed (all columns for inserts and deletes)."""
+        old, new = self.before or {}, self.after or {}
+        return sorted(c for c in set(old) | set(new) if _blank(old.get(c)) != _blank(new.get(c)))
+
+    def line(self) -> str:
+        """One readable line for reports: `update settings.global[wifi_on]: value 1 -> 0`."""
+        head = f"{self.kind} {self.where}[{self.key}]"
+        if self.kind == "update":
+            old, new = self.before or {}, self.after or {}
+            parts = [f"{c} {_short(old.get(c))} -> {_short(new.get(c))}" for c in self.columns()]
+            return f"{head}: {', '.join(parts)}"
+        row = self.after if self.kind == "insert" else self.before
+        shown = {k: v for k, v in (row or {}).items() if v not in (None, "", 0)}
+        return f"{head}: {_short(shown, 160)}"
+
+
+def _blank(value: Any) -> Any:
+    """NULL and '' are the same to a user: apps rewrite one as the other when they save a form."""
+    return "" if value is None else value
+
+
+def same_row(a: Row, b: Row) -> bool:
+    """Rows equal up to NULL versus ''."""
+    return all(_blank(a.get(c)) == _blank(b.get(c)) for c in set(a) | set(b))
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class StateSnapshot:
+    """What the judge compares between the start and the end of an episode."""
+
+    tables: dict[str, Table] = field(default_factory=dict)
+
+    def table(self, name: str) -> Table:
+        return self.tables.get(name, {})
 
 
 def pull_database(device: TaskDevice, path: str, into: Path) -> Path | None:
@@ -53,37 +160,62 @@ def pull_database(device: TaskDevice, path: str, into: Path) -> Path | None:
     return local
 
 
-def read_tables(db_file: Path) -> dict[str, Counter[tuple[object, ...]]]:
-    """Every user table's rows as a multiset."""
+def primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The primary-key columns of a table, in key order (empty: the table is keyed by rowid)."""
+    info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+    return [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
+
+
+def read_table(conn: sqlite3.Connection, table: str) -> Table:
+    """Every row of a table keyed by its primary key (`_id`, rowid when none)."""
+    pk = primary_key(conn, table)
+    cursor = conn.execute(f'SELECT {"" if pk else "rowid AS __rowid__, "}* FROM "{table}"')
+    names = [d[0] for d in cursor.description]
+    rows: Table = {}
+    for values in cursor:
+        row = dict(zip(names, values, strict=True))
+        key_cols = pk or ["__rowid__"]
+        key = "/".join(str(row[c]) for c in key_cols)
+        row.pop("__rowid__", None)
+        rows[key] = row
+    return rows
+
+
+def read_database(db: str, db_file: Path) -> dict[str, Table]:
+    """Tables (`DB.TABLE`) and entities (`DB.ENTITY`) of one pulled database."""
     conn = sqlite3.connect(db_file)
     try:
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        return {
-            name: Counter(tuple(row) for row in conn.execute(f'SELECT * FROM "{name}"'))
-            for name in names
-            if name not in IGNORED_TABLES
-        }
+        entities = [e for e in ENTITIES.values() if e.db == db]
+        covered = {t for e in entities for t in e.covers}
+        out = {f"{db}.{n}": read_table(conn, n) for n in names if n not in IGNORED_TABLES | covered}
+        for entity in entities:
+            try:
+                out[entity.name] = entity.read(conn)
+            except sqlite3.OperationalError:  # the app has not created its tables yet
+                out[entity.name] = {}
+        return out
     finally:
         conn.close()
 
 
-def read_settings(device: TaskDevice) -> dict[str, str]:
-    """All settings as `settings.NS.KEY -> value`, in one shell round trip."""
+def read_settings(device: TaskDevice) -> dict[str, Table]:
+    """All settings as `settings.NS -> {key: {value}}`, in one shell round trip."""
     script = "; ".join(f"echo '##{ns}'; settings list {ns}" for ns in SETTINGS_NAMESPACES)
-    values: dict[str, str] = {}
+    tables: dict[str, Table] = {f"settings.{ns}": {} for ns in SETTINGS_NAMESPACES}
     namespace = ""
     for line in device.shell(script).splitlines():
         if line.startswith("##"):
             namespace = line[2:].strip()
         elif "=" in line and namespace:
             key, value = line.split("=", 1)
-            values[f"settings.{namespace}.{key}"] = value
-    return values
+            tables[f"settings.{namespace}"][key] = {"value": value}
+    return tables
 
 
-def read_files(device: TaskDevice) -> dict[str, str]:
-    """Files and folders in shared storage as `files.PATH -> size` ('dir' for folders), from `ls -lR`."""
-    entries: dict[str, str] = {}
+def read_files(device: TaskDevice) -> Table:
+    """Files and folders in shared storage keyed by path: type, size, and sha1 of small files."""
+    entries: Table = {}
     folder = ""
     for line in device.shell(f"ls -lR {SHARED_STORAGE}").splitlines():
         if line.startswith(SHARED_STORAGE) and line.endswith(":"):
@@ -92,61 +224,62 @@ def read_files(device: TaskDevice) -> dict[str, str]:
         parts = line.split(maxsplit=7)
         if not folder or len(parts) < 8 or parts[0] == "total":
             continue
-        kind = "dir" if parts[0].startswith("d") else parts[4]
-        entries[f"files.{folder}/{parts[7]}"] = kind
+        path = f"{folder}/{parts[7]}"
+        if parts[0].startswith("d"):
+            entries[path] = {"type": "dir", "size": None, "sha1": None}
+            continue
+        size = int(parts[4]) if parts[4].isdigit() else None
+        digest = None
+        if size is not None and size <= HASH_LIMIT:
+            try:
+                digest = hashlib.sha1(device.pull(path)).hexdigest()
+            except Exception:  # vanished between ls and pull: the size still tells
+                digest = None
+        entries[path] = {"type": "file", "size": size, "sha1": digest}
     return entries
 
 
-@dataclass
-class StateSnapshot:
-    """What the judge compares between the start and the end of an episode."""
-
-    settings: dict[str, str] = field(default_factory=dict)
-    tables: dict[str, Counter[tuple[object, ...]]] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-
-
 def capture(device: TaskDevice) -> StateSnapshot:
-    """Settings, files in shared storage, and the rows of every declared database."""
-    snap = StateSnapshot(settings=read_settings(device), files=read_files(device))
+    """Settings, files in shared storage, and every row of every declared database."""
+    snap = StateSnapshot(tables=read_settings(device))
+    snap.tables["files"] = read_files(device)
     with tempfile.TemporaryDirectory(prefix="mgfarm-state-") as tmp:
         for decl in DATABASES.values():
             folder = Path(tmp) / decl.name
             folder.mkdir()
             local = pull_database(device, decl.path, folder)
-            if local is None:
-                continue
-            for table, rows in read_tables(local).items():
-                snap.tables[f"{decl.name}.{table}"] = rows
+            if local is not None:
+                snap.tables.update(read_database(decl.name, local))
     return snap
 
 
-def allowed(key: str, patterns: list[str]) -> bool:
-    """Whether a change key is covered by the allow-list (`db`, `db.table`, `settings.ns.key`, globs)."""
-    return any(key == p or key.startswith(p + ".") or fnmatch.fnmatchcase(key, p) for p in patterns)
-
-
-def diff(before: StateSnapshot, after: StateSnapshot) -> list[str]:
-    """Human-readable changes, one per setting or table that differs."""
-    changes: list[str] = []
-    for key in sorted(set(before.settings) | set(after.settings)):
-        old, new = before.settings.get(key), after.settings.get(key)
-        if old != new:
-            changes.append(f"{key}: {old} -> {new}")
-    for path in sorted(set(before.files) | set(after.files)):
-        old, new = before.files.get(path), after.files.get(path)
-        if old != new:
-            what = "added" if old is None else "removed" if new is None else f"size {old} -> {new}"
-            changes.append(f"{path}: {what}")
-    for table in sorted(set(before.tables) | set(after.tables)):
-        old_rows = before.tables.get(table, Counter())
-        new_rows = after.tables.get(table, Counter())
-        added, removed = new_rows - old_rows, old_rows - new_rows
-        if added or removed:
-            changes.append(f"{table}: {sum(added.values())} rows added, {sum(removed.values())} removed")
+def diff(before: StateSnapshot, after: StateSnapshot) -> list[Change]:
+    """Every row inserted, deleted or updated, table by table, in a stable order."""
+    changes: list[Change] = []
+    for name in sorted(set(before.tables) | set(after.tables)):
+        old, new = before.table(name), after.table(name)
+        for key in sorted(set(old) | set(new), key=_key_order):
+            if key not in new:
+                changes.append(Change("delete", name, key, old[key], None))
+            elif key not in old:
+                changes.append(Change("insert", name, key, None, new[key]))
+            elif not same_row(old[key], new[key]):
+                changes.append(Change("update", name, key, old[key], new[key]))
     return changes
 
 
-def side_effects(before: StateSnapshot, after: StateSnapshot, expected: list[str]) -> list[str]:
-    """Changes that the template's `expected_changes` does not allow."""
-    return [c for c in diff(before, after) if not allowed(c.split(":", 1)[0], expected)]
+def _key_order(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.isdigit() else (1 << 62, key)
+
+
+def device_timezone(device: TaskDevice) -> str:
+    """The device's time zone (persist.sys.timezone), UTC when unset."""
+    return device.shell("getprop persist.sys.timezone").strip() or "UTC"
+
+
+def shared_path(path: str) -> str:
+    """A shared-storage path as the diff keys it (/sdcard -> /storage/emulated/0)."""
+    for alias in ("/sdcard", "/mnt/sdcard", "/storage/self/primary"):
+        if path == alias or path.startswith(alias + "/"):
+            return SHARED_STORAGE + path[len(alias) :]
+    return path

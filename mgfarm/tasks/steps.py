@@ -7,7 +7,9 @@ Vocabulary (one key per step):
   content_delete: {uri: U, where: "col='x'"}
   sql: {db: NAME_OR_PATH, sql: "..." | [..]}   SQL on an app database (device sqlite3)
   push_file: {path: P, text: T | size: N}
-  set_time: "2026-03-04 09:30"            device clock (UTC)
+  set_time: "2026-03-04 09:30"            device clock, in the device's own time zone
+  set_timezone: "Asia/Kolkata"            persist.sys.timezone
+  add_event: {title: T, day: D, start: HH:MM, end: HH:MM, location: L}   a calendar event in local time
   open_app: LABEL | home                  launch an app (or press HOME)
   home:                                   press HOME
   shell: CMD                              escape hatch for anything else
@@ -148,6 +150,43 @@ def _add_contact(device: TaskDevice, spec: Any) -> None:
         _content_insert(device, {"uri": f"{CONTACTS_URI}/data", "values": data})
 
 
+def _set_timezone(device: TaskDevice, zone: Any) -> None:
+    _checked(device, f"setprop persist.sys.timezone {quote(zone)}", "set_timezone")
+
+
+def local_ms(device: TaskDevice, day: str, hhmm: str) -> int:
+    """Epoch milliseconds of a wall-clock time on a day, in the device's own time zone."""
+    from zoneinfo import ZoneInfo
+
+    zone = device.shell("getprop persist.sys.timezone").strip() or "UTC"
+    try:
+        tz: dt.tzinfo = ZoneInfo(zone)
+    except (KeyError, ValueError):
+        tz = dt.timezone.utc
+    moment = dt.datetime.fromisoformat(f"{day} {hhmm}").replace(tzinfo=tz)
+    return int(moment.timestamp() * 1000)
+
+
+def _add_event(device: TaskDevice, spec: Any) -> None:
+    """An event in the local calendar at local wall-clock times, as the Calendar app saves one."""
+    day = str(spec["day"])
+    start = local_ms(device, day, str(spec["start"]))
+    end = local_ms(device, day, str(spec.get("end") or spec["start"]))
+    if end <= start and spec.get("end"):
+        end = start + 3_600_000
+    zone = device.shell("getprop persist.sys.timezone").strip() or "UTC"
+    values: dict[str, Any] = {
+        "calendar_id": 1,
+        "title": str(spec["title"]),
+        "dtstart": start,
+        "dtend": end,
+        "eventTimezone": zone,
+    }
+    if spec.get("location"):
+        values["eventLocation"] = str(spec["location"])
+    _content_insert(device, {"uri": "content://com.android.calendar/events", "values": values})
+
+
 STEPS: dict[str, StepFn] = {
     "snapshot": _snapshot,
     "settings": _settings,
@@ -162,6 +201,8 @@ STEPS: dict[str, StepFn] = {
     "force_stop": _force_stop,
     "clear_app": _clear_app,
     "add_contact": _add_contact,
+    "add_event": _add_event,
+    "set_timezone": _set_timezone,
 }
 
 

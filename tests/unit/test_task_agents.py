@@ -19,6 +19,7 @@ TEMPLATE = TaskTemplate.model_validate(
         "goal": "Add a note {title}.",
         "difficulty": "L1",
         "params": {"title": {"choice": ["Groceries"]}, "wrong": {"value": "Other"}},
+        "answer": {"x": "integer"},
         "judge": {"answer.equals": {"field": "x", "value": 1}},
         "oracle": [
             {"click": {"desc": "New note"}},

@@ -43,9 +43,13 @@ def test_every_seed_fills_every_placeholder(task_id: str) -> None:
                 params_mod.render(step["repeat"]["steps"], {**instance.params, "i": 1})
             else:
                 instance.render(step)
-        instance.render([leaf.args for leaf in template.judge.leaves()])
+        if template.judge is not None:
+            instance.render([leaf.args for leaf in template.judge.leaves()])
         instance.render(template.oracle)
-        instance.render(template.expected_changes)
+        instance.render(template.outcome)
+        instance.render(template.incidental)
+        for variant in [*template.adversaries, *template.alternatives]:
+            instance.render(variant.after)
 
 
 def test_unknown_ids_and_suites_are_user_errors() -> None:

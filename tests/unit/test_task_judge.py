@@ -1,16 +1,12 @@
-"""Judge logic: all/any/not, weights -> progress, typed answers, side-effect diffs and allow-lists."""
+"""Judge checks: all/any/not, weights -> progress, typed answers (outcomes: test_outcome.py)."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks.judge import CheckContext, evaluate
 from mgfarm.tasks.schema import JudgeNode
-from mgfarm.tasks.state import StateSnapshot, read_tables, side_effects
 
 
 def answer_node(field: str, value: Any, weight: float = 1.0, tolerance: float = 0.0) -> dict[str, Any]:
@@ -58,35 +54,3 @@ def test_normalisers() -> None:
     assert not normalize.same_number("", "")
     assert normalize.time("9:05 pm") == "21:05" and normalize.time("09:05") == "09:05"
     assert normalize.boolean("Yes") is True and normalize.boolean("off") is False
-
-
-def test_side_effects_respect_the_allow_list() -> None:
-    before = StateSnapshot(
-        settings={"settings.global.wifi_on": "1", "settings.system.screen_brightness": "100"},
-        tables={"contacts.raw_contacts": Counter({(1, "Ada"): 1})},
-    )
-    after = StateSnapshot(
-        settings={"settings.global.wifi_on": "0", "settings.system.screen_brightness": "40"},
-        tables={
-            "contacts.raw_contacts": Counter({(1, "Ada"): 1, (2, "Bob"): 1}),
-            "sms.sms": Counter({(1,): 1}),
-        },
-    )
-    effects = side_effects(before, after, ["settings.global.wifi_on", "contacts"])
-    assert effects == ["settings.system.screen_brightness: 100 -> 40", "sms.sms: 1 rows added, 0 removed"]
-    assert side_effects(before, after, ["settings.*", "contacts.raw_contacts", "sms"]) == []
-
-
-def test_read_tables_skips_bookkeeping_tables(tmp_path: Path) -> None:
-    db = tmp_path / "a.db"
-    conn = sqlite3.connect(db)
-    conn.executescript(
-        "CREATE TABLE notes(_id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT);"
-        "CREATE TABLE android_metadata(locale TEXT);"
-        "INSERT INTO notes(title) VALUES ('a'), ('a');"
-    )
-    conn.commit()
-    conn.close()
-    tables = read_tables(db)
-    assert set(tables) == {"notes"}
-    assert tables["notes"] == Counter({(1, "a"): 1, (2, "a"): 1})

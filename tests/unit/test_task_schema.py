@@ -22,7 +22,7 @@ GOOD = """\
   judge:
     all:
       - settings.equals: {namespace: global, key: wifi_on, value: 0}
-  expected_changes: [settings.global.wifi_on]
+  outcome: [{setting: {key: global.wifi_on, value: 0}}]
   oracle:
     - open_app: Settings
     - click: {text: "Network & internet"}
@@ -90,6 +90,19 @@ def test_bad_oracle_selector(tmp_path: Path) -> None:
         write(tmp_path, GOOD.replace('click: {text: "Network & internet"}', "click: {txt: x}"))
     )
     assert "t.yaml:15:" in message and "field oracle" in message and "selector" in message
+
+
+def test_bad_outcome_item_names_its_line(tmp_path: Path) -> None:
+    bad = GOOD.replace("{setting: {key: global.wifi_on, value: 0}}", "{setting: {key: global.wifi_on}}")
+    message = error_of(write(tmp_path, bad))
+    assert "t.yaml:12:" in message and "field outcome" in message and "setting needs value" in message
+    message = error_of(write(tmp_path, GOOD.replace("{setting:", "{settings:")))
+    assert "unknown outcome item 'settings'" in message
+
+
+def test_operate_template_without_outcome_is_refused(tmp_path: Path) -> None:
+    message = error_of(write(tmp_path, GOOD.replace("  outcome: [{setting: {key: global.wifi_on, value: 0}}]\n", "")))
+    assert "declare `outcome:`" in message
 
 
 def test_negative_seed_is_refused(tmp_path: Path) -> None:

@@ -7,7 +7,15 @@ from mgfarm.tasks.judge import CheckContext, CheckResult, check
 from mgfarm.tasks.state import declare_database
 
 declare_app("clock", "com.android.deskclock", None, "Clock")
-declare_database("alarms", "/data/data/com.android.deskclock/databases/alarms.db")
+declare_database(
+    "alarms",
+    "/data/data/com.android.deskclock/databases/alarms.db",
+    app="clock",
+    main="alarm_templates",
+    edit="minutes = (minutes + 1) % 60",
+    extra="INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
+    "VALUES (4, 44, 0, 1, 1, '')",
+)
 
 
 def _alarms(ctx: CheckContext) -> list[tuple[int, int, int, str]]:

@@ -2,14 +2,77 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database
+from mgfarm.tasks.state import Table, declare_database, declare_entity, declare_incidental
 
 DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
+PHONE = "vnd.android.cursor.item/phone_v2"
+EMAIL = "vnd.android.cursor.item/email_v2"
+NAME = "vnd.android.cursor.item/name"
+# Columns the provider derives from others (aggregation, sort keys, sync bookkeeping).
+DERIVED = {"_id", "contact_id", "version", "dirty", "display_name_alt", "sort_key", "display_name_source"}
 declare_app("contacts", "com.android.contacts", None, "Contacts")
-declare_database("contacts", DB)
+declare_database(
+    "contacts",
+    DB,
+    app="contacts",
+    main="raw_contacts",
+    edit="display_name = display_name || ' Jr'",
+    extra="INSERT INTO raw_contacts (display_name) VALUES ('Eve Intruder')",
+)
+
+
+def read_contacts(conn: sqlite3.Connection) -> Table:
+    """One row per raw contact: its own columns, its aggregate's, and its data rows by kind.
+
+    A contact is one logical record over raw_contacts + contacts + data (+ mimetypes), so adding
+    one is one insert and changing a number is one update, whichever path the agent took.
+    """
+    conn.row_factory = sqlite3.Row
+    try:
+        people: Table = {}
+        for r in conn.execute("SELECT * FROM raw_contacts"):
+            row = {k: r[k] for k in r.keys() if k not in DERIVED}  # noqa: SIM118 (a Row iterates values)  # noqa: SIM118 (a Row iterates values)
+            row.update(phones=(), emails=(), names=(), other=())
+            people[str(r["_id"])] = row
+        for c in conn.execute(
+            "SELECT raw_contacts._id AS rid, contacts.photo_id, contacts.pinned AS contact_pinned "
+            "FROM raw_contacts JOIN contacts ON contacts._id = raw_contacts.contact_id"
+        ):
+            people[str(c["rid"])].update(photo_id=c["photo_id"], contact_pinned=c["contact_pinned"])
+        for d in conn.execute(
+            "SELECT data.*, mimetypes.mimetype AS mimetype FROM data "
+            "LEFT JOIN mimetypes ON mimetypes._id = data.mimetype_id ORDER BY data._id"
+        ):
+            person = people.get(str(d["raw_contact_id"]))
+            if person is None:  # a data row without its contact is a change of its own
+                person = people.setdefault(f"orphan-{d['raw_contact_id']}", {"other": ()})
+            if d["mimetype"] == PHONE:
+                person["phones"] = tuple(sorted((*person["phones"], str(d["data1"] or ""))))
+            elif d["mimetype"] == EMAIL:
+                person["emails"] = tuple(sorted((*person["emails"], str(d["data1"] or ""))))
+            else:
+                keep = tuple(
+                    f"{k}={d[k]}"
+                    for k in d.keys()  # noqa: SIM118 (a Row iterates values)
+                    if d[k] is not None and k not in ("_id", "raw_contact_id", "mimetype_id", "data_version")
+                )
+                key = "names" if d["mimetype"] == NAME else "other"
+                person[key] = tuple(sorted((*person.get(key, ()), "|".join(keep))))
+        return people
+    finally:
+        conn.row_factory = None
+
+
+declare_entity("contacts.contact", "contacts", ("raw_contacts", "contacts", "data"), read_contacts)
+# The structured-name row mirrors display_name; the provider rewrites it on every name edit.
+declare_incidental(
+    "contacts.contact:names,contact_last_updated_timestamp,times_contacted,last_time_contacted"
+)
 
 
 def _names(ctx: CheckContext) -> list[tuple[int, str, int]]:

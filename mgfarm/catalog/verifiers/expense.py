@@ -5,11 +5,22 @@ from __future__ import annotations
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database
+from mgfarm.tasks.state import declare_database, declare_incidental
 
 CATEGORIES = ("Food", "Transportation", "Housing", "Utilities", "Entertainment", "Health", "Other")
 declare_app("expense", "com.arduia.expense", None, "Pro Expense")
-declare_database("expense", "/data/data/com.arduia.expense/databases/accounting.db")
+declare_database(
+    "expense",
+    "/data/data/com.arduia.expense/databases/accounting.db",
+    app="expense",
+    main="expense",
+    key="expense_id",
+    edit="amount = amount + 100",
+    extra="INSERT INTO expense (name, amount, category, note, created_at, modified_date) "
+    "VALUES ('Casino', 50000, 6, '', 1772600000000, 1772600000000)",
+)
+# The app stamps every edit.
+declare_incidental("expense.expense:modified_date")
 
 
 def _expenses(ctx: CheckContext) -> list[tuple[str, int, str]]:

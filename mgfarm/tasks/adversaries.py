@@ -1,0 +1,359 @@
+"""The adversary matrix of `mgfarm tasks check`: ways to play a template that must be rejected, and
+alternative correct paths that must be accepted.
+
+Derived from the template wherever possible: doing nothing; the oracle twice; the oracle plus
+collateral damage in every database its apps own, in settings and in shared storage (done over
+ADB after the oracle); over-broad (the oracle and the near-miss); wrong-then-right (the
+near-miss, then the oracle); a near miss for every parameter of the goal; and for query tasks
+constant answers, every candidate at once and the goal's own text. Templates add hand-written
+ones under `adversaries:` and other correct paths under `alternatives:`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mgfarm.tasks.agents import NothingAgent, ScriptedAgent, SequenceAgent, oracle_agent, variant_agent
+from mgfarm.tasks.device import TaskDevice, quote
+from mgfarm.tasks.params import PLACEHOLDER, draw, fill
+from mgfarm.tasks.schema import TaskInstance, TaskTemplate, Variant
+from mgfarm.tasks.state import DATABASES, ENTITIES, StateSnapshot, capture, shared_path
+from mgfarm.tasks.steps import apply_steps
+
+AgentFactory = Callable[[TaskInstance], Any]
+Tamper = Callable[[Any, TaskInstance, StateSnapshot], bool]
+# Settings an agent could flip by accident, and a value to flip each to.
+SETTING_FLIPS = (
+    ("global", "bluetooth_on", {"0": "1", "1": "0"}),
+    ("global", "wifi_on", {"0": "1", "1": "0"}),
+    ("secure", "ui_night_mode", {"1": "2", "2": "1"}),
+    ("system", "time_12_24", {"12": "24", "24": "12"}),
+)
+CONSTANTS = {
+    "integer": ["0", "1", "2", "3"],
+    "number": ["0", "10"],
+    "time": ["12:00", "09:00"],
+    "date": ["2026-03-04"],
+    "boolean": ["yes", "no"],
+    "text": ["yes", "I don't know"],
+}
+NEAR_MISS_DRAWS = 40  # other seeds tried to find a different value for one parameter
+
+
+@dataclass(frozen=True)
+class Adversary:
+    """One way to play a template: name, matrix column, what the verdict must be, how."""
+
+    name: str
+    group: str
+    expect: str  # accept | reject
+    agent: AgentFactory
+    budget: float = 1.0  # times the template's step budget (sequences play the oracle twice)
+    after: Tamper | None = None
+
+
+def adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
+    """Every adversary and alternative for one template and seed (names are stable across seeds)."""
+    from mgfarm.tasks.judge import load_verifiers
+
+    load_verifiers()  # verifier modules declare the databases the damage targets
+    out = [Adversary("oracle", "oracle", "accept", oracle_agent)]
+    out += [_variant(v, "alternative", "accept") for v in template.alternatives]
+    out.append(Adversary("nothing", "nothing", "reject", lambda i: NothingAgent()))
+    query = bool(template.answer)
+    kinds = {next(iter(item)) for item in template.outcome}
+    if "insert" in kinds:  # an update, delete, toggle or new folder twice is the same as once, or fails
+        out.append(
+            Adversary(
+                "oracle_twice", "twice", "reject", lambda i: _seq(oracle_agent(i), oracle_agent(i)), 2.5
+            )
+        )
+    if template.near_miss is not None:
+        miss = template.near_miss
+        out.append(_variant(Variant(name="near_miss", oracle=miss.oracle, replace=miss.replace), "near_miss"))
+        if not query:
+
+            def near(i: TaskInstance) -> ScriptedAgent:
+                return variant_agent(i, miss.oracle, miss.replace)
+
+            out.append(
+                Adversary("over_broad", "over_broad", "reject", lambda i: _seq(oracle_agent(i), near(i)), 2.5)
+            )
+            # A wrong value that the right one overwrites is a corrected mistake, not a wrong state.
+            if not (kinds == {"update"} and miss.oracle is None):
+                out.append(
+                    Adversary(
+                        "wrong_then_right",
+                        "wrong_right",
+                        "reject",
+                        lambda i: _seq(near(i), oracle_agent(i)),
+                        2.5,
+                    )
+                )
+    out += _parameter_misses(template, seed)
+    out += [_variant(v, "custom") for v in template.adversaries]
+    out += _collateral(template)
+    if query:
+        out += _answer_adversaries(template, seed)
+    return out
+
+
+def _seq(*parts: Any) -> SequenceAgent:
+    return SequenceAgent(list(parts))
+
+
+def _variant(v: Variant, group: str, expect: str = "reject") -> Adversary:
+    def agent(i: TaskInstance) -> ScriptedAgent:
+        return variant_agent(i, v.oracle, v.replace)
+
+    after = None
+    if v.after:
+
+        def run_after(device: Any, instance: TaskInstance, _: StateSnapshot) -> bool:
+            params = {**instance.params, **{k: instance.render(x) for k, x in v.replace.items()}}
+            apply_steps(device, v.after, params)
+            return True
+
+        after = run_after
+    return Adversary(v.name, group, expect, agent, 1.0, after)
+
+
+# ---- a near miss for every parameter of the goal
+
+
+def goal_parameters(template: TaskTemplate) -> list[str]:
+    """Parameters the goal names (directly, or through `format` parameters), and the answer's."""
+    names: list[str] = []
+    texts = [template.goal]
+    texts += [str(step["answer"]) for step in template.oracle if isinstance(step, dict) and "answer" in step]
+    for text in texts:
+        for m in PLACEHOLDER.finditer(text):
+            head = m.group(1).split(".")[0]
+            spec = template.params.get(head, {})
+            found = [head]
+            if "format" in spec:
+                found = [p.group(1).split(".")[0] for p in PLACEHOLDER.finditer(str(spec["format"]))]
+            names += [n for n in found if n not in names]
+    return names
+
+
+def _parameter_misses(template: TaskTemplate, seed: int) -> list[Adversary]:
+    out = []
+    for name in goal_parameters(template):
+        out.append(Adversary(f"miss_{name}", "param_miss", "reject", _misser(template, seed, name)))
+    return out
+
+
+def other_value(template: TaskTemplate, seed: int, name: str, current: Any) -> Any | None:
+    """A value `name` takes for another seed, different from `current` (None: it never varies)."""
+    for k in range(1, NEAR_MISS_DRAWS + 1):
+        value = draw(template.params, template.id, seed + 7919 * k)[name]
+        if value != current:
+            return value
+    return None
+
+
+def _misser(template: TaskTemplate, seed: int, name: str) -> AgentFactory:
+    def agent(instance: TaskInstance) -> Any:
+        value = other_value(template, seed, name, instance.params[name])
+        if value is None:
+            return _Unplayable()
+        params = {**instance.params, name: value}
+        for pname, spec in template.params.items():  # formats built on the changed value follow it
+            if "format" in spec:
+                params[pname] = fill(str(spec["format"]), params)
+        changed = instance.model_copy(update={"params": params})
+        if changed.render(template.oracle) == instance.render(template.oracle):
+            return _Unplayable()  # the parameter does not change what the agent does
+        return ScriptedAgent(template.oracle, changed)
+
+    return agent
+
+
+class _Unplayable:
+    """Gives up at once: the adversary does not apply to this instance (shown as n/a)."""
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        return {"action_type": "status", "goal_status": "infeasible"}
+
+
+# ---- collateral damage after the oracle
+
+
+def _collateral(template: TaskTemplate) -> list[Adversary]:
+    out = []
+    for decl in DATABASES.values():
+        if decl.app not in template.apps or not decl.main:
+            continue
+        out.append(_damage(f"delete_{decl.name}", _delete_row(decl.name)))
+        out.append(_damage(f"edit_{decl.name}", _edit_row(decl.name)))
+        out.append(_damage(f"insert_{decl.name}", _copy_row(decl.name)))
+    out.append(_damage("setting", _flip_setting(template)))
+    if "files" in template.apps:
+        out.append(_damage("file_add", _add_file))
+        out.append(_damage("file_delete", _delete_file))
+    return out
+
+
+def _damage(name: str, tamper: Tamper) -> Adversary:
+    """The oracle, then the damage over ADB."""
+    return Adversary(f"damage_{name}", "collateral", "reject", oracle_agent, 1.0, tamper)
+
+
+def _records(db: str) -> str:
+    """The snapshot table holding a database's main records (its entity when one covers them)."""
+    decl = DATABASES[db]
+    for entity in ENTITIES.values():
+        if entity.db == db and decl.main in entity.covers:
+            return entity.name
+    return f"{db}.{decl.main}"
+
+
+def untouched_key(device: TaskDevice, db: str, baseline: StateSnapshot) -> str | None:
+    """A record that was there at the start and is unchanged now: fair game for damage."""
+    table = _records(db)
+    before, now = baseline.table(table), capture(device).table(table)
+    keys = [k for k in before if k in now and now[k] == before[k] and k.isdigit()]
+    return keys[0] if keys else None
+
+
+def _sql(device: TaskDevice, db: str, statement: str) -> None:
+    device.shell(f"sqlite3 {quote(DATABASES[db].path)} {quote(statement)}")
+
+
+def _delete_row(db: str) -> Tamper:
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        key = untouched_key(device, db, baseline)
+        if key is None:
+            return False
+        decl = DATABASES[db]
+        _sql(device, db, f"DELETE FROM {decl.main} WHERE {decl.key} = {key}")
+        return True
+
+    return run
+
+
+def _edit_row(db: str) -> Tamper:
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        key = untouched_key(device, db, baseline)
+        decl = DATABASES[db]
+        if key is None or not decl.edit:
+            return False
+        _sql(device, db, f"UPDATE {decl.main} SET {decl.edit} WHERE {decl.key} = {key}")
+        return True
+
+    return run
+
+
+def _copy_row(db: str) -> Tamper:
+    """An extra record (another SMS, call, alarm, contact, ...): a copy of an untouched one."""
+
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        key = untouched_key(device, db, baseline)
+        decl = DATABASES[db]
+        if key is None:  # nothing to copy: the app's own kind of extra record
+            if decl.extra:
+                _sql(device, db, decl.extra)
+            return bool(decl.extra)
+        query = f"SELECT name FROM pragma_table_info('{decl.main}')"
+        columns = device.shell(f"sqlite3 {quote(decl.path)} {quote(query)}").split()
+        cols = ", ".join(c for c in columns if c != decl.key and re.fullmatch(r"\w+", c))
+        table = decl.main
+        _sql(device, db, f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table} WHERE {decl.key} = {key}")
+        return True
+
+    return run
+
+
+def _flip_setting(template: TaskTemplate) -> Tamper:
+    named = str(template.outcome) + str(template.incidental)
+
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        for ns, key, flips in SETTING_FLIPS:
+            if key in named:
+                continue
+            now = device.shell(f"settings get {ns} {key}").strip()
+            device.shell(f"settings put {ns} {key} {flips.get(now, '1')}")
+            return True
+        return False
+
+    return run
+
+
+def _add_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+    device.push(b"left behind\n", "/sdcard/Download/collateral.txt")
+    return True
+
+
+def _delete_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+    now = capture(device).table("files")
+    before = baseline.table("files")
+    files = [p for p, row in before.items() if row.get("type") == "file" and now.get(p) == row]
+    if not files:
+        return False
+    device.shell(f"rm {quote(shared_path(files[0]))}")
+    return True
+
+
+# ---- query tasks: answers that must not pay
+
+
+def _answer_adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
+    out = []
+    field, kind = next(iter(template.answer.items()))
+    for i, constant in enumerate(CONSTANTS.get(kind, CONSTANTS["text"])):
+        out.append(Adversary(f"constant_{i}", "answers", "reject", _answerer(field, _constant(constant))))
+    out.append(Adversary("all_candidates", "answers", "reject", _answerer(field, _all_candidates(template))))
+    out.append(Adversary("goal_text", "answers", "reject", _answerer(field, lambda inst: inst.goal)))
+    return out
+
+
+def _constant(value: str) -> Callable[[TaskInstance], str]:
+    return lambda instance: value
+
+
+def expected_answer(template: TaskTemplate) -> tuple[str, str] | None:
+    """(field, value template) of the answer.equals check in the judge."""
+    if template.judge is None:
+        return None
+    for leaf in template.judge.leaves():
+        if leaf.check == "answer.equals":
+            return str(leaf.args["field"]), str(leaf.args["value"])
+    return None
+
+
+def _all_candidates(template: TaskTemplate) -> Callable[[TaskInstance], str]:
+    """The right value and its distractors (parameters drawn to differ from it), all in one answer."""
+
+    def text(instance: TaskInstance) -> str:
+        found = expected_answer(template)
+        if found is None:
+            return ""
+        right = str(instance.render(found[1]))
+        heads = {m.group(1) for m in PLACEHOLDER.finditer(found[1])}
+        others = []
+        for name, spec in template.params.items():
+            avoid = spec.get("differ_from", [])
+            avoid = [avoid] if isinstance(avoid, str) else list(avoid)
+            if heads & set(avoid) and str(instance.params[name]) != right:
+                others.append(str(instance.params[name]))
+        if not others:
+            return ""
+        return ", ".join([*others, right])
+
+    return text
+
+
+def _answerer(field: str, value: Callable[[TaskInstance], str]) -> AgentFactory:
+    def agent(instance: TaskInstance) -> Any:
+        text = value(instance)
+        found = expected_answer(instance.task)
+        right = str(instance.render(found[1])) if found else None
+        if not text or text == right:
+            return _Unplayable()  # a constant that happens to be right is a right answer
+        return ScriptedAgent([{"answer": {field: text}}], instance)
+
+    return agent
