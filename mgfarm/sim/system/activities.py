@@ -7,12 +7,20 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mgfarm.sim.system.intents import Query, resolve
+from mgfarm.sim.system.logs import log
 
 if TYPE_CHECKING:
     from mgfarm.sim.apps.base import App
     from mgfarm.sim.device import SimDevice
 
 LAUNCHER = "com.android.launcher3"
+
+
+def describe_short(action: str | None, data: str | None, component: str) -> str:
+    """The intent as ActivityTaskManager logs a START: `act=... dat=... flg=0x10000000 cmp=pkg/.Act`."""
+    parts = [f"act={action}"] if action else []
+    parts += [f"dat={data}"] if data else []
+    return " ".join([*parts, "flg=0x10000000", f"cmp={component}"])
 
 
 def describe(action: str | None, data: str | None, mime_type: str | None) -> str:
@@ -133,6 +141,13 @@ class ActivityManager:
         if package == LAUNCHER and cls == app.main_activity:
             self.home()  # the home intent brings the launcher forward, it never stacks a second one
             return None
+        shown = f"{package}/{cls[len(package) :]}" if cls.startswith(package + ".") else f"{package}/{cls}"
+        log(
+            self.device,
+            "I",
+            "ActivityTaskManager",
+            f"START u0 {{{describe_short(action, data, shown)}}} from uid 2000",
+        )
         task = self._task_of(package)
         if task is None:
             task = Task(self.next_task_id, package)
@@ -146,6 +161,7 @@ class ActivityManager:
         else:
             task.records.append(self._record(package, cls, extras))
         self._changed()
+        log(self.device, "I", "ActivityTaskManager", f"Displayed {shown}: +{150 + len(cls) * 7}ms")
         return None
 
     def launch(self, package: str) -> str | None:
@@ -164,6 +180,9 @@ class ActivityManager:
         if package == LAUNCHER:
             return
         before = len(self.stack)
+        log(
+            self.device, "I", "ActivityManager", f"Force stopping {package} appid=10100 user=0: from pid 4242"
+        )
         self.stack = [t for t in self.stack if t.package != package]
         if len(self.stack) != before:
             self._ensure_home()

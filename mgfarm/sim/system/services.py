@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.system.clock import Clock
+from mgfarm.sim.system.logs import LogBuffer
+from mgfarm.sim.system.media import MediaStore
 from mgfarm.sim.system.packages import PackageManager
 from mgfarm.sim.system.providers import ProviderRegistry, Route, SettingsProvider
 from mgfarm.sim.system.settings import NAMESPACES, SETTINGS_DB, SettingsStore
@@ -26,4 +28,8 @@ def start_system_services(device: SimDevice) -> None:
     device.services["packages"] = PackageManager(device)
     device.services["providers"] = providers
     device.services["clock"] = Clock()
+    device.services["logs"] = LogBuffer(device)
     device.services["telephony"] = Telephony(device)
+    media = MediaStore(device)
+    media.create()
+    providers.register("media", media)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
+from mgfarm.sim.system.logs import log
 from mgfarm.sim.system.providers import ProviderError
 
 if TYPE_CHECKING:
@@ -80,6 +81,17 @@ class Telephony:
     radio: Radio = field(default_factory=Radio)
 
     # ---- calls
+    def _radio_log(self, what: str) -> None:
+        log(
+            self.device,
+            "D",
+            "RILJ",
+            f"[UNSL]< UNSOL_RESPONSE_CALL_STATE_CHANGED {what} [PHONE0]",
+            700,
+            "radio",
+        )
+        log(self.device, "I", "Telecom", f"CallsManager: call state now {self.state().name}", 700)
+
     def state(self) -> CallState:
         if any(c.state == "incoming" for c in self.calls):
             return CallState.RINGING
@@ -100,6 +112,7 @@ class Telephony:
         if self.find(number) is not None:
             raise TelephonyError("a call to/from this number is already in progress")
         self.calls.append(Call(number, True, "incoming", self._now()))
+        self._radio_log("RINGING")
         self._show(number, incoming=True)
 
     def dial(self, number: str, logged: bool = False) -> None:
@@ -108,17 +121,20 @@ class Telephony:
         if self.find(number) is None:
             now = self._now()
             self.calls.append(Call(number, False, "active", now, now, logged))
+            self._radio_log("DIALING")
         self.device.changed()
 
     def accept(self, number: str | None = None) -> None:
         call = self._pick(number, "incoming")
         call.state, call.answered_ms = "active", self._now()
+        self._radio_log("ACTIVE")
         self.device.changed()
 
     def hang_up(self, number: str | None = None) -> None:
         """`gsm cancel`, the End call button or KEYCODE_ENDCALL: the call ends and goes to the call log."""
         call = self._pick(number, None)
         self.calls.remove(call)
+        self._radio_log("DISCONNECTED")
         kind = OUTGOING if not call.inbound else (INCOMING if call.answered_ms else MISSED)
         duration = (self._now() - call.answered_ms) // 1000 if call.answered_ms else 0
         if not call.logged:
