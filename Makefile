@@ -26,8 +26,8 @@ $(DEV): $(CORE)
 	touch $@
 
 $(STAMP): $(DEV)
-	@echo "==> $(VENV): everything the whole test suite uses (Ray included)"
-	$(BIN)/pip install --progress-bar off -e '.[dev,ray]'
+	@echo "==> $(VENV): everything the whole test suite uses (Ray, android_env and AndroidWorld's imports)"
+	$(BIN)/pip install --progress-bar off -e '.[dev,ray,compat]'
 	touch $@
 
 test: install
