@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -113,7 +114,7 @@ def leftovers(worker: Worker) -> list[str]:
 
 
 @pytest.fixture
-def worker(tmp_path: Path) -> Worker:
+def worker(tmp_path: Path) -> Iterator[Worker]:
     w = Worker(tmp_path)
     w.start()
     yield w
