@@ -76,6 +76,7 @@ async def echo(inv: Invocation) -> int:
     return 0
 
 
+MAX_FIELD = 1 << 20  # printf field widths and precisions
 ESCAPE_RE = re.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9a-fA-F]{1,2}|.)")
 
 
@@ -104,6 +105,9 @@ def _printf_format(fmt: str, args: list[str]) -> tuple[str, int]:
         if width == "*":
             width = args[used] if used < len(args) else "0"
             used += 1
+        if int(width or 0) > MAX_FIELD or int(prec or 0) > MAX_FIELD:
+            # A field of a billion characters would sit in memory whole: refuse it.
+            raise ValueError(f"field width {width or prec} too large (at most {MAX_FIELD})")
         arg = args[used] if used < len(args) else ""
         used += 1
         pyspec = f"%{flags}{width or ''}{'.' + prec if prec is not None else ''}"

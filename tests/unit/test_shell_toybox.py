@@ -1,0 +1,166 @@
+"""`ls` and `find` as Android 13's toybox prints them, for the callers that parse them (issue 15)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.unit.shellkit import ShellDevice
+
+STAMP = 1_700_000_000  # 2023-11-14 22:13:20 UTC
+
+
+@pytest.fixture
+def sh(tmp_path: Path) -> Iterator[ShellDevice]:
+    dev = ShellDevice(tmp_path, boot=False)
+    yield dev
+    dev.close()
+
+
+def set_times(sh: ShellDevice, path: str, atime: float, mtime: float) -> None:
+    ns = (round(atime * 1e9), round(mtime * 1e9))
+    os.utime(sh.host(path), ns=ns, follow_symlinks=False)
+
+
+def parse_full_listing(output: str) -> list[tuple[str, int, datetime.datetime]]:
+    """Regular files of `ls DIR -ll -au` read the way AndroidWorld's file_utils reads them: nine
+    fields, the size fifth, the time two fields with nanoseconds cut to microseconds."""
+    files = []
+    for line in output.split("\n"):
+        if line.startswith("-"):
+            parts = line.split(None, 8)
+            assert len(parts) == 9, line
+            files.append(
+                (parts[8].strip(), int(parts[4]), datetime.datetime.fromisoformat(" ".join(parts[5:7])[:-3]))
+            )
+    return files
+
+
+def test_ls_ll_au_after_the_folder_gives_full_access_times(sh: ShellDevice) -> None:
+    sh.run("mkdir /sdcard/Download/w && printf hello > '/sdcard/Download/w/my file.txt'")
+    sh.run("touch /sdcard/Download/w/.hidden")
+    set_times(sh, "/sdcard/Download/w/my file.txt", STAMP + 0.176, STAMP - 3600)
+    r = sh.run("ls /sdcard/Download/w -ll -au")
+    assert r.status == 0
+    lines = r.text.splitlines()
+    assert lines[0].startswith("total ")
+    assert lines[1].startswith("d") and lines[1].endswith(" .") and lines[2].endswith(" ..")
+    entry = next(line for line in lines if line.endswith("my file.txt"))
+    assert " 2023-11-14 22:13:20.176000000 +0000 my file.txt" in entry  # -u: the access time
+    files = parse_full_listing(r.text)
+    assert ("my file.txt", 5, datetime.datetime(2023, 11, 14, 22, 13, 20, 176000)) in files
+    assert ".hidden" in [name for name, _, _ in files]  # -a
+
+
+def test_ls_l_short_time_and_columns(sh: ShellDevice) -> None:
+    sh.run("mkdir /sdcard/c && printf 123456789012 > /sdcard/c/big && printf 1 > /sdcard/c/s")
+    set_times(sh, "/sdcard/c/big", STAMP, STAMP)
+    lines = sh.run("ls -l /sdcard/c").text.splitlines()
+    assert lines[1].split()[5:8] == ["2023-11-14", "22:13", "big"]
+    size_end = {line.split()[-1]: list(re.finditer(r"\S+", line))[4].end() for line in lines[1:]}
+    assert size_end["big"] == size_end["s"]  # sizes right-aligned in one column
+
+
+def test_ls_t_and_u_sort_by_the_chosen_time(sh: ShellDevice) -> None:
+    sh.run("mkdir /sdcard/t && touch /sdcard/t/a /sdcard/t/b /sdcard/t/c")
+    set_times(sh, "/sdcard/t/a", STAMP + 30, STAMP + 10)
+    set_times(sh, "/sdcard/t/b", STAMP + 10, STAMP + 30)
+    set_times(sh, "/sdcard/t/c", STAMP + 20, STAMP + 20)
+    assert sh.run("ls -t /sdcard/t").text.split() == ["b", "c", "a"]
+    assert sh.run("ls -tu /sdcard/t").text.split() == ["a", "c", "b"]
+    assert sh.run("ls -ltr /sdcard/t").text.splitlines()[1].endswith(" a")
+
+
+def test_ls_recursive_and_links(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/r/s && touch /sdcard/r/s/f && ln -s /sdcard/r/s /sdcard/r/l")
+    # -R does not enter links to folders (toybox needs -L for that)
+    assert sh.run("ls -R /sdcard/r").text == "/sdcard/r:\nl\ns\n\n/sdcard/r/s:\nf\n"
+    long = sh.run("ls -l /sdcard/r").text
+    assert "l -> /sdcard/r/s" in long and long.splitlines()[1].split()[4] == str(len("/sdcard/r/s"))
+    assert sh.run("ls /sdcard/r/l").text == "f\n"  # an operand that links to a folder lists it
+
+
+def test_find_or_and_not(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/f/g && touch /sdcard/f/A.JPG /sdcard/f/b.txt /sdcard/f/g/c.jpg")
+    sh.run("ln -s /sdcard/f/b.txt /sdcard/f/link")
+    # AndroidWorld's file listing: regular files and folders, not links
+    assert sh.run("find /sdcard/f -type f -o -type d").text.split() == [
+        "/sdcard/f",
+        "/sdcard/f/A.JPG",
+        "/sdcard/f/b.txt",
+        "/sdcard/f/g",
+        "/sdcard/f/g/c.jpg",
+    ]
+    assert sh.run("find /sdcard/f -iname '*.jpg'").text.split() == ["/sdcard/f/A.JPG", "/sdcard/f/g/c.jpg"]
+    assert sh.run("find /sdcard/f -type f ! -name '*.txt'").text.split() == [
+        "/sdcard/f/A.JPG",
+        "/sdcard/f/g/c.jpg",
+    ]
+    assert sh.run("find /sdcard/f -type f -a -not -iname '*.jpg'").text.split() == ["/sdcard/f/b.txt"]
+    assert sh.run("find /sdcard/f \\( -name b.txt -o -name c.jpg \\) -print").text.split() == [
+        "/sdcard/f/b.txt",
+        "/sdcard/f/g/c.jpg",
+    ]
+    assert sh.run("find /sdcard/f -type l").text == "/sdcard/f/link\n"
+
+
+def test_find_mtime_newer_and_exec(sh: ShellDevice) -> None:
+    sh.run("mkdir /sdcard/m && touch /sdcard/m/old /sdcard/m/ref /sdcard/m/new")
+    now = sh.device.services["clock"].now()
+    set_times(sh, "/sdcard/m/old", now - 5 * 86400, now - 5 * 86400)
+    set_times(sh, "/sdcard/m/ref", now - 2 * 86400, now - 2 * 86400)
+    set_times(sh, "/sdcard/m/new", now - 60, now - 60)
+    assert sh.run("find /sdcard/m -type f -mtime +3").text == "/sdcard/m/old\n"
+    assert sh.run("find /sdcard/m -type f -mtime -1").text == "/sdcard/m/new\n"
+    assert sh.run("find /sdcard/m -newer /sdcard/m/ref -type f").text == "/sdcard/m/new\n"
+    assert sh.run("find /sdcard/m -type f -exec echo f {} \\;").text.split("\n")[:3] == [
+        "f /sdcard/m/new",
+        "f /sdcard/m/old",
+        "f /sdcard/m/ref",
+    ]
+    assert sh.run("find /sdcard/m -type f -exec echo all {} +").text == (
+        "all /sdcard/m/new /sdcard/m/old /sdcard/m/ref\n"
+    )
+    r = sh.run("find /sdcard/m -bogus")
+    assert r.status == 1 and "bad arg '-bogus'" in r.error
+
+
+def test_find_delete_removes_children_before_folders(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/del/a/b && touch /sdcard/del/a/b/f /sdcard/del/keep.txt")
+    r = sh.run("find /sdcard/del/a -delete")
+    assert (r.status, r.error) == (0, "")
+    assert sh.run("ls /sdcard/del").text == "keep.txt\n"
+
+
+def test_sqlite3_flags(sh: ShellDevice) -> None:
+    db = "/data/local/tmp/f.db"
+    sh.run(f"sqlite3 {db} 'CREATE TABLE t(a, b); INSERT INTO t VALUES (1, NULL), (2, 3)'")
+    assert sh.run(f"sqlite3 -header -separator , {db} 'SELECT * FROM t'").text == "a,b\n1,\n2,3\n"
+    assert sh.run(f"sqlite3 {db} -cmd '.headers on' 'SELECT a FROM t WHERE a = 2'").text == "a\n2\n"
+    ro = sh.run(f"sqlite3 -readonly {db} 'INSERT INTO t VALUES (9, 9)'")
+    assert ro.status == 1 and "readonly" in ro.error
+    assert sh.run("sqlite3 -help").error.startswith("Usage: sqlite3 [OPTIONS] FILENAME [SQL]")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["-o", "-a", "!", "(", ")", "-name", "x*", "-type", "f", "-exec", ";", "-print"]),
+        max_size=8,
+    )
+)
+def test_find_expressions_never_crash(tmp_path_factory: pytest.TempPathFactory, words: list[str]) -> None:
+    sh = ShellDevice(tmp_path_factory.mktemp("find"), boot=False)
+    try:
+        r = sh.run("find /sdcard " + " ".join(f"'{w}'" for w in words))
+        assert r.status in (0, 1)
+        assert "internal error" not in r.error
+    finally:
+        sh.close()
