@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from mgfarm.env.batching import check_step_async, outstanding
@@ -22,6 +23,12 @@ from mgfarm.env.recorder import Recorder
 from mgfarm.errors import MgfarmError
 
 StepResult = tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]
+
+
+def _timings(env: gymnasium.Env[Any, Any]) -> dict[str, float]:
+    """The last reset's or step's timings of an env (under its wrappers); none for other envs."""
+    timings: dict[str, float] = getattr(env.unwrapped, "last_timings", {})
+    return timings
 
 
 def resolve_tasks(tasks: str | Sequence[str]) -> list[str]:
@@ -102,36 +109,56 @@ class EnvPool:
     ) -> None:
         if size < 1:
             raise MgfarmError(f"size={size} is too small; an EnvPool needs at least 1 env.")
-        self.task_ids = resolve_tasks(tasks)
-        self.seed = seed
-        self.size = size
-        self.stats = PoolStats()
+        task_ids = resolve_tasks(tasks)
         recorder = Recorder(record) if record else None
-        self._threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="mgfarm-pool")
-        self.envs: list[MobileEnv] = []
+        threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="mgfarm-pool")
         futures = [
-            self._threads.submit(
-                MobileEnv, None, None, farm, tasks=self.task_ids, record=recorder, **env_kwargs
-            )
+            threads.submit(MobileEnv, None, None, farm, tasks=task_ids, record=recorder, **env_kwargs)
             for _ in range(size)
         ]
+        envs: list[MobileEnv] = []
         errors: list[BaseException] = []
         for fut in futures:
             try:
-                self.envs.append(fut.result())
+                envs.append(fut.result())
             except BaseException as exc:  # keep going so every leased replica is released below
                 errors.append(exc)
         if errors:
-            self.close()
+            for env in envs:
+                env.close()
+            threads.shutdown(wait=True)
             raise errors[0]
-        self._episode_counts = [0] * size
-        self._needs_reset = [True] * size
-        self._last_obs: list[dict[str, Any] | None] = [None] * size
+        self._start(envs, task_ids, seed, threads)
+
+    @classmethod
+    def of(cls, envs: Sequence[gymnasium.Env[Any, Any]], seed: int = 0) -> EnvPool:
+        """A pool over envs made elsewhere: any envs with `MobileEnv`'s spaces and step results."""
+        if not envs:
+            raise MgfarmError("EnvPool.of needs at least 1 env.")
+        pool = cls.__new__(cls)
+        threads = ThreadPoolExecutor(max_workers=len(envs), thread_name_prefix="mgfarm-pool")
+        pool._start(list(envs), [], seed, threads)
+        return pool
+
+    def _start(self, envs: list[Any], task_ids: list[str], seed: int, threads: ThreadPoolExecutor) -> None:
+        self.envs = envs
+        self.task_ids = task_ids
+        self.seed = seed
+        self.size = len(envs)
+        self.stats = PoolStats()
+        self._threads = threads
+        self._episode_counts = [0] * self.size
+        self._needs_reset = [True] * self.size
+        self._last_obs: list[dict[str, Any] | None] = [None] * self.size
         self._pending: list[Future[StepResult]] | None = None
         self._pending_start = 0.0
 
     def __len__(self) -> int:
         return self.size
+
+    def spaces(self) -> tuple[gymnasium.Space[Any], gymnasium.Space[Any]]:
+        """The observation and action space of one env (all envs of a pool share them)."""
+        return self.envs[0].observation_space, self.envs[0].action_space
 
     def _episode_seed(self, index: int) -> int:
         """Reproducible per-episode seeds: a function of (pool seed, env index, episode number)."""
@@ -150,7 +177,7 @@ class EnvPool:
             self._needs_reset[index] = True
             self.stats.record_reset(None)
             return self._last_obs[index], {"failed": str(exc), "autoreset": True}
-        self.stats.record_reset((time.perf_counter() - start) * 1000, env.last_timings)
+        self.stats.record_reset((time.perf_counter() - start) * 1000, _timings(env))
         self._needs_reset[index] = False
         self._last_obs[index] = obs
         return obs, info
@@ -161,14 +188,16 @@ class EnvPool:
             info["autoreset"] = True
             return obs, 0.0, False, False, info
         obs, reward, terminated, truncated, info = self.envs[index].step(action)
-        self.stats.record_step(info, self.envs[index].last_timings)
+        self.stats.record_step(info, _timings(self.envs[index]))
         if terminated or truncated:
             self._needs_reset[index] = True
         self._last_obs[index] = obs
         return obs, reward, terminated, truncated, info
 
-    def reset_all(self) -> tuple[list[dict[str, Any] | None], list[dict[str, Any]]]:
-        """Start a new episode in every env (in parallel)."""
+    def reset_all(self, seed: int | None = None) -> tuple[list[dict[str, Any] | None], list[dict[str, Any]]]:
+        """Start a new episode in every env (in parallel); `seed` restarts the episode seeds from it."""
+        if seed is not None:
+            self.seed, self._episode_counts = seed, [0] * self.size
         results = list(self._threads.map(self._reset_one, range(self.size)))
         return [r[0] for r in results], [r[1] for r in results]
 
@@ -198,7 +227,7 @@ class EnvPool:
         self.step_async(actions)
         return self.step_wait()
 
-    def map(self, fn: Callable[[MobileEnv], Any]) -> list[Any]:
+    def map(self, fn: Callable[[Any], Any]) -> list[Any]:
         """Run `fn(env)` on every env in parallel (e.g. a scripted agent)."""
         return list(self._threads.map(fn, self.envs))
 

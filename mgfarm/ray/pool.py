@@ -180,8 +180,22 @@ class RayEnvPool:
         slot.episodes += 1
         return "reset", slot.worker.reset.remote(seed)
 
-    def reset_all(self) -> tuple[list[Any], list[dict[str, Any]]]:
-        """Start a new episode in every env (in parallel)."""
+    def spaces(self) -> tuple[Any, Any]:
+        """The observation and action space of one env, asked of the first env that has a worker."""
+        for slot in self.slots:
+            if slot.worker is not None:
+                spaces: tuple[Any, Any] = self.ray.get(
+                    slot.worker.spaces.remote(), timeout=PLACEMENT_TIMEOUT_S
+                )
+                return spaces
+        raise MgfarmError(f"None of the pool's envs has a replica now ({NO_REPLICA}); try again later.")
+
+    def reset_all(self, seed: int | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
+        """Start a new episode in every env (in parallel); `seed` restarts the episode seeds from it."""
+        if seed is not None:
+            self.seed = seed
+            for slot in self.slots:
+                slot.episodes = 0
         sent = [self._send_reset(i) for i in range(self.size)]
         results = [self._collect(i, kind, ref) for i, (kind, ref) in enumerate(sent)]
         return [r[0] for r in results], [r[4] for r in results]

@@ -47,6 +47,14 @@ class EnvWorker:
             return None, self._tag({"failed": failure_reason(exc)})
         return obs, self._tag(info)
 
+    def spaces(self) -> tuple[Any, Any]:
+        """The env's observation and action spaces; the env is made here when no reset made it yet."""
+        from mgfarm.env.env import MobileEnv
+
+        if self.env is None:
+            self.env = MobileEnv(None, None, self.farm, tasks=self.task_ids, **self.env_kwargs)
+        return self.env.observation_space, self.env.action_space
+
     def step(self, action: Any) -> StepResult:
         """One action; an env that broke underneath ends the episode as failed (truncated)."""
         if self.env is None:
