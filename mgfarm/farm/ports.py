@@ -7,13 +7,11 @@ import socket
 from collections.abc import Iterable
 from pathlib import Path
 
+from mgfarm.adb.server import SCANNED_ADB_PORTS
 from mgfarm.errors import MgfarmError
 
-# Every adb server probes adb ports 5555-5585 for emulators and attaches whatever answers there, so a
-# device in that range is seen by every user's server on the host. Farm devices live above it and are
-# announced (`host:emulator:PORT`) to their own farm's adb server only, which itself scans nothing.
-SCANNED_ADB_PORTS = range(5555, 5586)
-FIRST_CONSOLE_PORT = 5586
+# Farm devices live above the range every adb server scans, announced to their own farm's server only.
+FIRST_CONSOLE_PORT = SCANNED_ADB_PORTS.stop  # 5586: the console port (even), adb on 5587
 LAST_PORT = 65535
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.adb.server import SCANNED_ADB_PORTS
 from mgfarm.farm import adbserver, api
-from mgfarm.farm.ports import SCANNED_ADB_PORTS, port_in_use
+from mgfarm.farm.ports import port_in_use
 from tests.support import wait_until
 
 
