@@ -23,6 +23,10 @@ ESCAPES = {
 }
 
 
+OCTAL_RE = re.compile(r"0?([0-7]{1,3})")
+HEX_RE = re.compile(r"[0-9a-fA-F]{1,2}")
+
+
 def unescape(text: str) -> tuple[str, bool]:
     """Backslash escapes as `echo -e` and printf read them; the flag is True after `\\c` (stop)."""
     out: list[str] = []
@@ -40,15 +44,15 @@ def unescape(text: str) -> tuple[str, bool]:
             out.append(ESCAPES[nxt])
             i += 2
         elif nxt == "0" or nxt.isdigit():
-            m = re.match(r"0?([0-7]{1,3})", text[i + 1 :])
+            m = OCTAL_RE.match(text, i + 1)  # at a position: slicing the rest each time is quadratic
             digits = m.group(1) if m else "0"
             out.append(chr(int(digits, 8) & 0xFF))
-            i += 1 + (m.end() if m else 1)
+            i = m.end() if m else i + 2
         elif nxt == "x":
-            m = re.match(r"[0-9a-fA-F]{1,2}", text[i + 2 :])
+            m = HEX_RE.match(text, i + 2)
             if m:
                 out.append(chr(int(m.group(0), 16)))
-                i += 2 + m.end()
+                i = m.end()
             else:
                 out.append("\\x")
                 i += 2
@@ -235,7 +239,7 @@ async def test(inv: Invocation) -> int:
 async def sleep(inv: Invocation) -> int:
     total = 0.0
     for arg in inv.argv[1:]:
-        m = re.fullmatch(r"(\d*\.?\d+)([smhd]?)", arg)
+        m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)  # unambiguous: linear on any input
         if m is None:
             inv.err(f"sleep: invalid number '{arg}'\n")
             return 1

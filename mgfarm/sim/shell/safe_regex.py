@@ -61,6 +61,9 @@ class BoundedPattern:
     def search(self, text: str) -> Any:
         return self._bounded(self._pattern.search, text)
 
+    def match(self, text: str) -> Any:
+        return self._bounded(self._pattern.match, text)
+
     def fullmatch(self, text: str) -> Any:
         return self._bounded(self._pattern.fullmatch, text)
 

@@ -382,7 +382,8 @@ async def cut(inv: Invocation) -> int:
     return 0
 
 
-SED_SUB = re.compile(r"^(?:(\d+|/[^/]*/)?)s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gip0-9]*)$", re.S)
+# Matched with the `regex` package under the command's budget: backtracks quadratically on odd scripts.
+SED_SUB = r"(?s)^(?:(\d+|/[^/]*/)?)s(.)(.*?)(?<!\\)\2(.*?)(?<!\\)\2([gip0-9]*)$"
 
 
 @command("sed")
@@ -438,7 +439,7 @@ def sed_text(data: bytes, scripts: list[str], flags: set[str], extended: bool, b
 
 
 def _sed_apply(script: str, line: str, num: int, extended: bool, budget: Budget) -> tuple[str, bool]:
-    m = SED_SUB.match(script)
+    m = compile_regex(SED_SUB, budget=budget).match(script)
     if m:
         addr, _, pat, repl, opts = m.groups()
         if addr and not _sed_addr(addr, line, num, extended, budget):
