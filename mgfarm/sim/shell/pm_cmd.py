@@ -18,6 +18,41 @@ def packages(inv: Invocation) -> PackageManager:
     return inv.device.services["packages"]
 
 
+# What the Android 13 emulator image declares (a subset: the features apps and tools query).
+FEATURES = (
+    "reqGlEsVersion=0x30001",
+    "android.hardware.audio.output",
+    "android.hardware.bluetooth",
+    "android.hardware.camera",
+    "android.hardware.camera.any",
+    "android.hardware.faketouch",
+    "android.hardware.location",
+    "android.hardware.location.gps",
+    "android.hardware.location.network",
+    "android.hardware.microphone",
+    "android.hardware.ram.normal",
+    "android.hardware.screen.landscape",
+    "android.hardware.screen.portrait",
+    "android.hardware.sensor.accelerometer",
+    "android.hardware.telephony",
+    "android.hardware.telephony.gsm",
+    "android.hardware.touchscreen",
+    "android.hardware.touchscreen.multitouch",
+    "android.hardware.wifi",
+    "android.software.app_widgets",
+    "android.software.home_screen",
+    "android.software.input_methods",
+    "android.software.webview",
+)
+LIBRARIES = (
+    "android.test.base",
+    "android.test.mock",
+    "android.test.runner",
+    "javax.obex",
+    "org.apache.http.legacy",
+)
+
+
 def unknown_package(inv: Invocation, verb: str, package: str) -> int:
     inv.err(
         f"Exception occurred while executing '{verb}':\n"
@@ -142,6 +177,10 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
     if verb in ("grant", "revoke"):
         return grant(inv, rest, verb)
     if verb == "list" and rest[:1] in (["permissions"], ["permission"]):
+        return 0
+    if verb == "list" and rest[:1] in (["features"], ["libraries"]):
+        kind, names = ("feature", FEATURES) if rest[0] == "features" else ("library", LIBRARIES)
+        inv.out("".join(f"{kind}:{name}\n" for name in names))
         return 0
     inv.err(f"Unknown command: {verb}\n")
     return 255
