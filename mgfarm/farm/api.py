@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 import threading
@@ -36,6 +35,7 @@ from mgfarm.farm.state import (
     load_farm,
     locked,
     ports_of_other_farms,
+    remove_folder,
     save_farm,
     write_private,
 )
@@ -192,7 +192,7 @@ def up(
     pairs = allocate_pairs(replicas, first_port, reserved)
 
     folder = farm_dir(name)
-    shutil.rmtree(folder, ignore_errors=True)  # no state file: leftovers of an earlier farm only
+    remove_folder(folder)  # no state file: leftovers of an earlier farm only
     folder.mkdir(parents=True)
     token = secrets.token_urlsafe(12)
     write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
@@ -202,10 +202,10 @@ def up(
     try:
         manifest = prepare(folder, backend, image, snapshot)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_folder(folder)
         raise
     if manifest is None and snapshot != DEFAULT_SNAPSHOT:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_folder(folder)
         raise MgfarmError(
             f"No snapshot {snapshot!r} was built for the {backend} backend; build it with "
             f"`mgfarm snapshot build {snapshot}` or leave --snapshot at {DEFAULT_SNAPSHOT}."
@@ -213,7 +213,7 @@ def up(
     try:
         server_pid = adbserver.ensure_server(adb_port)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_folder(folder)
         raise
     farm = FarmState(
         name=name,
@@ -286,7 +286,7 @@ def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
                     heir.adb_server_pid = farm.adb_server_pid
             lingering = serials & set(adbserver.devices(farm.adb_server_port))
             left += [f"adb transport {s}" for s in sorted(lingering)]
-        shutil.rmtree(farm_dir(farm.name), ignore_errors=True)
+        remove_folder(farm_dir(farm.name))
     return left
 
 
@@ -316,7 +316,7 @@ def down(name: str = "default") -> FarmState:
         farm = load_farm(name)
     except MgfarmError:
         if (folder / "state.json").exists():  # unreadable: nothing we can stop by id, clear it
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_folder(folder)
             raise MgfarmError(
                 f"The state file of farm {name!r} was unreadable and has been removed; check "
                 "`ps` / `docker ps` for leftovers."

@@ -73,7 +73,8 @@ def load_snapshot(
     """Load `snapshot` through the console; save it first from this fresh device when it is missing.
 
     `shared`: devices of the farm share one read-only snapshot folder, so only one of them saves
-    it, and `publish` then moves it from that device's own folder into the shared one.
+    it. `publish` then moves it from the device's own folder into the read-only one (the farm's,
+    or the container's own with docker), where no device can change it.
     """
     if snapshot not in snapshot_names(rep.console_port, rep.console_token):
         with _golden_lock if shared else contextlib.nullcontext():

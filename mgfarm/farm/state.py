@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -153,6 +154,19 @@ def save_farm(farm: FarmState) -> None:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     write_private(tmp, json.dumps(farm.to_json(), indent=1))
     os.replace(tmp, path)
+
+
+def remove_folder(folder: Path) -> None:
+    """Delete a farm or snapshot folder, sealed snapshots included (their folders lack the write bit)."""
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for dirpath, dirnames, _files in os.walk(folder):
+        for name in dirnames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                with contextlib.suppress(OSError):
+                    os.chmod(path, os.lstat(path).st_mode | 0o700)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def write_private(path: Path, text: str) -> None:

@@ -239,9 +239,13 @@ def set_memory_limit(limit: int) -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
 
 
-def reachable(path: Path, uid: int, gid: int) -> bool:
-    """True when `uid` may search every folder on the way to `path` (file modes only, as that user)."""
-    for folder in [*reversed(path.parents), path] if path.is_dir() else reversed(path.parents):
+def reachable(path: Path, uid: int, gid: int, itself: bool = True) -> bool:
+    """True when `uid` may search every folder on the way to `path` (file modes only, as that user).
+
+    `itself`: the folder must be searchable too (False for data folders, which are given to `uid`).
+    """
+    folders = [*reversed(path.parents), path] if itself and path.is_dir() else list(reversed(path.parents))
+    for folder in folders:
         try:
             st = os.stat(folder)
         except OSError:
@@ -274,8 +278,8 @@ def become_user(box: Sandbox, report: Report) -> bool:
         report.notes.append(f"no user {box.user!r} on this host; stays uid 0 without capabilities")
         return False
     uid, gid = entry.pw_uid, entry.pw_gid
-    needed = [*box.writable, *python_paths()]
-    blocked = [p for p in needed if not reachable(p, uid, gid)]
+    blocked = [p for p in box.writable if not reachable(p, uid, gid, itself=False)]
+    blocked += [p for p in [*box.readable, *python_paths()] if not reachable(p, uid, gid)]
     if blocked:
         report.notes.append(
             f"stays uid 0 without capabilities: {blocked[0]} is not reachable by {box.user!r}"

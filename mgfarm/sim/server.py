@@ -199,7 +199,7 @@ def say_sandbox(report: Report) -> None:
     """The sandbox line goes to the log: a weaker sandbox is a warning, never a failure."""
     line = describe(report)
     if report.landlock_abi and not report.notes:
-        log.info("%s", line)
+        print(f"{log.name}: {line}", file=sys.stderr, flush=True)  # the worker's log says how it runs
     else:
         log.warning("%s", line)
 

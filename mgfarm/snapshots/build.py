@@ -20,7 +20,17 @@ from mgfarm.farm.api import down
 from mgfarm.farm.backends import BACKENDS, get_backend
 from mgfarm.farm.boot import wait_attached, wait_boot_completed
 from mgfarm.farm.ports import allocate_pairs, quiet_range_start
-from mgfarm.farm.state import BOOTING, READY, FarmState, Replica, farm_dir, farm_exists, save_farm
+from mgfarm.farm.state import (
+    BOOTING,
+    READY,
+    FarmState,
+    Replica,
+    farm_dir,
+    farm_exists,
+    remove_folder,
+    save_farm,
+    write_private,
+)
 from mgfarm.snapshots.manifest import (
     MANIFEST_LABEL,
     SNAPSHOT_IMAGE_REPO,
@@ -115,10 +125,10 @@ def _start_one(
         options = {"image": image, "cpus": 2.0, "memory": "4g", "farm": name}
     runner = get_backend(backend, **options)
     folder = farm_dir(name)
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_folder(folder)
     folder.mkdir(parents=True)
     token = secrets.token_urlsafe(12)
-    (folder / "console_token").write_text(token)
+    write_private(folder / "console_token", token)
     adb_port = adb_port or quiet_range_start(1)  # 0: a private server, seen by no other farm
     server_pid = adbserver.ensure_server(adb_port)
     console, adb = allocate_pairs(1, quiet_range_start(1), {adb_port})[0]
@@ -201,8 +211,14 @@ def device_facts(device: Device) -> dict[str, Any]:
 
 
 def _keep_sim_snapshot(farm: FarmState, name: str) -> None:
-    """Copy the simulated device's snapshot folder out of the build farm into the store."""
-    saved = farm_dir(farm.name) / "snapshots" / name
+    """Copy the simulated device's snapshot folder out of the build farm into the store.
+
+    The device saved it into its worker's own folder; publishing moves it to the farm's read-only
+    snapshot folder, as a farm does with a golden saved by a fresh device.
+    """
+    folder = farm_dir(farm.name)
+    get_backend("process", **farm.options).publish_snapshot(farm, farm.replicas[0], name, folder)
+    saved = folder / "snapshots" / name
     if not (saved / "state.json").is_file():
         raise MgfarmError(f"The device saved no snapshot at {saved}; check `mgfarm sim serve --snapshots`.")
     remove_built("process", name)

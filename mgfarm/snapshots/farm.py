@@ -9,7 +9,7 @@ from pathlib import Path
 import mgfarm
 from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.state import FarmState
+from mgfarm.farm.state import FarmState, remove_folder
 from mgfarm.snapshots.manifest import (
     MANIFEST_LABEL,
     Manifest,
@@ -44,7 +44,7 @@ def prepare(folder: Path, backend: str, image: str, snapshot: str) -> Manifest |
         )
     target = folder / "snapshots" / snapshot
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(target, ignore_errors=True)
+    remove_folder(target)
     shutil.copytree(source, target, symlinks=True)
     return manifest
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import shutil
 from pathlib import Path
 from types import ModuleType
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.state import home
+from mgfarm.farm.state import home, remove_folder
 
 MANIFEST_LABEL = "org.mgfarm.snapshot"
 SNAPSHOT_IMAGE_REPO = "mgfarm-snapshot"
@@ -116,7 +115,7 @@ def snapshot_files(name: str) -> Path:
 
 
 def remove_built(backend: str, name: str) -> None:
-    shutil.rmtree(store_dir(backend, name), ignore_errors=True)
+    remove_folder(store_dir(backend, name))
 
 
 def check_manifest(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,7 @@ REPLICA_LABEL = "org.mgfarm.replica"
 KVM_LABEL = "org.mgfarm.needs_kvm"
 CONTAINER_CONSOLE_PORT = 5554
 CONTAINER_ADB_PORT = 5555
+SIM_DATA, SIM_GOLDEN = "/var/lib/mgfarm", "/var/lib/mgfarm-golden"  # docker/sim/entrypoint.sh
 PORT_ATTEMPTS = 3
 START_THREADS = 8
 STATUS_TTL = 0.5  # seconds a container listing stays fresh for alive()
@@ -176,7 +178,20 @@ class DockerBackend:
         return rep.backend_id in self._running_ids(farm)
 
     def publish_snapshot(self, farm: FarmState, rep: Replica, name: str, farm_dir: Path) -> None:
-        """Nothing to share: each container keeps the snapshots it saved."""
+        """Seal the snapshot the container saved: moved to its read-only golden folder, owned by root.
+
+        Each container keeps its own golden (nothing is shared between containers); once there,
+        the device's sandbox can read it but never change it (docker/sim/entrypoint.sh).
+        """
+        container = self._get(farm, rep)
+        if container is None:
+            raise MgfarmError(f"Replica {rep.index} has no container to seal snapshot {name!r} in.")
+        source, target = shlex.quote(f"{SIM_DATA}/snapshots/{name}"), shlex.quote(f"{SIM_GOLDEN}/{name}")
+        script = f"mv {source} {target} && chown -R 0:0 {target} && chmod -R a-w {target}"
+        code, output = container.exec_run(["sh", "-c", script], user="0")
+        if code != 0:
+            text = output.decode(errors="replace").strip()
+            raise MgfarmError(f"Replica {rep.index} could not seal snapshot {name!r}: {text}")
 
     def kill(self, farm: FarmState, rep: Replica, force: bool = False) -> None:
         container = self._get(farm, rep)

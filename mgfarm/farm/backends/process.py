@@ -134,6 +134,9 @@ class ProcessBackend:
         source.chmod(mode | 0o200)  # moving a folder to another parent rewrites its `..` entry
         os.rename(source, target)
         target.chmod(mode)
+        if os.geteuid() == 0:  # a worker that gave up root wrote it: the farm's user owns it now
+            for path in [target, *target.rglob("*")]:
+                os.lchown(path, 0, 0)
 
     def stop_all(self, farm: FarmState) -> list[str]:
         left = procs.stop_pids([w.pid for w in farm.workers])
