@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mgfarm.tasks import answers
 from mgfarm.tasks.agents import NothingAgent, ScriptedAgent, SequenceAgent, oracle_agent, variant_agent
 from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import PLACEHOLDER, draw, fill
@@ -39,7 +40,10 @@ CONSTANTS = {
     "date": ["2026-03-04"],
     "boolean": ["yes", "no"],
     "text": ["yes", "I don't know"],
+    "money": ["0", "$10.00"],
+    "phone": ["5555555555"],
 }
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 NEAR_MISS_DRAWS = 40  # other seeds tried to find a different value for one parameter
 
 
@@ -98,6 +102,9 @@ def adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
     out += _collateral(template)
     if query:
         out += _answer_adversaries(template, seed)
+        field, kind = next(iter(template.answer.items()))
+        said = _answerer(field, _rephrased(template, kind), wrong=False)
+        out.append(Adversary("other_words", "alternative", "accept", said))
     return out
 
 
@@ -311,6 +318,29 @@ def _answer_adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
     return out
 
 
+def rephrase(kind: str, value: str) -> str:
+    """The right answer said the way a person might: 'three', 'At 9:30 AM', '45 dollars and 25 cents'."""
+    if kind == "integer" and value.isdigit() and int(value) < len(NUMBER_WORDS):
+        return f"There are {NUMBER_WORDS[int(value)]}."
+    if kind == "time" and re.fullmatch(r"\d\d:\d\d", value):
+        hour, minute = int(value[:2]), value[3:]
+        return f"At {hour % 12 or 12}:{minute} {'AM' if hour < 12 else 'PM'}"
+    if kind == "money" and re.fullmatch(r"\d+\.\d\d", value):
+        dollars, cents = value.split(".")
+        return f"{dollars} dollars and {int(cents)} cents"
+    if kind == "phone" and len(value) == 10 and value.isdigit():
+        return f"({value[:3]}) {value[3:6]}-{value[6:]}"
+    return f'It says "{value}".'
+
+
+def _rephrased(template: TaskTemplate, kind: str) -> Callable[[TaskInstance], str]:
+    def text(instance: TaskInstance) -> str:
+        found = expected_answer(template)
+        return rephrase(kind, str(instance.render(found[1]))) if found else ""
+
+    return text
+
+
 def _constant(value: str) -> Callable[[TaskInstance], str]:
     return lambda instance: value
 
@@ -347,12 +377,14 @@ def _all_candidates(template: TaskTemplate) -> Callable[[TaskInstance], str]:
     return text
 
 
-def _answerer(field: str, value: Callable[[TaskInstance], str]) -> AgentFactory:
+def _answerer(field: str, value: Callable[[TaskInstance], str], wrong: bool = True) -> AgentFactory:
+    """An agent that answers at once; a `wrong` answer that happens to be right is n/a."""
+
     def agent(instance: TaskInstance) -> Any:
         text = value(instance)
         found = expected_answer(instance.task)
-        right = str(instance.render(found[1])) if found else None
-        if not text or text == right:
+        kind = instance.answer_fields.get(field, "text")
+        if not text or (wrong and found and answers.matches(kind, text, instance.render(found[1]))):
             return _Unplayable()  # a constant that happens to be right is a right answer
         return ScriptedAgent([{"answer": {field: text}}], instance)
 

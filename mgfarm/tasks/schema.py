@@ -22,7 +22,7 @@ from mgfarm.tasks import params as params_mod
 from mgfarm.tasks.yamlines import LineMap, Loc, load_with_lines
 
 Difficulty = Literal["L1", "L2", "L3", "L4"]
-AnswerType = Literal["integer", "number", "text", "date", "time", "boolean"]
+AnswerType = Literal["integer", "number", "money", "text", "date", "time", "boolean", "phone"]
 DEFAULT_BUDGET = {"L1": 15, "L2": 30, "L3": 45, "L4": 60}
 
 SETUP_KINDS = (

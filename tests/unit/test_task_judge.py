@@ -32,7 +32,7 @@ def test_all_with_weights_gives_partial_progress() -> None:
     ok, progress, out = run(tree, {"count": "3 events", "name": "wrong"}, FIELDS)
     assert not ok and progress == 0.75
     assert [o.ok for o in out] == [True, False]
-    assert "got" in out[1].detail
+    assert "'wrong'" in out[1].detail  # the detail says what the answer was read as
 
 
 def test_any_and_not() -> None:
@@ -54,3 +54,14 @@ def test_normalisers() -> None:
     assert not normalize.same_number("", "")
     assert normalize.time("9:05 pm") == "21:05" and normalize.time("09:05") == "09:05"
     assert normalize.boolean("Yes") is True and normalize.boolean("off") is False
+
+
+def test_answers_are_read_by_meaning_and_hedges_fail() -> None:
+    fields = {"count": "integer", "at": "time", "phone": "phone", "paid": "money"}
+    assert run(answer_node("count", 3), {"count": "three"}, fields)[0]
+    assert run(answer_node("at", "09:30"), {"at": "It starts at 9:30 AM."}, fields)[0]
+    assert run(answer_node("paid", "45.25"), {"paid": "45 dollars and 25 cents"}, fields)[0]
+    assert not run(answer_node("count", 3), {"count": "2 or 3"}, fields)[0]
+    assert not run(answer_node("phone", "5551234567"), {"phone": "5559876543, 5551234567"}, fields)[0]
+    assert run(answer_node("phone", "5551234567"), {"phone": "+1 (555) 123-4567"}, fields)[0]
+

@@ -9,6 +9,7 @@ import fnmatch
 from typing import Any
 
 from mgfarm.catalog.verifiers import normalize
+from mgfarm.tasks import answers
 from mgfarm.tasks.device import quote
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
 
@@ -126,19 +127,14 @@ def element_visible(
 def answer_equals(
     ctx: CheckContext, *, field: str, value: Any, tolerance: float = 0.0, compare: str | None = None
 ) -> CheckResult:
-    """The agent's typed answer for a field, normalised by the field's type (numbers with tolerance).
+    """The agent's typed answer for a field, read by meaning for the field's type (or `compare`).
 
-    `compare: phone` compares phone numbers by their last ten digits.
+    Numbers in words or digits, 12/24 h times, the usual dates, money, phone numbers by digits,
+    free text up to case, spacing, quotes and a lead-in; an answer that hedges between several
+    values is wrong (`mgfarm.tasks.answers`).
     """
     if field not in ctx.answer:
         return CheckResult(False, f"no answer for {field!r}")
-    if compare == "phone":
-        ok = normalize.same_number(ctx.answer[field], value)
-        return CheckResult(ok, f"answer {field}: got {ctx.answer[field]!r}, want {value!r}")
-    kind = ctx.answer_fields.get(field, "text")
-    got, want = normalize.typed(kind, ctx.answer[field]), normalize.typed(kind, value)
-    if kind in ("integer", "number") and got is not None and want is not None:
-        ok = abs(float(got) - float(want)) <= float(tolerance)
-    else:
-        ok = got is not None and got == want
-    return CheckResult(ok, f"answer {field}: got {ctx.answer[field]!r} ({got!r}), want {want!r}")
+    kind = compare or ctx.answer_fields.get(field, "text")
+    ok, why = answers.verdict(kind, ctx.answer[field], value, float(tolerance))
+    return CheckResult(ok, f"answer {field}: {why}")
