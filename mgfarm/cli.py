@@ -176,6 +176,21 @@ def snapshot_list(json_out: bool = typer.Option(False, "--json", help="Print row
         out.print(table)
 
 
+@snapshot_app.command("rm")
+def snapshot_rm(
+    name: str = typer.Argument(..., help="Snapshot name, as `mgfarm snapshot list` shows it."),
+    backend: str = typer.Option("", "--backend", help="Only this backend's build (default: every one)."),
+) -> None:
+    """Remove a built snapshot: its manifests, files and committed docker images.
+
+    Example: mgfarm snapshot rm golden --backend docker
+    """
+    from mgfarm.snapshots.manifest import remove_snapshot
+
+    for item in remove_snapshot(name, backend):
+        out.print(f"removed {item}", highlight=False)
+
+
 # --------------------------------------------------------------------------- tasks, run-task, eval, demo
 
 
@@ -364,8 +379,12 @@ def up(
     adb_port: int | None = typer.Option(
         None, "--adb-port", help="Share this adb server (default: the farm gets a private one)."
     ),
-    cpus: float | None = typer.Option(None, "--cpus", help="CPU limit per container (docker)."),
-    memory: str | None = typer.Option(None, "--memory", help="Memory limit per container, e.g. 256m."),
+    cpus: float | None = typer.Option(
+        None, "--cpus", help="CPU limit per container (docker; default from the image: sim 1, emulator 2)."
+    ),
+    memory: str | None = typer.Option(
+        None, "--memory", help="Memory limit per container, e.g. 256m (default: sim 256m, emulator 4g)."
+    ),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="Keep the replicas that booted."),
     ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: one farm per node."),
     per_node: int = typer.Option(0, "--replicas-per-node", help="With --ray: devices on each node."),
@@ -528,19 +547,26 @@ def restart(
 
 @images_app.command("build")
 def images_build(
-    which: str = typer.Argument("all", help="base, sim or all."),
+    which: str = typer.Argument("all", help="base, sim, all (base and sim), emulator or emulator-standin."),
     base: str = typer.Option(
         "mgfarm/base:bookworm", "--base", help="Base image for the sim image, e.g. python:3.11-slim."
     ),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build even when the images are current."),
+    accept_licenses: bool = typer.Option(
+        False,
+        "--accept-android-sdk-licenses",
+        help="Accept the Android SDK License Agreement (needed by `emulator`, which downloads the SDK).",
+    ),
 ) -> None:
-    """Build the registry-free Debian base image and the sim image (skipped when current).
+    """Build the registry-free Debian base image and the sim image (skipped when current), or the
+    emulator image (real: needs the SDK licence and internet; emulator-standin: a simulated device).
 
     Example: mgfarm images build sim --base python:3.11-slim
+    Example: mgfarm images build emulator --accept-android-sdk-licenses
     """
     from mgfarm.farm.images import build_images
 
-    build_images(lambda line: out.print(line, highlight=False), which, rebuild, base)
+    build_images(lambda line: out.print(line, highlight=False), which, rebuild, base, accept_licenses)
 
 
 # --------------------------------------------------------------------------- bench

@@ -164,8 +164,8 @@ def up(
     retries: int = 2,
     boot_timeout: float = 120.0,
     workers: int = 0,
-    cpus: float = 1.0,
-    memory: str = "256m",
+    cpus: float | None = None,
+    memory: str | None = None,
     on_progress: Progress | None = None,
 ) -> FarmState:
     """Start `replicas` devices, wait until each is booted on its snapshot, write the state file.
@@ -183,8 +183,10 @@ def up(
     options: dict[str, object] = {"workers": workers} if backend == "process" else {}
     if backend == "docker":
         from mgfarm.farm.backends.docker import resolve_image
+        from mgfarm.snapshots.manifest import built_image
 
-        image = resolve_image(image)
+        # No --image: the image `mgfarm snapshot build --backend docker` committed for this snapshot.
+        image = resolve_image(image or built_image(snapshot))
         options = {"image": image, "cpus": cpus, "memory": memory}
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts
     adb_port = adb_port or quiet_range_start(1)

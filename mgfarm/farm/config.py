@@ -27,8 +27,8 @@ class FarmConfig(BaseModel):
     snapshot: str = "golden"
     adb_port: int = Field(default=0, ge=0, le=65535)  # 0: a private adb server on a free port
     first_port: int = Field(default=FIRST_CONSOLE_PORT, ge=1024, le=65534)
-    cpus: float = Field(default=1.0, gt=0)  # per container
-    memory: str = "256m"  # per container, docker syntax
+    cpus: float | None = Field(default=None, gt=0)  # per container; None: the image's default
+    memory: str | None = None  # per container, docker syntax; None: the image's default
     workers: int = Field(default=0, ge=0)  # process backend; 0 = one per core
     retries: int = Field(default=2, ge=0)
     boot_timeout: float = Field(default=120.0, gt=0)

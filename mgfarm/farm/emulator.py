@@ -8,6 +8,8 @@ standard library and mgfarm.errors because the image copies those two files, not
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -24,7 +26,7 @@ class EmulatorSettings:
     """Everything that shapes one emulator replica; a snapshot is only valid for the same values."""
 
     avd_name: str = "mgfarm"
-    api_level: int = 34
+    api_level: int = 33  # Android 13, the project's reference
     tag: str = "google_apis"
     abi: str = "x86_64"
     ram_mb: int = 2048
@@ -38,13 +40,15 @@ class EmulatorSettings:
     adb_port: int = 5555
     grpc_port: int = 8554
     snapshot: str = "golden"
+    grpc_token: bool = True
+    accel: str = "on"  # on: KVM required; off only for the stand-in, which emulates nothing
     save_snapshot_on_exit: bool = False
     keep_snapshot_clock: bool = True
 
     def validate(self) -> EmulatorSettings:
         """Raise MgfarmError naming the first setting outside what the emulator accepts."""
         if self.ram_mb < 1024:
-            raise MgfarmError(f"ram_mb={self.ram_mb} is too small for Android 14; use at least 1024.")
+            raise MgfarmError(f"ram_mb={self.ram_mb} is too small for Android 13; use at least 1024.")
         if not 1 <= self.cores <= 16:
             raise MgfarmError(f"cores={self.cores} is out of range; use 1 to 16.")
         if self.data_partition_mb < 2048:
@@ -59,6 +63,8 @@ class EmulatorSettings:
                 f"ports {self.console_port},{self.adb_port} are invalid; the console port must be even "
                 "and the adb port the next one."
             )
+        if self.accel not in ("on", "off", "auto"):
+            raise MgfarmError(f"accel={self.accel!r} is invalid; use on, off or auto.")
         if not self.avd_name.replace("_", "").replace("-", "").isalnum():
             raise MgfarmError(f"AVD name {self.avd_name!r} is invalid; use letters, digits, '-' and '_'.")
         return self
@@ -190,7 +196,7 @@ def emulator_command(settings: EmulatorSettings, emulator: str = "emulator") -> 
         "-gpu",
         GPU_MODE,
         "-accel",
-        "on",
+        s.accel,
         "-skip-adb-auth",
         "-memory",
         str(s.ram_mb),
@@ -200,9 +206,12 @@ def emulator_command(settings: EmulatorSettings, emulator: str = "emulator") -> 
         f"{s.console_port},{s.adb_port}",
         "-grpc",
         str(s.grpc_port),
-        "-snapshot",
-        s.snapshot,
     ]
+    if s.grpc_token:
+        # Every gRPC call then needs the token the emulator writes into its discovery file
+        # (readable by the container's user only); the port itself is never published.
+        argv.append("-grpc-use-token")
+    argv += ["-snapshot", s.snapshot]
     if not s.save_snapshot_on_exit:
         argv.append("-no-snapshot-save")
     if s.keep_snapshot_clock:
@@ -211,12 +220,47 @@ def emulator_command(settings: EmulatorSettings, emulator: str = "emulator") -> 
     return argv
 
 
-def forwarder_commands(settings: EmulatorSettings, bind_host: str) -> list[list[str]]:
-    """socat commands that expose the loopback-only console and adb ports on bind_host."""
-    return [
-        ["socat", f"TCP-LISTEN:{port},bind={bind_host},fork,reuseaddr", f"TCP:127.0.0.1:{port}"]
-        for port in (settings.console_port, settings.adb_port)
-    ]
+def forwarded_ports(settings: EmulatorSettings) -> tuple[int, int]:
+    """The ports the emulator serves on 127.0.0.1 only and the forwarder exposes to the host."""
+    return settings.console_port, settings.adb_port
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()
+
+
+async def _relay(bind_host: str, port: int) -> asyncio.Server:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            writer.close()  # the emulator is not listening (yet): the client sees a closed socket
+            return
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    return await asyncio.start_server(handle, bind_host, port, reuse_address=True)
+
+
+async def forward(settings: EmulatorSettings, bind_host: str) -> None:
+    """Expose the loopback-only console and adb ports on bind_host (the container's address).
+
+    The emulator listens on 127.0.0.1 alone; Docker publishes the container's address. A relay in
+    Python keeps the image free of socat, which the stand-in image (built on the sim image) lacks.
+    """
+    servers = [await _relay(bind_host, port) for port in forwarded_ports(settings)]
+    await asyncio.gather(*(server.serve_forever() for server in servers))
+
+
+def hardware(settings: EmulatorSettings) -> dict[str, object]:
+    """What a snapshot is bound to besides the image: RAM, cores, GPU mode (for the manifest)."""
+    return {"ram_mb": settings.ram_mb, "cores": settings.cores, "gpu_mode": GPU_MODE}
 
 
 def read_source_properties(path: Path) -> dict[str, str]:
@@ -242,15 +286,16 @@ def installed_versions(settings: EmulatorSettings, sdk_root: Path) -> dict[str, 
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """Entry point for the image: `write-avd DIR`, `command [EMULATOR]`, `forwarders HOST`."""
+    """Entry point for the image: `write-avd DIR`, `command [EMULATOR]`, `forward HOST`, `hardware`."""
     parser = argparse.ArgumentParser(prog="python3 -m mgfarm.farm.emulator", description=__doc__)
     sub = parser.add_subparsers(dest="action", required=True)
     write = sub.add_parser("write-avd", help="write the AVD config under AVD_HOME")
     write.add_argument("avd_home", type=Path)
     cmd = sub.add_parser("command", help="print the launch command, one argument per line")
     cmd.add_argument("emulator", nargs="?", default="emulator")
-    fwd = sub.add_parser("forwarders", help="print the socat commands, one per line")
+    fwd = sub.add_parser("forward", help="relay the console and adb ports from HOST to 127.0.0.1")
     fwd.add_argument("bind_host")
+    sub.add_parser("hardware", help="print RAM, cores and GPU mode as JSON")
     ver = sub.add_parser("versions", help="print the installed emulator build and system image")
     ver.add_argument("sdk_root", type=Path)
     args = parser.parse_args(argv)
@@ -263,8 +308,14 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         print(write_avd(settings, args.avd_home))
     elif args.action == "command":
         print("\n".join(emulator_command(settings, args.emulator)))
-    elif args.action == "forwarders":
-        print("\n".join(" ".join(c) for c in forwarder_commands(settings, args.bind_host)))
+    elif args.action == "forward":
+        try:
+            asyncio.run(forward(settings, args.bind_host))
+        except OSError as exc:
+            print(f"error: cannot listen on {args.bind_host} ({exc.strerror}).", file=sys.stderr)
+            return 1
+    elif args.action == "hardware":
+        print(json.dumps(hardware(settings), sort_keys=True))
     else:
         print("\n".join(f"{k}={v}" for k, v in installed_versions(settings, args.sdk_root).items()))
     return 0

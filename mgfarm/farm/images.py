@@ -1,4 +1,5 @@
-"""`mgfarm images build`: the registry-free base image and the sim image, rebuilt only when stale.
+"""`mgfarm images build`: the registry-free base image, the sim image and the emulator image (the
+real one, or its stand-in built on the sim image), rebuilt only when stale.
 
 Each image carries `org.mgfarm.recipe`, a hash of what it was built from; an image whose label
 matches the current recipe is reused.
@@ -21,7 +22,18 @@ from mgfarm.errors import MgfarmError
 
 BASE_IMAGE = "mgfarm/base:bookworm"
 SIM_IMAGE = "mgfarm/sim:latest"
+EMULATOR_IMAGE = "mgfarm/emulator:latest"
+STANDIN_IMAGE = "mgfarm/emulator:standin"
+STANDIN_LABEL = "org.mgfarm.standin"
+IMAGES = ("base", "sim", "emulator", "emulator-standin", "all")
+SDK_TERMS = "https://developer.android.com/studio/terms"
 RECIPE_LABEL = "org.mgfarm.recipe"
+KIND_LABEL = "org.mgfarm.backend"  # sim or emulator
+CPUS_LABEL = "org.mgfarm.default_cpus"
+MEMORY_LABEL = "org.mgfarm.default_memory"
+# Per container when neither --cpus/--memory nor the image's labels say otherwise. An emulator
+# needs ~2 vCPU and 2 GB of guest RAM plus the emulator's own ~1-2 GB: 256m would get it killed.
+KIND_DEFAULTS: dict[str, tuple[float, str]] = {"sim": (1.0, "256m"), "emulator": (2.0, "4g")}
 
 Say = Callable[[str], None]
 
@@ -81,6 +93,22 @@ def drop_replaced(client: Any, old_id: str | None, tag: str) -> None:
         return
     with contextlib.suppress(sdk().errors.APIError):
         client.images.remove(old_id)
+
+
+def resource_defaults(labels: dict[str, str]) -> tuple[float, str]:
+    """CPUs and memory for one container of an image: its labels, else the defaults of its kind."""
+    cpus, memory = KIND_DEFAULTS.get(labels.get(KIND_LABEL, "sim"), KIND_DEFAULTS["sim"])
+    raw_cpus = labels.get(CPUS_LABEL, "").strip()
+    if raw_cpus:
+        try:
+            cpus = float(raw_cpus)
+        except ValueError:
+            cpus = 0.0
+        if not 0 < cpus <= 256:
+            raise MgfarmError(
+                f"The image's label {CPUS_LABEL}={raw_cpus!r} is not a CPU count; pass --cpus N."
+            )
+    return cpus, labels.get(MEMORY_LABEL, "").strip() or memory
 
 
 def sim_recipe(root: Path) -> str:
@@ -150,11 +178,97 @@ def build_sim(say: Say, base: str = BASE_IMAGE, rebuild: bool = False) -> None:
     say(f"built {SIM_IMAGE} (recipe {recipe})")
 
 
-def build_images(say: Say, which: str = "all", rebuild: bool = False, base: str = BASE_IMAGE) -> None:
-    """Build base and/or sim (`which` in base, sim, all)."""
-    if which not in ("base", "sim", "all"):
-        raise MgfarmError(f"Unknown image {which!r}; choose base, sim or all.")
+def emulator_recipe(root: Path, standin: bool) -> str:
+    """Hash of the emulator image's folder and the two modules it copies (the stand-in: its folder too)."""
+    digest = hashlib.sha256()
+    folder = root / "docker" / "emulator"
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    files += sorted((folder / "standin").iterdir()) if standin else []
+    files += [root / "mgfarm" / "errors.py", root / "mgfarm" / "farm" / "emulator.py"]
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _stage_emulator(root: Path, context: Path, standin: bool) -> None:
+    """The small build context: Dockerfile, entrypoint, health check (+ the module or the stand-in)."""
+    folder = root / "docker" / "emulator"
+    shutil.copy2(folder / ("standin/Dockerfile" if standin else "Dockerfile"), context / "Dockerfile")
+    for name in ("entrypoint.sh", "healthcheck.py"):
+        shutil.copy2(folder / name, context / name)
+    if standin:
+        shutil.copy2(folder / "standin" / "emulator", context / "emulator")
+        return
+    (context / "mgfarm" / "farm").mkdir(parents=True)
+    shutil.copy2(root / "mgfarm" / "errors.py", context / "mgfarm" / "errors.py")
+    shutil.copy2(root / "mgfarm" / "farm" / "emulator.py", context / "mgfarm" / "farm" / "emulator.py")
+    (context / "mgfarm" / "__init__.py").write_text("")
+    (context / "mgfarm" / "farm" / "__init__.py").write_text("")
+
+
+def build_emulator(
+    say: Say, accept_licenses: bool = False, rebuild: bool = False, standin: bool = False
+) -> str:
+    """Build the real emulator image (downloads the SDK: needs the licence accepted) or its stand-in
+    on the sim image (downloads nothing, emulates nothing); returns the tag."""
+    if not standin and not accept_licenses:
+        raise MgfarmError(
+            "The emulator image downloads the Android emulator and a system image, which are under the "
+            f"Android SDK License Agreement ({SDK_TERMS}); read it and pass --accept-android-sdk-licenses."
+        )
+    root = repo_root()
+    client = docker_client()
+    tag = STANDIN_IMAGE if standin else EMULATOR_IMAGE
+    recipe = emulator_recipe(root, standin)
+    buildargs = {"ACCEPT_ANDROID_SDK_LICENSES": "yes"}
+    if standin:
+        build_sim(say, rebuild=False)  # the stand-in runs the current simulated device
+        recipe += "-" + (image_recipe(client, SIM_IMAGE) or "")
+        buildargs = {"BASE": SIM_IMAGE}
+    if not rebuild and image_recipe(client, tag) == recipe:
+        say(f"{tag} is current (recipe {recipe}); not rebuilding.")
+        return tag
+    replaced = image_id(client, tag)
+    what = "the STAND-IN emulator image (a simulated device, NOT the Android emulator)" if standin else tag
+    say(f"building {what}")
+    with tempfile.TemporaryDirectory(prefix="mgfarm-emulator-ctx-") as tmp:
+        _stage_emulator(root, Path(tmp), standin)
+        error = ""
+        for chunk in client.api.build(
+            path=tmp,
+            tag=tag,
+            buildargs=buildargs,
+            labels={RECIPE_LABEL: recipe},
+            rm=True,
+            forcerm=True,
+            decode=True,
+        ):
+            error = chunk.get("error", error)
+        if error:
+            raise MgfarmError(f"Building {tag} failed: {error.strip()}")
+    drop_replaced(client, replaced, tag)
+    say(f"built {tag} (recipe {recipe})")
+    return tag
+
+
+def build_images(
+    say: Say,
+    which: str = "all",
+    rebuild: bool = False,
+    base: str = BASE_IMAGE,
+    accept_android_sdk_licenses: bool = False,
+) -> None:
+    """Build base and/or sim (`all`), or the emulator image or its stand-in (never part of `all`:
+    the real one needs the SDK licence and internet, the stand-in is for testing)."""
+    if which not in IMAGES:
+        raise MgfarmError(f"Unknown image {which!r}; choose one of {', '.join(IMAGES)}.")
+    if which == "emulator" and not accept_android_sdk_licenses:
+        build_emulator(say)  # refuses, naming the licence, before anything else happens
     docker_client()
+    if which in ("emulator", "emulator-standin"):
+        build_emulator(say, accept_android_sdk_licenses, rebuild, standin=which == "emulator-standin")
+        return
     if which in ("base", "all") and base == BASE_IMAGE:
         build_base(say, rebuild)
     if which in ("sim", "all"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import re
 import secrets
 import shutil
@@ -14,6 +15,7 @@ from typing import Any, cast
 
 import mgfarm
 from mgfarm.device import Device
+from mgfarm.device.console import ConsoleClient, ConsoleError
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver
 from mgfarm.farm.api import down
@@ -39,7 +41,9 @@ from mgfarm.snapshots.manifest import (
     docker_sdk,
     read_manifest,
     remove_built,
+    secret_paths,
     snapshot_files,
+    snapshot_tag,
     write_manifest,
 )
 from mgfarm.snapshots.recipe import Recipe, load_recipe
@@ -122,7 +126,7 @@ def _start_one(
         from mgfarm.farm.backends.docker import resolve_image
 
         image = resolve_image(image)
-        options = {"image": image, "cpus": 2.0, "memory": "4g", "farm": name}
+        options = {"image": image, "farm": name}  # CPUs and memory: the image's defaults
     runner = get_backend(backend, **options)
     folder = farm_dir(name)
     remove_folder(folder)
@@ -228,13 +232,14 @@ def _keep_sim_snapshot(farm: FarmState, name: str) -> None:
 
 
 def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report) -> Manifest:
-    """Commit the build container as `mgfarm-snapshot:<name>-<hash>` with the manifest as a label."""
+    """Commit the build container as `mgfarm-snapshot:<name>-<hash>-on-<image>` with the manifest as
+    a label; an emulator is stopped cleanly first, and no secret may be left in the container."""
     docker = docker_sdk()
     client = docker.from_env()
     try:
         source = client.images.get(farm.image)
         container = client.containers.get(rep.backend_id)
-        tag = f"{manifest.name}-{manifest.recipe_hash}"
+        tag = snapshot_tag(manifest.name, manifest.recipe_hash, farm.image)
         reference = f"{SNAPSHOT_IMAGE_REPO}:{tag}"
         labels = dict(source.labels or {})
         emu_build = labels.get("org.mgfarm.emulator_build")
@@ -251,12 +256,18 @@ def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report
             # Keep only the saved snapshot: a device root inside an image layer cannot be renamed
             # in place by a later snapshot load (overlayfs), and new containers boot a fresh one.
             container.exec_run(["sh", "-c", f"rm -rf {SIM_DATA_DIR}/emulator-*"])
+            container.exec_run(["rm", "-f", *secret_paths(labels)])
+        if labels.get("org.mgfarm.backend") == "emulator":
+            manifest = manifest.model_copy(update=_emulator_hardware(container))
+            say("stopping the emulator cleanly (console kill) so no lock or secret is committed")
+            _stop_emulator(container, rep)
+        _refuse_secrets(container, secret_paths(labels))
         say(f"committing {reference}")
         label = manifest.model_dump_json().replace("'", "")
         committed = container.commit(
             repository=SNAPSHOT_IMAGE_REPO, tag=tag, changes=[f"LABEL {MANIFEST_LABEL}='{label}'"]
         )
-        _remove_replaced_image(client, manifest.name, committed.id)
+        _remove_replaced_image(client, manifest.name, committed.id, reference)
         return manifest.model_copy(update={"snapshot_image_id": committed.id})
     except docker.errors.DockerException as exc:
         raise MgfarmError(f"Committing the snapshot image failed ({exc}); check `docker info`.") from exc
@@ -264,10 +275,56 @@ def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report
         client.close()
 
 
-def _remove_replaced_image(client: Any, name: str, keep_id: str) -> None:
-    """Drop the image of this snapshot's previous build (rebuilds would pile up otherwise)."""
+def _emulator_hardware(container: Any) -> dict[str, Any]:
+    """RAM, cores and GPU mode the container's emulator runs with (the manifest records them)."""
+    result = container.exec_run(["python3", "-m", "mgfarm.farm.emulator", "hardware"])
+    try:
+        found = json.loads(result.output)
+        return {"ram_mb": int(found["ram_mb"]), "cores": int(found["cores"]), "gpu_mode": found["gpu_mode"]}
+    except (ValueError, KeyError, TypeError):
+        raise MgfarmError(
+            f"The emulator image did not report its hardware ({result.output[-200:]!r}); "
+            "rebuild it with `mgfarm images build emulator`."
+        ) from None
+
+
+def _stop_emulator(container: Any, rep: Replica, timeout: float = 120.0) -> None:
+    """Console `kill` (the snapshot is already saved), then wait for the entrypoint to clean up."""
+    with contextlib.suppress(ConsoleError), ConsoleClient(rep.console_port, rep.console_token) as console:
+        console.command("kill")  # the emulator answers and closes the session
+    try:
+        status = container.wait(timeout=timeout).get("StatusCode", -1)
+    except Exception:  # the SDK raises a requests timeout type here
+        raise MgfarmError(
+            f"The emulator did not stop within {timeout:.0f} s of the console `kill`; "
+            f"see `docker logs {container.name}`."
+        ) from None
+    if status != 0:
+        tail = container.logs(tail=5).decode(errors="replace").strip()
+        raise MgfarmError(f"The emulator container exited with status {status} when stopped ({tail!r}).")
+
+
+def _refuse_secrets(container: Any, paths: list[str]) -> None:
+    """The console token and adb keys must not end up in an image anyone may run or push."""
+    left = []
+    for path in paths:
+        with contextlib.suppress(docker_sdk().errors.NotFound):
+            container.get_archive(path)
+            left.append(path)
+    if left:
+        raise MgfarmError(
+            f"The build container still holds {', '.join(left)}; not committing it (the image's "
+            "entrypoint must remove them on exit; rebuild it with `mgfarm images build`)."
+        )
+
+
+def _remove_replaced_image(client: Any, name: str, keep_id: str, reference: str) -> None:
+    """Drop the image of this snapshot's previous build on the same base image (rebuilds would pile
+    up otherwise); a build on another base image has a tag of its own and stays."""
     previous = read_manifest("docker", name)
     if previous is None or not previous.snapshot_image_id or previous.snapshot_image_id == keep_id:
+        return
+    if previous.snapshot_image != reference:
         return
     with contextlib.suppress(Exception):  # in use by a running farm, or already gone: keep going
         client.images.remove(previous.snapshot_image_id, noprune=False)

@@ -23,6 +23,7 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
                 "screen": f"{m.screen.width}x{m.screen.height}@{m.screen.density}",
                 "recipe": m.recipe_hash,
                 "built": m.created_at[:16].replace("T", " "),
+                "hardware": f"{m.ram_mb} MB, {m.cores} cores, {m.gpu_mode}" if m.ram_mb else "-",
                 "status": status,
             }
         )
@@ -37,6 +38,7 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
                     "screen": "-",
                     "recipe": hashes[r.name],
                     "built": "-",
+                    "hardware": "-",
                     "status": "not built",
                 }
             )

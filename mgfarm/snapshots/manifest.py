@@ -8,10 +8,13 @@ committed image, whose `org.mgfarm.snapshot` label holds the same manifest.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import re
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -20,6 +23,9 @@ from mgfarm.farm.state import home, remove_folder
 
 MANIFEST_LABEL = "org.mgfarm.snapshot"
 SNAPSHOT_IMAGE_REPO = "mgfarm-snapshot"
+# Files that hold a replica's secrets; an image label may name its own (space-separated).
+SECRETS_LABEL = "org.mgfarm.secret_paths"
+SIM_SECRETS = ("/run/mgfarm/console_token",)
 
 
 class Screen(BaseModel):
@@ -48,6 +54,10 @@ class Manifest(BaseModel):
     emulator_build: str = "unknown"
     system_image: str = "unknown"
     android_sdk: str = "unknown"
+    # What an emulator snapshot is bound to besides the image (0 / "" on the simulated device).
+    ram_mb: int = 0
+    cores: int = 0
+    gpu_mode: str = ""
     screen: Screen
     created_at: str
     build_seconds: float = 0.0
@@ -118,6 +128,68 @@ def remove_built(backend: str, name: str) -> None:
     remove_folder(store_dir(backend, name))
 
 
+def snapshot_tag(name: str, recipe_hash: str, base_image: str) -> str:
+    """`<name>-<recipe hash>-on-<base image>`: a build on another image gets a tag of its own."""
+    base = re.sub(r"[^a-z0-9]+", "-", base_image.lower()).strip("-")[:60] or "image"
+    return f"{name}-{recipe_hash}-on-{base}"
+
+
+def secret_paths(labels: dict[str, str]) -> list[str]:
+    """Where a container of an image with these labels keeps secrets that must not be committed."""
+    named = labels.get(SECRETS_LABEL, "").split()
+    return named or list(SIM_SECRETS)
+
+
+def built_image(snapshot: str) -> str:
+    """The committed image of the docker snapshot `snapshot`, or '' when none was built."""
+    manifest = read_manifest("docker", snapshot)
+    return manifest.snapshot_image if manifest is not None else ""
+
+
+def snapshot_images(client: Any, name: str) -> list[Any]:
+    """Local images of SNAPSHOT_IMAGE_REPO whose manifest label names snapshot `name`."""
+    found = []
+    for image in client.images.list(name=SNAPSHOT_IMAGE_REPO):
+        text = (image.labels or {}).get(MANIFEST_LABEL, "")
+        with contextlib.suppress(MgfarmError):
+            if text and parse_manifest(text, "label").name == name:
+                found.append(image)
+    return found
+
+
+def remove_snapshot(name: str, backend: str = "") -> list[str]:
+    """`mgfarm snapshot rm`: the manifests, the process backend's files and the committed images.
+
+    Returns what was removed; refuses in one sentence when nothing of that name exists or an image
+    is still used by a container (then nothing is removed).
+    """
+    backends = [backend] if backend else sorted(p.name for p in store_root().glob("*") if p.is_dir())
+    removed = [f"{b} manifest" for b in backends if manifest_path(b, name).is_file()]
+    images: list[Any] = []
+    docker: Any = docker_sdk() if backend in ("", "docker") else None
+    client: Any = None
+    if docker is not None:
+        with contextlib.suppress(docker.errors.DockerException):
+            client = docker.from_env()
+            images = snapshot_images(client, name)
+    if not removed and not images:
+        where = f" for the {backend} backend" if backend else ""
+        raise MgfarmError(f"No snapshot {name!r} is built{where}; see `mgfarm snapshot list`.")
+    for image in images:
+        tags = ", ".join(image.tags) or image.id
+        try:
+            client.images.remove(image.id, force=False)
+        except docker.errors.APIError as exc:
+            raise MgfarmError(
+                f"Image {tags} of snapshot {name!r} is still in use ({exc.explanation}); stop the farm "
+                "running it with `mgfarm down` and run `mgfarm snapshot rm` again."
+            ) from None
+        removed.append(f"image {tags}")
+    for b in backends:
+        remove_built(b, name)
+    return removed
+
+
 def check_manifest(
     manifest: Manifest,
     backend: str,
@@ -136,10 +208,11 @@ def check_manifest(
     if backend == "docker":
         ours = {manifest.snapshot_image, manifest.snapshot_image_id} - {""}
         if image not in ours and image_id not in ours:
+            # Rebuilding cannot help a farm on a base image: a build makes a new image to run.
             raise MgfarmError(
                 f"Snapshot {manifest.name!r} lives in image {manifest.snapshot_image} (built on "
-                f"{manifest.image}) but this farm runs {image or 'another image'}; start the farm with "
-                f"--image {manifest.snapshot_image}, or {rebuild} --image {image or '<image>'}."
+                f"{manifest.image}), not in {image or 'this image'}; start the farm with "
+                f"`--image {manifest.snapshot_image}` or without --image."
             )
     elif mgfarm_version and manifest.mgfarm_version and manifest.mgfarm_version != mgfarm_version:
         raise MgfarmError(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +16,8 @@ from mgfarm.farm.emulator import (
     EmulatorSettings,
     avd_config,
     emulator_command,
-    forwarder_commands,
+    forward,
+    hardware,
     installed_versions,
     main,
     settings_from_env,
@@ -21,6 +25,24 @@ from mgfarm.farm.emulator import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def free_pair() -> tuple[int, int]:
+    """An even console port and the adb port after it, both free on 127.0.0.1 and 127.0.0.2."""
+    from mgfarm.farm.ports import free_port
+
+    for _ in range(50):
+        port = free_port()
+        console = port - port % 2
+        try:
+            for host in ("127.0.0.1", "127.0.0.2"):
+                for p in (console, console + 1):
+                    with socket.socket() as sock:
+                        sock.bind((host, p))
+        except OSError:
+            continue
+        return console, console + 1
+    raise RuntimeError("no free port pair")
 
 
 def _flag_value(argv: list[str], flag: str) -> str:
@@ -55,7 +77,7 @@ def test_avd_config_matches_the_settings() -> None:
     assert cfg["hw.gpu.mode"] == "swiftshader_indirect"
     assert cfg["hw.keyboard"] == "yes"
     assert cfg["disk.dataPartition.size"] == "6144M"
-    assert cfg["image.sysdir.1"] == "system-images/android-34/google_apis/x86_64/"
+    assert cfg["image.sysdir.1"] == "system-images/android-33/google_apis/x86_64/"
 
 
 def test_write_avd_creates_config_and_pointer(tmp_path: Path) -> None:
@@ -92,25 +114,63 @@ def test_bad_settings_are_refused_with_one_sentence(env: dict[str, str], fragmen
     assert str(info.value).endswith(".")
 
 
-def test_forwarders_expose_console_and_adb_off_loopback() -> None:
-    cmds = forwarder_commands(EmulatorSettings(), "172.17.0.2")
-    assert [c[1] for c in cmds] == [
-        "TCP-LISTEN:5554,bind=172.17.0.2,fork,reuseaddr",
-        "TCP-LISTEN:5555,bind=172.17.0.2,fork,reuseaddr",
-    ]
-    assert [c[2] for c in cmds] == ["TCP:127.0.0.1:5554", "TCP:127.0.0.1:5555"]
+def test_grpc_needs_a_token_and_the_defaults_are_android_13() -> None:
+    argv = emulator_command(EmulatorSettings())
+    assert _flag_value(argv, "-grpc") == "8554"
+    assert "-grpc-use-token" in argv
+    assert _flag_value(argv, "-accel") == "on"
+    assert EmulatorSettings().system_image == "system-images;android-33;google_apis;x86_64"
+
+
+def test_forward_relays_both_ports_from_the_container_address_to_loopback() -> None:
+    # The emulator listens on 127.0.0.1 only; the relay listens on the container's address.
+    console, adb = free_pair()
+
+    async def scenario() -> list[bytes]:
+        async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"port says " + await reader.readline())
+            await writer.drain()
+            writer.close()
+
+        servers = [await asyncio.start_server(echo, "127.0.0.1", port) for port in (console, adb)]
+        relay = asyncio.ensure_future(
+            forward(EmulatorSettings(console_port=console, adb_port=adb), "127.0.0.2")
+        )
+        await asyncio.sleep(0.2)
+        replies = []
+        for port in (console, adb):
+            reader, writer = await asyncio.open_connection("127.0.0.2", port)
+            writer.write(f"{port}\n".encode())
+            replies.append(await asyncio.wait_for(reader.read(), 5))
+            writer.close()
+        relay.cancel()
+        for server in servers:
+            server.close()
+        return replies
+
+    assert asyncio.run(scenario()) == [f"port says {console}\n".encode(), f"port says {adb}\n".encode()]
+
+
+def test_hardware_is_what_the_manifest_records(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hardware"], environ={"MGFARM_EMU_RAM_MB": "3072", "MGFARM_EMU_CORES": "4"}) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "ram_mb": 3072,
+        "cores": 4,
+        "gpu_mode": "swiftshader_indirect",
+    }
+    assert hardware(EmulatorSettings()) == {"ram_mb": 2048, "cores": 2, "gpu_mode": "swiftshader_indirect"}
 
 
 def test_installed_versions_read_source_properties(tmp_path: Path) -> None:
     (tmp_path / "emulator").mkdir()
     (tmp_path / "emulator" / "source.properties").write_text("Pkg.Desc=Emulator\nPkg.Revision=37.2.12\n")
-    img = tmp_path / "system-images/android-34/google_apis/x86_64"
+    img = tmp_path / "system-images/android-33/google_apis/x86_64"
     img.mkdir(parents=True)
     (img / "source.properties").write_text("Pkg.Revision=14\n")
     versions = installed_versions(EmulatorSettings(), tmp_path)
     assert versions == {
         "emulator_build": "37.2.12",
-        "system_image": "system-images;android-34;google_apis;x86_64 r14",
+        "system_image": "system-images;android-33;google_apis;x86_64 r14",
     }
     assert installed_versions(EmulatorSettings(), tmp_path / "none")["emulator_build"] == "unknown"
 
@@ -142,10 +202,13 @@ def test_module_runs_with_only_the_files_the_image_copies(tmp_path: Path) -> Non
     assert "-memory\n2500\n" in proc.stdout
 
 
-def test_dockerfile_copies_the_files_the_module_needs() -> None:
-    build = (REPO / "docker/emulator/build.sh").read_text()
-    assert "mgfarm/errors.py" in build
-    assert "mgfarm/farm/emulator.py" in build
-    entrypoint = (REPO / "docker/emulator/entrypoint.sh").read_text()
-    assert "python3 -m mgfarm.farm.emulator command" in entrypoint
+def test_image_context_holds_the_files_the_module_needs(tmp_path: Path) -> None:
+    from mgfarm.farm.images import _stage_emulator
+
+    _stage_emulator(REPO, tmp_path, standin=False)
+    assert (tmp_path / "mgfarm/errors.py").read_text() == (REPO / "mgfarm/errors.py").read_text()
+    assert (tmp_path / "mgfarm/farm/emulator.py").is_file()
+    assert {p.name for p in tmp_path.iterdir()} == {"Dockerfile", "entrypoint.sh", "healthcheck.py", "mgfarm"}
+    entrypoint = (tmp_path / "entrypoint.sh").read_text()
+    assert "helper command" in entrypoint
     assert "printf '%s' \"$token\"" in entrypoint

@@ -19,7 +19,7 @@ from typing import Any
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import relocate_if_taken
-from mgfarm.farm.images import SIM_IMAGE, docker_client, sdk
+from mgfarm.farm.images import SIM_IMAGE, docker_client, resource_defaults, sdk
 from mgfarm.farm.state import FarmState, Replica, owner_id
 
 FARM_LABEL = "org.mgfarm.farm"
@@ -64,7 +64,10 @@ def parse_memory(memory: str) -> str:
 
 
 def needs_kvm(labels: dict[str, str]) -> bool:
-    return labels.get(KVM_LABEL, "").lower() == "true" or labels.get("org.mgfarm.backend") == "emulator"
+    """The image's own label decides (the stand-in emulator says false); else every emulator does."""
+    if KVM_LABEL in labels:
+        return labels[KVM_LABEL].lower() == "true"
+    return labels.get("org.mgfarm.backend") == "emulator"
 
 
 class DockerBackend:
@@ -74,18 +77,23 @@ class DockerBackend:
     shared_snapshots = False  # each container keeps its own snapshots
 
     def __init__(
-        self, image: str = SIM_IMAGE, cpus: float = 1.0, memory: str = "256m", farm: str = ""
+        self, image: str = SIM_IMAGE, cpus: float | None = None, memory: str | None = None, farm: str = ""
     ) -> None:
+        """cpus/memory None: the image's defaults (labels, else its kind: sim 1 CPU/256m, emulator 2/4g)."""
         self.client: Any = docker_client()
         self.image = image
-        self.cpus = cpus
-        self.memory = parse_memory(memory)
+        if memory is not None:
+            parse_memory(memory)  # a bad flag is refused before the engine is asked about the image
         try:
             labels = self.client.images.get(image).labels or {}
         except sdk().errors.ImageNotFound:
             hint = "build it with `mgfarm images build`" if image == SIM_IMAGE else "build or load it first"
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
+        default_cpus, default_memory = resource_defaults(labels)
+        self.cpus = default_cpus if cpus is None else cpus
+        self.memory = parse_memory(default_memory if memory is None else memory)
         self.devices: list[str] = []
+        self.groups: list[str] = []
         self._ports_lock = threading.Lock()
         self._running: set[str] = set()
         self._listed_at = 0.0
@@ -94,6 +102,8 @@ class DockerBackend:
             if not os.path.exists("/dev/kvm"):
                 raise MgfarmError(f"Image {image!r} needs /dev/kvm, which this host lacks; use a KVM host.")
             self.devices = ["/dev/kvm:/dev/kvm:rwm"]
+            # The image runs as a non-root user; the node keeps the host's owner group.
+            self.groups = [str(os.stat("/dev/kvm").st_gid)]
 
     def _container_name(self, farm: FarmState, rep: Replica) -> str:
         return f"mgfarm-{owner_id()}-{farm.name}-{rep.index}"
@@ -133,6 +143,7 @@ class DockerBackend:
                 nano_cpus=int(self.cpus * 1e9),
                 mem_limit=self.memory,
                 devices=self.devices,
+                group_add=self.groups,
                 privileged=False,
                 init=False,
             )
