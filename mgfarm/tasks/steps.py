@@ -31,9 +31,6 @@ from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import render
 
 StepFn = Callable[[TaskDevice, Any], None]
-BIND_TYPES = {bool: "b", int: "i", float: "d", str: "s"}
-
-
 def _snapshot(device: TaskDevice, name: Any) -> None:
     device.snapshot_load(str(name))
 
@@ -55,18 +52,18 @@ def _text(value: Any) -> str:
 
 
 def _content_insert(device: TaskDevice, spec: Any) -> None:
-    binds = " ".join(f"--bind {quote(_bind(col, v))}" for col, v in spec["values"].items())
-    _checked(device, f"content insert --uri {quote(spec['uri'])} {binds}", "content_insert")
-
-
-def _bind(column: str, value: Any) -> str:
-    kind = BIND_TYPES.get(type(value), "s")
-    return f"{column}:{kind}:{_text(value)}"
+    # The controller's encoder: AOSP `content` types (l for integers, b:true for booleans).
+    try:
+        device.content_insert(str(spec["uri"]), dict(spec["values"]))
+    except MgfarmError as exc:
+        raise MgfarmError(f"Setup step content_insert failed on the device ({exc}); fix the step.") from None
 
 
 def _content_delete(device: TaskDevice, spec: Any) -> None:
-    where = f" --where {quote(spec['where'])}" if spec.get("where") else ""
-    _checked(device, f"content delete --uri {quote(spec['uri'])}{where}", "content_delete")
+    try:
+        device.content_delete(str(spec["uri"]), spec.get("where") or None)
+    except MgfarmError as exc:
+        raise MgfarmError(f"Setup step content_delete failed on the device ({exc}); fix the step.") from None
 
 
 def _sql(device: TaskDevice, spec: Any) -> None:
@@ -119,12 +116,12 @@ def _clear_app(device: TaskDevice, name: Any) -> None:
 
 def _checked(device: TaskDevice, cmd: str, step: str) -> str:
     """Run a command and fail loudly when it reports an error (status or `Error:` text)."""
-    output = device.shell(f"{cmd}; echo __rc=$?")
-    body, _, status = output.rpartition("__rc=")
+    result = device.shell2(cmd)
     # `content` and `sqlite3` report some failures on stdout with an `Error` line and status 0.
-    if status.strip() not in ("0", "") or re.search(r"(^|\n)\s*Error\b", body):
-        raise MgfarmError(f"Setup step {step} failed on the device ({body.strip()[:200]}); fix the step.")
-    return body
+    if result.exit_code != 0 or re.search(r"(^|\n)\s*Error\b", result.output):
+        detail = result.output.strip()[:200] or f"exit status {result.exit_code}"
+        raise MgfarmError(f"Setup step {step} failed on the device ({detail}); fix the step.")
+    return str(result.output)
 
 
 # --- seed steps for snapshot recipes: records that take several provider calls -------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 import stat as statmod
 from collections.abc import Sequence
@@ -55,11 +56,15 @@ def parse_binding(spec: str) -> tuple[str, Value]:
         if kind == "s":
             return column, raw
         if kind in ("i", "l"):
+            # Integer.parseInt / Long.parseLong: plain digits only, and within the type's range.
+            bits = 31 if kind == "i" else 63
+            if not re.fullmatch(r"[-+]?[0-9]+", raw) or not -(2**bits) <= int(raw) < 2**bits:
+                raise ValueError(raw)
             return column, int(raw)
         if kind in ("f", "d"):
             return column, float(raw)
         if kind == "b":
-            return column, 1 if raw.lower() == "true" or raw == "1" else 0
+            return column, 1 if raw.lower() == "true" else 0  # Boolean.parseBoolean: "1" is false
         if kind == "n":
             return column, None
     except ValueError as exc:
