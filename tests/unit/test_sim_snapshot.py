@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mgfarm.sim import snapshot
 from mgfarm.sim.device import DeviceConfig, SimDevice
@@ -163,3 +166,34 @@ def test_golden_folder_is_read_only_to_the_device(tmp_path: Path) -> None:
     snapshot.save(second, "mine")
     assert (tmp_path / "own" / "mine" / "state.json").is_file()
     assert [s.name for s in snapshot.list_snapshots(second)] == ["golden", "mine"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+STATE_KEYS = st.fixed_dictionaries(
+    {},
+    optional={
+        "props": JSON,
+        "root_adbd": JSON,
+        "services": JSON | st.dictionaries(st.text(max_size=8), JSON),
+    },
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(JSON, st.fixed_dictionaries({"meta": JSON, "state": JSON | STATE_KEYS})))
+def test_any_state_file_loads_or_is_refused_in_one_sentence(tmp_path: Path, data: object) -> None:
+    device = booted(tmp_path, f"d{abs(hash(repr(data))) % 10**9}")
+    snapshot.save(device, "fuzzed")
+    state_file = device.config.snapshot_dir / "fuzzed" / "state.json"
+    state_file.chmod(0o644)
+    state_file.write_text(json.dumps(data))
+    try:
+        snapshot.load(device, "fuzzed")
+    except snapshot.SnapshotError as exc:
+        assert str(exc).startswith("snapshot 'fuzzed' ") and "\n" not in str(exc)
+    assert device.fs.root.is_dir() and (device.fs.root / "data").is_dir()
+    snapshot.delete(device, "fuzzed")
