@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
-from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.fs import Entry, PathEscapeError
 
 T = TypeVar("T")
 # Bytes a command may load from one file into memory (sort, grep, sed...); cat streams instead.
@@ -661,6 +661,7 @@ class FindRun:
     newer: dict[str, float] = field(default_factory=dict)
     batches: dict[int, list[str]] = field(default_factory=dict)  # `-exec ... {} +` pending paths
     budget: Budget = field(default_factory=Budget)  # for -regex, over the whole run
+    entry: Entry | None = None  # the walk's current entry (for -delete)
 
 
 def _numeric(value: str, actual: float) -> bool:
@@ -755,11 +756,13 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
         inv.out(path + "\0")
         return True
     if op == "-delete":
-        # Resolved again from the root at this moment, last component not followed: whatever was
-        # swapped in since the walk saw it, the deletion stays beneath the device root.
+        # Through the descriptor of the folder the walk holds: the entry it saw is the one
+        # removed, whatever folders were renamed or swapped since (by -exec or anyone).
         try:
-            inv.device.fs.remove(path, inv.cwd)
-        except (OSError, PathEscapeError) as exc:
+            if run.entry is None:
+                raise OSError(2, "No such file or directory")
+            inv.device.fs.remove_entry(run.entry)
+        except OSError as exc:
             inv.err(f"find: {path}: {getattr(exc, 'strerror', None) or 'Permission denied'}\n")
             run.status = 1
             return False
@@ -803,26 +806,26 @@ async def find(inv: Invocation) -> int:
     follow = "-L" in inv.argv[1:] or "-follow" in inv.argv[1:]
     for path in query.paths:
         try:
-            items = list(fs.walk(path, inv.cwd, follow=follow))
+            walk = fs.walk(path, inv.cwd, follow, query.depth_first, query.maxdepth)
+            for entry in walk:
+                if entry.depth < query.mindepth:
+                    continue
+                run.entry = entry
+                try:
+                    matched = query.expr is None or await _evaluate(run, query.expr, entry.path, entry.st)
+                except CommandError as exc:
+                    return report(inv, exc)
+                except RegexTimeout as exc:
+                    inv.err(f"find: {exc}\n")
+                    return 1
+                if matched and not query.has_action:
+                    inv.out(entry.path + "\n")
+                await inv.io.stdout.maybe_flush()
         except (OSError, PathEscapeError):
             inv.err(f"find: '{path}': No such file or directory\n")
             run.status = 1
-            continue
-        if query.depth_first:
-            items = _post_order(items)
-        for shown, st, depth in items:
-            if not query.mindepth <= depth <= query.maxdepth:
-                continue
-            try:
-                matched = query.expr is None or await _evaluate(run, query.expr, shown, st)
-            except CommandError as exc:
-                return report(inv, exc)
-            except RegexTimeout as exc:
-                inv.err(f"find: {exc}\n")
-                return 1
-            if matched and not query.has_action:
-                inv.out(shown + "\n")
-            await inv.io.stdout.maybe_flush()
+        finally:
+            run.entry = None
     for node in _exec_nodes(query.expr):
         paths = run.batches.get(id(node), [])
         if paths:
@@ -831,18 +834,6 @@ async def find(inv: Invocation) -> int:
             status = await _find_exec(inv, [*argv[:at], *paths, *argv[at + 1 :]])
             run.status = run.status or (1 if status else 0)
     return run.status
-
-
-def _post_order(items: list[tuple[str, os.stat_result, int]]) -> list[tuple[str, os.stat_result, int]]:
-    """A pre-order walk reordered so that every folder follows its contents (`-depth`)."""
-    out: list[tuple[str, os.stat_result, int]] = []
-    pending: list[tuple[str, os.stat_result, int]] = []
-    for item in items:
-        while pending and pending[-1][2] >= item[2]:
-            out.append(pending.pop())
-        pending.append(item)
-    out.extend(reversed(pending))
-    return out
 
 
 FILE_TYPES = {"regular file": statmod.S_ISREG, "directory": statmod.S_ISDIR, "symbolic link": statmod.S_ISLNK}

@@ -146,7 +146,7 @@ def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
         except (OSError, PathEscapeError):
             out.append(operand)
             continue
-        out.extend(path for path, st, _ in walked if statmod.S_ISREG(st.st_mode))
+        out.extend(e.path for e in walked if statmod.S_ISREG(e.st.st_mode))
     return out
 
 

@@ -55,6 +55,7 @@ ALIASES = {
 LINK_DIR = "..mgfarm-link.."
 LINK_PREFIX = LINK_DIR + "/"
 MAX_LINKS = 40  # symlinks followed in one lookup, as Linux allows (then ELOOP)
+MAX_TREE_DEPTH = 256  # folders deep a walk or a copy goes (a tree copied into itself ends here)
 DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -368,21 +369,37 @@ class DeviceFS:
             os.close(sfd)
 
     def walk(
-        self, path: str, cwd: str = "/", follow: bool = False
-    ) -> Iterator[tuple[str, os.stat_result, int]]:
-        """(device path as given + child names, lstat, depth) of `path` and everything under it,
-        parents before children, names in order; links are listed, not entered."""
+        self,
+        path: str,
+        cwd: str = "/",
+        follow: bool = False,
+        depth_first: bool = False,
+        maxdepth: int = MAX_TREE_DEPTH,
+    ) -> Iterator[Entry]:
+        """`path` and everything under it (to `maxdepth`), names in order, parents first (or last
+        with `depth_first`); links are listed, not entered. Each Entry's `dir_fd` is valid while it
+        is the current one: act on it there (`remove_entry`), not later by path."""
         with self.locate(path, cwd, follow) as loc:
-            st = loc.lstat()
-            base = path
-            yield base, st, 0
-            if not statmod.S_ISDIR(st.st_mode):
-                return
-            fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            yield from _walk_fd(fd, base, 1)
-        finally:
-            os.close(fd)
+            top = Entry(path, loc.lstat(), 0, loc.dir_fd, loc.name)
+            if not depth_first:
+                yield top
+            if statmod.S_ISDIR(top.st.st_mode) and maxdepth > 0:
+                fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    yield from _walk_fd(fd, path, 1, depth_first, maxdepth)
+                finally:
+                    os.close(fd)
+            if depth_first:
+                yield top
+
+    @staticmethod
+    def remove_entry(entry: Entry) -> None:
+        """Unlink a walked file or link, or remove a walked (empty) folder, through its folder's
+        descriptor: the entry the walk saw, whatever was renamed since."""
+        if statmod.S_ISDIR(entry.st.st_mode):
+            os.rmdir(entry.name, dir_fd=entry.dir_fd)
+        else:
+            os.unlink(entry.name, dir_fd=entry.dir_fd)
 
     # -- messages ---------------------------------------------------------------------------------
 
@@ -407,10 +424,21 @@ class DeviceFS:
         return "/" + str(rel) if str(rel) != "." else "/"
 
 
-MAX_TREE_DEPTH = 256
 
 
-def _walk_fd(fd: int, base: str, depth: int) -> Iterator[tuple[str, os.stat_result, int]]:
+@dataclass
+class Entry:
+    """One entry of a walk: the device path as the caller spelled it, its lstat, its depth, and
+    its folder's descriptor with its name there (valid only while the walk is at this entry)."""
+
+    path: str
+    st: os.stat_result
+    depth: int
+    dir_fd: int
+    name: str
+
+
+def _walk_fd(fd: int, base: str, depth: int, depth_first: bool, maxdepth: int) -> Iterator[Entry]:
     if depth > MAX_TREE_DEPTH:
         raise OSError(errno.ELOOP, "tree too deep", base)
     for name in sorted(os.listdir(fd)):
@@ -418,17 +446,21 @@ def _walk_fd(fd: int, base: str, depth: int) -> Iterator[tuple[str, os.stat_resu
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             continue
-        here = posixpath.join(base, name)
-        yield here, st, depth
-        if statmod.S_ISDIR(st.st_mode):
+        entry = Entry(posixpath.join(base, name), st, depth, fd, name)
+        if not depth_first:
+            yield entry
+        if statmod.S_ISDIR(st.st_mode) and depth < maxdepth:
             try:
                 child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             except OSError:
-                continue  # replaced since the listing: skip it, as find does with a vanished entry
-            try:
-                yield from _walk_fd(child, here, depth + 1)
-            finally:
-                os.close(child)
+                child = -1  # replaced since the listing: skip its contents, as find does
+            if child >= 0:
+                try:
+                    yield from _walk_fd(child, entry.path, depth + 1, depth_first, maxdepth)
+                finally:
+                    os.close(child)
+        if depth_first:
+            yield entry
 
 
 def _copy_file(sfd: int, dir_fd: int, name: str, budget: list[int]) -> None:
