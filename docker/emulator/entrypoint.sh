@@ -65,7 +65,7 @@ helper write-avd "$avd_home" >/dev/null
 command_lines="$(helper command "$emulator_bin")"
 mapfile -t emulator_cmd <<<"$command_lines"
 [ "${#emulator_cmd[@]}" -gt 1 ] || die "the emulator command line came out empty."
-bind_host="$(hostname -i | awk '{print $1}')"
+bind_host="${MGFARM_BIND_HOST:-$(hostname -i | awk '{print $1}')}"
 
 child_pids=()
 # shellcheck disable=SC2317  # called from the EXIT trap
@@ -90,9 +90,13 @@ until python3 "$healthcheck" --boot >/dev/null 2>&1; do
   sleep 2
 done
 
-python3 -m mgfarm.farm.emulator forward "$bind_host" &
-child_pids+=("$!")
-touch "$run_dir/ready"
+python3 -m mgfarm.farm.emulator forward "$bind_host" --ready "$run_dir/ready" &
+forwarder_pid=$!
+child_pids+=("$forwarder_pid")
+until [ -e "$run_dir/ready" ]; do
+  kill -0 "$forwarder_pid" 2>/dev/null || die "the port forwarder on $bind_host exited; its message is above."
+  sleep 0.2
+done
 echo "ready emulator-$((adb_port - 1)) console=$((adb_port - 1)) adb=$adb_port"
 status=0
 wait "$emulator_pid" || status=$?

@@ -248,13 +248,15 @@ async def _relay(bind_host: str, port: int) -> asyncio.Server:
     return await asyncio.start_server(handle, bind_host, port, reuse_address=True)
 
 
-async def forward(settings: EmulatorSettings, bind_host: str) -> None:
+async def forward(settings: EmulatorSettings, bind_host: str, ready: Path | None = None) -> None:
     """Expose the loopback-only console and adb ports on bind_host (the container's address).
 
     The emulator listens on 127.0.0.1 alone; Docker publishes the container's address. A relay in
     Python keeps the image free of socat, which the stand-in image (built on the sim image) lacks.
     """
     servers = [await _relay(bind_host, port) for port in forwarded_ports(settings)]
+    if ready is not None:
+        ready.touch()  # listening on both: the replica may be announced now
     await asyncio.gather(*(server.serve_forever() for server in servers))
 
 
@@ -295,6 +297,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     cmd.add_argument("emulator", nargs="?", default="emulator")
     fwd = sub.add_parser("forward", help="relay the console and adb ports from HOST to 127.0.0.1")
     fwd.add_argument("bind_host")
+    fwd.add_argument("--ready", type=Path, default=None, help="file to create once listening")
     sub.add_parser("hardware", help="print RAM, cores and GPU mode as JSON")
     ver = sub.add_parser("versions", help="print the installed emulator build and system image")
     ver.add_argument("sdk_root", type=Path)
@@ -310,7 +313,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         print("\n".join(emulator_command(settings, args.emulator)))
     elif args.action == "forward":
         try:
-            asyncio.run(forward(settings, args.bind_host))
+            asyncio.run(forward(settings, args.bind_host, args.ready))
         except OSError as exc:
             print(f"error: cannot listen on {args.bind_host} ({exc.strerror}).", file=sys.stderr)
             return 1
