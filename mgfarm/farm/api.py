@@ -362,7 +362,7 @@ def restart(name: str, index: int) -> FarmState:
     """Restart one replica from the snapshot; returns the new state."""
     load_farm(name).replica(index)  # clear error for a bad index
     errors = restore(name, [index], "restart requested")
-    if errors:
+    if index in errors:
         raise MgfarmError(f"Replica {index} did not come back: {errors[index]}")
     return load_farm(name)
 

@@ -17,6 +17,7 @@ import sys
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import adbserver
@@ -91,16 +92,26 @@ def _stop_device(farm: FarmState, backend: Backend, index: int, frozen: bool = F
     A frozen replica cannot hear its console: its process or container is killed outright.
     """
     rep = farm.replica(index)
-    if frozen:
-        backend.kill(farm, rep, force=True)
-        return
-    if backend.alive(farm, rep) and console_alive(rep.console_port):
+    if not frozen and backend.alive(farm, rep) and console_alive(rep.console_port):
         with contextlib.suppress(MgfarmError):  # already going away
             console_command(rep.console_port, rep.console_token, "kill", timeout=5)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and console_alive(rep.console_port):
             time.sleep(0.1)
-    backend.kill(farm, rep)
+    backend.kill(farm, rep, force=frozen)
+
+
+def silent(farm: FarmState, backend: Backend, indices: list[int]) -> set[int]:
+    """Of these replicas, the running ones that do not answer (`restart` of a frozen replica).
+
+    A frozen device's socket still accepts connections (the kernel does that), so only a request
+    tells it from a live one.
+    """
+    reps = [farm.replica(i) for i in indices]
+    running = [r for r in reps if backend.alive(farm, r) and console_alive(r.console_port)]
+    with ThreadPoolExecutor(max_workers=min(16, len(running)) or 1) as pool:
+        replies = list(pool.map(partial(answers, timeout=3.0), running))
+    return {r.index for r, ok in zip(running, replies, strict=True) if not ok}
 
 
 def restore(
@@ -108,16 +119,22 @@ def restore(
 ) -> dict[int, str]:
     """Restart these replicas, wait for boot, load the snapshot, mark them ready.
 
-    `frozen`: those among them that stopped answering, killed without asking.
+    `frozen`: those among them known to have stopped answering; the others are asked once more.
+    A frozen one is killed without asking, with its whole process (or container), so the replicas
+    that process also hosted are restored too.
     Returns index -> error text for the replicas that could not be restored (marked failed).
     """
     with edit(name) as farm:
         backend = backend_of(farm)
+        stuck = set(frozen) | silent(farm, backend, [i for i in indices if i not in frozen])
+        hosts = {farm.replica(i).backend_id for i in stuck}
+        stuck |= {r.index for r in farm.replicas if r.backend_id and r.backend_id in hosts}
+        indices = sorted(set(indices) | stuck)
         for index in indices:
             rep = farm.replica(index)
             rep.state, rep.reason = RESTORING, reason
         for index in indices:
-            _stop_device(farm, backend, index, index in frozen)
+            _stop_device(farm, backend, index, index in stuck)
         for index in indices:
             relocate_if_taken(farm, farm.replica(index))
         backend.start(farm, [farm.replica(i) for i in indices], farm_dir(name))

@@ -69,6 +69,27 @@ def test_a_frozen_worker_is_restored_and_its_neighbour_keeps_answering(
         with_stopped_cleanup("frozen")
 
 
+def test_restart_of_a_frozen_replica_replaces_its_worker_within_the_farms_ports(
+    farm_home: Path, adb_server: AdbServer
+) -> None:
+    first = quiet_range_start(8)
+    farm = api.up(2, name="stuck", adb_port=adb_server.port, first_port=first, workers=1)
+    try:
+        procs.stop_pids([farm.watchdog_pid])  # this test is about `restart` alone
+        (worker,) = farm.workers
+        os.kill(worker.pid, signal.SIGSTOP)
+        after = api.restart("stuck", 0)
+        assert not procs.pid_alive(worker.pid), "the frozen worker was left behind"
+        for rep in after.replicas:  # its neighbour in the frozen worker came back too
+            assert (rep.state, rep.restarts) == ("ready", 1)
+            assert first <= rep.console_port < first + 16, (
+                f"moved outside the farm's ports: {rep.console_port}"
+            )
+            assert answers(adb_server, rep.serial)
+    finally:
+        with_stopped_cleanup("stuck")
+
+
 def with_stopped_cleanup(name: str) -> None:
     """Down the farm, resuming any worker a failed test left stopped so it can be terminated."""
     try:
