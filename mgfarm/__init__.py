@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mgfarm.device import Device
-    from mgfarm.env.env import make
     from mgfarm.env.pool import EnvPool
     from mgfarm.vector import MobileVectorEnv, make_vec
+    from mgfarm.wrappers import make
 
 # Lazy exports keep `import mgfarm` fast: adbutils, gymnasium and numpy load on first use.
 _LAZY = {
     "Device": "mgfarm.device",
-    "make": "mgfarm.env.env",
+    "make": "mgfarm.wrappers",
     "EnvPool": "mgfarm.env.pool",
     "MobileVectorEnv": "mgfarm.vector",
     "make_vec": "mgfarm.vector",
@@ -63,7 +63,7 @@ def register_envs(registration: ModuleType | None = None) -> None:
     """Register the `mgfarm/...` Gymnasium ids (again: call it after pointing $MGFARM_TASKS elsewhere)."""
     if registration is None:
         registration = importlib.import_module("gymnasium.envs.registration")
-    entry, vector_entry = "mgfarm.env.env:make", "mgfarm.vector:make_vec"
+    entry, vector_entry = "mgfarm.wrappers:make", "mgfarm.vector:make_vec"
     registry = registration.registry
     ids = [(GENERIC_ID, {}), *((f"mgfarm/{t}", {"task_id": t}) for t in _task_ids())]
     for env_id, kwargs in ids:

@@ -1,23 +1,25 @@
-"""`MobileEnv`: a gymnasium Env over one leased replica (or a given Device), and `make`."""
+"""`MobileEnv`: a gymnasium Env over one leased replica (or a given Device).
+
+Reward shaping, normalised coordinates and recording are wrappers (`mgfarm.wrappers`); `mgfarm.make`
+builds an env with the ones its flags ask for.
+"""
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
+from typing import Any
 
 import gymnasium
 import numpy as np
 
-from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome, Coords
+from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome
 from mgfarm.device.device import ConsoleError, Device, DeviceError
 from mgfarm.device.ui import UIElement
 from mgfarm.env.lease import Lease, acquire
-from mgfarm.env.recorder import EpisodeWriter, Recorder
 from mgfarm.env.spaces import action_space, element_observation, observation_space
 from mgfarm.errors import MgfarmError
 
-RewardMode = Literal["final", "dense"]
 DEFAULT_SNAPSHOT = "golden"
 
 
@@ -34,7 +36,9 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
     Observations: `screenshot` (H, W, 3) uint8 (left out with `screenshot=False`), `ui_elements`
     (tuple of element dicts, `index` is what click/input actions refer to) and `goal` text.
-    Actions: AndroidWorld JSON (dict or str).
+    Actions: AndroidWorld JSON (dict or str), coordinates in pixels unless an action says
+    `"coords": "normalized"`. Reward: 1.0 on the step that ends a successful episode, else 0.0; the
+    verdict is in `info["judge"]` on that step.
     """
 
     metadata = {"render_modes": ["rgb_array"]}
@@ -48,19 +52,14 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         replica: int | None = None,
         device: Device | None = None,
         tasks: list[str] | None = None,
-        reward: RewardMode = "final",
-        coords: Coords = "pixel",
         max_steps: int | None = None,
         snapshot: str | None = None,
-        record: str | Recorder | None = None,
         wait_seconds: float = 1.0,
         ui_source: str = "auto",
         lease_timeout: float = 30.0,
         render_mode: str | None = None,
         screenshot: bool = True,
     ) -> None:
-        if reward not in ("final", "dense"):
-            raise MgfarmError(f"reward={reward!r} is unknown; use 'final' or 'dense'.")
         if render_mode not in (None, "rgb_array"):
             raise MgfarmError(f"render_mode={render_mode!r} is unsupported; use 'rgb_array' or None.")
         self.task_ids = [task_id] if task_id else list(tasks or [])
@@ -68,15 +67,12 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             _template(tid)  # unknown ids fail here, before a replica is leased
         self.default_seed = seed
         self.farm_name = farm or "default"
-        self.reward_mode = reward
-        self.coords = coords
         self.max_steps_override = max_steps
         self.wait_seconds = wait_seconds
         self.ui_source = ui_source
         self.lease_timeout = lease_timeout
         self.render_mode = render_mode
         self.with_screenshot = screenshot  # text-only agents skip the most expensive part of a step
-        self.recorder = Recorder(record) if isinstance(record, str) else record
         self.lease: Lease | None = None
         self._requested_replica = replica
         self._snapshot_override = snapshot
@@ -93,16 +89,13 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._screen_shape = (height, width, 3)
         self.observation_space = observation_space(width, height, screenshot)
         self.action_space = action_space()
-        self._executor = ActionExecutor(self.device, coords=coords, wait_seconds=wait_seconds)
+        self._executor = ActionExecutor(self.device, wait_seconds=wait_seconds)
         self._instance: Any = None
         self._baseline: Any = None
         self._steps = 0
         self._done = True
-        self._progress = 0.0
         self._obs: dict[str, Any] | None = None
         self._elements: list[UIElement] = []
-        self._episode: EpisodeWriter | None = None
-        self._episode_start = 0.0
         self._broken: str | None = None  # why the current replica is unusable
         # Timings of the last reset/step (ms); kept out of `info` so that info is deterministic.
         self.last_timings: dict[str, float] = {}
@@ -146,7 +139,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.device.close()
         self.lease.release()
         self.device = self._lease_device(None, exclude={dead})
-        self._executor = ActionExecutor(self.device, coords=self.coords, wait_seconds=self.wait_seconds)
+        self._executor = ActionExecutor(self.device, wait_seconds=self.wait_seconds)
         self._broken = None
 
     def _replica_problem(self, exc: Exception) -> str | None:
@@ -171,7 +164,6 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         if seed is None:
             seed = self.default_seed if self.default_seed is not None else int(self.np_random.integers(2**31))
             self.default_seed = None  # make(seed=) fixes the first episode only
-        self._close_episode()
         if self._broken:
             self._replace_replica()
         try:
@@ -198,7 +190,6 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         setup_ms = _ms(t)
         self._instance = instance
         self._steps = 0
-        self._progress = 0.0
         self._done = False
         obs, obs_timings = self._observe(instance.goal)
         timings = {"restore_ms": restore_ms, "setup_ms": setup_ms, **obs_timings, "total_ms": _ms(start)}
@@ -214,22 +205,6 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             "ui_elements": [e.to_dict() for e in self._elements],
         }
         self.last_timings = timings
-        self._episode_start = time.perf_counter()
-        if self.recorder is not None:
-            self._episode = self.recorder.episode(task_id, seed, self.replica_index)
-            shot = self._episode.screenshot(0, obs.get("screenshot"))
-            self._episode.event(
-                "reset",
-                task_id=task_id,
-                seed=seed,
-                goal=instance.goal,
-                params=instance.params,
-                replica=self.replica_index,
-                serial=self.device.serial,
-                max_steps=instance.max_steps,
-                timings=timings,
-                screenshot=shot,
-            )
         return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -242,7 +217,6 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         outcome = ActionOutcome()
         previous = obs = self._obs
         timings: dict[str, float] = {}
-        observed = False
         try:
             outcome = self._executor.execute(action, self._elements)
         except ActionError as exc:
@@ -250,30 +224,27 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         except DeviceError as exc:
             problem = self._replica_problem(exc)
             if problem is not None:
-                return self._fail_episode(problem, start, action)
+                return self._fail_episode(problem, start)
             info["error"] = str(exc)  # e.g. an app that would not start: the agent's problem
         timings["action_ms"] = _ms(start)
         terminated = outcome.terminal
         truncated = not terminated and self._steps >= self._instance.max_steps
         reward = 0.0
-        verdict: dict[str, Any] | None = None
         try:
             if not terminated and info["error"] is None:
                 obs, obs_timings = self._observe(self._instance.goal)
                 timings.update(obs_timings)
-                observed = True
-            if terminated or truncated or self.reward_mode == "dense":
+            if terminated or truncated:
                 t = time.perf_counter()
                 result = self._judge(outcome.answer)
                 timings["judge_ms"] = _ms(t)
-                reward = self._reward(result.success, result.progress, terminated or truncated)
-                verdict = result.as_dict()
-                info["judge"] = _without_timings(verdict)
+                reward = 1.0 if result.success else 0.0
+                info["judge"] = _without_timings(result.as_dict())
         except DeviceError as exc:
             problem = self._replica_problem(exc)
             if problem is None:
                 raise
-            return self._fail_episode(problem, start, action)
+            return self._fail_episode(problem, start)
         if obs is previous:
             obs = _copy_obs(obs)  # the screen did not change, but callers own what we return
         timings["total_ms"] = _ms(start)
@@ -284,9 +255,6 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         if outcome.answer is not None:
             info["answer"] = outcome.answer
         self._done = terminated or truncated
-        self._record_step(action, reward, terminated, truncated, info, obs if observed else None)
-        if self._done:
-            self._record_end(verdict, reward, None, outcome.answer)
         return obs, reward, terminated, truncated, info
 
     def render(self) -> np.ndarray | None:
@@ -294,8 +262,20 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             return np.asarray(self._obs["screenshot"])
         return None
 
+    def judge(self) -> dict[str, Any]:
+        """The verdict on the device's state now (success, progress, checks), as `info["judge"]`.
+
+        For reward shaping between steps (`mgfarm.wrappers.ProgressReward`); a typed answer counts
+        only on the step that gives it.
+        """
+        if self._instance is None:
+            raise MgfarmError("judge() needs an episode; call reset() first.")
+        start = time.perf_counter()
+        verdict: dict[str, Any] = _without_timings(self._judge(None).as_dict())
+        self.last_timings["judge_ms"] = _ms(start)
+        return verdict
+
     def close(self) -> None:
-        self._close_episode()
         self._io.shutdown(wait=False)
         self._give_back_device()
 
@@ -372,16 +352,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
         return runtime.judge(self._instance, self.device, self._baseline, answer)
 
-    def _reward(self, success: bool, progress: float, final: bool) -> float:
-        if self.reward_mode == "final":
-            return 1.0 if final and success else 0.0
-        target = (1.0 if success else progress) if final else progress
-        reward = target - self._progress
-        self._progress = target
-        return float(reward)
-
     def _fail_episode(
-        self, reason: str, start: float, action: Any
+        self, reason: str, start: float
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """The replica died: end the episode as failed (truncated) and move to another replica."""
         assert self._obs is not None
@@ -394,62 +366,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             "ui_elements": [],
         }
         self.last_timings = {"total_ms": _ms(start)}
-        self._record_step(action, 0.0, False, True, info, None)
-        self._record_end(None, 0.0, reason, None)
         return _copy_obs(self._obs), 0.0, False, True, info
-
-    def _record_step(
-        self,
-        action: Any,
-        reward: float,
-        terminated: bool,
-        truncated: bool,
-        info: dict[str, Any],
-        obs: dict[str, Any] | None,
-    ) -> None:
-        if self._episode is None:
-            return
-        shot = self._episode.screenshot(self._steps, obs.get("screenshot")) if obs is not None else None
-        self._episode.event(
-            "step",
-            step=self._steps,
-            action=action,
-            reward=reward,
-            terminated=terminated,
-            truncated=truncated,
-            error=info.get("error"),
-            failed=info.get("failed"),
-            timings=self.last_timings,
-            screenshot=shot,
-        )
-
-    def _record_end(
-        self, judge: dict[str, Any] | None, reward: float, failed: str | None, answer: Any
-    ) -> None:
-        if self._episode is None:
-            return
-        verdict = judge or {
-            "success": False,
-            "progress": 0.0,
-            "clean": False,
-            "side_effects": [],
-            "checks": [],
-        }
-        self._episode.event(
-            "end",
-            **verdict,
-            reward=reward,
-            steps=self._steps,
-            failed=failed,
-            answer=answer,
-            seconds=round(time.perf_counter() - self._episode_start, 3),
-        )
-        self._episode.close()
-        self._episode = None
-
-    def _close_episode(self) -> None:
-        if self._episode is not None:
-            self._record_end(None, 0.0, "episode abandoned before it ended", None)
 
 
 def _missing_snapshot(device: Device, name: str, farm: str) -> MgfarmError | None:
@@ -496,10 +413,3 @@ def _template(task_id: str) -> Any:
     from mgfarm.tasks.catalog import get_task
 
     return get_task(task_id)
-
-
-def make(
-    task_id: str | None = None, seed: int | None = None, farm: str | None = None, **kwargs: Any
-) -> MobileEnv:
-    """A gymnasium Env for `task_id` on a leased replica of `farm` (default: the running farm)."""
-    return MobileEnv(task_id, seed, farm, **kwargs)

@@ -18,9 +18,9 @@ import gymnasium
 import numpy as np
 
 from mgfarm.env.batching import check_step_async, outstanding
-from mgfarm.env.env import MobileEnv
 from mgfarm.env.recorder import Recorder
 from mgfarm.errors import MgfarmError
+from mgfarm.wrappers import make
 
 StepResult = tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]
 
@@ -113,10 +113,10 @@ class EnvPool:
         recorder = Recorder(record) if record else None
         threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="mgfarm-pool")
         futures = [
-            threads.submit(MobileEnv, None, None, farm, tasks=task_ids, record=recorder, **env_kwargs)
+            threads.submit(make, None, None, farm, tasks=task_ids, record=recorder, **env_kwargs)
             for _ in range(size)
         ]
-        envs: list[MobileEnv] = []
+        envs: list[gymnasium.Env[Any, Any]] = []
         errors: list[BaseException] = []
         for fut in futures:
             try:

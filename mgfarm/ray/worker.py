@@ -35,12 +35,12 @@ class EnvWorker:
 
     def reset(self, seed: int) -> tuple[Any, dict[str, Any]]:
         """Start an episode; the env (and its replica lease) is made on first use and then kept."""
-        from mgfarm.env.env import MobileEnv
+        from mgfarm.wrappers import make
 
         try:
             if self.env is None:
                 # Built like the local pool's envs, on this node's farm.
-                self.env = MobileEnv(None, None, self.farm, tasks=self.task_ids, **self.env_kwargs)
+                self.env = make(None, None, self.farm, tasks=self.task_ids, **self.env_kwargs)
             obs, info = self.env.reset(seed=seed)
         except Exception as exc:  # a lost replica or farm must fail the episode, not the pool
             self.close()
@@ -49,10 +49,10 @@ class EnvWorker:
 
     def spaces(self) -> tuple[Any, Any]:
         """The env's observation and action spaces; the env is made here when no reset made it yet."""
-        from mgfarm.env.env import MobileEnv
+        from mgfarm.wrappers import make
 
         if self.env is None:
-            self.env = MobileEnv(None, None, self.farm, tasks=self.task_ids, **self.env_kwargs)
+            self.env = make(None, None, self.farm, tasks=self.task_ids, **self.env_kwargs)
         return self.env.observation_space, self.env.action_space
 
     def step(self, action: Any) -> StepResult:

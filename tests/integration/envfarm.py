@@ -22,16 +22,19 @@ POOL_TASK_ID = "envtest.open_settings"
 TASKS_YAML = """\
 - id: envtest.open_settings
   apps: [settings]
-  goal: "Open the Settings app."
+  goal: "Open the Settings app, then answer done."
   difficulty: L1
   setup:
     - open_app: home
+  answer: {word: text}
   judge:
     all:
       - ui.current_app: {package: com.android.settings}
+      - answer.equals: {field: word, value: done}
   max_steps: 5
   oracle:
     - open_app: Settings
+    - answer: {word: done}
 - id: envtest.wifi_off_note
   apps: [settings]
   goal: "Turn Wi-Fi off and save a note named {name}."
@@ -40,11 +43,9 @@ TASKS_YAML = """\
     name: {choice: [alpha, beta, gamma, delta]}
   setup:
     - settings: {global: {wifi_on: 1}}
-  judge:
-    all:
-      - settings.equals: {namespace: global, key: wifi_on, value: 0}
-      - files.exists: {path: "/sdcard/Download/{name}.txt"}
-  expected_changes: [settings.global.wifi_on]
+  outcome:
+    - setting: {key: global.wifi_on, value: 0}
+    - file: {path: "/sdcard/Download/{name}.txt", exists: true}
   max_steps: 6
   oracle:
     - open_app: Settings

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import pytest
@@ -17,6 +20,7 @@ from mgfarm.env.env import MobileEnv
 from mgfarm.env.lease import LeaseError
 from mgfarm.env.recorder import read_episode
 from mgfarm.errors import MgfarmError
+from mgfarm.wrappers import NormalizedCoords, ProgressReward, RecordEpisodes, wrap
 from tests.integration.conftest import AdbServer, SimHandle
 from tests.integration.envfarm import PROBE_DB, TASK_ID, install_tasks, make_farm
 
@@ -30,7 +34,8 @@ def env(
 ) -> Iterator[MobileEnv]:
     install_tasks(tmp_path, monkeypatch)
     make_farm("envtest", adb_server, sim_devices(1), tmp_path, monkeypatch)
-    env = mgfarm.make(TASK_ID, seed=3, farm="envtest", record=str(tmp_path / "run"), wait_seconds=0.0)
+    env = mgfarm.make(TASK_ID, seed=3, farm="envtest", wait_seconds=0.0)
+    assert isinstance(env, MobileEnv)  # no flags: no wrappers
     yield env
     env.close()
 
@@ -57,14 +62,16 @@ def test_observation_matches_declared_spaces(env: MobileEnv) -> None:
 
 
 def test_judge_reward_on_status_and_recorded_trajectory(env: MobileEnv, tmp_path: Path) -> None:
-    _, info = env.reset(seed=5)
+    recorded = RecordEpisodes(env, tmp_path / "run")
+    _, info = recorded.reset(seed=5)
     name = info["params"]["name"]
-    _, reward, terminated, truncated, step_info = env.step({"action_type": "navigate_home"})
+    _, reward, terminated, truncated, step_info = recorded.step({"action_type": "navigate_home"})
     assert (reward, terminated, truncated, step_info["error"]) == (0.0, False, False, None)
+    assert "judge" not in step_info  # the final reward judges once, at the end
     # do the task's work as an agent's effects would, then declare completion
     env.device.settings_put("global", "wifi_on", 0)
     env.device.shell(f"echo done > /sdcard/Download/{name}.txt")
-    _, reward, terminated, truncated, step_info = env.step(
+    _, reward, terminated, truncated, step_info = recorded.step(
         '{"action_type": "status", "goal_status": "complete"}'
     )
     assert (reward, terminated, truncated) == (1.0, True, False)
@@ -72,8 +79,12 @@ def test_judge_reward_on_status_and_recorded_trajectory(env: MobileEnv, tmp_path
     [episode] = [p for p in (tmp_path / "run").iterdir() if p.is_dir()]
     events = read_episode(episode)
     assert [e["event"] for e in events] == ["reset", "step", "step", "end"]
-    assert events[-1]["success"] is True and events[-1]["steps"] == 2
+    assert events[-1]["success"] is True and events[-1]["steps"] == 2 and events[-1]["reward"] == 1.0
+    assert (
+        events[0]["task_id"] == TASK_ID and events[0]["replica"] == 0 and events[0]["timings"]["total_ms"] > 0
+    )
     assert (episode / "step_0000.png").is_file() and (episode / "step_0001.png").is_file()
+    assert not (episode / "step_0002.png").exists()  # the last step ended the episode: no new screen
 
 
 def test_failed_goal_gets_zero_and_budget_truncates(env: MobileEnv) -> None:
@@ -90,12 +101,16 @@ def test_failed_goal_gets_zero_and_budget_truncates(env: MobileEnv) -> None:
 
 
 def test_dense_reward_sums_to_progress(env: MobileEnv) -> None:
-    env.reward_mode = "dense"
-    env.reset(seed=7)
+    dense = ProgressReward(env)
+    dense.reset(seed=7)
     env.device.settings_put("global", "wifi_on", 0)  # one of the two checks
-    _, r1, *_ = env.step({"action_type": "navigate_home"})
-    _, r2, terminated, _, info = env.step({"action_type": "status", "goal_status": "complete"})
+    _, r1, _, _, info1 = dense.step({"action_type": "navigate_home"})
+    _, r2, terminated, _, info = dense.step({"action_type": "status", "goal_status": "complete"})
+    assert info1["judge"]["success"] is False  # judged after every step
     assert terminated and r1 == pytest.approx(0.5) and r1 + r2 == pytest.approx(info["judge"]["progress"])
+    dense.reset(seed=7)  # a new episode starts from zero progress
+    _, r1, *_ = dense.step({"action_type": "navigate_home"})
+    assert r1 == 0.0
 
 
 def test_invalid_actions_cost_a_step_and_explain(env: MobileEnv) -> None:
@@ -123,9 +138,39 @@ def test_hostile_text_is_typed_not_run(env: MobileEnv) -> None:
     assert env.device.shell2("ls /sdcard/pwned /sdcard/pwned2").exit_code != 0
 
 
-def test_passes_gymnasium_env_checker(env: MobileEnv) -> None:
+def test_passes_gymnasium_env_checker(env: MobileEnv, tmp_path: Path) -> None:
     check_env(env, skip_render_check=True)
     assert isinstance(env, gymnasium.Env)
+    stacked = wrap(env, reward="dense", coords="normalized", record=tmp_path / "checked")
+    warnings.filterwarnings("ignore", message=".*different from the unwrapped version")  # wrapped on purpose
+    assert [type(w).__name__ for w in _layers(stacked)] == [
+        "RecordEpisodes",
+        "ProgressReward",
+        "NormalizedCoords",
+    ]
+    check_env(stacked, skip_render_check=True)
+
+
+def _layers(env: gymnasium.Env[Any, Any]) -> list[gymnasium.Env[Any, Any]]:
+    out: list[gymnasium.Env[Any, Any]] = []
+    while isinstance(env, gymnasium.Wrapper):
+        out.append(env)
+        env = env.env
+    return out
+
+
+def test_make_flags_are_wrappers_and_a_bad_flag_leases_nothing(env: MobileEnv, tmp_path: Path) -> None:
+    env.close()
+    with pytest.raises(MgfarmError, match="reward='sparse' is unknown"):
+        mgfarm.make(TASK_ID, farm="envtest", reward="sparse", lease_timeout=0.0)  # type: ignore[arg-type]
+    made = mgfarm.make(TASK_ID, farm="envtest", reward="dense", record=tmp_path / "r", lease_timeout=0.0)
+    try:
+        assert isinstance(made, RecordEpisodes) and isinstance(made.env, ProgressReward)
+        assert isinstance(made.unwrapped, MobileEnv) and made.unwrapped.replica_index == 0
+    finally:
+        made.close()
+    with pytest.raises(MgfarmError, match="needs a MobileEnv underneath"):
+        ProgressReward(gymnasium.make("CartPole-v1"))
 
 
 def test_close_releases_the_replica_for_the_next_env(env: MobileEnv) -> None:
@@ -133,7 +178,7 @@ def test_close_releases_the_replica_for_the_next_env(env: MobileEnv) -> None:
         mgfarm.make(TASK_ID, farm="envtest", lease_timeout=0.0)
     env.close()
     again = mgfarm.make(TASK_ID, farm="envtest", lease_timeout=0.0)
-    assert again.replica_index == 0
+    assert isinstance(again, MobileEnv) and again.replica_index == 0
     again.close()
 
 
@@ -145,7 +190,7 @@ def test_an_unknown_snapshot_names_the_existing_ones_and_frees_the_replica(env: 
     assert "Snapshot 'nosuch' does not exist" in message and "they have: golden" in message
     assert "`mgfarm snapshot build nosuch`" in message and "`mgfarm snapshot list`" in message
     again = mgfarm.make(TASK_ID, farm="envtest", snapshot="golden", lease_timeout=0.0)
-    assert again.replica_index == 0  # the failed make() gave its replica back
+    assert isinstance(again, MobileEnv) and again.replica_index == 0  # the failed make() gave it back
     again.close()
 
 
@@ -186,15 +231,20 @@ def _index(info: dict[str, object], **want: str) -> int:
     raise AssertionError(f"no element with {want}")
 
 
-def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv) -> None:
-    env.reset(seed=10)
-    _, _, _, _, info = env.step({"action_type": "open_app", "app_name": "Contacts"})
+@pytest.mark.parametrize("how", ["per action", "wrapper"])
+def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv, how: str) -> None:
+    agent = NormalizedCoords(env) if how == "wrapper" else env
+    agent.reset(seed=10)
+    _, _, _, _, info = agent.step({"action_type": "open_app", "app_name": "Contacts"})
     assert info["error"] is None and env.device.current_app()[0] == "com.android.contacts"
     fab = info["ui_elements"][_index(info, content_desc="Create contact")]
     (left, top, right, bottom), (width, height) = fab["bounds"], env.device.window_size()
     x, y = (left + right) / 2 * 1000 / (width - 1), (top + bottom) / 2 * 1000 / (height - 1)
-    action = {"action_type": "click", "x": x, "y": y, "coords": "normalized"}
-    _, _, _, _, info = env.step(action)
+    action = {"action_type": "click", "x": x, "y": y}
+    if how == "per action":
+        action["coords"] = "normalized"
+    # (as pixels, the FAB's 0..1000 position would be mid-screen: the editor opening proves the scale)
+    _, _, _, _, info = agent.step(json.dumps(action) if how == "wrapper" else action)
     assert info["error"] is None
     first = _index(info, resource_id="com.android.contacts:id/first_name")
     _, _, _, _, info = env.step({"action_type": "input_text", "index": first, "text": "Ada Lovelace"})

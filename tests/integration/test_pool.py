@@ -20,7 +20,7 @@ from tests.integration.envfarm import POOL_TASK_ID, install_tasks, make_farm
 SCRIPT = [
     {"action_type": "navigate_home"},
     {"action_type": "open_app", "app_name": "Settings"},
-    {"action_type": "status", "goal_status": "complete"},
+    {"action_type": "answer", "text": "Done."},
 ]
 
 
