@@ -30,6 +30,7 @@ log = logging.getLogger("mgfarm.sim.server")
 # start and a dump on each device; 2 GiB leaves room for caches and threads and stops a runaway device.
 DEFAULT_MEMORY_LIMIT = 2 * 1024**3
 REANNOUNCE_SECONDS = 0.5  # how often a device without an adb server transport announces itself
+ANNOUNCE_READY_TIMEOUT = 10.0  # seconds `ready` waits for the adb server to attach an announced device
 
 
 @dataclass
@@ -93,6 +94,7 @@ class DeviceHost:
         self.console: Console | None = None
         self.device.on_adbd_restart = self.restart_adbd
         self._announcer: asyncio.Task[None] | None = None
+        self.announced = False  # an adb server took the first announcement
 
     async def start(self) -> None:
         """Boot the device, then listen; raises MgfarmError when a port is taken."""
@@ -111,7 +113,8 @@ class DeviceHost:
                 ) from exc
             raise MgfarmError(f"cannot listen on {config.host}:{config.adb_port}: {exc.strerror}.") from exc
         if self.announce_to is not None:
-            if not await announce(self.announce_to, config.adb_port):
+            self.announced = await announce(self.announce_to, config.adb_port)
+            if not self.announced:
                 log.warning("%s: no adb server on port %d to announce to", config.serial, self.announce_to)
             self._announcer = asyncio.get_running_loop().create_task(self.keep_announced(self.announce_to))
 
@@ -126,6 +129,16 @@ class DeviceHost:
             await asyncio.sleep(REANNOUNCE_SECONDS)
             if not any(t.connected for t in self.adbd.transports):
                 await announce(adb_server_port, port)
+
+    async def attached(self, timeout: float) -> bool:
+        """Whether an adb server holds a transport to this device (CNXN done) within `timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not any(t.connected for t in self.adbd.transports):
+            if loop.time() > deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
 
     def restart_adbd(self) -> None:
         """Drop every transport and announce again, like adbd restarting inside an emulator."""
@@ -164,17 +177,29 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             snapshot.recover(config)
         if options.sandbox:
             say_sandbox(confine(sandbox_for(options, configs, data_dir)))
+        ready: list[asyncio.Task[None]] = []
         for config in configs:
             host = DeviceHost(config, options.announce, token)
             await host.start()
             hosts.append(host)
-            say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}")
+            ready.append(asyncio.get_running_loop().create_task(say_ready(host, options.announce, say)))
         await wait_until_done(hosts, stop)
+        for task in ready:
+            task.cancel()
     finally:
         for host in hosts:
             await host.stop()
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[str], None]) -> None:
+    """`ready ...` once the device can be used: announced devices only when their adb server has
+    attached them, so a caller that reads the line can run `adb -s SERIAL` at once."""
+    config = host.device.config
+    if host.announced and not await host.attached(ANNOUNCE_READY_TIMEOUT):
+        log.warning("%s: the adb server on port %d has not attached it yet", config.serial, announce_to)
+    say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}")
 
 
 def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Path) -> Sandbox:

@@ -12,7 +12,7 @@ from pathlib import Path
 import adbutils
 import pytest
 
-from mgfarm.farm.ports import port_in_use
+from mgfarm.farm.ports import port_in_use, quiet_range_start
 from tests.integration.conftest import (
     AdbServer,
     SimHandle,
@@ -206,3 +206,34 @@ def test_reboot_takes_the_device_away(
     assert (
         adb_server.adb("-s", second.serial, "shell", "echo other").stdout == "other\n"
     )  # others keep serving
+
+
+def test_ready_means_the_adb_server_already_lists_the_device(adb_server: AdbServer, tmp_path: Path) -> None:
+    """`sim serve --announce` says ready only when `adb -s SERIAL` works at once (no offline window)."""
+    for round_ in range(3):
+        adb_port = quiet_range_start(1) + 1
+        serve = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mgfarm.sim",
+                "serve",
+                "--adb-port",
+                str(adb_port),
+                "--data",
+                str(tmp_path / f"d{round_}"),
+                "--announce",
+                str(adb_server.port),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert serve.stdout is not None
+            line = serve.stdout.readline().decode()
+            assert line.startswith(f"ready emulator-{adb_port - 1}"), line
+            state = adb_server.adb("-s", f"emulator-{adb_port - 1}", "get-state")
+            assert state.stdout.strip() == "device", state.stderr
+        finally:
+            serve.terminate()
+            serve.wait(timeout=15)
