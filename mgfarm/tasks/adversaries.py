@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mgfarm.tasks import answers
-from mgfarm.tasks.agents import NothingAgent, ScriptedAgent, SequenceAgent, oracle_agent, variant_agent
+from mgfarm.tasks.agents import (
+    NothingAgent,
+    ScreenReaderAgent,
+    ScriptedAgent,
+    SequenceAgent,
+    oracle_agent,
+    variant_agent,
+)
 from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import PLACEHOLDER, draw, fill
 from mgfarm.tasks.schema import TaskInstance, TaskTemplate, Variant
@@ -105,6 +112,8 @@ def adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
         field, kind = next(iter(template.answer.items()))
         said = _answerer(field, _rephrased(template, kind), wrong=False)
         out.append(Adversary("other_words", "alternative", "accept", said))
+        if kind != "integer":  # counts are not printed on any one screen element
+            out.append(Adversary("from_screen", "alternative", "accept", _screen_reader(field, kind)))
     return out
 
 
@@ -339,6 +348,15 @@ def _rephrased(template: TaskTemplate, kind: str) -> Callable[[TaskInstance], st
         return rephrase(kind, str(instance.render(found[1]))) if found else ""
 
     return text
+
+
+def _screen_reader(field: str, kind: str) -> AgentFactory:
+    def agent(instance: TaskInstance) -> ScreenReaderAgent:
+        found = expected_answer(instance.task)
+        right = instance.render(found[1]) if found else None
+        return ScreenReaderAgent(instance, field, lambda text: answers.matches(kind, text, right))
+
+    return agent
 
 
 def _constant(value: str) -> Callable[[TaskInstance], str]:
