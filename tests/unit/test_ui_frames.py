@@ -133,13 +133,12 @@ def test_devices_in_the_same_state_share_a_screenshot(tmp_path: Path) -> None:
 def test_frame_cache_drops_least_recently_used_over_budget() -> None:
     cache = FrameCache(budget=250)
     first = cache.screen("first")
-    first.png = b"x" * 100
+    cache.fill(first, png=b"x" * 100)
     second = cache.screen("second")
-    second.png = b"y" * 100
+    cache.fill(second, png=b"y" * 100)
     assert cache.screen("first") is first  # used again: now the most recent
     third = cache.screen("third")
-    third.png = b"z" * 100
-    cache.trim()
+    cache.fill(third, png=b"z" * 100)
     assert cache.screen("first") is first
     assert cache.screen("second") is not second  # dropped
     assert cache.misses == 4 and cache.hits == 2
@@ -209,3 +208,22 @@ def test_a_kept_frame_always_equals_a_fresh_composition(
             assert (wm.dump_xml(all_windows=True), wm.screencap_png()) == kept, f"stale after {line!r}"
     finally:
         dev.close()
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("abcdefgh"), st.sampled_from(["png", "xml", "xml_all"]), st.integers(0, 120)
+        ),
+        max_size=60,
+    ),
+    st.integers(0, 400),
+)
+def test_frame_cache_running_total_is_what_it_keeps(fills: list[tuple[str, str, int]], budget: int) -> None:
+    cache = FrameCache(budget=budget)
+    for signature, field, size in fills:
+        screen = cache.screen(signature)
+        cache.fill(screen, **{field: b"p" * size if field == "png" else "x" * size})  # type: ignore[arg-type]
+        kept = list(cache._screens.values())
+        assert cache.total == sum(s.size for s in kept)
+        assert cache.total <= budget or len(kept) == 1

@@ -23,6 +23,7 @@ class Screen:
     png: bytes | None = None
     xml: str | None = None  # the active window, as `uiautomator dump` writes it
     xml_all: str | None = None  # every window, as uiautomator2's dump_hierarchy returns it
+    kept: bool = False  # counted in a cache's running total (a dropped screen may still be in use)
 
     @property
     def size(self) -> int:
@@ -30,12 +31,17 @@ class Screen:
 
 
 class FrameCache:
-    """Screens by signature digest, least recently used dropped first once over `budget` bytes."""
+    """Screens by signature digest, least recently used dropped first once over `budget` bytes.
+
+    The bytes kept are a running total, changed as screens are filled and dropped: summing every
+    screen on each new frame cost ~5 % of a busy worker.
+    """
 
     def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
         self.budget = budget
         self.hits = 0
         self.misses = 0
+        self.total = 0
         self._screens: OrderedDict[bytes, Screen] = OrderedDict()
 
     def screen(self, signature: str) -> Screen:
@@ -50,15 +56,30 @@ class FrameCache:
         screen = Screen()
         if self.budget > 0:
             self._screens[key] = screen
-            self.trim()
+            screen.kept = True
         return screen
+
+    def fill(
+        self, screen: Screen, *, png: bytes | None = None, xml: str | None = None, xml_all: str | None = None
+    ) -> None:
+        """Give a screen its PNG or hierarchy; the total follows, and old screens go when over budget."""
+        before = screen.size
+        if png is not None:
+            screen.png = png
+        if xml is not None:
+            screen.xml = xml
+        if xml_all is not None:
+            screen.xml_all = xml_all
+        if screen.kept:
+            self.total += screen.size - before
+            self.trim()
 
     def trim(self) -> None:
         """Drop the least recently used screens until the kept ones fit the budget."""
-        total = sum(s.size for s in self._screens.values())
-        while total > self.budget and len(self._screens) > 1:
+        while self.total > self.budget and len(self._screens) > 1:
             _, dropped = self._screens.popitem(last=False)
-            total -= dropped.size
+            dropped.kept = False
+            self.total -= dropped.size
 
 
 def _budget_from_env() -> int:

@@ -321,8 +321,8 @@ class WindowManager:
         frame = self._refresh()
         screen = self._screen
         if screen.png is None:
-            screen.png = self._encoder.encode(self._render(frame))
-            SHARED.trim()
+            SHARED.fill(screen, png=self._encoder.encode(self._render(frame)))
+        assert screen.png is not None
         return screen.png
 
     def screencap_raw(self) -> bytes:
@@ -351,13 +351,15 @@ class WindowManager:
                 windows = [(frame.app_root, frame.package)]
                 if frame.shade is not None:
                     windows.append((frame.shade, SYSTEMUI))
-                screen.xml_all = dump([*windows, (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)])
+                SHARED.fill(screen, xml_all=dump([*windows, (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)]))
+            assert screen.xml_all is not None
             return screen.xml_all
         if screen.xml is None:
             active = (
                 [(frame.shade, SYSTEMUI)] if frame.shade is not None else [(frame.app_root, frame.package)]
             )
-            screen.xml = dump(active)
+            SHARED.fill(screen, xml=dump(active))
+        assert screen.xml is not None
         return screen.xml
 
     # ---- input
