@@ -25,6 +25,9 @@ KINDS = ("integer", "number", "money", "text", "exact", "date", "time", "boolean
 
 # Absolute slack for float comparisons: "45.25" parsed twice may differ in the last bit.
 EPSILON = 1e-6
+# An answer is a value in a short sentence; a longer one is refused unread, so that a policy cannot
+# make the judge slow (or hide a list of candidates in a wall of text).
+MAX_ANSWER_CHARS = 2000
 
 # -- shared text cleaning ---------------------------------------------------------------------------
 
@@ -452,6 +455,9 @@ def verdict(kind: str, given: Any, expected: Any, tolerance: float = 0) -> tuple
     """(matches, a sentence saying what the answer was read as and why it did or did not match)."""
     if kind not in KINDS:
         raise MgfarmError(f"Unknown answer kind {kind!r}; use one of {', '.join(KINDS)}.")
+    size = len(_raw(given))
+    if size > MAX_ANSWER_CHARS:
+        return False, f"the answer is {size} characters long; answers are read up to {MAX_ANSWER_CHARS}"
     if kind == "exact":
         ok = _raw(given).strip() == _raw(expected).strip()
         return ok, f"{given!r} {'is' if ok else 'is not'} exactly {expected!r}"

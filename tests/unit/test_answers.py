@@ -152,6 +152,12 @@ def test_describe_says_why() -> None:
     assert "Thursday" in describe("date", "Thursday, March 4", "2026-03-04")
 
 
+def test_a_wall_of_text_is_refused_unread() -> None:
+    wall = "3 " + "x" * 3000
+    assert not matches("integer", wall, "3")
+    assert "answers are read up to 2000" in describe("integer", wall, "3")
+
+
 def test_unknown_kind_is_one_clear_error() -> None:
     with pytest.raises(MgfarmError, match="Unknown answer kind 'colour'; use one of integer"):
         matches("colour", "red", "red")
