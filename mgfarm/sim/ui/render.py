@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from mgfarm.sim.ui.fonts import ellipsize, font
+from mgfarm.sim.ui.fonts import ellipsize, font, wrap
 from mgfarm.sim.ui.icons import draw_icon
 from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
 from mgfarm.sim.ui.views import (
@@ -278,7 +278,15 @@ def draw_edit(cv: Canvas, v: EditText, ctx: LayoutCtx) -> None:
         cv.text((tx, y0), v.hint, lsize, p.primary if v.has_focus else p.on_surface_variant, anchor="lm")
     cy = (y0 + y1) / 2
     avail = max(1, x1 - tx - ctx.px(12))
-    if shown:
+    if v.multiline and shown:
+        # A multi-line editor (a note) wraps from its top; the cursor stays at the end of the text.
+        lh = v.line_height(ctx)
+        lines = wrap(shown, size, False, avail, max(1, (y1 - y0 - ctx.px(16)) // lh))
+        for i, line in enumerate(lines):
+            cv.text((tx, y0 + ctx.px(8) + lh * i + lh // 2), line, size, p.on_surface)
+        cy = y0 + ctx.px(8) + lh * (len(lines) - 1) + lh // 2
+        end = tx + font(size).getlength(lines[-1])
+    elif shown:
         # Keep the end of long input visible, as a single-line field scrolls to the cursor.
         s = shown
         while len(s) > 1 and font(size).getlength(s) > avail:

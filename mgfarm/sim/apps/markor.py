@@ -1,0 +1,471 @@
+"""Markor (net.gsantner.markor): notes as plain files under /storage/emulated/0/Documents/Markor.
+
+The file browser creates notes and folders, renames, moves and deletes (one or many, after a long
+press), sorts by name or date; the document screen edits a note's text and saves it when left, as
+Markor saves on pause. Everything is the real files: AndroidWorld reads them with `ls` and `cat`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item
+
+PKG = "net.gsantner.markor"
+MAIN = "net.gsantner.markor.activity.MainActivity"
+DOCUMENT = "net.gsantner.markor.activity.DocumentActivity"
+NOTEBOOK = "/storage/emulated/0/Documents/Markor"
+# Names that already end in one of these keep it; others get the extension field's value.
+TEXT_EXTENSIONS = (".md", ".txt", ".markdown", ".text", ".todo.txt", ".csv", ".json", ".html")
+TITLE = "move_item_title"
+TYPES = (("Markdown", ".md"), ("Plain text", ".txt"))
+
+
+def valid_name(name: str) -> bool:
+    return bool(name) and "/" not in name and name not in (".", "..") and "\x00" not in name
+
+
+def file_name(name: str, ext: str) -> str:
+    """The name a new note gets: the typed name, plus the extension unless it already has one."""
+    if not ext or name.lower().endswith(TEXT_EXTENSIONS) or name.lower().endswith(ext.lower()):
+        return name
+    return name + ext
+
+
+class Markor(App):
+    package = PKG
+    label = "Markor"
+    main_activity = MAIN
+    icon = "note"
+    icon_color = "#388E3C"
+    version_name = "2.11.1"
+    intent_actions = {"android.intent.action.EDIT": DOCUMENT}
+
+    def create_data(self) -> None:
+        """Markor makes its notebook folder on first start."""
+        # Something else may stand there (an agent's doing): the browser then shows it empty.
+        with contextlib.suppress(OSError, PathEscapeError):
+            self.host(NOTEBOOK).mkdir(parents=True, exist_ok=True)
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main, DOCUMENT: self.document}
+
+    def host(self, device_path: str) -> Path:
+        return self.device.fs.host(device_path)
+
+    def entries(self, folder: str) -> list[tuple[str, bool, float]]:
+        """(name, is folder, modified) of a folder's entries; stat only, so no note's atime moves."""
+        try:
+            path = self.host(folder)
+            if not path.is_dir():
+                return []
+            found = []
+            for p in path.iterdir():
+                st = p.stat()
+                found.append((p.name, p.is_dir(), st.st_mtime))
+        except (OSError, PathEscapeError):
+            return []
+        return found
+
+    # ---- the file browser
+    def main(self, ctx: ScreenContext) -> View:
+        cwd = str(ctx.state.get("cwd", NOTEBOOK))
+        if not cwd.startswith(NOTEBOOK):
+            cwd = NOTEBOOK
+        selected: list[str] = list(ctx.state.get("selected", []))
+        by_date = bool(ctx.state.get("by_date", False))
+        entries = self.entries(cwd)
+        if by_date:
+            entries.sort(key=lambda e: (not e[1], -e[2], e[0].lower()))
+        else:
+            entries.sort(key=lambda e: (not e[1], e[0].lower()))
+
+        def toggle(name: str) -> Callable[[], None]:
+            def run() -> None:
+                chosen = list(ctx.state.get("selected", []))
+                if name in chosen:
+                    chosen.remove(name)
+                else:
+                    chosen.append(name)
+                ctx.state["selected"] = chosen
+
+            return run
+
+        def open_entry(name: str, is_dir: bool) -> Callable[[], None]:
+            def run() -> None:
+                if is_dir:
+                    ctx.state.update(cwd=f"{cwd}/{name}", selected=[])
+                    ctx.state.pop("scroll", None)
+                else:
+                    ctx.start(DOCUMENT, {"path": f"{cwd}/{name}"})
+
+            return run
+
+        def back() -> None:
+            if ctx.state.get("selected"):
+                ctx.state["selected"] = []
+            elif cwd != NOTEBOOK:
+                ctx.state["cwd"] = cwd.rsplit("/", 1)[0]
+                ctx.state.pop("scroll", None)
+            else:
+                ctx.finish()
+
+        ctx.on_back(back)
+        rows: list[View] = []
+        for name, is_dir, mtime in entries:
+            when = datetime.fromtimestamp(mtime, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+            rows.append(
+                list_item(
+                    name,
+                    when,
+                    icon="folder" if is_dir else "note",
+                    on_click=toggle(name) if selected else open_entry(name, is_dir),
+                    on_long_click=toggle(name),
+                    selected=name in selected,
+                    id="ui__filesystem_item__root",
+                    title_id="ui__filesystem_item__title",
+                    subtitle_id="ui__filesystem_item__description",
+                )
+            )
+        if selected:
+            bar = self.selection_bar(ctx, entries, selected)
+        else:
+            bar = self.title_bar(ctx, cwd, by_date, back)
+        layers: list[View] = [
+            Column(
+                children=[
+                    bar,
+                    Text(
+                        id="ui__filesystem_dialog__current_folder",
+                        text=cwd.removeprefix("/storage/emulated/0/"),
+                        size=14,
+                        color="primary",
+                        pad=(16, 4, 16, 8),
+                    ),
+                    Scroll(
+                        id="ui__filesystem_dialog__recycler_view",
+                        key="list",
+                        weight=1,
+                        pad=(0, 0, 0, 88),
+                        children=rows or [empty_state("note", "No notes yet: tap + to create one")],
+                    ),
+                ]
+            ),
+            fab("add", "Create a new file or folder", lambda: self.open_new(ctx), id="fab_add_new_item"),
+        ]
+        layers += self.dialogs(ctx, cwd, selected)
+        return Stack(bg="surface", children=layers)
+
+    def title_bar(self, ctx: ScreenContext, cwd: str, by_date: bool, back: Callable[[], None]) -> View:
+        lead: list[View] = []
+        if cwd != NOTEBOOK:
+            lead.append(IconButton(name="arrow_back", desc="Navigate up", on_click=back, tint="on_surface"))
+        title = "Markor" if cwd == NOTEBOOK else cwd.rsplit("/", 1)[1]
+        return Row(
+            id="toolbar",
+            height=64,
+            pad=(4, 0, 4, 0),
+            children=[
+                *lead,
+                Text(id="toolbar_title", text=title, size=22, weight=1, pad=(12 if not lead else 4, 0, 0, 0)),
+                action(
+                    "schedule" if not by_date else "label",
+                    "Sort by date" if not by_date else "Sort by name",
+                    lambda: ctx.state.update(by_date=not by_date),
+                    id="action_sort",
+                ),
+            ],
+        )
+
+    def selection_bar(
+        self, ctx: ScreenContext, entries: list[tuple[str, bool, float]], selected: list[str]
+    ) -> View:
+        def ask(kind: str) -> Callable[[], None]:
+            def run() -> None:
+                ctx.state["dialog"] = kind
+                if kind == "rename":
+                    ctx.set_fields({"name": selected[0]})
+                    ctx.focus("name")
+                if kind == "move":
+                    ctx.state["move_to"] = NOTEBOOK
+
+            return run
+
+        actions: list[View] = [
+            action(
+                "check",
+                "Select all",
+                lambda: ctx.state.update(selected=[e[0] for e in entries]),
+                id="action_select_all",
+            )
+        ]
+        if len(selected) == 1:
+            actions.append(action("edit", "Rename", ask("rename"), id="action_rename_selected_item"))
+        actions += [
+            action("folder", "Move", ask("move"), id="action_move_selected_items"),
+            action("delete", "Delete", ask("delete"), id="action_delete_selected_items"),
+        ]
+        return Row(
+            id="toolbar",
+            height=64,
+            bg="secondary_container",
+            pad=(4, 0, 4, 0),
+            children=[
+                IconButton(
+                    name="close", desc="Clear selection", on_click=lambda: ctx.state.update(selected=[])
+                ),
+                Text(id="toolbar_title", text=f"{len(selected)} selected", size=20, weight=1),
+                *actions,
+            ],
+        )
+
+    def open_new(self, ctx: ScreenContext) -> None:
+        ctx.state["dialog"] = "new"
+        ctx.set_fields({"name": "", "ext": ".md"})
+        ctx.focus("name")
+
+    # ---- dialogs of the browser
+    def dialogs(self, ctx: ScreenContext, cwd: str, selected: list[str]) -> list[View]:
+        kind = ctx.state.get("dialog")
+        if kind is None:
+            return []
+
+        def close() -> None:
+            ctx.state.pop("dialog", None)
+            ctx.set_fields({})
+
+        ctx.on_back(close)
+        if kind == "new":
+            return [self.new_dialog(ctx, cwd, close)]
+        if kind == "rename" and len(selected) == 1:
+            return [self.rename_dialog(ctx, cwd, selected[0], close)]
+        if kind == "move":
+            return [self.move_dialog(ctx, cwd, selected, close)]
+        if kind == "delete":
+
+            def delete() -> None:
+                for name in selected:
+                    self.remove(f"{cwd}/{name}")
+                ctx.state["selected"] = []
+                close()
+
+            what = f'"{selected[0]}"' if len(selected) == 1 else f"{len(selected)} items"
+            return [
+                dialog(
+                    "Delete",
+                    [],
+                    [("Cancel", close), ("OK", delete)],
+                    close,
+                    message=f"Do you really want to delete {what}?",
+                )
+            ]
+        close()
+        return []
+
+    def new_dialog(self, ctx: ScreenContext, cwd: str, close: Callable[[], None]) -> View:
+        def target() -> str | None:
+            name = ctx.field("name").strip()
+            if not valid_name(name):
+                ctx.toast("Enter a name")
+                return None
+            return name
+
+        def create_file() -> None:
+            name = target()
+            if name is None:
+                return
+            name = file_name(name, ctx.field("ext").strip())
+            if not valid_name(name):
+                ctx.toast("Enter a name")
+                return
+            try:
+                folder = self.host(cwd)
+                folder.mkdir(parents=True, exist_ok=True)
+                path = self.host(f"{cwd}/{name}")
+                if path.exists():
+                    ctx.toast("File already exists")
+                    return
+                path.write_bytes(b"")
+            except (OSError, PathEscapeError):
+                ctx.toast("Could not create the file")
+                return
+            close()
+            ctx.start(DOCUMENT, {"path": f"{cwd}/{name}"})
+
+        def create_folder() -> None:
+            name = target()
+            if name is None:
+                return
+            try:
+                path = self.host(f"{cwd}/{name}")
+                if path.exists():
+                    ctx.toast("Folder already exists")
+                    return
+                path.mkdir(parents=True)
+            except (OSError, PathEscapeError):
+                ctx.toast("Could not create the folder")
+                return
+            close()
+
+        def pick(ext: str) -> Callable[[], None]:
+            return lambda: ctx.set_field("ext", ext)
+
+        ext = ctx.field("ext")
+        body: list[View] = [
+            EditText(id="new_file_dialog__name", key="name", hint="Name", text=ctx.field("name")),
+            Row(spacing=8, children=[chip(label, pick(e), e == ext) for label, e in TYPES]),
+            EditText(id="new_file_dialog__ext", key="ext", hint="Extension", text=ext),
+        ]
+        return dialog(
+            "Create a new file or folder",
+            body,
+            [("Folder", create_folder), ("Cancel", close), ("OK", create_file)],
+            close,
+        )
+
+    def rename_dialog(self, ctx: ScreenContext, cwd: str, old: str, close: Callable[[], None]) -> View:
+        def rename() -> None:
+            new = ctx.field("name").strip()
+            if not valid_name(new):
+                ctx.toast("Enter a name")
+                return
+            if new != old:
+                try:
+                    dest = self.host(f"{cwd}/{new}")
+                    if dest.exists():
+                        ctx.toast("A file with this name already exists")
+                        return
+                    self.host(f"{cwd}/{old}").rename(dest)
+                except (OSError, PathEscapeError):
+                    ctx.toast("Could not rename")
+                    return
+            ctx.state["selected"] = []
+            close()
+
+        return dialog(
+            "Rename",
+            [EditText(id="new_name", key="name", hint="Name", text=ctx.field("name"))],
+            [("Cancel", close), ("OK", rename)],
+            close,
+        )
+
+    def move_dialog(
+        self, ctx: ScreenContext, cwd: str, selected: list[str], close: Callable[[], None]
+    ) -> View:
+        dest = str(ctx.state.get("move_to", NOTEBOOK))
+        if not dest.startswith(NOTEBOOK):
+            dest = NOTEBOOK
+        moving = {f"{cwd}/{n}" for n in selected}
+        folders = sorted(
+            (n for n, is_dir, _m in self.entries(dest) if is_dir and f"{dest}/{n}" not in moving),
+            key=str.lower,
+        )
+
+        def go(path: str) -> Callable[[], None]:
+            return lambda: ctx.state.update(move_to=path)
+
+        def move() -> None:
+            if dest == cwd:
+                ctx.toast("Choose another folder")
+                return
+            for name in selected:
+                try:
+                    target = self.host(f"{dest}/{name}")
+                    if target.exists():
+                        ctx.toast(f"{name} already exists there")
+                        continue
+                    shutil.move(str(self.host(f"{cwd}/{name}")), str(target))
+                except (OSError, PathEscapeError, shutil.Error):
+                    ctx.toast(f"Could not move {name}")
+            ctx.state["selected"] = []
+            ctx.state.pop("move_to", None)
+            close()
+
+        rows: list[View] = []
+        if dest != NOTEBOOK:
+            up = go(dest.rsplit("/", 1)[0])
+            rows.append(list_item("..", icon="folder", on_click=up, id="move_item", title_id=TITLE))
+        rows += [
+            list_item(n, icon="folder", on_click=go(f"{dest}/{n}"), id="move_item", title_id=TITLE)
+            for n in folders
+        ]
+        body: list[View] = [
+            Text(id="move_current_folder", text=dest.removeprefix("/storage/emulated/0/"), color="primary"),
+            Scroll(key="move", height=min(56 * max(1, len(rows)), 336), children=rows),
+        ]
+        return dialog("Move to folder", body, [("Cancel", close), ("OK", move)], close)
+
+    def remove(self, device_path: str) -> None:
+        try:
+            path = self.host(device_path)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            elif path.exists() or path.is_symlink():
+                path.unlink()
+        except (OSError, PathEscapeError):
+            pass
+
+    # ---- the editor
+    def document(self, ctx: ScreenContext) -> View:
+        path = str(ctx.extras.get("path") or ctx.extras.get("data", "")).removeprefix("file://")
+        name = path.rsplit("/", 1)[-1] or "Untitled"
+        if not ctx.state.get("loaded"):
+            ctx.state["loaded"] = True
+            try:
+                ctx.set_fields({"text": self.host(path).read_text(errors="replace")})
+            except (OSError, PathEscapeError, ValueError):
+                ctx.set_fields({"text": ""})
+            ctx.state["saved"] = ctx.field("text")
+
+        def save() -> None:
+            text = ctx.field("text")
+            if text == ctx.state.get("saved") and self.exists(path):
+                return
+            try:
+                self.host(path).parent.mkdir(parents=True, exist_ok=True)
+                self.host(path).write_text(text)
+            except (OSError, PathEscapeError, ValueError):
+                ctx.toast("Could not save the file")
+                return
+            ctx.state["saved"] = text
+
+        def leave() -> None:
+            save()
+            ctx.finish()
+
+        ctx.on_back(leave)
+        bar = Row(
+            id="toolbar",
+            height=64,
+            pad=(4, 0, 4, 0),
+            children=[
+                IconButton(name="arrow_back", desc="Navigate up", on_click=leave, tint="on_surface"),
+                Text(id="note__activity__text_note_title", text=name, size=20, weight=1, pad=(4, 0, 0, 0)),
+                action("check", "Save", save, id="action_save"),
+            ],
+        )
+        editor = EditText(
+            id="document__fragment__edit__highlighting_editor",
+            key="text",
+            hint="",
+            text=ctx.field("text"),
+            multiline=True,
+            style="plain",
+            height=None,
+            weight=1,
+            pad=(12, 8, 12, 8),
+        )
+        return Column(bg="surface", children=[bar, Column(weight=1, pad=(4, 0, 4, 0), children=[editor])])
+
+    def exists(self, device_path: str) -> bool:
+        try:
+            return self.host(device_path).exists()
+        except PathEscapeError:
+            return False
