@@ -58,3 +58,17 @@ images: install
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# The emulator path end to end on one replica (docker/emulator/smoke.py). Without a real SDK build
+# (EMULATOR_SMOKE_ARGS="--real --accept-android-sdk-licenses" on a KVM host) it runs the STAND-IN.
+EMULATOR_SMOKE_ARGS ?=
+.PHONY: emulator-smoke parity
+emulator-smoke: install
+	$(BIN)/python docker/emulator/smoke.py $(EMULATOR_SMOKE_ARGS)
+
+# The parity checks against any adb-reachable device; records what it prints (tests/parity/).
+SERIAL ?=
+ADB_PORT ?= 5037
+parity: $(CORE)
+	@test -n "$(SERIAL)" || { echo "error: name the device: make parity SERIAL=emulator-5554"; exit 2; }
+	$(BIN)/python -m mgfarm.parity --serial $(SERIAL) --adb-port $(ADB_PORT)

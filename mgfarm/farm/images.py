@@ -197,12 +197,12 @@ def _stage_emulator(root: Path, context: Path, standin: bool) -> None:
     shutil.copy2(folder / ("standin/Dockerfile" if standin else "Dockerfile"), context / "Dockerfile")
     for name in ("entrypoint.sh", "healthcheck.py"):
         shutil.copy2(folder / name, context / name)
+    (context / "mgfarm" / "farm").mkdir(parents=True)
+    shutil.copy2(root / "mgfarm" / "farm" / "emulator.py", context / "mgfarm" / "farm" / "emulator.py")
     if standin:
         shutil.copy2(folder / "standin" / "emulator", context / "emulator")
         return
-    (context / "mgfarm" / "farm").mkdir(parents=True)
     shutil.copy2(root / "mgfarm" / "errors.py", context / "mgfarm" / "errors.py")
-    shutil.copy2(root / "mgfarm" / "farm" / "emulator.py", context / "mgfarm" / "farm" / "emulator.py")
     (context / "mgfarm" / "__init__.py").write_text("")
     (context / "mgfarm" / "farm" / "__init__.py").write_text("")
 
@@ -223,7 +223,8 @@ def build_emulator(
     recipe = emulator_recipe(root, standin)
     buildargs = {"ACCEPT_ANDROID_SDK_LICENSES": "yes"}
     if standin:
-        build_sim(say, rebuild=False)  # the stand-in runs the current simulated device
+        if image_id(client, SIM_IMAGE) is None:  # any sim image will do: the device is a stand-in
+            build_sim(say)
         recipe += "-" + (image_recipe(client, SIM_IMAGE) or "")
         buildargs = {"BASE": SIM_IMAGE}
     if not rebuild and image_recipe(client, tag) == recipe:
