@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ OK = adb_pb2.AdbResponse.Status.OK
 
 
 @pytest.fixture
-def parser(adb_server: AdbServer, sim_device: SimHandle, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+def parser(adb_server: AdbServer, sim_device: SimHandle, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     # AdbController runs `adb -P PORT -s SERIAL ...` with the process environment; HOME holds the token.
     monkeypatch.setenv("HOME", str(adb_server.home))
     config = config_classes.AdbControllerConfig(
@@ -41,13 +42,13 @@ def parser(adb_server: AdbServer, sim_device: SimHandle, monkeypatch: pytest.Mon
     yield adb_call_parser.AdbCallParser(adb_controller.AdbController(config))
 
 
-def call(parser: object, **fields: object) -> object:
-    response = parser.parse(Request(**fields))  # type: ignore[attr-defined]
+def call(parser: Any, **fields: object) -> Any:
+    response = parser.parse(Request(**fields))
     assert response.status == OK, response.error_message
     return response
 
 
-def test_activity_orientation_and_navigation(parser: object) -> None:
+def test_activity_orientation_and_navigation(parser: Any) -> None:
     call(
         parser,
         start_activity=Request.StartActivity(full_activity="com.android.settings/.Settings", force_stop=True),
@@ -67,7 +68,7 @@ def test_activity_orientation_and_navigation(parser: object) -> None:
     )
 
 
-def test_input_settings_packages_and_dumpsys(parser: object) -> None:
+def test_input_settings_packages_and_dumpsys(parser: Any) -> None:
     call(parser, tap=Request.Tap(x=540, y=1200))
     call(parser, input_text=Request.InputText(text="hello"))
     put = Request.SettingsRequest.Put(key="screen_off_timeout", value="600000")
@@ -102,14 +103,14 @@ def test_input_settings_packages_and_dumpsys(parser: object) -> None:
     assert generic.generic.output.strip() == b"sdk_gphone64_x86_64"
 
 
-def test_push_pull_and_broadcast(parser: object, tmp_path: Path) -> None:
+def test_push_pull_and_broadcast(parser: Any, tmp_path: Path) -> None:
     call(parser, push=Request.Push(content=b"payload", path="/sdcard/Download/p.txt"))
     pulled = call(parser, pull=Request.Pull(path="/sdcard/Download/p.txt"))
     assert pulled.pull.content == b"payload"
     call(parser, send_broadcast=Request.SendBroadcast(action="android.intent.action.MEDIA_SCANNER_SCAN_FILE"))
 
 
-def test_emulator_console_through_adb_emu(parser: object) -> None:
+def test_emulator_console_through_adb_emu(parser: Any) -> None:
     """`adb emu` as android_env's generic call runs it: replies printed, exit status 0 (as real adb)."""
     ok = call(parser, generic=Request.GenericRequest(args=["emu", "gsm", "call", "5551234"]))
     assert b"KO" not in ok.generic.output

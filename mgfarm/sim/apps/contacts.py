@@ -304,6 +304,8 @@ class Contacts(App):
             EDITOR, (EDIT,), mime_types=CONTACT_ITEMS, schemes=("content",), hosts=("com.android.contacts",)
         ),
         IntentFilter(PEOPLE, (VIEW,), mime_types=CONTACT_DIRS),
+        # A content URI without a type: the provider would name its type; these hosts are the contacts'.
+        IntentFilter(PEOPLE, (VIEW,), schemes=("content",), hosts=("contacts", "com.android.contacts")),
         IntentFilter(DETAIL, (VIEW,), mime_types=CONTACT_ITEMS),
     )
     provider_packages = (PROVIDER_PKG,)

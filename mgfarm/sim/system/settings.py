@@ -42,6 +42,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         "screensaver_enabled": "0",
         "show_ime_with_hard_keyboard": "1",
         "user_setup_complete": "1",
+        "zen_duration": "0",  # every device has it; AndroidWorld's get_all_settings drops it by name
     },
     "system": {
         "accelerometer_rotation": "0",

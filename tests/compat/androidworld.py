@@ -1,0 +1,381 @@
+"""Running AndroidWorld's own code against a simulated device, for the compatibility tests and docs.
+
+AndroidWorld is taken from $MGFARM_ANDROID_WORLD (never copied into this project): it is copied to a
+temporary folder, its protos are generated there, and that copy is imported. Its helpers talk to the
+device through android_env's AdbCallParser over the real adb binary; `make_env` builds the smallest
+android_env environment that gives them that (screens come from `screencap`, actions are adb calls),
+standing where AndroidEnv's emulator simulator would be.
+
+`python -m tests.compat.androidworld [--write docs/compat.md]` starts a simulated device on a private
+adb server, runs every helper and every registry task's `initialize_task`, and prints (or writes) the
+table of what works.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENV_VAR = "MGFARM_ANDROID_WORLD"
+PROTOS = (
+    "android_world/task_evals/information_retrieval/proto/state.proto",
+    "android_world/task_evals/information_retrieval/proto/task.proto",
+)
+# AndroidWorld app names (task.app_names) the simulated device has, and why the others are missing.
+SIM_APPS = {"settings", "contacts", "clock", "files", "dialer", "pro expense"}
+
+
+def android_world_source() -> Path | None:
+    value = os.environ.get(ENV_VAR, "")
+    path = Path(value) if value else None
+    return path if path is not None and (path / "android_world" / "registry.py").is_file() else None
+
+
+def prepare_android_world(workdir: Path) -> Path:
+    """Copy AndroidWorld to `workdir`, generate its protos there, and put the copy on sys.path."""
+    source = android_world_source()
+    if source is None:
+        raise RuntimeError(f"set {ENV_VAR} to an AndroidWorld checkout (the folder holding android_world/)")
+    target = workdir / "android_world_copy"
+    if not target.exists():
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+        for proto in PROTOS:
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "grpc_tools.protoc",
+                    f"--proto_path={target}",
+                    f"--python_out={target}",
+                    proto,
+                ],
+                check=True,
+                cwd=target,
+            )
+    if str(target) not in sys.path:
+        sys.path.insert(0, str(target))
+    return target
+
+
+def make_env(adb_path: str, server_port: int, serial: str) -> Any:
+    """An android_env environment over adb only (the class is made here: android_env is optional)."""
+    import dm_env
+    import numpy as np
+    from android_env import env_interface
+    from android_env.components import action_type, adb_call_parser, adb_controller, config_classes
+    from android_env.proto import adb_pb2
+    from PIL import Image
+
+    class Env(env_interface.AndroidEnvInterface):
+        def __init__(self) -> None:
+            config = config_classes.AdbControllerConfig(
+                adb_path=adb_path, adb_server_port=server_port, device_name=serial, default_timeout=60.0
+            )
+            self.controller = adb_controller.AdbController(config)
+            self.parser = adb_call_parser.AdbCallParser(self.controller)
+
+        def action_spec(self) -> dict[str, Any]:
+            return {}
+
+        def observation_spec(self) -> dict[str, Any]:
+            return {}
+
+        def _observation(self) -> dict[str, Any]:
+            png = self.controller.execute_command(["exec-out", "screencap", "-p"])
+            pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+            return {"pixels": pixels, "timedelta": np.array(0), "orientation": np.zeros(4)}
+
+        def reset(self) -> dm_env.TimeStep:
+            return dm_env.restart(self._observation())
+
+        def step(self, action: dict[str, Any]) -> dm_env.TimeStep:
+            if int(action.get("action_type", action_type.ActionType.LIFT)) == action_type.ActionType.TOUCH:
+                h, w = self._observation()["pixels"].shape[:2]
+                x, y = (float(v) for v in action["touch_position"])
+                self.execute_adb_call(
+                    adb_pb2.AdbRequest(tap=adb_pb2.AdbRequest.Tap(x=int(x * w), y=int(y * h)))
+                )
+            return dm_env.transition(0.0, self._observation())
+
+        def close(self) -> None:
+            pass
+
+        def execute_adb_call(self, call: Any) -> Any:
+            return self.parser.parse(call)
+
+    return Env()
+
+
+def async_env(adb_path: str, server_port: int, serial: str) -> Any:
+    """AndroidWorld's AsyncAndroidEnv over `make_env`, reading UI elements with `uiautomator dump`."""
+    from android_world.env import android_world_controller, interface
+
+    controller = android_world_controller.AndroidWorldController(
+        make_env(adb_path, server_port, serial),
+        a11y_method=android_world_controller.A11yMethod.UIAUTOMATOR,
+    )
+    return interface.AsyncAndroidEnv(controller)
+
+
+@dataclass
+class Outcome:
+    name: str
+    works: bool
+    why: str
+
+
+def run(name: str, fn: Callable[[], object]) -> Outcome:
+    try:
+        fn()
+    except Exception as exc:  # one line per failure: the table says why, the test shows the trace
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(last.filename).name}:{last.lineno}"
+        return Outcome(
+            name,
+            False,
+            f"{type(exc).__name__}: {str(exc).splitlines()[0][:140] if str(exc) else ''} ({where})",
+        )
+    return Outcome(name, True, "")
+
+
+def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
+    """AndroidWorld's adb_utils helpers that tasks and agents call, each with a check of its result."""
+    from android_world.env import adb_utils
+    from android_world.utils import datetime_utils
+
+    c = env.controller
+
+    def expect(value: object, ok: bool, what: str) -> None:
+        if not ok:
+            raise AssertionError(f"{what}: got {value!r}")
+
+    def current_activity() -> None:
+        adb_utils.launch_app("contacts", c)
+        activity = adb_utils.get_current_activity(c)[0]
+        expect(activity, bool(activity) and activity.startswith("com.android.contacts/"), "current activity")
+
+    def screen() -> None:
+        expect(adb_utils.get_screen_size(c), adb_utils.get_screen_size(c) == (1080, 2400), "screen size")
+        expect(
+            adb_utils.get_logical_screen_size(c),
+            adb_utils.get_logical_screen_size(c) == (1080, 2400),
+            "logical",
+        )
+        expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 0, "orientation")
+        frame = adb_utils.get_physical_frame_boundary(c)
+        expect(frame, frame == (0, 0, 1080, 2400), "physical frame")
+
+    def call_state() -> None:
+        adb_utils.call_emulator(c, "+15551234567")
+        expect(adb_utils.get_call_state(c), adb_utils.get_call_state(c) == "RINGING", "ringing")
+        adb_utils.end_call_if_active(c)
+        expect(adb_utils.get_call_state(c), adb_utils.get_call_state(c) == "IDLE", "idle after end call")
+        adb_utils.call_phone_number(c, "5551234")
+        expect(adb_utils.get_call_state(c), adb_utils.get_call_state(c) == "OFFHOOK", "offhook")
+        adb_utils.end_call_if_active(c)
+        adb_utils.clear_android_emulator_call_log(c)
+
+    def sms() -> None:
+        adb_utils.text_emulator(c, "5551234", "hello from the modem")
+        out = adb_utils.issue_generic_request(
+            ["shell", "content", "query", "--uri", "content://sms/inbox"], c
+        )
+        expect(out.generic.output, b"hello from the modem" in out.generic.output, "sms inbox")
+
+    def contacts() -> None:
+        from android_world.utils import contacts_utils
+
+        contacts_utils.clear_contacts(c)
+        contacts_utils.add_contact("Ada Lovelace", "5550100", c, ui_delay_sec=0.2)
+        names = [x.name for x in contacts_utils.list_contacts(c)]
+        expect(names, names == ["Ada Lovelace"], "contacts after add_contact")
+
+    def datetime_setup() -> None:
+        datetime_utils.setup_datetime(c)
+        tz = adb_utils.issue_generic_request(["shell", "getprop", "persist.sys.timezone"], c).generic.output
+        expect(tz, tz.strip() == b"UTC", "time zone")
+
+    def settings() -> None:
+        adb_utils.toggle_airplane_mode("on", c)
+        expect(None, adb_utils.check_airplane_mode(c), "airplane mode on")
+        adb_utils.toggle_airplane_mode("off", c)
+        adb_utils.toggle_wifi(c, "off")
+        adb_utils.toggle_bluetooth(c, "on")
+        adb_utils.set_brightness("max", c)
+        settings = adb_utils.get_all_settings(c)
+        expect(len(settings), len(settings) > 20, "settings list")
+
+    def packages() -> None:
+        names = adb_utils.get_all_package_names(c)
+        expect(names, "com.android.settings" in names, "package names")
+        expect(adb_utils.get_api_level(c), adb_utils.get_api_level(c) == 33, "api level")
+
+    def app_lifecycle() -> None:
+        adb_utils.launch_app("settings", c)
+        adb_utils.close_app("settings", c)
+        adb_utils.close_recents(c)
+        adb_utils.press_home_button(c)
+        adb_utils.press_back_button(c)
+        adb_utils.clear_app_data("com.android.contacts", c)
+
+    def input_actions() -> None:
+        adb_utils.tap_screen(540, 1200, c)
+        adb_utils.long_press(540, 1200, c)
+        adb_utils.double_tap(540, 1200, c)
+        adb_utils.type_text("hello world", c)
+        adb_utils.press_enter_button(c)
+        adb_utils.issue_generic_request(adb_utils.generate_swipe_command(500, 1500, 500, 500), c)
+
+    def sqlite() -> None:
+        out = adb_utils.execute_sql_command(
+            "/data/data/com.android.providers.settings/databases/settings.db",
+            "SELECT count(*) FROM global",
+            c,
+        )
+        expect(out, out.status == 1, "sqlite3 over adb")
+
+    def ui_dump() -> None:
+        elements = env.controller.get_ui_elements()
+        expect(len(elements), len(elements) > 3, "ui elements from uiautomator dump")
+
+    def file_pull() -> None:
+        from android_world.utils import file_utils
+
+        adb_utils.issue_generic_request(["shell", "echo hi > /sdcard/Download/aw.txt"], c)
+        with file_utils.tmp_directory_from_device("/sdcard/Download", c) as local:
+            expect(os.listdir(local), "aw.txt" in os.listdir(local), "pulled directory")
+
+    return [
+        ("get_current_activity / launch_app", current_activity),
+        ("get_screen_size / logical size / orientation / physical frame", screen),
+        ("call_emulator / get_call_state / end_call_if_active / call_phone_number", call_state),
+        ("text_emulator (sms)", sms),
+        ("contacts_utils.add_contact / list_contacts / clear_contacts", contacts),
+        ("datetime_utils.setup_datetime (service call alarm)", datetime_setup),
+        ("airplane mode, wifi, bluetooth, brightness, get_all_settings", settings),
+        ("get_all_package_names / get_api_level", packages),
+        ("launch_app / close_app / close_recents / home / back / clear_app_data", app_lifecycle),
+        ("tap / long_press / double_tap / type_text / enter / swipe", input_actions),
+        ("execute_sql_command", sqlite),
+        ("controller.get_ui_elements (uiautomator)", ui_dump),
+        ("file_utils.tmp_directory_from_device (ls -ll -au, pull)", file_pull),
+    ]
+
+
+def task_outcomes(env: Any) -> list[Outcome]:
+    """`initialize_task` of every registry task: run when its apps exist on the sim, else say which lack."""
+    import random
+
+    import numpy as np
+    from android_world import registry
+
+    random.seed(7)
+    np.random.seed(7)
+    reg = registry.TaskRegistry().get_registry(registry.TaskRegistry.ANDROID_WORLD_FAMILY)
+    outcomes = []
+    for name in sorted(reg):
+        cls = reg[name]
+        apps = set(getattr(cls, "app_names", ()) or ())
+        missing = sorted(apps - SIM_APPS)
+        if missing:
+            outcomes.append(Outcome(name, False, f"app not on the sim: {', '.join(missing)}"))
+            continue
+
+        def init(cls: Any = cls) -> None:
+            task = cls(cls.generate_random_params())
+            task.initialize_task(env)
+            task.tear_down(env)
+
+        outcome = run(name, init)
+        started = re.search(r"am start +(?:-W +)?-n ([\w.]+)/", outcome.why)
+        if started and not installed(env, started[1]):
+            outcome = Outcome(name, False, f"app not on the sim: {started[1]}")
+        outcomes.append(outcome)
+    return outcomes
+
+
+def installed(env: Any, package: str) -> bool:
+    from android_world.env import adb_utils
+
+    return package in adb_utils.get_all_package_names(env.controller)
+
+
+def table(helpers: list[Outcome], tasks: list[Outcome]) -> str:
+    def rows(items: list[Outcome]) -> list[str]:
+        return [
+            f"| {o.name} | {'works' if o.works else 'does not'} | {o.why.replace('|', '/')} |" for o in items
+        ]
+
+    working = sum(o.works for o in tasks)
+    return "\n".join(
+        [
+            "# AndroidWorld on a simulated device",
+            "",
+            "Generated by `python -m tests.compat.androidworld --write docs/compat.md` (AndroidWorld from",
+            f"`${ENV_VAR}`, run unchanged against one simulated device through android_env's AdbCallParser).",
+            "",
+            "## Helpers that tasks and agents call",
+            "",
+            "| helper | status | why not |",
+            "|---|---|---|",
+            *rows(helpers),
+            "",
+            f"## Registry tasks: `initialize_task` ({working} of {len(tasks)} work)",
+            "",
+            "| task | status | why not |",
+            "|---|---|---|",
+            *rows(tasks),
+            "",
+            "## Not in this table",
+            "",
+            "- M3A's per-step calls (state, logical size, orientation, physical frame, actions) run in",
+            "  `tests/integration/test_compat_androidworld.py::test_m3a_steps_on_the_device`, with a scripted model.",
+            "- `env_launcher.load_and_setup_env` needs the emulator's gRPC API and AndroidWorld's",
+            "  accessibility forwarder app (A11yGrpcWrapper); the sim serves neither yet, so the tests build",
+            "  AndroidWorld's `AsyncAndroidEnv` over an adb-only android_env environment with",
+            "  `A11yMethod.UIAUTOMATOR` instead.",
+            "- `adb emu` exits 0 even when the console answers `KO:`, exactly as the real adb client does",
+            "  (adb's console client returns 0 once it could connect); read the `KO:` line.",
+            "",
+        ]
+    )
+
+
+def main(argv: list[str]) -> int:
+    from mgfarm.farm.adb import find_adb
+    from tests.integration.conftest import SimProcess, start_adb_server, stop_adb_server
+
+    with tempfile.TemporaryDirectory(prefix="aw-compat-") as tmp:
+        work = Path(tmp)
+        prepare_android_world(work)
+        server = start_adb_server(find_adb(), work / "home")
+        sim = SimProcess(server, work, 1)
+        try:
+            handle = sim.wait_ready()[0]
+            os.environ["HOME"] = str(server.home)
+            env = async_env(str(server.binary), server.port, handle.serial)
+            helpers = [run(name, fn) for name, fn in helper_checks(env)]
+            tasks = task_outcomes(env)
+        finally:
+            sim.stop()
+            stop_adb_server(server)
+    text = table(helpers, tasks)
+    if "--write" in argv:
+        Path(argv[argv.index("--write") + 1]).write_text(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
