@@ -13,7 +13,7 @@ from mgfarm.sim.shell.registry import COMMANDS
 from tests.unit.shellkit import ShellDevice
 
 # Waiting or long-running commands, and the u2 server launcher (another part's), are left out.
-SKIP = {"sleep", "app_process", "app_process64", "logcat", "sh"}
+SKIP = {"sleep", "app_process", "app_process64", "logcat", "sh", "yes", "seq"}  # yes, seq: endless by design
 NAMES = sorted(n for n in COMMANDS if n not in SKIP)
 WORDS = (
     "-a -l -r -f -n -c -d -e -p -s -3 -W -R -i -v -o -E -q -x -1 --uri --where --bind --projection --sort "

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import math
 import posixpath
 import re
 import stat
+from collections.abc import Iterator
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.system.fs import PathEscapeError
@@ -351,4 +354,81 @@ async def logcat(inv: Invocation) -> int:
         return 1
     if "-g" in inv.argv:
         inv.out("main: ring buffer is 256 KiB (0 B consumed), max entry is 5120 B, max payload is 4068 B\n")
+    return 0
+
+
+CHUNK = 64 * 1024  # bytes an endless writer hands over at a time
+
+
+async def _stream(inv: Invocation, lines: Iterator[str]) -> None:
+    """Write lines in chunks, yielding to the event loop between chunks: an endless writer is ended
+    by its reader (a closed pipe, the 16 MiB pipe cap, the adb client going away), never by memory."""
+    buf: list[str] = []
+    size = 0
+    for line in lines:
+        buf.append(line)
+        size += len(line)
+        if size >= CHUNK:
+            inv.out("".join(buf))
+            buf, size = [], 0
+            await inv.io.stdout.maybe_flush()
+            await asyncio.sleep(0)
+    inv.out("".join(buf))
+
+
+@command("yes")
+async def yes(inv: Invocation) -> int:
+    line = (" ".join(inv.argv[1:]) or "y") + "\n"
+    await _stream(inv, itertools.repeat(line * max(1, CHUNK // len(line))))
+    return 0
+
+
+def _seq_number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"invalid number '{text}'")
+    return value
+
+
+@command("seq")
+async def seq(inv: Invocation) -> int:
+    """toybox `seq [-s SEP] [-w] [FIRST [INC]] LAST`, integers printed as integers."""
+    args = inv.argv[1:]
+    sep, width = "\n", False
+    while (args and args[0] in ("-s", "-w")) or (args and args[0].startswith("-s") and len(args[0]) > 2):
+        opt = args.pop(0)
+        if opt == "-w":
+            width = True
+        elif opt == "-s":
+            sep = args.pop(0) if args else "\n"
+        else:
+            sep = opt[2:]
+    if not 1 <= len(args) <= 3:
+        inv.err("seq: Needs 1-3 arguments\n")
+        return 1
+    try:
+        nums = [_seq_number(a) for a in args]
+    except ValueError:
+        inv.err(f"seq: invalid number '{args[0]}'\n")
+        return 1
+    first, inc, last = (
+        (1.0, 1.0, nums[0]) if len(nums) == 1 else (nums[0], 1.0, nums[1]) if len(nums) == 2 else nums
+    )
+    if inc == 0:
+        inv.err("seq: increment must not be 0\n")
+        return 1
+    integral = all(n == int(n) for n in (first, inc, last))
+    pad = len(str(int(max(abs(first), abs(last))))) if width and integral else 0
+
+    def values() -> Iterator[str]:
+        n, i = first, 0
+        while (inc > 0 and n <= last) or (inc < 0 and n >= last):
+            text = str(int(n)).zfill(pad) if integral else f"{n:g}"
+            yield (sep if i else "") + text
+            i += 1
+            n = first + i * inc
+
+    await _stream(inv, values())
+    if (inc > 0 and first <= last) or (inc < 0 and first >= last):
+        inv.out("\n")
     return 0

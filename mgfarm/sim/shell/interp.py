@@ -43,7 +43,9 @@ log = logging.getLogger(__name__)
 SH = "/system/bin/sh"
 # Where a bare command name is looked up; `/system/bin/ls` runs the same command as `ls`.
 BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/bin", "/usr/bin", "/sbin", "/product/bin")
-PIPE_LIMIT = 64 * 1024 * 1024  # bytes a pipeline stage may produce before it is ended
+# Bytes a pipeline stage may produce before it is ended (as SIGPIPE would): stages run one after
+# another, so an endless writer (`yes | head`) is cut here, and memory stays bounded.
+PIPE_LIMIT = 16 * 1024 * 1024
 SIGPIPE_STATUS = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by a closed pipe
 MAX_DEPTH = 32  # nested `sh -c` / `$(...)`; real shells fork, we recurse
 MAX_WORD = 16 * 1024 * 1024  # characters one expanded word may hold (`x=$x$x` in a loop doubles it)

@@ -205,8 +205,20 @@ async def head(inv: Invocation) -> int:
         if in_bytes:
             inv.out(data[:count])
             continue
-        inv.out(b"".join(line + b"\n" for line in lines_of(data)[:count]))
+        # Split no further than needed: a pipe of millions of short lines stays one bytes object.
+        inv.out(b"".join(line + b"\n" for line in lines_of_head(data, count)))
     return status
+
+
+def lines_of_head(data: bytes, count: int) -> list[bytes]:
+    return lines_of(b"\n".join(data.split(b"\n", count)[:count]) + b"\n") if count else []
+
+
+def lines_of_tail(data: bytes, count: int) -> list[bytes]:
+    if not count:
+        return []
+    body = data[:-1] if data.endswith(b"\n") else data
+    return body.rsplit(b"\n", count)[-count:] if body or data else []
 
 
 @command("tail")
@@ -220,10 +232,16 @@ async def tail(inv: Invocation) -> int:
         if in_bytes:
             inv.out(data[max(count - 1, 0) :] if from_start else (data[-count:] if count else b""))
             continue
-        lines = lines_of(data)
-        picked = lines[max(count - 1, 0) :] if from_start else (lines[-count:] if count else [])
+        if from_start:
+            picked = data.split(b"\n", max(count - 1, 0))[-1:] if count > 1 else [data]
+            picked = lines_of(picked[0]) if picked else []
+        else:
+            picked = lines_of_tail(data, count)
         inv.out(b"".join(line + b"\n" for line in picked))
     return status
+
+
+WORD_RE = re.compile(rb"\S+")
 
 
 @command("wc")
@@ -238,7 +256,8 @@ async def wc(inv: Invocation) -> int:
         if data is None:
             status = 1
             continue
-        counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
+        words = sum(1 for _ in WORD_RE.finditer(data))  # no list of millions of words in memory
+        counts = {"l": data.count(b"\n"), "w": words, "c": len(data)}
         for k in totals:
             totals[k] += counts[k]
         inv.out(" ".join(str(counts[k]).rjust(width) for k in shown) + (f" {path}" if files else "") + "\n")
