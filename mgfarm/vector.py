@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import batch_space
 
 from mgfarm.errors import MgfarmError
 
@@ -142,15 +142,23 @@ class MobileVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
         self.close()
 
     def _observations(self, observations: Sequence[Observation | None]) -> dict[str, Any]:
-        """One batched observation; an env without a new one repeats its last (or a blank) one."""
+        """One batched observation; an env without a new one repeats its last (or a blank) one.
+
+        Arrays (the screenshots) are stacked into one array, everything else becomes a tuple: what
+        `batch_space` declares; Gymnasium's `concatenate` would first fill a zeroed array, which
+        costs about as much again as the stacking (4 screens: ~45 -> ~17 ms).
+        """
         for i, obs in enumerate(observations):
             if obs is not None:
                 self._last[i] = obs
-        out = create_empty_array(self.single_observation_space, self.num_envs)
-        assert isinstance(out, dict)  # a Dict space batches to a dict
-        batched = concatenate(self.single_observation_space, self._last, out)
-        assert isinstance(batched, dict)
-        return batched
+        batch: dict[str, Any] = {}
+        for key, space in self.single_observation_space.spaces.items():
+            values = [obs[key] for obs in self._last]
+            if isinstance(space, gymnasium.spaces.Box):
+                batch[key] = np.stack(values).astype(space.dtype, copy=False)
+            else:
+                batch[key] = tuple(values)
+        return batch
 
     def _infos(self, infos: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Per-env info dicts as one dict of arrays, each with its `_key` mask (Gymnasium's layout)."""
