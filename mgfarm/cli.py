@@ -253,22 +253,28 @@ def tasks_check(
     timezones: str = typer.Option(
         "UTC,America/Los_Angeles,Asia/Kolkata", "--timezones", help="Device time zones, comma-separated."
     ),
+    zone_per_seed: bool = typer.Option(
+        False, "--zone-per-seed", help="Play seed i in zone i mod Z only, not in every zone (CI)."
+    ),
 ) -> None:
     """Prove every judge against its adversary matrix: the oracle and alternatives accepted, every
     adversary (nothing, twice, collateral damage, over-broad, near misses, ...) rejected.
 
     Example: mgfarm tasks check 'settings.*' --seeds 3 --timezones UTC,Asia/Kolkata
     """
+    from rich.markup import escape
+
     from mgfarm.tasks.commands import check_matrix_table, parse_timezones, run_check
 
-    result = run_check(ids or [], seeds, farm, replicas, parse_timezones(timezones))
+    result = run_check(ids or [], seeds, farm, replicas, parse_timezones(timezones), zone_per_seed)
     out.print(check_matrix_table(result))
     for row in result.rows:
         for p in row.problems:
-            out.print(f"[red]{row.task_id}: {p}[/]", highlight=False)
+            out.print(f"[red]{escape(f'{row.task_id}: {p}')}[/]", highlight=False, soft_wrap=True)
     out.print(
         f"{result.played} episodes judged, {result.not_applicable} n/a, {result.errors} errors "
-        f"({len(result.rows)} templates x {seeds} seeds x {timezones.count(',') + 1} time zones)",
+        f"({len(result.rows)} templates x {seeds} seeds x {timezones.count(',') + 1} time zones"
+        f"{', one zone per seed' if zone_per_seed else ''})",
         highlight=False,
     )
     out.print(f"false accepts {result.false_accepts}, false rejects {result.false_rejects}", highlight=False)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -142,11 +143,16 @@ def parse_timezones(text: str) -> list[str]:
 
 
 def run_check(
-    ids: list[str], seeds: int, farm: str | None, replicas: int, timezones: list[str] | None = None
+    ids: list[str],
+    seeds: int,
+    farm: str | None,
+    replicas: int,
+    timezones: list[str] | None = None,
+    zone_per_seed: bool = False,
 ) -> checker.Matrix:
     """The adversary matrix for the chosen templates, seeds and time zones."""
     check_counts(list(range(seeds)), replicas)
-    jobs = checker.check_jobs(select(ids), seeds, timezones)
+    jobs = checker.check_jobs(select(ids), seeds, timezones, zone_per_seed)
     results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking")
     return checker.matrix(results, jobs)
 
@@ -220,8 +226,8 @@ def rates_table(results: list[EpisodeResult], key: str) -> Table:
 def episode_line(r: EpisodeResult) -> str:
     """One line per episode for run-task."""
     mark = "[green]success[/]" if r.success else "[red]fail[/]"
-    extra = f" error: {r.error}" if r.error else ""
-    effects = f" side effects: {'; '.join(r.side_effects)}" if r.side_effects else ""
+    extra = f" error: {escape(r.error)}" if r.error else ""
+    effects = f" unexpected: {escape('; '.join(r.side_effects))}" if r.side_effects else ""
     return (
         f"{r.task_id} seed {r.seed}: {mark} progress {r.progress:.2f} clean {r.clean} "
         f"steps {r.steps} ({r.seconds:.1f} s){effects}{extra}"

@@ -1,4 +1,4 @@
-"""The catalog proves its judges on sim devices: oracle accepted cleanly, nothing and near-miss rejected."""
+"""The catalog proves its judges on sim devices: oracle and alternatives accepted, adversaries rejected."""
 
 from __future__ import annotations
 
@@ -26,42 +26,43 @@ def home_env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "MGFARM_HOME": str(tmp_path / "home"), "COLUMNS": "160"}
 
 
-@pytest.mark.timeout(1200)
-def test_whole_catalog_passes_check_with_three_seeds(home_env: dict[str, str]) -> None:
-    # On the shipped golden snapshot (a lived-in phone), the world users' farms boot into.
+@pytest.mark.timeout(1800)
+def test_whole_catalog_passes_its_adversary_matrix_in_three_zones(home_env: dict[str, str]) -> None:
+    # On the shipped golden snapshot (a lived-in phone), the world users' farms boot into. Seeds
+    # 0, 1, 2 each in one of UTC, Los Angeles and Kolkata: every template, seed and zone in a third
+    # of the full 3 x 3 run (about 1,800 episodes; `mgfarm tasks check --seeds 10` is the full proof).
     built = mgfarm("snapshot", "build", "golden", env=home_env)
     assert built.returncode == 0, built.stdout + built.stderr
-    proc = mgfarm("tasks", "check", "--seeds", "3", "--replicas", "3", env=home_env)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "check episodes as expected" in proc.stdout
+    proc = mgfarm("tasks", "check", "--seeds", "3", "--zone-per-seed", "--replicas", "3", env=home_env)
+    tail = proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0, tail
+    last = [line for line in proc.stdout.splitlines() if line.strip()][-1]
+    assert last == "false accepts 0, false rejects 0", tail
+    assert "51 templates x 3 seeds x 3 time zones, one zone per seed" in proc.stdout
 
 
 BROKEN = """\
 - id: broken.accepts_anything
   apps: [settings]
-  goal: "Turn Wi-Fi off."
+  goal: "Is Wi-Fi on?"
   difficulty: L1
+  answer: {wifi: boolean}
   setup:
     - settings: {global: {wifi_on: 1}}
   judge:
     any:
       - settings.equals: {namespace: global, key: wifi_on, value: 0}
       - settings.equals: {namespace: global, key: wifi_on, value: 1}
-  expected_changes: [settings.global.wifi_on]
   oracle:
     - open_app: Settings
-    - click: {text: "Network & internet"}
-    - click: {text: "Wi-Fi"}
-    - click: {resource_id: "android:id/switch_widget"}
+    - answer: {wifi: "yes"}
 - id: broken.rejects_oracle
   apps: [settings]
   goal: "Turn Bluetooth off."
   difficulty: L1
   setup:
-    - settings: {global: {bluetooth_on: 1}}
-  judge:
-    all:
-      - settings.equals: {namespace: global, key: bluetooth_on, value: 0}
+    - settings: {global: {bluetooth_on: 1, wifi_on: 1}}
+  outcome: [{setting: {key: global.wifi_on, value: 0}}]
   oracle:
     - open_app: Settings
     - click: {text: "Connected devices"}
@@ -83,14 +84,20 @@ def test_check_exits_non_zero_on_false_accept_and_false_reject(
         "1",
         "--replicas",
         "2",
+        "--timezones",
+        "UTC",
         env={**home_env, "MGFARM_TASKS": str(folder)},
     )
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
-    assert "broken.accepts_anything: nothing seed 0: false-accept" in out
-    # The oracle does turn Bluetooth off, but no change was allowed: a side effect, so not clean.
-    assert "broken.rejects_oracle: oracle seed 0: false-reject" in out
-    assert "settings.global.bluetooth_on: 1 -> 0" in out
+    # Answering nothing passes a judge that accepts any state: every adversary is a false accept.
+    assert "broken.accepts_anything: nothing/nothing seed 0 UTC: false-accept" in out
+    # The oracle turns Bluetooth off, which the outcome neither requires nor allows.
+    assert "broken.rejects_oracle: oracle/oracle seed 0 UTC: false-reject" in out
+    assert "unexpected update settings.global[bluetooth_on]: value '1' -> '0'" in out
+    last = [line for line in proc.stdout.splitlines() if line.strip()][-1]
+    assert last.startswith("false accepts ") and not last.startswith("false accepts 0,")
+    assert last.endswith("false rejects 1")
 
 
 @pytest.fixture(scope="module")
@@ -107,16 +114,18 @@ def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
             os.environ["MGFARM_HOME"] = old
 
 
-def test_extra_changes_are_side_effects_and_not_clean(farm: FarmState) -> None:
+def test_overdoing_is_not_success_and_names_the_extra_change(farm: FarmState) -> None:
     [device] = farm_devices(farm)
     wifi_off = get_task("settings.wifi_off").instantiate(0)
     # Solves the goal but also flips Bluetooth: the steps of the Wi-Fi-and-Bluetooth task.
     overdoer = ScriptedAgent(get_task("settings.wifi_and_bluetooth_off").oracle, wifi_off)
     result = run_episode(device, wifi_off, overdoer, farm.snapshot)
     assert result.error == ""
-    assert result.success and result.progress == 1.0
-    assert not result.clean
-    assert [e.split(":")[0] for e in result.side_effects] == ["settings.global.bluetooth_on"]
+    assert not result.success and not result.clean
+    assert result.progress == 0.0  # one required change made, one unexpected
+    assert [e.split(":")[0] for e in result.side_effects] == ["update settings.global[bluetooth_on]"]
+    [required] = [c for c in result.checks if c["name"] == "outcome.setting"]
+    assert required["ok"]
 
 
 def test_device_errors_end_the_episode_with_a_reason(farm: FarmState) -> None:
