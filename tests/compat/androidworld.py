@@ -339,7 +339,7 @@ def table(helpers: list[Outcome], tasks: list[Outcome]) -> str:
             "## Not in this table",
             "",
             "- M3A's per-step calls (state, logical size, orientation, physical frame, actions) run in",
-            "  `tests/integration/test_compat_androidworld.py::test_m3a_steps_on_the_device`, with a scripted model.",
+            "  `test_compat_androidworld.py::test_m3a_steps_on_the_device`, with a scripted model.",
             "- `env_launcher.load_and_setup_env` needs the emulator's gRPC API and AndroidWorld's",
             "  accessibility forwarder app (A11yGrpcWrapper); the sim serves neither yet, so the tests build",
             "  AndroidWorld's `AsyncAndroidEnv` over an adb-only android_env environment with",
