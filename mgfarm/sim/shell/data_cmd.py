@@ -260,10 +260,10 @@ class SqlRun:
             raise sqlite3.OperationalError(
                 f'unable to open database "{db}": unable to open database file'
             ) from exc
-        uri = f"{Path(path).as_uri()}?mode={'ro' if self.readonly else 'rwc'}"
-        conn, guard = sqlsafe.connect(uri, uri=True, autocommit=True)
-        if not self.readonly:
-            conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
+        if self.readonly:
+            return sqlsafe.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, autocommit=True)
+        conn, guard = sqlsafe.connect(path, autocommit=True)
+        conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
         return conn, guard
 
     def run(self, db: str, parts: list[str]) -> int:
