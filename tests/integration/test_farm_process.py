@@ -80,6 +80,17 @@ def test_sixteen_replicas_up_ps_watchdog_down(
     assert all(listed(adb_server).get(s) == "device" for s in serials)
     assert "console_token" not in replicas[0]
 
+    # The golden one fresh device saved is the farm's, sealed read-only; every worker is sandboxed.
+    golden = farm_dir("f16") / "snapshots" / "golden"
+    assert (golden / "state.json").is_file()
+    assert all(not os.lstat(p).st_mode & 0o222 for p in [golden, *golden.rglob("*")] if not p.is_symlink())
+    for stat_mode in (os.stat(farm_dir("f16") / "state.json"), os.stat(farm_dir("f16") / "console_token")):
+        assert stat_mode.st_mode & 0o777 == 0o600
+    for worker in farm16.workers:
+        status = Path(f"/proc/{worker.pid}/status").read_text()
+        assert "NoNewPrivs:\t1" in status
+        assert "sandbox:" in Path(worker.log).read_text()
+
     # A whole worker dies: the watchdog brings its replicas back from the snapshot.
     victim = farm16.replicas[0]
     worker = next(w for w in farm16.workers if victim.index in w.replicas)
