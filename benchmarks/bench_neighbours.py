@@ -84,9 +84,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     report = asyncio.run(run(args.rounds))
-    print(
-        f"{'device A runs':<22} {'B answers':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'A exit':>6} {'A s':>6}"
-    )
+    head = ("device A runs", "B answers", "p50 ms", "p99 ms", "max ms", "A exit", "A s")
+    print(f"{head[0]:<22} {head[1]:>9} {head[2]:>8} {head[3]:>8} {head[4]:>8} {head[5]:>6} {head[6]:>6}")
     for name, r in report["cases"].items():
         print(
             f"{name:<22} {r['answers']:>9} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f} {r['max_ms']:>8.3f} "
