@@ -13,6 +13,7 @@ import importlib.machinery
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,10 @@ class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
 
         def exec_module(module: ModuleType) -> None:
             run_module(module)
-            register_envs(module)
+            try:
+                register_envs(module)
+            except Exception as exc:  # never break the user's `import gymnasium`
+                warnings.warn(f"mgfarm could not register its Gymnasium ids: {exc}", stacklevel=2)
 
         loader.exec_module = exec_module
         return spec

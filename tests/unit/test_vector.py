@@ -6,6 +6,10 @@ threads, seeds and autoreset and the vector env's batching run for real without 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -213,3 +217,25 @@ def test_matches_a_reference_next_step_autoreset(lengths: list[int], failing: li
                 want = (float(t >= length), t >= length, False)
                 pending_reset = t >= length
             assert (got[k][0][i], got[k][1][i], got[k][2][i]) == want, (i, k)
+
+
+@pytest.mark.parametrize("order", ["mgfarm first", "gymnasium first"])
+def test_import_mgfarm_registers_every_task_id_in_either_import_order(order: str) -> None:
+    first, second = ("mgfarm", "gymnasium") if order == "mgfarm first" else ("gymnasium", "mgfarm")
+    script = (
+        f"import sys, {first}\n"
+        "lazy = 'gymnasium' not in sys.modules\n"
+        f"import {second}, json\n"
+        "from gymnasium.envs.registration import registry\n"
+        "print(json.dumps([lazy, sorted(k for k in registry if k.startswith('mgfarm/'))]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MGFARM_TASKS"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    lazy, ids = json.loads(out.stdout)
+    assert lazy == (order == "mgfarm first")  # `import mgfarm` alone does not load gymnasium
+    from mgfarm.tasks.catalog import CATALOG_DIR, load_file
+
+    catalog = sorted(t.id for path in CATALOG_DIR.glob("*.yaml") for t in load_file(path))
+    assert ids == sorted(["mgfarm/Task-v0", *(f"mgfarm/{t}" for t in catalog)])
+    spec = gymnasium.spec(f"mgfarm/{catalog[0]}")
+    assert spec.kwargs == {"task_id": catalog[0]} and spec.vector_entry_point == "mgfarm.vector:make_vec"
