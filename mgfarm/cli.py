@@ -178,7 +178,7 @@ def snapshot_list(json_out: bool = typer.Option(False, "--json", help="Print row
 
 @snapshot_app.command("rm")
 def snapshot_rm(
-    name: str = typer.Argument(..., help="Snapshot name, as `mgfarm snapshot list` shows it."),
+    snapshot: str = typer.Argument(..., metavar="NAME", help="Snapshot name (see `mgfarm snapshot list`)."),
     backend: str = typer.Option("", "--backend", help="Only this backend's build (default: every one)."),
 ) -> None:
     """Remove a built snapshot: its manifests, files and committed docker images.
@@ -187,7 +187,7 @@ def snapshot_rm(
     """
     from mgfarm.snapshots.manifest import remove_snapshot
 
-    for item in remove_snapshot(name, backend):
+    for item in remove_snapshot(snapshot, backend):
         out.print(f"removed {item}", highlight=False)
 
 
