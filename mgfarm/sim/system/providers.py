@@ -74,6 +74,7 @@ class Route:
     insert_table: str | None = None  # default: `table`
     defaults: dict[str, Value] = field(default_factory=dict)  # values every insert gets
     id_column: str = "_id"
+    sort: str | None = None  # the provider's default order when a query names none (SMS: date DESC)
 
 
 class SqliteProvider:
@@ -142,8 +143,8 @@ class SqliteProvider:
         where, params = self._where(route, row_id, selection)
         cols = ", ".join(projection) if projection else "*"
         sql = f"SELECT {cols} FROM {route.table}{where}"
-        if sort:
-            sql += f" ORDER BY {sort}"
+        if sort or route.sort:
+            sql += f" ORDER BY {sort or route.sort}"
         with self._connect() as conn:
             cur = conn.execute(sql, [*params, *args])
             rows = sqlsafe.fetch_bounded(cur)

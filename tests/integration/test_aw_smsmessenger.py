@@ -1,0 +1,147 @@
+"""AndroidWorld's Simple SMS Messenger tasks, unchanged, against the simulated app.
+
+Each task: AndroidWorld's `initialize_task` works (texts arrive through the emulator console, contacts
+through the contacts app's INSERT intent), `is_successful` is 0.0 before anything is done and 1.0 after
+a scripted solution that only taps, types and scrolls what the UI tree shows (uiautomator2). AndroidWorld
+comes from $MGFARM_ANDROID_WORLD; without it these tests skip. The tasks sleep as AndroidWorld does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.integration.test_aw_markor import (
+    SKIP_REASON,
+    World,
+    android_world_source,
+    check_task,
+    launch,
+    new_note,
+    scroll_to,
+    world,
+)
+
+PKG = "com.simplemobiletools.smsmessenger"
+
+pytestmark = pytest.mark.skipif(android_world_source() is None, reason=SKIP_REASON)
+
+
+def rid(name: str) -> str:
+    return f"{PKG}:id/{name}"
+
+
+def open_conversation(w: World, title: str) -> None:
+    scroll_to(w, resourceId=rid("conversation_address"), text=title).click()
+
+
+def bubbles(w: World) -> list[str]:
+    found = w.ui(resourceId=rid("thread_message_body"))
+    return [str(found[i].get_text()) for i in range(found.count)]
+
+
+def type_and_send(w: World, message: str) -> None:
+    w.ui(resourceId=rid("thread_type_message")).set_text(message)
+    w.ui(text="SMS").click()
+
+
+def new_conversation(w: World, to: str, pick_contact: bool = False) -> None:
+    w.ui(description="New conversation").click()
+    w.ui(resourceId=rid("new_conversation_address")).set_text(to)
+    if pick_contact:
+        w.ui(resourceId=rid("item_contact_name"), text=to).click()
+    else:
+        w.ui(description="Confirm").click()
+
+
+@pytest.fixture(scope="module")
+def w(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from world(tmp_path_factory.mktemp("aw-sms"))
+
+
+def sms(name: str) -> Any:
+    from android_world.task_evals.single import sms as tasks
+
+    return getattr(tasks, name)
+
+
+@pytest.mark.parametrize("seed", (1, 2))
+def test_send(w: World, seed: int) -> None:
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "simple sms messenger")
+        new_conversation(w, p["number"])
+        type_and_send(w, p["message"])
+
+    check_task(w, sms("SimpleSmsSend"), seed, solve)
+
+
+@pytest.mark.parametrize("seed", (1, 3))
+def test_reply_most_recent(w: World, seed: int) -> None:
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "simple sms messenger")
+        w.ui(resourceId=rid("conversation_address"))[0].click()  # newest conversation first
+        type_and_send(w, p["message"])
+
+    check_task(w, sms("SimpleSmsReplyMostRecent"), seed, solve)
+
+
+@pytest.mark.parametrize("seed", (1, 2))
+def test_reply(w: World, seed: int) -> None:
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "simple sms messenger")
+        open_conversation(w, p["number"])
+        type_and_send(w, p["message"])
+
+    check_task(w, sms("SimpleSmsReply"), seed, solve)
+
+
+def test_send_received_address(w: World) -> None:
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "simple sms messenger")
+        open_conversation(w, p["name2"])
+        address = bubbles(w)[-1]
+        w.ui.press("back")
+        new_conversation(w, p["name1"], pick_contact=True)
+        type_and_send(w, address)
+
+    check_task(w, sms("SimpleSmsSendReceivedAddress"), 1, solve)
+
+
+def test_resend(w: World) -> None:
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "simple sms messenger")
+        open_conversation(w, p["name"])
+        sent = bubbles(w)[-2]  # the message before their "what was the last message" reply
+        type_and_send(w, sent)
+
+    check_task(w, sms("SimpleSmsResend"), 1, solve)
+
+
+def test_send_clipboard_content(w: World) -> None:
+    """AndroidWorld sets the clipboard through the Clipper app (ca.zgrs.clipper)."""
+    if "ca.zgrs.clipper" not in w.ui.shell("pm list packages ca.zgrs.clipper").output:
+        pytest.skip("SimpleSmsSendClipboardContent needs the Clipper app (ca.zgrs.clipper), not on the sim")
+
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "simple sms messenger")
+        new_conversation(w, p["number"])
+        w.ui(resourceId=rid("thread_type_message")).click()
+        w.ui.shell("input keyevent KEYCODE_PASTE")
+        w.ui(text="SMS").click()
+
+    check_task(w, sms("SimpleSmsSendClipboardContent"), 1, solve)
+
+
+def test_markor_create_note_and_sms(w: World) -> None:
+    from android_world.task_evals.composite import markor_sms
+
+    def solve(w: World, p: dict[str, Any]) -> None:
+        launch(w, "markor")
+        new_note(w, p["file_name"], p["text"])
+        launch(w, "simple sms messenger")
+        new_conversation(w, p["number"])
+        type_and_send(w, p["text"])
+
+    check_task(w, markor_sms.MarkorCreateNoteAndSms, 1, solve)
