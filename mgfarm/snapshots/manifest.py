@@ -141,9 +141,27 @@ def secret_paths(labels: dict[str, str]) -> list[str]:
 
 
 def built_image(snapshot: str) -> str:
-    """The committed image of the docker snapshot `snapshot`, or '' when none was built."""
+    """The committed image of the docker snapshot `snapshot`, or '' when none was built; refuses a
+    record whose image was removed behind mgfarm's back (docker rmi, docker system prune)."""
     manifest = read_manifest("docker", snapshot)
-    return manifest.snapshot_image if manifest is not None else ""
+    if manifest is None or not manifest.snapshot_image:
+        return ""
+    docker = docker_sdk()
+    try:
+        client = docker.from_env()
+        try:
+            client.images.get(manifest.snapshot_image)
+        finally:
+            client.close()
+    except docker.errors.ImageNotFound:
+        raise MgfarmError(
+            f"Snapshot {snapshot!r} was built into image {manifest.snapshot_image}, which is gone; rebuild "
+            f"it with `mgfarm snapshot build {snapshot} --backend docker --image {manifest.image}` or "
+            f"forget it with `mgfarm snapshot rm {snapshot} --backend docker`."
+        ) from None
+    except docker.errors.DockerException:
+        pass  # no engine: the backend says so in its own words
+    return manifest.snapshot_image
 
 
 def snapshot_images(client: Any, name: str) -> list[Any]:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from mgfarm.cli import app
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.images import KIND_DEFAULTS, build_images, resource_defaults
+from mgfarm.farm.images import KIND_DEFAULTS, build_images, docker_client, resource_defaults
 from mgfarm.snapshots.manifest import (
     Manifest,
     Screen,
@@ -155,10 +155,25 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_a_plain_up_finds_the_image_a_docker_build_committed(home: Path) -> None:
+def test_a_plain_up_finds_the_image_a_docker_build_committed(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert built_image("golden") == ""
     write_manifest(_manifest())
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{home}/no-engine.sock")  # the backend reports that
     assert built_image("golden") == "mgfarm-snapshot:golden-abc123-on-mgfarm-sim-latest"
+
+
+def test_a_record_whose_image_is_gone_is_refused_with_both_fixes(home: Path) -> None:
+    try:
+        docker_client()
+    except MgfarmError as exc:
+        pytest.skip(f"no Docker engine to ask about the image: {exc}")
+    write_manifest(_manifest())  # its image was never built on this machine
+    with pytest.raises(MgfarmError, match="which is gone") as info:
+        built_image("golden")
+    assert "`mgfarm snapshot build golden --backend docker --image mgfarm/sim:latest`" in str(info.value)
+    assert "`mgfarm snapshot rm golden --backend docker`" in str(info.value)
 
 
 def test_a_farm_on_the_base_image_is_refused_with_a_fix_that_works() -> None:
