@@ -175,3 +175,13 @@ def test_seq_and_yes(sh: ShellDevice) -> None:
     # An endless writer into a pipe is ended by the pipe cap (as SIGPIPE would), not by memory.
     assert sh.run("yes | head -n 2; yes no | head -n 1").text == "y\ny\nno\n"
     assert sh.run("seq 100000000000 | tail -n 1; echo $?", timeout=120).text.endswith("\n0\n")
+
+
+def test_chmod_octal_symbolic_and_recursive(sh: ShellDevice) -> None:
+    sh.run("mkdir -p /sdcard/p/q && touch /sdcard/p/f /sdcard/p/q/g")
+    assert sh.run("chmod 640 /sdcard/p/f && ls -l /sdcard/p/f").text.startswith("-rw-r----- ")
+    assert sh.run("chmod u+x,o+r /sdcard/p/f && ls -l /sdcard/p/f").text.startswith("-rwxr--r-- ")
+    assert sh.run("chmod -R go-rwx /sdcard/p && ls -l /sdcard/p/q/g").text.startswith("-rw------- ")
+    assert sh.run("chmod 000 /sdcard/p/q && rm -r /sdcard/p && echo gone").text == "gone\n"
+    bad = sh.run("chmod 9z /sdcard; chmod 755 /sdcard/none")
+    assert bad.status == 1 and "bad mode '9z'" in bad.error and "/sdcard/none: No such file" in bad.error

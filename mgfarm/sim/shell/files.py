@@ -492,14 +492,81 @@ async def ln(inv: Invocation) -> int:
     return 0
 
 
-@command("chmod", "chown", "chgrp", "chcon", "restorecon", "sync")
+@command("chown", "chgrp", "chcon", "restorecon", "sync")
 async def accept(inv: Invocation) -> int:
-    """Permissions are not modelled; these succeed when their operands exist."""
-    operands = [a for a in inv.argv[2:] if not a.startswith("-")] if inv.argv[0] != "sync" else []
+    """Owners and labels are not modelled; these succeed when their operands exist."""
+    _, rest = split_flags(inv.argv[1:], "RhfvLHPFn")
+    operands = rest[1:] if inv.argv[0] in ("chown", "chgrp", "chcon") else rest
+    if inv.argv[0] == "sync":
+        operands = []
     status = 0
     for path in operands:
         if kind(inv, path) is None:
             status = report(inv, CommandError(f"{path}: No such file or directory"))
+    return status
+
+
+def parse_mode(spec: str, old: int, is_dir: bool) -> int:
+    """An octal mode or a symbolic one (`u+x`, `go-w`, `a=rX`, comma-separated), as chmod reads it."""
+    if spec and all(c in "01234567" for c in spec):
+        return int(spec, 8) & 0o7777
+    mode = old & 0o7777
+    for clause in spec.split(","):
+        who_end = len(clause) - len(clause.lstrip("ugoa"))
+        who = clause[:who_end] or "a"
+        rest = clause[who_end:]
+        if not rest or rest[0] not in "+-=":
+            raise CommandError(f"bad mode '{spec}'")
+        op, perms = rest[0], rest[1:]
+        if any(c not in "rwxXst" for c in perms):
+            raise CommandError(f"bad mode '{spec}'")
+        bits = 0
+        for c in perms:
+            if c == "X" and not (is_dir or old & 0o111):
+                continue
+            bits |= {"r": 0o444, "w": 0o222, "x": 0o111, "X": 0o111, "s": 0o6000, "t": 0o1000}[c]
+        mask = 0
+        for w in "ugo" if "a" in who else who:
+            mask |= {"u": 0o4700, "g": 0o2070, "o": 0o1007}[w]
+        bits &= mask
+        if op == "+":
+            mode |= bits
+        elif op == "-":
+            mode &= ~bits
+        else:
+            mode = (mode & ~mask) | bits
+    return mode
+
+
+@command("chmod")
+async def chmod(inv: Invocation) -> int:
+    """`chmod [-R] MODE FILE...`: through the descriptor of each file, found beneath the root."""
+    flags, rest = split_flags(inv.argv[1:], "Rfv")
+    if len(rest) < 2:
+        inv.err("chmod: Needs 2 arguments\n")
+        return 1
+    spec, paths = rest[0], rest[1:]
+    fs = inv.device.fs
+    status = 0
+    for path in paths:
+        try:
+            entries = [path]
+            if "R" in flags and kind(inv, path) == statmod.S_IFDIR:
+                walked = fs_call(path, lambda p=path: list(fs.walk(p, inv.cwd)))
+                entries = [e.path for e in walked if not statmod.S_ISLNK(e.st.st_mode)]
+            for each in entries:
+                fd = fs_call(each, fs.open, each, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
+                try:
+                    st = os.fstat(fd)
+                    is_dir = statmod.S_ISDIR(st.st_mode)
+                    # The owner keeps read and write (and search on folders): the worker may run as
+                    # an ordinary user, and a reset must always be able to remove the tree.
+                    keep = 0o700 if is_dir else 0o600
+                    os.fchmod(fd, parse_mode(spec, st.st_mode, is_dir) | keep)
+                finally:
+                    os.close(fd)
+        except CommandError as exc:
+            status = report(inv, exc)
     return status
 
 
