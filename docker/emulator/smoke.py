@@ -57,6 +57,7 @@ def run(real: bool, accepted: bool, boot_timeout: float) -> int:
     from mgfarm.farm import api
     from mgfarm.farm.images import build_images
     from mgfarm.snapshots.build import build
+    from mgfarm.snapshots.manifest import remove_snapshot
     from mgfarm.tasks.catalog import select
     from mgfarm.tasks.commands import run_eval
 
@@ -93,6 +94,8 @@ def run(real: bool, accepted: bool, boot_timeout: float) -> int:
     finally:
         api.down(FARM)
         summary.append("down             farm stopped, nothing left")
+        removed = remove_snapshot("golden", "docker")
+        summary.append(f"snapshot rm      {', '.join(removed)}")
     print()
     print("== emulator smoke summary ==")
     for line in summary:
