@@ -325,8 +325,9 @@ def confine(box: Sandbox) -> Report:
     Call it before any thread starts: Landlock binds the calling thread and what it creates later.
     """
     report = Report()
-    if threading.active_count() > 1:
-        report.notes.append(f"{threading.active_count() - 1} thread(s) already running stay unconfined")
+    threads = os_threads()
+    if threads > 1:
+        report.notes.append(f"{threads - 1} thread(s) already running stay unconfined")
     if box.memory_bytes:
         try:
             set_memory_limit(box.memory_bytes)
@@ -350,6 +351,14 @@ def confine(box: Sandbox) -> Report:
     except OSError as exc:
         report.notes.append(f"no Landlock: {exc}")
     return report
+
+
+def os_threads() -> int:
+    """Threads of this process, native ones included (a library may start its own)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 def describe(report: Report) -> str:

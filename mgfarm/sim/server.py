@@ -29,6 +29,7 @@ log = logging.getLogger("mgfarm.sim.server")
 # A 64-device worker measured ~140 MiB of data segment (VmData) after booting and a screenshot, an app
 # start and a dump on each device; 2 GiB leaves room for caches and threads and stops a runaway device.
 DEFAULT_MEMORY_LIMIT = 2 * 1024**3
+MIN_MEMORY_LIMIT = 256 * 1024**2  # below this the interpreter and its libraries fail to load
 REANNOUNCE_SECONDS = 0.5  # how often a device without an adb server transport announces itself
 ANNOUNCE_READY_TIMEOUT = 10.0  # seconds `ready` waits for the adb server to attach an announced device
 
@@ -158,6 +159,11 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
     """Boot and serve the devices until `stop` is set or every device was killed."""
     if options.count < 1:
         raise MgfarmError(f"--count {options.count} is not a device count; pass 1 or more.")
+    if 0 < options.memory_limit < MIN_MEMORY_LIMIT:
+        raise MgfarmError(
+            f"--memory-limit {options.memory_limit // 1024**2}m is below the 256m a worker needs to start; "
+            "pass 256m or more, or 0 for no cap."
+        )
     highest = 65535 - 2 * (options.count - 1)
     if not 2 <= options.adb_port <= highest:
         raise MgfarmError(

@@ -157,3 +157,18 @@ def test_snapshot_files_are_sealed_read_only_on_disk(tmp_path: Path) -> None:
     settings = next(device.fs.root.rglob("settings.db"))
     assert os.stat(settings).st_mode & 0o200
     time.sleep(0.1)  # the old root is removed in the background
+
+
+def test_a_memory_cap_too_small_to_start_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mgfarm.sim", "serve", "--memory-limit", "20m", "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == (
+        "error: --memory-limit 20m is below the 256m a worker needs to start; "
+        "pass 256m or more, or 0 for no cap."
+    )
