@@ -230,6 +230,14 @@ def test_endless_query_is_interrupted(sh: ShellDevice) -> None:
     assert (r.status, r.error) == (1, "Error: interrupted\n")
 
 
+def test_sql_values_and_process_wide_pragmas_are_bounded(sh: ShellDevice) -> None:
+    db = "/data/local/tmp/b.db"
+    big = sh.run(f"sqlite3 {db} 'SELECT length(hex(zeroblob(500000000)))'")  # a 1 GB string
+    assert (big.status, big.error) == (1, "Error: string or blob too big\n")
+    heap = sh.run(f"sqlite3 {db} 'PRAGMA hard_heap_limit=1000'")  # would starve every device
+    assert heap.status == 1 and "not allowed" in heap.error
+
+
 def test_catastrophic_regex_is_stopped(sh: ShellDevice) -> None:
     r = sh.run("grep -E '(a|aa)+$'", stdin=b"a" * 64 + b"b\n", timeout=60)
     assert r.status == 2 and "took too long" in r.error

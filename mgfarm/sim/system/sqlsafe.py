@@ -31,8 +31,12 @@ DENIED_FUNCTIONS = frozenset(
         "sqlar_uncompress",
     }
 )
-# Pragmas that name host paths or let a statement corrupt the schema the checker trusts.
-DENIED_PRAGMAS = frozenset({"temp_store_directory", "data_store_directory", "writable_schema"})
+# Pragmas that name host paths, let a statement corrupt the schema the checker trusts, or change
+# process-wide heap limits (every device of the process would feel them).
+DENIED_PRAGMAS = frozenset(
+    {"temp_store_directory", "data_store_directory", "writable_schema", "hard_heap_limit", "soft_heap_limit"}
+)
+MAX_VALUE = 16 * 1024 * 1024  # bytes of one string or blob (`hex(zeroblob(500000000))` is 1 GB)
 
 
 class Guard:
@@ -73,6 +77,9 @@ def confine(conn: sqlite3.Connection, guard: Guard | None = None) -> Guard:
     guard = guard or Guard()
     conn.set_authorizer(guard.authorize)
     conn.set_progress_handler(guard.progress, PROGRESS_STEPS)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_VALUE)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     return guard
 
 
