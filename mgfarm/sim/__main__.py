@@ -43,6 +43,9 @@ def parse(argv: list[str]) -> ServeOptions:
         help="data segment cap of the worker, e.g. 3g or 512m (0: none)",
     )
     serve.add_argument(
+        "--grpc", type=int, default=None, metavar="PORT", help="serve the emulator gRPC API from PORT up"
+    )
+    serve.add_argument(
         "--no-sandbox", action="store_true", help="do not confine the worker with Landlock (debugging only)"
     )
     args = parser.parse_args(argv)
@@ -58,6 +61,7 @@ def parse(argv: list[str]) -> ServeOptions:
         sandbox=not args.no_sandbox,
         user=args.user,
         memory_limit=args.memory_limit,
+        grpc_port=args.grpc,
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mgfarm.errors import MgfarmError
-from mgfarm.sim import snapshot
+from mgfarm.sim import grpc_hook, snapshot
 from mgfarm.sim.adbd import Adbd
 from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
@@ -47,6 +47,7 @@ class ServeOptions:
     sandbox: bool = True  # confine the worker with the kernel (see mgfarm.sim.confine)
     user: str = "nobody"  # who the worker becomes when started as root
     memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes of RLIMIT_DATA; 0: no cap
+    grpc_port: int | None = None  # --grpc: device 1's emulator gRPC port, the next ones count up
 
 
 def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
@@ -188,6 +189,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             host = DeviceHost(config, options.announce, token)
             await host.start()
             hosts.append(host)
+            await grpc_hook.serve(host.device, options.grpc_port, len(hosts) - 1)
             ready.append(asyncio.get_running_loop().create_task(say_ready(host, options.announce, say)))
         await wait_until_done(hosts, stop)
         for task in ready:
@@ -195,6 +197,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
     finally:
         for host in hosts:
             await host.stop()
+            await grpc_hook.stop(host.device)
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
 
@@ -205,7 +208,8 @@ async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[st
     config = host.device.config
     if host.announced and not await host.attached(ANNOUNCE_READY_TIMEOUT):
         log.warning("%s: the adb server on port %d has not attached it yet", config.serial, announce_to)
-    say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}")
+    grpc = grpc_hook.ready(host.device)
+    say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}{grpc}")
 
 
 def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Path) -> Sandbox:
@@ -219,7 +223,8 @@ def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Pa
     return Sandbox(
         writable=writable,
         readable=readable,
-        bind_ports=[p for c in configs for p in (c.console_port, c.adb_port)],
+        bind_ports=[p for c in configs for p in (c.console_port, c.adb_port)]
+        + grpc_hook.ports(options.grpc_port, len(configs)),
         connect_ports=[options.announce] if options.announce is not None else [],
         user=options.user,
         memory_bytes=options.memory_limit,

@@ -1,0 +1,1 @@
+"""The emulator's gRPC control API (EmulatorController, SnapshotService) on a simulated device."""

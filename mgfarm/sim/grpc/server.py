@@ -1,0 +1,235 @@
+"""gRPC servers of one simulated device: EmulatorController and SnapshotService, as the emulator serves
+them on its gRPC port (clients connect with `grpc.local_channel_credentials()` to localhost:PORT).
+
+Served in the device's event loop (grpc.aio), so every call reaches the device as console and adb do.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from google.protobuf import empty_pb2
+
+from mgfarm.sim import snapshot
+from mgfarm.sim.grpc import emulator_controller_pb2 as pb
+from mgfarm.sim.grpc import emulator_controller_pb2_grpc as pb_grpc
+from mgfarm.sim.grpc import snapshot_service_pb2 as snap_pb
+from mgfarm.sim.grpc import snapshot_service_pb2_grpc as snap_grpc
+from mgfarm.sim.grpc.gestures import Gestures
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+
+log = logging.getLogger("mgfarm.sim.grpc")
+VERSION = "34.1.14.0 (build_id 11137366)"
+# Linux evdev key codes (XKB codes are these + 8) and W3C key names -> Android key codes.
+EVDEV_KEYS = {
+    1: 111,
+    14: 67,
+    15: 61,
+    28: 66,
+    57: 62,
+    102: 3,
+    103: 19,
+    105: 21,
+    106: 22,
+    108: 20,
+    116: 26,
+    139: 82,
+    158: 4,
+    217: 84,
+    580: 187,
+}
+KEY_NAMES = {
+    "GoHome": 3, "Home": 3, "GoBack": 4, "Back": 4, "Enter": 66, "Backspace": 67, "Tab": 61, "Escape": 111,
+    "AppSwitch": 187, "Power": 26, "ArrowUp": 19, "ArrowDown": 20, "ArrowLeft": 21, "ArrowRight": 22,
+    "Menu": 82, "AudioVolumeUp": 24, "AudioVolumeDown": 25, "EndCall": 6, "Call": 5,
+}  # fmt: skip
+
+
+def android_key(event: Any) -> int | None:
+    if event.key:
+        return KEY_NAMES.get(event.key)
+    code = event.keyCode
+    if event.codeType == pb.KeyboardEvent.XKB:
+        code -= 8
+    if event.codeType in (pb.KeyboardEvent.XKB, pb.KeyboardEvent.Evdev):
+        return EVDEV_KEYS.get(code)
+    return None
+
+
+def rgba_frame(device: SimDevice) -> tuple[int, int, bytes]:
+    raw = device.services["window"].screencap_raw()
+    width, height = int.from_bytes(raw[0:4], "little"), int.from_bytes(raw[4:8], "little")
+    return width, height, raw[12:]
+
+
+class EmulatorController(pb_grpc.EmulatorControllerServicer):
+    def __init__(self, device: SimDevice) -> None:
+        self.device = device
+        self.gestures = Gestures(device.services["window"])
+        self.mouse_down = False
+        self.seq = 0
+        self.rotation = [0.0, 0.0, 0.0]
+
+    async def getStatus(self, request: Any, context: Any) -> Any:
+        config = self.device.config
+        hardware = pb.EntryList(
+            entry=[
+                pb.Entry(key="hw.lcd.width", value=str(config.width)),
+                pb.Entry(key="hw.lcd.height", value=str(config.height)),
+                pb.Entry(key="hw.lcd.density", value=str(config.density)),
+                pb.Entry(key="avd.name", value=config.name),
+            ]
+        )
+        return pb.EmulatorStatus(
+            version=VERSION,
+            uptime=int((time.monotonic() - self.device.started_at) * 1000),
+            booted=self.device.booted.is_set(),
+            vmConfig=pb.VmConfiguration(
+                hypervisorType=pb.VmConfiguration.KVM, numberOfCpuCores=4, ramSizeBytes=2 << 30
+            ),
+            hardwareConfig=hardware,
+        )
+
+    async def getScreenshot(self, request: Any, context: Any) -> Any:
+        """PNG, RGBA8888 or RGB888, scaled when the request names a size (as the emulator does)."""
+        width, height, pixels = rgba_frame(self.device)
+        want = (request.width or width, request.height or height)
+        if want != (width, height):
+            from PIL import Image
+
+            image = Image.frombytes("RGBA", (width, height), pixels).resize(want, Image.Resampling.BILINEAR)
+            (width, height), pixels = image.size, image.tobytes()
+        if request.format == pb.ImageFormat.PNG:
+            data = (
+                self.device.services["window"].screencap_png()
+                if want == (width, height)
+                else png(width, height, pixels)
+            )
+        elif request.format == pb.ImageFormat.RGB888:
+            data = _drop_alpha(pixels)
+        else:
+            data = pixels
+        self.seq += 1
+        fmt = pb.ImageFormat(format=request.format, width=width, height=height, rotation=pb.Rotation())
+        return pb.Image(
+            format=fmt,
+            width=width,
+            height=height,
+            image=data,
+            seq=self.seq,
+            timestampUs=int(time.time() * 1e6),
+        )
+
+    async def sendTouch(self, request: Any, context: Any) -> Any:
+        for touch in request.touches:
+            self.gestures.event(touch.identifier, touch.x, touch.y, touch.pressure > 0)
+        return empty_pb2.Empty()
+
+    async def sendMouse(self, request: Any, context: Any) -> Any:
+        pressed = bool(request.buttons & 1)
+        if pressed or self.mouse_down:
+            self.gestures.event(-1, request.x, request.y, pressed)
+        self.mouse_down = pressed
+        return empty_pb2.Empty()
+
+    async def sendKey(self, request: Any, context: Any) -> Any:
+        window = self.device.services["window"]
+        if request.text:
+            window.text(request.text)
+        elif request.eventType != pb.KeyboardEvent.keyup:
+            code = android_key(request)
+            if code is None:
+                await context.abort(
+                    grpc.StatusCode.INVALID_ARGUMENT, f"unknown key {request.key or request.keyCode}"
+                )
+            window.key(code)
+        return empty_pb2.Empty()
+
+    async def setPhysicalModel(self, request: Any, context: Any) -> Any:
+        if request.target == pb.PhysicalModelValue.ROTATION:
+            self.rotation = [*request.value.data, 0.0, 0.0, 0.0][:3]
+            modem = self.device.services.get("telephony")
+            if modem is not None:  # the device's sensor orientation, as `rotate` on the console sets it
+                modem.radio.rotation = round(-self.rotation[2] / 90) % 4
+        return empty_pb2.Empty()
+
+    async def getPhysicalModel(self, request: Any, context: Any) -> Any:
+        value = pb.ParameterValue(
+            data=self.rotation if request.target == pb.PhysicalModelValue.ROTATION else []
+        )
+        return pb.PhysicalModelValue(target=request.target, status=pb.PhysicalModelValue.OK, value=value)
+
+    async def setVmState(self, request: Any, context: Any) -> Any:
+        if request.state in (pb.VmRunState.SHUTDOWN, pb.VmRunState.TERMINATE):
+            self.device.killed.set()  # as `kill` on the console: the host stops serving this device
+        return empty_pb2.Empty()
+
+    async def getVmState(self, request: Any, context: Any) -> Any:
+        return pb.VmRunState(state=pb.VmRunState.RUNNING)
+
+
+def png(width: int, height: int, rgba: bytes) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.frombytes("RGBA", (width, height), rgba).convert("RGB").save(out, "PNG")
+    return out.getvalue()
+
+
+def _drop_alpha(rgba: bytes) -> bytes:
+    out = bytearray(len(rgba) // 4 * 3)
+    out[0::3], out[1::3], out[2::3] = rgba[0::4], rgba[1::4], rgba[2::4]
+    return bytes(out)
+
+
+class SnapshotService(snap_grpc.SnapshotServiceServicer):
+    def __init__(self, device: SimDevice) -> None:
+        self.device = device
+
+    async def ListSnapshots(self, request: Any, context: Any) -> Any:
+        rows = [
+            snap_pb.SnapshotDetails(
+                snapshot_id=info.name, size=info.size, status=snap_pb.SnapshotDetails.Compatible
+            )
+            for info in snapshot.list_snapshots(self.device)
+        ]
+        return snap_pb.SnapshotList(snapshots=rows)
+
+    async def _act(self, request: Any, action: Any) -> Any:
+        try:
+            action(self.device, request.snapshot_id)
+        except snapshot.SnapshotError as exc:
+            return snap_pb.SnapshotPackage(
+                snapshot_id=request.snapshot_id, success=False, err=str(exc).encode()
+            )
+        self.device.changed()
+        return snap_pb.SnapshotPackage(snapshot_id=request.snapshot_id, success=True)
+
+    async def LoadSnapshot(self, request: Any, context: Any) -> Any:
+        return await self._act(request, snapshot.load)
+
+    async def SaveSnapshot(self, request: Any, context: Any) -> Any:
+        return await self._act(request, snapshot.save)
+
+    async def DeleteSnapshot(self, request: Any, context: Any) -> Any:
+        return await self._act(request, snapshot.delete)
+
+
+async def start_grpc(device: SimDevice, host: str, port: int) -> grpc.aio.Server:
+    """Serve the device's gRPC API on host:port (plain HTTP/2, as the emulator without TLS)."""
+    server = grpc.aio.server(
+        options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+    )
+    pb_grpc.add_EmulatorControllerServicer_to_server(EmulatorController(device), server)
+    snap_grpc.add_SnapshotServiceServicer_to_server(SnapshotService(device), server)
+    if server.add_insecure_port(f"{host}:{port}") == 0:
+        raise OSError(f"gRPC could not listen on {host}:{port}")
+    await server.start()
+    return server
