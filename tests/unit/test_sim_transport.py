@@ -7,6 +7,9 @@ import struct
 from pathlib import Path
 from typing import Any, cast
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from mgfarm.sim.adbd.protocol import (
     A_CLSE,
     A_CNXN,
@@ -20,7 +23,7 @@ from mgfarm.sim.adbd.protocol import (
     encode,
 )
 from mgfarm.sim.adbd.services import open_service
-from mgfarm.sim.adbd.transport import CLOSE_GRACE_S, INCOMING_LIMIT, MAX_STREAMS, Transport
+from mgfarm.sim.adbd.transport import CLOSE_GRACE_S, INCOMING_LIMIT, MAX_STREAMS, TRANSPORT_LIMIT, Transport
 from mgfarm.sim.device import DeviceConfig, SimDevice
 
 
@@ -326,5 +329,48 @@ def test_shell_v2_stdin_that_is_not_read_holds_the_host_back(tmp_path: Path) -> 
         assert 3 <= acks <= 6
         peer.reader.feed_eof()
         await peer.task
+
+    run(go())
+
+
+MESSAGE = st.tuples(
+    st.sampled_from([A_OPEN, A_WRTE, A_WRTE, A_WRTE, A_OKAY, A_CLSE]),
+    st.integers(1, 4),  # host stream id
+    st.integers(0, MAX_PAYLOAD),  # WRTE size
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(MESSAGE, max_size=80))
+def test_no_message_sequence_makes_a_transport_hold_more_than_its_bound(
+    tmp_path: Path, messages: list[tuple[int, int, int]]
+) -> None:
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages(0)
+        local: dict[int, int] = {}
+        peak = 0
+        for command, remote, size in messages:
+            if peer.task.done():
+                break
+            if command == A_OPEN:
+                peer.send(A_OPEN, remote, 0, b"shell:sleep 5\0")
+            elif remote in local:
+                data = b"w" * size if command == A_WRTE else b""
+                peer.send(command, remote, local[remote], data)
+            await asyncio.sleep(0)
+            for m in await peer.messages(0):
+                if m.command == A_OKAY:
+                    local[m.arg1] = m.arg0
+            held = sum(s.incoming.buffered for s in peer.transport.streams.values())
+            peak = max(peak, held)
+            assert len(peer.transport.streams) <= MAX_STREAMS
+        assert peak <= TRANSPORT_LIMIT + MAX_PAYLOAD
+        assert all(
+            s.incoming.buffered <= INCOMING_LIMIT + MAX_PAYLOAD for s in peer.transport.streams.values()
+        )
+        peer.reader.feed_eof()
+        await asyncio.wait_for(peer.task, timeout=10)
 
     run(go())
