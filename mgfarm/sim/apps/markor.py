@@ -8,7 +8,9 @@ Markor saves on pause. Everything is the real files: AndroidWorld reads them wit
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shutil
+import stat
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +27,8 @@ NOTEBOOK = "/storage/emulated/0/Documents/Markor"
 # Names that already end in one of these keep it; others get the extension field's value.
 TEXT_EXTENSIONS = (".md", ".txt", ".markdown", ".text", ".todo.txt", ".csv", ".json", ".html")
 TITLE = "move_item_title"
+MAX_ENTRIES = 2000  # a folder lists at most this many entries (a planted million must not stall frames)
+MAX_NOTE_BYTES = 1 << 20  # larger files open read-only, as a note too big to edit
 TYPES = (("Markdown", ".md"), ("Plain text", ".txt"))
 
 
@@ -67,9 +71,12 @@ class Markor(App):
             if not path.is_dir():
                 return []
             found = []
-            for p in path.iterdir():
-                st = p.stat()
-                found.append((p.name, p.is_dir(), st.st_mtime))
+            for p in itertools.islice(path.iterdir(), MAX_ENTRIES):
+                try:
+                    st = p.stat()
+                except OSError:  # a device symlink (dangling on the host): listed, never followed
+                    st = p.lstat()
+                found.append((p.name, stat.S_ISDIR(st.st_mode), st.st_mtime))
         except (OSError, PathEscapeError):
             return []
         return found
@@ -419,14 +426,18 @@ class Markor(App):
         if not ctx.state.get("loaded"):
             ctx.state["loaded"] = True
             try:
-                ctx.set_fields({"text": self.host(path).read_text(errors="replace")})
+                with self.host(path).open("rb") as f:
+                    data = f.read(MAX_NOTE_BYTES + 1)
             except (OSError, PathEscapeError, ValueError):
-                ctx.set_fields({"text": ""})
+                data = b""
+            ctx.state["too_large"] = len(data) > MAX_NOTE_BYTES
+            ctx.set_fields({"text": "" if ctx.state["too_large"] else data.decode(errors="replace")})
             ctx.state["saved"] = ctx.field("text")
+        too_large = bool(ctx.state.get("too_large"))
 
         def save() -> None:
             text = ctx.field("text")
-            if text == ctx.state.get("saved") and self.exists(path):
+            if too_large or (text == ctx.state.get("saved") and self.exists(path)):
                 return
             try:
                 self.host(path).parent.mkdir(parents=True, exist_ok=True)
@@ -454,8 +465,9 @@ class Markor(App):
         editor = EditText(
             id="document__fragment__edit__highlighting_editor",
             key="text",
-            hint="",
+            hint="This file is too large to edit" if too_large else "",
             text=ctx.field("text"),
+            enabled=not too_large,
             multiline=True,
             style="plain",
             height=None,

@@ -183,7 +183,7 @@ class SimpleSmsMessenger(App):
                         ),
                     ]
                 ),
-                fab("message", "New conversation", lambda: ctx.start(NEW), id="conversations_fab"),
+                fab("message", "New conversation", lambda: start_new(ctx), id="conversations_fab"),
             ],
         )
 
@@ -356,6 +356,14 @@ class SimpleSmsMessenger(App):
                 ),
             ],
         )
+
+
+def start_new(ctx: ScreenContext) -> None:
+    """Open the new-conversation screen with the keyboard on its address field, as the app does."""
+    ctx.start(NEW)
+    record = ctx.am.resumed_record()
+    if record is not None and record.activity == NEW:
+        record.state.update(focus="to", show_ime=True)
 
 
 def _when(ms: int, now_ms: int) -> str:
