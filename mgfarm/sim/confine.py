@@ -343,13 +343,15 @@ def confine(box: Sandbox) -> Report:
     report.uid = os.geteuid()
     abi, why = landlock_abi()
     if not abi:
-        report.notes.append(f"no Landlock: {why}; the device's own path checks are the only fence")
+        report.notes.append(f"{why}: the device's own path checks are the only fence")
         return report
     try:
         landlock_restrict(abi, rules_for(box), box.bind_ports, box.connect_ports)
         report.landlock_abi = abi
     except OSError as exc:
-        report.notes.append(f"no Landlock: {exc}")
+        report.notes.append(
+            f"Landlock refused the rules ({exc}): the device's own path checks are the only fence"
+        )
     return report
 
 

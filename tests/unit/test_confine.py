@@ -172,3 +172,49 @@ def test_a_memory_cap_too_small_to_start_is_refused_in_one_sentence(tmp_path: Pa
         "error: --memory-limit 20m is below the 256m a worker needs to start; "
         "pass 256m or more, or 0 for no cap."
     )
+
+
+# Runs in a fresh interpreter: a seccomp filter makes the kernel answer ENOSYS to the three Landlock
+# calls, as a kernel without Landlock does; the worker's sandbox must say so and carry on.
+WITHOUT_LANDLOCK = r"""
+import ctypes, sys
+from pathlib import Path
+class Filter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)
+    ]
+class Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+code = (Filter * 5)(
+    Filter(0x20, 0, 0, 0),  # load the syscall number
+    Filter(0x35, 0, 2, 444),  # >= landlock_create_ruleset, else allow
+    Filter(0x25, 1, 0, 446),  # > landlock_restrict_self: allow
+    Filter(0x06, 0, 0, 0x00050000 | 38),  # ENOSYS
+    Filter(0x06, 0, 0, 0x7FFF0000),  # allow
+)
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0
+assert libc.prctl(22, 2, ctypes.byref(Program(5, code)), 0, 0) == 0, ctypes.get_errno()
+from mgfarm.sim.confine import Sandbox, confine, describe
+report = confine(Sandbox(writable=[Path(sys.argv[1])], memory_bytes=1 << 30))
+print(report.landlock_abi, report.memory_bytes)
+print(describe(report))
+(Path(sys.argv[1]) / "still-works").write_text("yes")
+"""
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="Landlock syscall numbers")
+def test_a_kernel_without_landlock_gives_a_logged_reason_not_a_crash(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LANDLOCK, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    first, line = proc.stdout.splitlines()
+    assert first == f"0 {1 << 30}"  # no Landlock, the memory cap still applies
+    assert line.startswith("sandbox: no Landlock")
+    assert "the kernel was built without Landlock (needs Linux 5.13+)" in line
+    assert (tmp_path / "still-works").read_text() == "yes"
