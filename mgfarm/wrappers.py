@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import gymnasium
 
@@ -200,6 +200,32 @@ def wrap(
     if record is not None:
         wrapped = RecordEpisodes(wrapped, record)
     return wrapped
+
+
+@overload
+def make(
+    task_id: str | None = None,
+    seed: int | None = None,
+    farm: str | None = None,
+    *,
+    reward: Literal["final"] = "final",
+    coords: Literal["pixel"] = "pixel",
+    record: None = None,
+    **kwargs: Any,
+) -> MobileEnv: ...
+
+
+@overload
+def make(
+    task_id: str | None = None,
+    seed: int | None = None,
+    farm: str | None = None,
+    *,
+    reward: RewardMode = "final",
+    coords: CoordsMode = "pixel",
+    record: str | Path | Recorder | None = None,
+    **kwargs: Any,
+) -> gymnasium.Env[dict[str, Any], Any]: ...
 
 
 def make(

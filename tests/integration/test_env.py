@@ -162,7 +162,7 @@ def _layers(env: gymnasium.Env[Any, Any]) -> list[gymnasium.Env[Any, Any]]:
 def test_make_flags_are_wrappers_and_a_bad_flag_leases_nothing(env: MobileEnv, tmp_path: Path) -> None:
     env.close()
     with pytest.raises(MgfarmError, match="reward='sparse' is unknown"):
-        mgfarm.make(TASK_ID, farm="envtest", reward="sparse", lease_timeout=0.0)  # type: ignore[arg-type]
+        mgfarm.make(TASK_ID, farm="envtest", reward="sparse", lease_timeout=0.0)  # type: ignore[call-overload]
     made = mgfarm.make(TASK_ID, farm="envtest", reward="dense", record=tmp_path / "r", lease_timeout=0.0)
     try:
         assert isinstance(made, RecordEpisodes) and isinstance(made.env, ProgressReward)

@@ -15,6 +15,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import mgfarm
 from mgfarm.env.env import MobileEnv
+from mgfarm.env.recorder import read_episode
 from mgfarm.farm.state import FarmState
 from mgfarm.vector import MobileVectorEnv
 from tests.integration.conftest import AdbServer, SimHandle
@@ -184,3 +185,28 @@ def test_a_lost_replica_truncates_and_no_observation_is_none(
         assert not truncated[1 - victim]
     finally:
         venv.close()
+
+
+def test_pool_flags_become_wrappers_on_every_env(farm: FarmMaker, tmp_path: Path) -> None:
+    farm("vecflags", 2)
+    runs = tmp_path / "runs"
+    venv = mgfarm.make_vec(2, TASK_ID, farm="vecflags", wait_seconds=0.0, reward="dense", record=runs)
+    try:
+        _, infos = venv.reset(seed=8)
+        wanted = list(infos["params"]["n"])
+        _, rewards, _, _, infos = venv.step([HOME, HOME])
+        assert infos["judge"]["_success"].all()  # dense: judged after every step
+        _, rewards, terminated, _, _ = venv.step([answer(n) for n in wanted])
+        assert terminated.all() and list(rewards) == [1.0, 1.0]
+        frames = venv.render()
+        assert frames is not None and len(frames) == 2 and frames[0].shape == (2400, 1080, 3)
+    finally:
+        venv.close()
+    episodes = sorted(p for p in runs.iterdir() if p.is_dir())
+    assert (
+        len(episodes) == 2 and episodes[0].name.startswith("00001-") and episodes[1].name.startswith("00002-")
+    )
+    for folder in episodes:
+        events = read_episode(folder)
+        assert [e["event"] for e in events] == ["reset", "step", "step", "end"]
+        assert events[-1]["success"] is True and sum(e.get("reward", 0) for e in events[1:3]) == 1.0
