@@ -7,14 +7,17 @@ orientation, taps, keys, text, settings, packages, dumpsys) and its logcat reade
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from tests.integration.conftest import AdbServer, SimHandle
+from mgfarm.farm.ports import free_port
+from tests.integration.conftest import AdbServer, SimHandle, SimProcess
 
 adb_pb2 = pytest.importorskip(
     "android_env.proto.adb_pb2", reason="android-env is not installed (pip install -e '.[compat]')"
@@ -144,3 +147,101 @@ def test_logcat_thread_sees_what_the_device_logs(
     finally:
         thread.kill()
     assert seen and seen[0] == "2.5"
+
+
+@pytest.fixture
+def grpc_device(adb_server: AdbServer, tmp_path: Path) -> Iterator[tuple[SimHandle, int]]:
+    """A simulated device serving the emulator gRPC API (`sim serve --grpc PORT`)."""
+    sim = SimProcess(adb_server, tmp_path, 1)
+    sim.stop()  # restarted below with --grpc on the same ports
+    grpc_port = free_port()
+    sim.process = subprocess.Popen(
+        [*sim.process.args, "--grpc", str(grpc_port)],  # type: ignore[misc]
+        stdout=subprocess.PIPE,
+        stderr=sim.log.open("wb"),
+    )
+    try:
+        handle = sim.wait_ready()[0]
+        yield handle, grpc_port
+    finally:
+        sim.stop()
+
+
+def emulator_config(adb_server: AdbServer, handle: SimHandle, grpc_port: int) -> Any:
+    return config_classes.EmulatorConfig(
+        emulator_launcher=config_classes.EmulatorLauncherConfig(
+            emulator_console_port=handle.console_port, adb_port=handle.adb_port, grpc_port=grpc_port
+        ),
+        adb_controller=config_classes.AdbControllerConfig(
+            adb_path=str(adb_server.binary), adb_server_port=adb_server.port
+        ),
+    )
+
+
+def test_emulator_simulator_over_grpc(
+    adb_server: AdbServer, grpc_device: tuple[SimHandle, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """android_env's EmulatorSimulator attached by console, adb and gRPC ports: screenshots, touches,
+    keys and snapshots go over gRPC (grpc.local_channel_credentials() to localhost:PORT)."""
+    from android_env.components.simulators.emulator import emulator_simulator
+    from android_env.proto import state_pb2
+
+    monkeypatch.setenv("HOME", str(adb_server.home))
+    handle, grpc_port = grpc_device
+    sim = emulator_simulator.EmulatorSimulator(emulator_config(adb_server, handle, grpc_port))
+    sim.launch()
+    pixels = sim.get_screenshot()
+    assert pixels.shape == (2400, 1080, 3)
+    adb = sim.create_adb_controller()
+    adb.execute_command(["shell", "am", "start", "-n", "com.android.settings/.Settings"])
+    at_settings = sim.get_screenshot()
+    assert not np.array_equal(at_settings, pixels)
+    saved = sim.save_state(state_pb2.SaveStateRequest(args={"snapshot_name": "at_settings"}))
+    assert saved.status == state_pb2.SaveStateResponse.Status.OK, saved.error_message
+    # HOME through a key event (evdev KEY_HOME, sent as XKB as android_env does on Linux).
+    sim.send_key(np.int32(102 + 8), event_type="keypress")
+    assert b"QuickstepLauncher" in adb.execute_command(["shell", "dumpsys", "activity", "top"])
+    assert np.array_equal(sim.get_screenshot(), pixels)
+    # A tap on the launcher's Phone icon, as a touch down and up at one place.
+    dump = adb.execute_command(["exec-out", "uiautomator", "dump", "/dev/tty"]).decode()
+    x1, y1, x2, y2 = map(
+        int, re.search(r'text="Phone"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"', dump).groups()
+    )  # type: ignore[union-attr]
+    sim.send_touch([((x1 + x2) // 2, (y1 + y2) // 2, True, 0)])
+    sim.send_touch([((x1 + x2) // 2, (y1 + y2) // 2, False, 0)])
+    assert b"com.android.dialer" in adb.execute_command(["shell", "dumpsys", "activity", "top"])
+    loaded = sim.load_state(state_pb2.LoadStateRequest(args={"snapshot_name": "at_settings"}))
+    assert loaded.status == state_pb2.LoadStateResponse.Status.OK, loaded.error_message
+    assert b"com.android.settings" in adb.execute_command(["shell", "dumpsys", "activity", "top"])
+    missing = sim.load_state(state_pb2.LoadStateRequest(args={"snapshot_name": "nope"}))
+    assert missing.status != state_pb2.LoadStateResponse.Status.OK
+
+
+def test_android_env_reset_and_20_steps_over_grpc(
+    adb_server: AdbServer, grpc_device: tuple[SimHandle, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from android_env import loader
+    from android_env.components import action_type
+
+    monkeypatch.setenv("HOME", str(adb_server.home))
+    handle, grpc_port = grpc_device
+    task = tmp_path / "task.textproto"
+    task.write_text('id: "default"\nname: "Default task"\nmax_episode_sec: 7200\n')
+    env = loader.load(
+        config_classes.AndroidEnvConfig(
+            task=config_classes.FilesystemTaskConfig(path=str(task)),
+            simulator=emulator_config(adb_server, handle, grpc_port),
+        )
+    )
+    try:
+        first = env.reset()
+        assert first.observation["pixels"].shape == (2400, 1080, 3)
+        for i in range(20):
+            kind = action_type.ActionType.TOUCH if i % 2 == 0 else action_type.ActionType.LIFT
+            step = env.step(
+                {"action_type": np.array(kind, dtype=np.int32), "touch_position": np.array([0.1, 0.95])}
+            )
+            assert step.observation["pixels"].shape == (2400, 1080, 3)
+        assert env.stats()["episode_steps"] == 20
+    finally:
+        env.close()
