@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,34 @@ def test_a_kernel_without_landlock_gives_a_logged_reason_not_a_crash(tmp_path: P
     assert line.startswith("sandbox: no Landlock")
     assert "the kernel was built without Landlock (needs Linux 5.13+)" in line
     assert (tmp_path / "still-works").read_text() == "yes"
+
+
+def test_the_worker_gives_up_root_only_for_folders_its_user_can_reach() -> None:
+    import pwd
+    import shutil
+    import tempfile
+
+    from mgfarm.sim.confine import reachable
+
+    nobody = pwd.getpwnam("nobody")
+    top = Path(tempfile.mkdtemp())  # pytest's own tmp folders are private (0700) on some hosts
+    try:
+        top.chmod(0o755)
+        base = top / "base"
+        (base / "data").mkdir(parents=True)
+        if not all(os.stat(folder).st_mode & 0o001 for folder in (*top.parents, top, base)):
+            pytest.skip(f"{top} is not searchable by others on this host")
+        check_reachable(base, nobody.pw_uid, nobody.pw_gid, reachable)
+    finally:
+        shutil.rmtree(top)
+
+
+def check_reachable(base: Path, uid: int, gid: int, reachable: Callable[..., bool]) -> None:
+    assert reachable(base / "data", uid, gid)
+    base.chmod(0o700)  # e.g. a home folder: the data folder behind it cannot be reached
+    assert not reachable(base / "data", uid, gid)
+    assert not reachable(base / "data", uid, gid, itself=False)
+    base.chmod(0o755)
+    (base / "data").chmod(0o700)  # a data folder itself is given to the user, so only its parents count
+    assert not reachable(base / "data", uid, gid)
+    assert reachable(base / "data", uid, gid, itself=False)
