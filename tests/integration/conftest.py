@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import adbutils
 import pytest
 
 from mgfarm.farm.adb import find_adb
-from mgfarm.farm.ports import free_port, quiet_range_start
+from mgfarm.farm.ports import free_port, port_in_use, quiet_range_start
 
 READY_TIMEOUT = 60.0
 
@@ -194,6 +195,42 @@ class SimProcess:
                 self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+def free_scanned_adb_port() -> int | None:
+    """An adb port in the range every adb server scans (5555-5585) whose console port is free too."""
+    scanned = range(5555, 5586, 2)
+    return next((p for p in reversed(scanned) if not port_in_use(p - 1) and not port_in_use(p)), None)
+
+
+@contextmanager
+def serving(adb_port: int, data: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """One device of `mgfarm sim serve` on adb_port: yields its first line (`ready ...`) and the process,
+    which is stopped with SIGTERM afterwards."""
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mgfarm.sim",
+            "serve",
+            "--adb-port",
+            str(adb_port),
+            "--data",
+            str(data),
+            *options,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert serve.stdout is not None
+        yield serve.stdout.readline().decode(), serve
+    finally:
+        if serve.poll() is None:
+            serve.terminate()
+            serve.wait(timeout=15)
+        if serve.stdout is not None:
+            serve.stdout.close()
 
 
 @pytest.fixture

@@ -12,39 +12,24 @@ from pathlib import Path
 import adbutils
 import pytest
 
-from mgfarm.farm.ports import port_in_use, quiet_range_start
+from mgfarm.farm.ports import quiet_range_start
 from tests.integration.conftest import (
     AdbServer,
     SimHandle,
+    free_scanned_adb_port,
+    serving,
     start_adb_server,
     stop_adb_server,
 )
 from tests.support import run_mgfarm
 
-SCAN_PORTS = range(5555, 5586, 2)  # the adb server probes these adb ports once, at start-up
-
 
 def test_server_started_after_the_device_finds_it_by_port_scan(adb_server: AdbServer, tmp_path: Path) -> None:
-    adb_port = next((p for p in reversed(SCAN_PORTS) if not port_in_use(p - 1) and not port_in_use(p)), None)
+    adb_port = free_scanned_adb_port()
     if adb_port is None:
         pytest.skip("every emulator port pair 5554-5585 is taken on this machine")
-    serve = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mgfarm.sim",
-            "serve",
-            "--adb-port",
-            str(adb_port),
-            "--data",
-            str(tmp_path / "d"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert serve.stdout is not None
-        assert serve.stdout.readline().decode().startswith(f"ready emulator-{adb_port - 1}")
+    with serving(adb_port, tmp_path / "d") as (line, serve):
+        assert line.startswith(f"ready emulator-{adb_port - 1}")
         late = start_adb_server(adb_server.binary, tmp_path / "home")
         try:
             late.wait_for(f"emulator-{adb_port - 1}")
@@ -52,7 +37,6 @@ def test_server_started_after_the_device_finds_it_by_port_scan(adb_server: AdbSe
             assert out.stdout == "scanned\n"
         finally:
             stop_adb_server(late)
-    finally:
         serve.terminate()
         assert serve.wait(timeout=15) == 0  # SIGTERM is a clean exit
 
@@ -212,28 +196,7 @@ def test_ready_means_the_adb_server_already_lists_the_device(adb_server: AdbServ
     """`sim serve --announce` says ready only when `adb -s SERIAL` works at once (no offline window)."""
     for round_ in range(3):
         adb_port = quiet_range_start(1) + 1
-        serve = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mgfarm.sim",
-                "serve",
-                "--adb-port",
-                str(adb_port),
-                "--data",
-                str(tmp_path / f"d{round_}"),
-                "--announce",
-                str(adb_server.port),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            assert serve.stdout is not None
-            line = serve.stdout.readline().decode()
+        with serving(adb_port, tmp_path / f"d{round_}", "--announce", str(adb_server.port)) as (line, _):
             assert line.startswith(f"ready emulator-{adb_port - 1}"), line
             state = adb_server.adb("-s", f"emulator-{adb_port - 1}", "get-state")
             assert state.stdout.strip() == "device", state.stderr
-        finally:
-            serve.terminate()
-            serve.wait(timeout=15)

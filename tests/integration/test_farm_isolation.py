@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,38 +12,19 @@ import pytest
 from mgfarm.adb.server import SCANNED_ADB_PORTS
 from mgfarm.farm import adbserver, api
 from mgfarm.farm.ports import port_in_use
+from tests.integration.conftest import free_scanned_adb_port, serving
 from tests.support import wait_until
 
 
 @pytest.fixture
 def stray_device(tmp_path: Path) -> Iterator[int]:
     """A simulated device in the range every adb server scans, announced to nobody (a user's emulator)."""
-    adb_port = next(
-        (p for p in SCANNED_ADB_PORTS[::2] if not port_in_use(p - 1) and not port_in_use(p)), None
-    )
+    adb_port = free_scanned_adb_port()
     if adb_port is None:
         pytest.skip("every emulator port pair 5554-5585 is taken on this machine")
-    serve = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mgfarm.sim",
-            "serve",
-            "--adb-port",
-            str(adb_port),
-            "--data",
-            str(tmp_path / "s"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert serve.stdout is not None
-        assert serve.stdout.readline().decode().startswith("ready")
+    with serving(adb_port, tmp_path) as (line, _):
+        assert line.startswith("ready")
         yield adb_port
-    finally:
-        serve.terminate()
-        serve.wait(timeout=15)
 
 
 def in_home(home: Path) -> None:
