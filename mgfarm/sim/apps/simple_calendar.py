@@ -233,10 +233,10 @@ class SimpleCalendar(App):
             start_dt = self.dt(ev.start)
             d = max(first, start_dt.date())
             while d <= last:
-                if ev.limit > 0 and self.ts(d) > ev.limit:
+                s = self.ts(d, start_dt.hour, start_dt.minute)
+                if ev.limit > 0 and s > ev.limit:  # a positive limit is the last moment a repeat may start
                     break
                 if repeats_on(ev, start_dt.date(), d):
-                    s = self.ts(d, start_dt.hour, start_dt.minute)
                     found.append(Occurrence(ev, s, s + ev.end - ev.start))
                 d += timedelta(days=1)
         return sorted(found, key=lambda o: (o.start, o.event.id))
