@@ -40,5 +40,5 @@ class Gestures:
         if current is None:
             return  # an up without a down (android_env sends a lift as its no-op): nothing happens
         del self.down[pointer]
-        held_ms = int((now - current.t0) * 1000)
+        held_ms = round((now - current.t0) * 1000)
         self.window.swipe(current.x0, current.y0, x, y, max(held_ms, 1))
