@@ -16,11 +16,13 @@ PKG = "com.simplemobiletools.calendar.pro"
 ID = PKG + ":id/"
 NOW = datetime(2023, 10, 15, 15, 34, tzinfo=timezone.utc)
 ADD = (
-    "INSERT INTO events (start_ts, end_ts, title, location, description, reminder_1_minutes, reminder_2_minutes,"
-    " reminder_3_minutes, reminder_1_type, reminder_2_type, reminder_3_type, repeat_interval, repeat_rule,"
+    "INSERT INTO events (start_ts, end_ts, title, location, description, reminder_1_minutes,"
+    " reminder_2_minutes, reminder_3_minutes, reminder_1_type, reminder_2_type, reminder_3_type,"
+    " repeat_interval, repeat_rule,"
     " repeat_limit, repetition_exceptions, attendees, import_id, time_zone, flags, event_type, parent_id,"
     " last_updated, source, availability, color, type)"
-    " VALUES (?, ?, ?, '', '', -1, -1, -1, 0, 0, 0, ?, ?, 0, '[]', '', '', 'UTC', 0, 1, 0, 0, 'imported-ics', 0, 0, 0)"
+    " VALUES (?, ?, ?, '', '', -1, -1, -1, 0, 0, 0, ?, ?, 0, '[]', '', '', 'UTC', 0, 1, 0, 0,"
+    " 'imported-ics', 0, 0, 0)"
 )
 
 
@@ -65,7 +67,8 @@ def test_new_event_is_stored_in_seconds_with_the_apps_defaults(tmp_path: Path) -
     row = sql(
         db,
         "SELECT start_ts, end_ts, title, location, reminder_1_minutes, reminder_2_minutes, repeat_interval,"
-        " repeat_rule, repeat_limit, repetition_exceptions, time_zone, event_type, source, last_updated FROM events",
+        " repeat_rule, repeat_limit, repetition_exceptions, time_zone, event_type, source, last_updated"
+        " FROM events",
     )
     assert row == [
         (
