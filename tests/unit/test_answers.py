@@ -286,3 +286,39 @@ def test_a_list_of_distinct_candidates_never_matches(case: tuple[str, str, str])
 def test_any_text_gets_a_verdict_and_a_reason(kind: str, answer: str, expected: str) -> None:
     ok = matches(kind, answer, expected)
     assert isinstance(ok, bool) and describe(kind, answer, expected)
+
+
+def date_spellings(day: dt.date) -> list[str]:
+    d, y = day.day, day.year
+    ordinal = f"{d}{'th' if 10 <= d % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(d % 10, 'th')}"
+    return [
+        day.isoformat(),
+        f"{day:%B} {d}, {y}",
+        f"{day:%b} {d} {y}",
+        f"{d} {day:%B} {y}",
+        f"{day:%m/%d/%Y}",
+        f"{day:%A}, {day:%B} {d}",
+        f"the {ordinal} of {day:%B}",
+        f"It is on {day:%a}, {day:%b} {ordinal}, {y}.",
+    ]
+
+
+@given(st.dates(dt.date(1950, 1, 1), dt.date(2100, 12, 31)))
+def test_any_date_in_the_usual_formats_matches_and_the_next_day_does_not(day: dt.date) -> None:
+    other = day + dt.timedelta(days=1)
+    for spelled in date_spellings(day):
+        assert matches("date", spelled, day.isoformat()), describe("date", spelled, day.isoformat())
+        assert not matches("date", spelled, other.isoformat()), describe("date", spelled, other.isoformat())
+
+
+@given(st.integers(0, 10_000), st.integers(0, 99))
+def test_any_amount_with_or_without_currency_words_matches(dollars: int, cents: int) -> None:
+    want = f"{dollars}.{cents:02d}"
+    spellings = [f"${want}", f"{want} USD", f"{dollars:,}.{cents:02d} dollars"]
+    spellings += [
+        f"{dollars} dollars and {cents} cents",
+        f"{in_words(dollars)} dollars and {in_words(cents)} cents",
+    ]
+    for spelled in spellings:
+        assert matches("money", spelled, want), describe("money", spelled, want)
+        assert not matches("money", spelled, f"{dollars + 1}.{cents:02d}")
