@@ -47,8 +47,8 @@ class Markor(App):
     package = PKG
     label = "Markor"
     main_activity = MAIN
-    icon = "note"
-    icon_color = "#388E3C"
+    icon = "edit"  # a pen, unlike the recipe and note apps' page icons
+    icon_color = "#455A64"
     version_name = "2.11.1"
     intent_actions = {"android.intent.action.EDIT": DOCUMENT}
 

@@ -156,7 +156,7 @@ class SimpleSmsMessenger(App):
                 list_item(
                     name,
                     m.body.replace("\n", " "),
-                    avatar=(name[:1] or "?").upper(),
+                    avatar=initial(name),
                     on_click=open_thread(m.address),
                     id="conversation_frame",
                     title_id="conversation_address",
@@ -223,7 +223,7 @@ class SimpleSmsMessenger(App):
             list_item(
                 name,
                 number,
-                avatar=(name[:1] or "?").upper(),
+                avatar=initial(name),
                 on_click=pick(number),
                 id="item_contact_frame",
                 title_id="item_contact_name",
@@ -356,6 +356,11 @@ class SimpleSmsMessenger(App):
                 ),
             ],
         )
+
+
+def initial(name: str) -> str:
+    """The avatar's letter; a bare number gets "#"."""
+    return name[:1].upper() if name[:1].isalpha() else "#"
 
 
 def start_new(ctx: ScreenContext) -> None:
