@@ -43,6 +43,10 @@ class DeviceError(MgfarmError):
     """The device is gone or refused an operation."""
 
 
+class FileMissing(DeviceError):
+    """The device answered that the file does not exist (and nothing else went wrong)."""
+
+
 @dataclass(frozen=True)
 class ShellResult:
     output: str
@@ -142,7 +146,8 @@ class Device:
         try:
             return self.wire.pull(path)
         except SyncFailed as exc:  # the device answered: the file is missing or unreadable
-            raise DeviceError(f"Cannot read {path} on {self.serial}: {exc.reason}.") from exc
+            kind = FileMissing if "No such file or directory" in exc.reason else DeviceError
+            raise kind(f"Cannot read {path} on {self.serial}: {exc.reason}.") from exc
         except (AdbWireError, OSError) as exc:
             raise DeviceError(
                 f"Device {self.serial} failed during pull of {path} ({exc}); "
@@ -410,4 +415,4 @@ def _snapshot_name(name: str) -> str:
     return name
 
 
-__all__ = ["ConsoleError", "Device", "DeviceError", "ShellResult"]
+__all__ = ["ConsoleError", "Device", "DeviceError", "FileMissing", "ShellResult"]
