@@ -203,7 +203,12 @@ TASKS = [
 ]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-@pytest.mark.parametrize(("name", "solve"), TASKS, ids=[n for n, _ in TASKS])
+# Seed 2 of the constraint task draws an ingredient no recipe has, so AndroidWorld's own check passes
+# before anything is done: that seed says nothing.
+SEEDS = {"RecipeDeleteMultipleRecipesWithConstraint": (1, 3)}
+CASES = [(name, solve, seed) for name, solve in TASKS for seed in SEEDS.get(name, (1, 2))]
+
+
+@pytest.mark.parametrize(("name", "solve", "seed"), CASES, ids=[f"{n}-{s}" for n, _, s in CASES])
 def test_broccoli_task(aw_device: AwDevice, name: str, solve: Any, seed: int) -> None:
     run_task(aw_device, recipe_task(name), seed, solve)
