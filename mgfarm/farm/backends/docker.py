@@ -89,6 +89,7 @@ class DockerBackend:
         except sdk().errors.ImageNotFound:
             hint = "build it with `mgfarm images build`" if image == SIM_IMAGE else "build or load it first"
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
+        self.kind = labels.get("org.mgfarm.backend", "sim")
         default_cpus, default_memory = resource_defaults(labels)
         self.cpus = default_cpus if cpus is None else cpus
         self.memory = parse_memory(default_memory if memory is None else memory)
@@ -194,6 +195,8 @@ class DockerBackend:
         Each container keeps its own golden (nothing is shared between containers); once there,
         the device's sandbox can read it but never change it (docker/sim/entrypoint.sh).
         """
+        if self.kind == "emulator":
+            return  # an emulator keeps its snapshots inside its AVD; there is no sim folder to seal
         container = self._get(farm, rep)
         if container is None:
             raise MgfarmError(f"Replica {rep.index} has no container to seal snapshot {name!r} in.")
