@@ -208,6 +208,8 @@ def _collateral(template: TaskTemplate) -> list[Adversary]:
         out.append(_damage(f"edit_{decl.name}", _edit_row(decl.name)))
         out.append(_damage(f"insert_{decl.name}", _copy_row(decl.name)))
     out.append(_damage("setting", _flip_setting(template)))
+    if "local_time" in str(template.outcome):  # times judged in the zone: moving the zone is a change
+        out.append(_damage("timezone", _move_zone))
     if "files" in template.apps:
         out.append(_damage("file_add", _add_file))
         out.append(_damage("file_delete", _delete_file))
@@ -297,6 +299,12 @@ def _flip_setting(template: TaskTemplate) -> Tamper:
         return False
 
     return run
+
+
+def _move_zone(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+    zone = "Pacific/Kiritimati" if baseline.timezone != "Pacific/Kiritimati" else "UTC"
+    device.shell(f"setprop persist.sys.timezone {zone}")
+    return True
 
 
 def _add_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:

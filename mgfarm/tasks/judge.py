@@ -21,7 +21,7 @@ from mgfarm.tasks.device import TaskDevice
 from mgfarm.tasks.outcome import MatchContext, OutcomeResult
 from mgfarm.tasks.outcome import evaluate as evaluate_outcome
 from mgfarm.tasks.schema import JudgeNode, TaskInstance
-from mgfarm.tasks.state import DATABASES, StateSnapshot, capture, device_timezone, diff, pull_database
+from mgfarm.tasks.state import DATABASES, StateSnapshot, capture, diff, pull_database
 
 
 @dataclass
@@ -214,9 +214,10 @@ def judge_instance(
         )
     items = instance.render(instance.task.outcome)
     incidental = [str(p) for p in instance.render(instance.task.incidental)]
-    result = evaluate_outcome(
-        items, diff(baseline, capture(device)), incidental, MatchContext(device_timezone(device))
-    )
+    # Times are read in the zone the episode started in: an agent that changes the zone to make a
+    # wrong time look right also changes `props`, an unexpected change.
+    zone = MatchContext(baseline.timezone)
+    result = evaluate_outcome(items, diff(baseline, capture(device)), incidental, zone)
     success = result.success and checks_ok
     if result.requirements:
         progress = 1.0 if success else min(result.progress, 0.99)

@@ -6,7 +6,8 @@ A snapshot is a set of *tables*, each a mapping key -> row (a dict of column val
   contacts rows), declared by the app's verifier module; the tables an entity covers are then
   compared through the entity only, so one logical insert is one change;
 - `settings.NS` (system, secure, global), keyed by setting name, row `{value}`;
-- `files`, keyed by path under shared storage, row `{type, size, sha1}` (sha1 for small files).
+- `files`, keyed by path under shared storage, row `{type, size, sha1}` (sha1 for small files);
+- `props`, the system properties a verdict depends on (the time zone), row `{value}`.
 
 Databases are pulled with their -wal file and opened on the host, so the diff sees exactly the
 committed state an app left behind, whatever sqlite3 the device ships.
@@ -22,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mgfarm.device.device import FileMissing
 from mgfarm.tasks.device import TaskDevice
 
 SETTINGS_NAMESPACES = ("system", "secure", "global")
+TIMEZONE_PROP = "persist.sys.timezone"
 SHARED_STORAGE = "/storage/emulated/0"  # what /sdcard points at
 HASH_LIMIT = 256 * 1024  # files up to this size are pulled and hashed; larger ones compare by size
 # Tables that change as a by-product of any write and say nothing about what the user did.
@@ -143,19 +146,28 @@ class StateSnapshot:
     def table(self, name: str) -> Table:
         return self.tables.get(name, {})
 
+    @property
+    def timezone(self) -> str:
+        """The device's time zone when the snapshot was taken (UTC when unknown)."""
+        return str(self.table("props").get(TIMEZONE_PROP, {}).get("value") or "UTC")
+
 
 def pull_database(device: TaskDevice, path: str, into: Path) -> Path | None:
-    """Copy a device database (and its -wal) into a host folder; None when it does not exist."""
+    """Copy a device database (and its -wal) into a host folder; None when it does not exist.
+
+    Only the device's own answer that the file is missing means "no database": a device that died or
+    a pull that broke raises, so a judge never reads an unreachable app as an empty one.
+    """
     local = into / Path(path).name
     try:
         local.write_bytes(device.pull(path))
-    except Exception:  # a missing file is an empty database; the controller raises various errors
+    except FileMissing:
         return None
     try:
         wal = device.pull(path + "-wal")
         if wal:
             (into / (local.name + "-wal")).write_bytes(wal)
-    except Exception:  # no -wal: everything was checkpointed
+    except FileMissing:  # no -wal: everything was checkpointed
         pass
     return local
 
@@ -243,6 +255,7 @@ def capture(device: TaskDevice) -> StateSnapshot:
     """Settings, files in shared storage, and every row of every declared database."""
     snap = StateSnapshot(tables=read_settings(device))
     snap.tables["files"] = read_files(device)
+    snap.tables["props"] = {TIMEZONE_PROP: {"value": device_timezone(device)}}
     with tempfile.TemporaryDirectory(prefix="mgfarm-state-") as tmp:
         for decl in DATABASES.values():
             folder = Path(tmp) / decl.name
@@ -274,7 +287,7 @@ def _key_order(key: str) -> tuple[int, str]:
 
 def device_timezone(device: TaskDevice) -> str:
     """The device's time zone (persist.sys.timezone), UTC when unset."""
-    return device.shell("getprop persist.sys.timezone").strip() or "UTC"
+    return device.shell(f"getprop {TIMEZONE_PROP}").strip() or "UTC"
 
 
 def shared_path(path: str) -> str:
