@@ -210,7 +210,8 @@ class Broccoli(App):
         current = str(st.get("section", "recipes"))
         panel = Column(
             id="nav_view",
-            bg="surface_container_low",
+            bg="surface_container",
+            height=900,  # the drawer runs the height of the screen
             width=300,
             blocks=True,
             pad=(12, 24, 12, 12),
