@@ -185,3 +185,19 @@ def test_chmod_octal_symbolic_and_recursive(sh: ShellDevice) -> None:
     assert sh.run("chmod 000 /sdcard/p/q && rm -r /sdcard/p && echo gone").text == "gone\n"
     bad = sh.run("chmod 9z /sdcard; chmod 755 /sdcard/none")
     assert bad.status == 1 and "bad mode '9z'" in bad.error and "/sdcard/none: No such file" in bad.error
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64))
+def test_word_count_matches_split(data: bytes) -> None:
+    from mgfarm.sim.shell.text import count_words
+
+    assert count_words(data) == len(data.split())
+
+
+def test_sort_and_uniq_run_off_the_event_loop_with_the_same_output(sh: ShellDevice) -> None:
+    data = b"b\na\nb\nb\n10\n9\nA\n"
+    assert sh.run("sort", stdin=data).out == b"10\n9\nA\na\nb\nb\nb\n"
+    assert sh.run("sort -n -r", stdin=b"2\n10\n1\n").out == b"10\n2\n1\n"
+    assert sh.run("uniq -c", stdin=b"x\nx\ny\nx\n").out == b"      2 x\n      1 y\n      1 x\n"
+    assert sh.run("sort | uniq -d", stdin=data).out == b"b\n"
