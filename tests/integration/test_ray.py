@@ -42,7 +42,7 @@ TASK = """\
   judge:
     all:
       - settings.equals: {namespace: global, key: wifi_on, value: 0}
-  expected_changes: [settings.global.wifi_on]
+  outcome: [{setting: {key: global.wifi_on, value: 0}}]
   oracle:
     - open_app: Settings
 """
