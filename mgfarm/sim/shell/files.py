@@ -6,6 +6,7 @@ resolved at the moment of use beneath the device root: no check by path and then
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fnmatch
 import hashlib
@@ -24,6 +25,7 @@ from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compil
 from mgfarm.sim.system.fs import Entry, PathEscapeError
 
 T = TypeVar("T")
+YIELD_EVERY = 256  # entries a walk handles between two turns of the event loop
 # Bytes a command may load from one file into memory (sort, grep, sed...); cat streams instead.
 MAX_INPUT = 64 * 1024 * 1024
 
@@ -334,6 +336,7 @@ async def ls(inv: Invocation) -> int:
         first = False
         inv.out(text)
         await inv.io.stdout.maybe_flush()
+        await asyncio.sleep(0)  # one folder at a time: `ls -R /` over a huge tree holds no one up
         if "R" in opts.flags:
             queue[0:0] = [(d, posixpath.join(shown, n)) for d, n in subdirs]
     return status
@@ -871,6 +874,7 @@ async def find(inv: Invocation) -> int:
     run = FindRun(inv, query, clock.now() if clock is not None else time.time())
     fs = inv.device.fs
     follow = "-L" in inv.argv[1:] or "-follow" in inv.argv[1:]
+    seen = 0
     for path in query.paths:
         try:
             walk = fs.walk(path, inv.cwd, follow, query.depth_first, query.maxdepth)
@@ -888,6 +892,9 @@ async def find(inv: Invocation) -> int:
                 if matched and not query.has_action:
                     inv.out(entry.path + "\n")
                 await inv.io.stdout.maybe_flush()
+                seen += 1
+                if seen % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)  # a walk over a huge tree must not hold the other devices
         except (OSError, PathEscapeError):
             inv.err(f"find: '{path}': No such file or directory\n")
             run.status = 1
