@@ -65,11 +65,11 @@ def _refuse_existing(name: str) -> None:
     if _farm_processes_alive(farm, backend):
         raise MgfarmError(
             f"Farm {name!r} is already up with {len(farm.replicas)} replicas; stop it with "
-            f"`mgfarm down --name {name}` or pick another --name."
+            f"`mgfarm down --farm {name}` or pick another --farm."
         )
     raise MgfarmError(
         f"Farm {name!r} left a stale state file from a run that crashed; clear it with "
-        f"`mgfarm down --name {name}`."
+        f"`mgfarm down --farm {name}`."
     )
 
 

@@ -57,5 +57,5 @@ def summary_line(farm: FarmState, seconds: float) -> str:
     ready = sum(r.state == READY for r in farm.replicas)
     return (
         f"{ready}/{len(farm.replicas)} replicas ready in {seconds:.1f} s; "
-        f"adb: `adb -P {farm.adb_server_port} devices`; stop with `mgfarm down --name {farm.name}`."
+        f"adb: `adb -P {farm.adb_server_port} devices`; stop with `mgfarm down --farm {farm.name}`."
     )

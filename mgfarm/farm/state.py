@@ -136,14 +136,14 @@ def load_farm(name: str = "default") -> FarmState:
         raise MgfarmError(f"No farm named {name!r} is up; start one with `mgfarm up --replicas N`.") from None
     except (json.JSONDecodeError, OSError) as exc:
         raise MgfarmError(
-            f"The state file {path} is unreadable ({exc}); remove it with `mgfarm down --name {name}`."
+            f"The state file {path} is unreadable ({exc}); remove it with `mgfarm down --farm {name}`."
         ) from None
     try:
         return FarmState.from_json(data)
     except TypeError:
         raise MgfarmError(
             f"The state file {path} is from another mgfarm version; "
-            f"clear it with `mgfarm down --name {name}`."
+            f"clear it with `mgfarm down --farm {name}`."
         ) from None
 
 

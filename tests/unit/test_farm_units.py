@@ -77,7 +77,7 @@ def test_missing_broken_and_badly_named_farms(tmp_path: Path, monkeypatch: pytes
         load_farm("nope")
     (tmp_path / "farms" / "bad").mkdir(parents=True)
     (tmp_path / "farms" / "bad" / "state.json").write_text("{not json")
-    with pytest.raises(MgfarmError, match="mgfarm down --name bad"):
+    with pytest.raises(MgfarmError, match="mgfarm down --farm bad"):
         load_farm("bad")
     with pytest.raises(MgfarmError, match="not valid"):
         load_farm("../etc")
