@@ -54,8 +54,10 @@ def test_a_frozen_worker_is_restored_and_its_neighbour_keeps_answering(
         worker = next(w for w in farm.workers if victim.index in w.replicas)
         assert neighbour.index not in worker.replicas
         os.kill(worker.pid, signal.SIGSTOP)  # alive to `ps`, listed by adb, answering nothing
+        frozen_at = time.monotonic()
         assert procs.pid_alive(worker.pid)
         wait_until(lambda: restored("frozen", victim.index, adb_server), 90, "the frozen replica restored")
+        print(f"frozen worker: replica answering again {time.monotonic() - frozen_at:.1f} s after SIGSTOP")
         assert not procs.pid_alive(worker.pid), "the frozen worker was left behind"
         after = load_farm("frozen")
         rep = after.replica(victim.index)
