@@ -161,3 +161,29 @@ def test_bad_names_huge_files_and_a_missing_notebook_do_no_harm(tmp_path: Path) 
     s.wm.text("again")
     s.tap(text="OK")
     assert (notebook(device) / "again.md").is_file()
+
+
+def test_clipper_broadcasts_fill_the_clipboard_that_a_long_press_pastes(tmp_path: Path) -> None:
+    from tests.unit.shellkit import ShellDevice
+
+    shell = ShellDevice(tmp_path)
+    try:
+        set_out = shell.run("am broadcast -a clipper.set -e text 'two words'").text
+        assert set_out.endswith('Broadcast completed: result=-1, data="Text is copied into clipboard."\n')
+        assert shell.run("am broadcast -a clipper.get").text.endswith('result=-1, data="two words"\n')
+        assert shell.run("am broadcast -a some.other.action").text.endswith("Broadcast completed: result=0\n")
+        s = Screen(shell.device)
+        s.am.launch(PKG)
+        s.tap(desc="Create a new file or folder")
+        s.wm.text("clip")
+        s.tap(text="OK")
+        assert not s.has(text="Paste")
+        x, y = find(s.xml(), rid=rid("document__fragment__edit__highlighting_editor")).center
+        s.wm.long_press(x, y)
+        s.tap(text="Paste")
+        assert not s.has(text="Paste")
+        s.wm.key(KEY_BACK)
+        s.wm.key(KEY_BACK)
+        assert (notebook(shell.device) / "clip.md").read_text() == "two words"
+    finally:
+        shell.close()

@@ -16,9 +16,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.clipboard import clipboard, paste
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item
+from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item, paste_menu
 
 PKG = "net.gsantner.markor"
 MAIN = "net.gsantner.markor.activity.MainActivity"
@@ -463,6 +464,7 @@ class Markor(App):
             ],
         )
         editor = EditText(
+            on_long_click=lambda: ctx.state.update(paste=True),
             id="document__fragment__edit__highlighting_editor",
             key="text",
             hint="This file is too large to edit" if too_large else "",
@@ -474,7 +476,18 @@ class Markor(App):
             weight=1,
             pad=(12, 8, 12, 8),
         )
-        return Column(bg="surface", children=[bar, Column(weight=1, pad=(4, 0, 4, 0), children=[editor])])
+        menu: list[View] = []
+        if ctx.state.get("paste") and clipboard(self.device).text and not too_large:
+
+            def run_paste() -> None:
+                paste(self.device, ctx.state.setdefault("fields", {}), "text")
+                ctx.state.pop("paste", None)
+
+            ctx.on_back(lambda: ctx.state.pop("paste", None))
+            menu.append(paste_menu(run_paste))
+        return Column(
+            bg="surface", children=[bar, *menu, Column(weight=1, pad=(4, 0, 4, 0), children=[editor])]
+        )
 
     def exists(self, device_path: str) -> bool:
         try:

@@ -14,10 +14,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.clipboard import clipboard, paste
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import ProviderError
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item
+from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item, paste_menu
 
 PKG = "com.simplemobiletools.smsmessenger"
 MAIN = f"{PKG}.activities.MainActivity"
@@ -302,6 +303,15 @@ class SimpleSmsMessenger(App):
             # Newest at the bottom, as a chat scrolls on send.
             ctx.state.setdefault("scroll", {})["messages"] = BOTTOM
 
+        menu: list[View] = []
+        if ctx.state.get("paste") and clipboard(self.device).text:
+
+            def run_paste() -> None:
+                paste(self.device, ctx.state.setdefault("fields", {}), "compose")
+                ctx.state.pop("paste", None)
+
+            ctx.on_back(lambda: ctx.state.pop("paste", None))
+            menu.append(paste_menu(run_paste))
         toolbar = Row(
             id="thread_toolbar",
             height=64,
@@ -329,6 +339,7 @@ class SimpleSmsMessenger(App):
                 Scroll(
                     id="thread_messages_list", key="messages", weight=1, pad=(0, 8, 0, 8), children=bubbles
                 ),
+                *menu,
                 Row(
                     id="thread_send_message_holder",
                     pad=(12, 8, 8, 12),
@@ -337,6 +348,7 @@ class SimpleSmsMessenger(App):
                         EditText(
                             id="thread_type_message",
                             key="compose",
+                            on_long_click=lambda: ctx.state.update(paste=True),
                             hint="Type a message…",
                             text=ctx.field("compose"),
                             style="pill",

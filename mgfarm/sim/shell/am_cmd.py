@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mgfarm.sim.shell.ime_cmd import adb_keyboard_broadcast
+from mgfarm.sim.shell.ime_cmd import RESULT_NONE, adb_keyboard_broadcast
 from mgfarm.sim.shell.registry import Invocation, command
 
 # Options taking one value that `am start` accepts and the simulator does not use.
@@ -195,7 +195,16 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
         intent.flags |= 0x400000  # FLAG_RECEIVER_INCLUDE_BACKGROUND, as am adds it
         inv.out(f"Broadcasting: {intent.short()}\n")
         result = adb_keyboard_broadcast(inv, intent.action or "", intent.extras)
-        inv.out(f"Broadcast completed: result={result}\n")
+        data = None
+        # Apps with a receiver (Clipper's clipper.set/get) answer with a result code and data.
+        for app in inv.device.services.get("apps", {}).values() if result == RESULT_NONE else ():
+            receive = getattr(app, "receive", None)
+            answer = receive(intent.action or "", intent.extras) if receive is not None else None
+            if answer is not None:
+                result, data = answer
+                break
+        tail = f', data="{data}"' if data is not None else ""
+        inv.out(f"Broadcast completed: result={result}{tail}\n")
         return 0
     if verb in ("stack", "task"):
         from mgfarm.sim.shell.stack_cmd import run_stack  # late: stack_cmd reads dumpsys, which imports am

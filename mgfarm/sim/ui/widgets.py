@@ -234,3 +234,12 @@ def chip(text: str, on_click: Handler | None = None, selected: bool = False) -> 
         on_click=on_click,
         selected=selected,
     )
+
+
+def paste_menu(on_paste: Handler) -> View:
+    """The text selection toolbar a long press on a field opens when the clipboard holds text."""
+    return Row(
+        id="floating_toolbar",
+        pad=(16, 0, 16, 0),
+        children=[Button(id="android:id/paste", text="Paste", style="tonal", on_click=on_paste)],
+    )
