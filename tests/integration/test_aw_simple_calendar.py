@@ -119,9 +119,7 @@ def events_on_date(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
 
 
 def event_at_time(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
-    from android_world.task_evals.information_retrieval import datetime_utils
-
-    at = datetime_utils.parse_time(raw["time"]).strftime("%H:%M")
+    at = hhmm(raw["time"])
     open_day(dev, datetime.strptime(raw["date"], "%B %d %Y").date())
     answer(dev, ", ".join(r["event_item_title"] for r in rows(dev) if r["event_item_time"].startswith(at)))
 
@@ -150,6 +148,53 @@ def location_of_event(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
     answer(dev, dev.phone.node(rid=ID + "event_location")["text"])
 
 
+def starts(row: dict[str, Any]) -> str:
+    return str(row["event_item_time"])[:5]
+
+
+def hhmm(text: str) -> str:
+    from android_world.task_evals.information_retrieval import datetime_utils
+
+    return str(datetime_utils.parse_time(text).strftime("%H:%M"))
+
+
+def first_after_time(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    at = hhmm(raw["time"])
+    open_day(dev, datetime.strptime(raw["date"], "%B %d %Y").date())
+    later = [r for r in rows(dev) if starts(r) >= at]
+    first = min(starts(r) for r in later)
+    answer(dev, ", ".join(r["event_item_title"] for r in later if starts(r) == first))
+
+
+def events_in_range(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    low, high = hhmm(raw["start_time"]), "20:00"
+    open_day(dev, datetime.strptime(raw["date"], "%B %d %Y").date())
+    answer(dev, ", ".join(r["event_item_title"] for r in rows(dev) if low <= starts(r) <= high))
+
+
+def events_next_week(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    """Monday to Sunday after today, one day view after the other."""
+    monday = NOW.date() + timedelta(days=7 - NOW.weekday())
+    open_day(dev, monday)
+    found: list[str] = []
+    for i in range(7):
+        if i:
+            dev.phone.tap(desc="Next")
+        found += [r["event_item_title"] for r in rows(dev)]
+    answer(dev, ", ".join(found))
+
+
+def next_meeting_with(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    """Search the person; the search rows carry each event's date and time."""
+    dev.launch(APP)
+    dev.phone.tap(desc="Search")
+    dev.phone.type(raw["person"])
+    moments = [datetime.strptime(r["event_item_time"].split(" - ")[0], "%b %d %Y, %H:%M") for r in rows(dev)]
+    upcoming = [m for m in moments if m >= NOW.replace(tzinfo=None)] or moments
+    first = min(upcoming)
+    answer(dev, f"{first.strftime('%B')} {first.day} {first.year} {first.strftime('%H:%M')}")
+
+
 TASKS = [
     ("SimpleCalendarAddOneEvent", add_event),
     ("SimpleCalendarAddOneEventRelativeDay", add_event),
@@ -166,6 +211,10 @@ IR_TASKS = [
     ("SimpleCalendarEventOnDateAtTime", event_at_time),
     ("SimpleCalendarNextEvent", next_event),
     ("SimpleCalendarLocationOfEvent", location_of_event),
+    ("SimpleCalendarFirstEventAfterStartTime", first_after_time),
+    ("SimpleCalendarEventsInTimeRange", events_in_range),
+    ("SimpleCalendarEventsInNextWeek", events_next_week),
+    ("SimpleCalendarNextMeetingWithPerson", next_meeting_with),
 ]
 
 
@@ -175,6 +224,7 @@ def test_calendar_task(aw_device: AwDevice, name: str, solve: Any, seed: int) ->
     run_task(aw_device, calendar_task(name), seed, solve)
 
 
+@pytest.mark.parametrize("seed", [3, 4])
 @pytest.mark.parametrize(("name", "solve"), IR_TASKS, ids=[n for n, _ in IR_TASKS])
-def test_calendar_information_retrieval(aw_device: AwDevice, name: str, solve: Any) -> None:
-    run_task(aw_device, ir_task(name), 3, solve)
+def test_calendar_information_retrieval(aw_device: AwDevice, name: str, solve: Any, seed: int) -> None:
+    run_task(aw_device, ir_task(name), seed, solve)
