@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.state import resolve_farm
 
 app = typer.Typer(
     help="mgfarm: a farm of verifiable, resettable Android devices for mobile GUI agents.",
@@ -291,7 +292,9 @@ def run_task(
     ),
     episodes: int = typer.Option(1, "--episodes", "-e", help="Episodes to run (consecutive seeds)."),
     record: Path | None = typer.Option(None, "--record", help="Folder for results, report and thumbnails."),
-    farm: str = typer.Option("default", "--farm", help="Running farm to use (start one with `mgfarm up`)."),
+    farm: str | None = typer.Option(
+        None, "--farm", help="Running farm to use (default: the only one up, else 'default')."
+    ),
 ) -> None:
     """Run one task with an agent on a running farm and print the verdict.
 
@@ -327,7 +330,9 @@ def eval_suite(
         None, "--replicas", "-n", help="Replicas to use (default: all ready)."
     ),
     seeds: int = typer.Option(1, "--seeds", "-k", help="Seeds per template (0..K-1)."),
-    farm: str = typer.Option("default", "--farm", help="Running farm to use (start one with `mgfarm up`)."),
+    farm: str | None = typer.Option(
+        None, "--farm", help="Running farm to use (default: the only one up, else 'default')."
+    ),
     out_dir: Path = typer.Option(Path("runs"), "--out", help="Folder for results.json and report.html."),
     no_record: bool = typer.Option(False, "--no-record", help="Skip trajectory thumbnails (faster)."),
 ) -> None:
@@ -337,7 +342,9 @@ def eval_suite(
     """
     from mgfarm.tasks.commands import rates_table, run_eval
 
-    run = run_eval([], suite, agent, list(range(seeds)), farm, replicas, out_dir, record=not no_record)
+    run = run_eval(
+        [], suite, agent, list(range(seeds)), resolve_farm(farm), replicas, out_dir, record=not no_record
+    )
     out.print(rates_table(run.results, "app"))
     out.print(rates_table(run.results, "difficulty"))
     ok = sum(r.success for r in run.results)
@@ -484,7 +491,9 @@ def ps(
 
 @app.command()
 def down(
-    name: str = typer.Option("default", "--farm", "--name", help="Farm to stop."),
+    name: str | None = typer.Option(
+        None, "--farm", "--name", help="Farm to stop (default: the only one up, else 'default')."
+    ),
     ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: stop all farms."),
 ) -> None:
     """Stop a farm: devices, containers, watchdog, adb transports; verify nothing is left.
@@ -499,14 +508,16 @@ def down(
         return
     from mgfarm.farm import api
 
-    farm = api.down(name)
+    farm = api.down(resolve_farm(name))
     out.print(f"farm {farm.name} is down ({plural(len(farm.replicas), 'replica')} stopped).", highlight=False)
 
 
 @app.command()
 def logs(
     replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
-    name: str = typer.Option("default", "--farm", "--name", help="Farm of the replica."),
+    name: str | None = typer.Option(
+        None, "--farm", "--name", help="Farm of the replica (default: the only one up, else 'default')."
+    ),
     tail: int = typer.Option(200, "--tail", help="How many of the last lines to print."),
 ) -> None:
     """Print the recent log of one replica's device process or container.
@@ -515,14 +526,16 @@ def logs(
     """
     from mgfarm.farm import api
 
-    print(api.logs(name, replica, tail))
+    print(api.logs(resolve_farm(name), replica, tail))
 
 
 @app.command("exec")
 def exec_(
     replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
     command: list[str] = typer.Argument(..., help="Shell command to run on the device, after `--`."),
-    name: str = typer.Option("default", "--farm", "--name", help="Farm of the replica."),
+    name: str | None = typer.Option(
+        None, "--farm", "--name", help="Farm of the replica (default: the only one up, else 'default')."
+    ),
 ) -> None:
     """Run a shell command on one replica through the managed adb server.
 
@@ -530,7 +543,7 @@ def exec_(
     """
     from mgfarm.farm import api
 
-    result = api.exec_shell(name, replica, command)
+    result = api.exec_shell(resolve_farm(name), replica, command)
     sys.stdout.write(result.output)
     raise typer.Exit(result.exit_code)
 
@@ -538,7 +551,9 @@ def exec_(
 @app.command()
 def restart(
     replica: int = typer.Argument(..., help="Replica index (see `mgfarm ps`)."),
-    name: str = typer.Option("default", "--farm", "--name", help="Farm of the replica."),
+    name: str | None = typer.Option(
+        None, "--farm", "--name", help="Farm of the replica (default: the only one up, else 'default')."
+    ),
 ) -> None:
     """Restart one replica and bring it back on the farm's snapshot.
 
@@ -546,7 +561,7 @@ def restart(
     """
     from mgfarm.farm import api
 
-    farm = api.restart(name, replica)
+    farm = api.restart(resolve_farm(name), replica)
     rep = farm.replica(replica)
     out.print(f"replica {replica} ({rep.serial}) is {rep.state}.", highlight=False)
 

@@ -19,6 +19,7 @@ from mgfarm.device.ui import UIElement
 from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.spaces import action_space, element_observation, observation_space
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.state import resolve_farm
 
 DEFAULT_SNAPSHOT = "golden"
 
@@ -66,7 +67,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         for tid in self.task_ids:
             _template(tid)  # unknown ids fail here, before a replica is leased
         self.default_seed = seed
-        self.farm_name = farm or "default"
+        self.farm_name = resolve_farm(farm)
         self.max_steps_override = max_steps
         self.wait_seconds = wait_seconds
         self.ui_source = ui_source

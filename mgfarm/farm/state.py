@@ -230,6 +230,18 @@ def list_farms() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / "state.json").is_file())
 
 
+def resolve_farm(name: str | None) -> str:
+    """The farm to use: the one named, else the only farm that is up, else `default`."""
+    if name:
+        return name
+    farms = list_farms()
+    if len(farms) == 1:
+        return farms[0]
+    if len(farms) > 1 and "default" not in farms:
+        raise MgfarmError(f"Several farms are up ({', '.join(farms)}); pick one with farm= (or --farm).")
+    return "default"
+
+
 def ports_of_other_farms(name: str) -> set[int]:
     """Ports promised to other farms (their devices may be restarting and not bound right now)."""
     ports: set[int] = set()

@@ -201,7 +201,9 @@ def run_eval(
     if folder is None:
         return EvalRun(results, None, None, seconds, devices)
     meta = {
-        "suite": suite,
+        # `run-task` names templates, not a suite: say which, rather than the catalog-wide "all".
+        "suite": suite if not ids else None,
+        "tasks": [t.id for t in templates],
         "agent": agent,
         "seeds": seeds,
         "started": stamp,

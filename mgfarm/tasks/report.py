@@ -149,7 +149,8 @@ figure img{width:120px;border:1px solid #ccc;border-radius:4px}
 def write_html(results: list[EpisodeResult], folder: Path, meta: dict[str, Any]) -> Path:
     """report.html: summary tables, then one card per episode with checks, side effects and thumbnails."""
     s = summary(results)
-    suite, agent = html.escape(str(meta.get("suite", ""))), html.escape(str(meta.get("agent", "")))
+    what = meta.get("suite") or ", ".join(meta.get("tasks") or [])
+    suite, agent = html.escape(str(what)), html.escape(str(meta.get("agent", "")))
     head = (
         f"<h1>mgfarm eval: {suite} with {agent}</h1>"
         f"<p class=meta>{s['episodes']} episodes · success {s['success_rate']:.0%}"
