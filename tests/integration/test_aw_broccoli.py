@@ -134,14 +134,52 @@ def search(dev: AwDevice, query: str) -> None:
 
 # ---- solutions
 def add_recipes(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    """The recipes the goal lists, typed into the editor one by one."""
     for recipe in raw["row_objects"]:
-        dev.launch(APP)
-        dev.phone.tap(desc="Add recipe")
-        for key in ADD_FIELDS:
-            value = getattr(recipe, key)
-            if value:
-                dev.type_into(value, rid=f"{ID}new_{key.lower()}")
-        dev.phone.tap(desc="Save")
+        add_recipe(dev, {key: getattr(recipe, key) for key in ADD_FIELDS})
+
+
+def read_markor_note(dev: AwDevice, name: str) -> str:
+    """Open a note in Markor and read its text from the editor, leaving it unchanged."""
+    dev.launch("markor")
+    dev.phone.tap(text=name)
+    text = dev.phone.node(rid="net.gsantner.markor:id/document__fragment__edit__highlighting_editor")["text"]
+    dev.phone.key("KEYCODE_BACK")
+    return text
+
+
+def parse_recipes(text: str) -> list[dict[str, str]]:
+    """The recipes of AndroidWorld's note: `a|b|c` rows under a header, or `Recipe: title` blocks."""
+    lines = text.strip("\n").split("\n")
+    if "|" in lines[0]:
+        header = lines[0].split("|")
+        return [dict(zip(header, line.split("|"), strict=True)) for line in lines[1:] if line.strip()]
+    found: list[dict[str, str]] = []
+    for line in lines:
+        if line.startswith("Recipe: "):
+            found.append({"title": line.removeprefix("Recipe: ")})
+        elif line.startswith(" ") and ": " in line and found:
+            key, value = line.strip().split(": ", 1)
+            found[-1][key] = value
+        elif line.strip() and found:
+            found[-1][key] += " " + line.strip()  # a wrapped value goes on
+    return found
+
+
+def add_recipe(dev: AwDevice, recipe: dict[str, str]) -> None:
+    dev.launch(APP)
+    dev.phone.tap(desc="Add recipe")
+    for key in ADD_FIELDS:
+        if recipe.get(key):
+            dev.type_into(recipe[key], rid=f"{ID}new_{key.lower()}")
+    dev.phone.tap(desc="Save")
+
+
+def add_from_markor(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    """Read recipes.txt in Markor, then type each recipe (those of the asked preparation time) in."""
+    for recipe in parse_recipes(read_markor_note(dev, "recipes.txt")):
+        if "prep_time" not in raw or recipe["preparationTime"] == raw["prep_time"]:
+            add_recipe(dev, recipe)
 
 
 def delete_by_title(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
@@ -192,6 +230,8 @@ def delete_duplicates(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
 TASKS = [
     ("RecipeAddSingleRecipe", add_recipes),
     ("RecipeAddMultipleRecipes", add_recipes),
+    ("RecipeAddMultipleRecipesFromMarkor", add_from_markor),
+    ("RecipeAddMultipleRecipesFromMarkor2", add_from_markor),
     ("RecipeDeleteSingleRecipe", delete_by_title),
     ("RecipeDeleteSingleWithRecipeWithNoise", delete_by_title),
     ("RecipeDeleteMultipleRecipes", delete_by_title),
