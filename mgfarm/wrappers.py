@@ -163,15 +163,15 @@ class RecordEpisodes(gymnasium.Wrapper[dict[str, Any], Any, dict[str, Any], Any]
         assert self._episode is not None
         judged = verdict or {"success": False, "progress": 0.0, "clean": False, "side_effects": []}
         judged.setdefault("checks", [])
-        self._episode.event(
-            "end",
-            **judged,
-            reward=reward,
-            steps=self._steps,
-            failed=failed,
-            answer=answer,
-            seconds=round(time.perf_counter() - self._started, 3),
-        )
+        end = {
+            **judged,  # the recorder's own fields below win over any of the verdict's
+            "reward": reward,
+            "steps": self._steps,
+            "failed": failed,
+            "answer": answer,
+            "seconds": round(time.perf_counter() - self._started, 3),
+        }
+        self._episode.event("end", **end)
         self._episode.close()
         self._episode = None
 
