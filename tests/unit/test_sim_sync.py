@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import stat
 import struct
 from pathlib import Path
 
@@ -113,3 +114,16 @@ def test_stat_v2_reports_enoent_and_sizes(tmp_path: Path) -> None:
     assert fields[0] == b"STA2" and fields[1] == 0 and fields[8] == 5
     missing = struct.unpack_from("<4sIQQIIIIQqqq", reply, 72)
     assert missing[0] == b"LST2" and missing[1] == 2  # ENOENT
+
+
+def test_links_list_and_stat_with_their_device_target(tmp_path: Path) -> None:
+    device = make_device(tmp_path)
+    device.fs.symlink("/sdcard/Music", "/sdcard/Download/l")
+    reply, _ = asyncio.run(
+        sync_exchange(device, req(b"LIST", b"/sdcard/Download") + req(b"LST2", b"/sdcard/Download/l"))
+    )
+    _id, mode, size, _mtime, namelen = struct.unpack_from("<4sIIII", reply, 2 * 20 + 3)  # after . and ..
+    assert reply[2 * 20 + 3 + 20 : 2 * 20 + 3 + 20 + namelen] == b"l"
+    assert stat.S_ISLNK(mode) and size == len("/sdcard/Music")
+    lst2 = struct.unpack_from("<4sIQQIIIIQqqq", reply, reply.index(b"LST2"))
+    assert stat.S_ISLNK(lst2[4]) and lst2[8] == len("/sdcard/Music")

@@ -95,7 +95,15 @@ class SyncSession:
             st = self.device.fs.lstat(path)
         except (OSError, PathEscapeError):
             return STAT_V1.pack(b"STAT", 0, 0, 0)
-        return STAT_V1.pack(b"STAT", st.st_mode & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF, int(st.st_mtime))
+        size = self.size(path, st)
+        return STAT_V1.pack(b"STAT", st.st_mode & 0xFFFFFFFF, size & 0xFFFFFFFF, int(st.st_mtime))
+
+    def size(self, path: str, st: os.stat_result) -> int:
+        """A link's size is its device target's length (the host's carries the LINK_DIR prefix)."""
+        if stat.S_ISLNK(st.st_mode):
+            with contextlib.suppress(OSError, PathEscapeError):
+                return len(self.device.fs.readlink(path).encode())
+        return st.st_size
 
     def stat_v2(self, path: str, follow: bool, ident: bytes) -> bytes:
         try:
@@ -113,7 +121,7 @@ class SyncSession:
             st.st_nlink,
             0,  # the simulated device owns everything as root
             0,
-            st.st_size,
+            self.size(path, st),
             int(st.st_atime),
             int(st.st_mtime),
             int(st.st_ctime),
@@ -129,7 +137,8 @@ class SyncSession:
             return DONE_LIST
         for name, st in entries:
             encoded = name.encode("utf-8", errors="surrogateescape")
-            out += DENT.pack(b"DENT", st.st_mode, st.st_size & 0xFFFFFFFF, int(st.st_mtime), len(encoded))
+            size = self.size(posixpath.join(path, name), st)
+            out += DENT.pack(b"DENT", st.st_mode, size & 0xFFFFFFFF, int(st.st_mtime), len(encoded))
             out += encoded
         return bytes(out + DONE_LIST)
 
