@@ -164,3 +164,15 @@ def test_search_finds_events_by_description_and_views_change(tmp_path: Path) -> 
     screen.tap(desc="Change view")
     screen.tap(text="Simple event list")
     assert screen.has(text="Friday, October 20 2023")
+
+
+def test_rows_written_behind_the_app_with_bad_values_do_not_stop_it(tmp_path: Path) -> None:
+    device, screen, db = booted(tmp_path)
+    sql(db, ADD, (ts(16, 9), ts(16, 10), "Fine", 0, 0))
+    sql(db, ADD, (10**15, 10**15 + 60, "Far future", 0, 0))
+    sql(db, ADD, (ts(16, 11), ts(16, 12), "Odd repeat", "weekly", "x"))
+    sql(db, "UPDATE events SET repetition_exceptions = '{' WHERE title = 'Fine'")
+    screen.am.launch(PKG)
+    screen.tap(desc="16 October 2023")
+    assert titles(screen) == ["Fine", "Odd repeat"]
+    assert device.services["window"].toast is None

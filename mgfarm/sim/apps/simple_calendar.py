@@ -59,6 +59,7 @@ VIEWS = (
 )
 SOURCE = "simple-calendar"  # what the app writes in `source` for its own events
 FLAG_ALL_DAY = 1
+FIRST_TS, LAST_TS = -62135596800 + 86400 * 366, 253402300799 - 86400 * 366  # years 2 to 9998
 REGULAR_EVENT_TYPE = 1
 
 # The Room schema of events.db (version 8 of the app's EventsDatabase).
@@ -131,6 +132,11 @@ class Occurrence:
     end: int
 
 
+def as_int(value: object) -> int:
+    """An integer column as the app's Cursor.getInt reads it: anything else counts as 0."""
+    return value if isinstance(value, int) else 0
+
+
 def day_code(d: date) -> str:
     return d.strftime("%Y%m%d")
 
@@ -198,8 +204,10 @@ class SimpleCalendar(App):
         for r in rows:
             try:
                 exceptions = tuple(str(x) for x in json.loads(r[9] or "[]"))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, RecursionError):
                 exceptions = ()
+            if not all(isinstance(v, int) and FIRST_TS <= v <= LAST_TS for v in (r[1], r[2])):
+                continue  # a row written behind the app's back with no usable time is not shown
             found.append(
                 Event(
                     int(r[0]),
@@ -208,11 +216,11 @@ class SimpleCalendar(App):
                     str(r[3] or ""),
                     str(r[4] or ""),
                     str(r[5] or ""),
-                    int(r[6] or 0),
-                    int(r[7] or 0),
-                    int(r[8] or 0),
+                    as_int(r[6]),
+                    as_int(r[7]),
+                    as_int(r[8]),
                     exceptions,
-                    int(r[10] or 0),
+                    as_int(r[10]),
                 )
             )
         return found
