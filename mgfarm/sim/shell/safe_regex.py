@@ -67,8 +67,19 @@ class BoundedPattern:
     def fullmatch(self, text: str) -> Any:
         return self._bounded(self._pattern.fullmatch, text)
 
-    def finditer(self, text: str) -> list[Any]:
-        return self._bounded(lambda t, **kw: list(self._pattern.finditer(t, **kw)), text)
+    def hits(self, text: str, limit: int) -> list[str]:
+        """The non-empty matched texts in `text`, at most `limit` + 1 of them (so a caller can tell
+        there were too many), never a list of millions of match objects."""
+        out: list[str] = []
+        try:
+            for m in self._pattern.finditer(text, timeout=self.budget.left(), concurrent=True):
+                if m.group(0):
+                    out.append(m.group(0))
+                    if len(out) > limit:
+                        break
+        except TimeoutError as exc:
+            raise RegexTimeout("regular expression took too long") from exc
+        return out
 
     def subn(self, repl: str, text: str, count: int = 0) -> tuple[str, int]:
         result: tuple[str, int] = self._bounded(self._pattern.subn, repl, text, count)

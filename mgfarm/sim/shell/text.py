@@ -75,7 +75,7 @@ def grep_lines(data: bytes, regex: BoundedPattern, flags: set[str], prefix: str)
     out: list[str] = []
     for num, raw in enumerate(lines_of(data), 1):
         line = raw.decode("utf-8", "surrogateescape")
-        hits = [m.group(0) for m in regex.finditer(line) if m.group(0)] if "o" in flags else []
+        hits = regex.hits(line, MAX_HITS - len(out)) if "o" in flags else []
         found = bool(hits) if "o" in flags else regex.search(line) is not None
         if found == ("v" in flags):
             continue
@@ -87,7 +87,12 @@ def grep_lines(data: bytes, regex: BoundedPattern, flags: set[str], prefix: str)
             out.extend(lead + hit for hit in hits)
         else:
             out.append(lead + line)
+        if len(out) >= MAX_HITS:
+            raise CommandError(f"grep: more than {MAX_HITS} output lines from one input")
     return count, out
+
+
+MAX_HITS = 1_000_000  # output lines `grep` keeps for one input (`grep -o .` on a 16 MiB line)
 
 
 @command("grep", "egrep", "fgrep")
@@ -118,6 +123,9 @@ async def grep(inv: Invocation) -> int:
             count, lines = await run_bounded(grep_lines, data, regex, flags, f"{path}:" if many else "")
         except RegexTimeout as exc:
             inv.err(f"grep: {exc}\n")
+            return 2
+        except CommandError as exc:
+            inv.err(f"{exc}\n")
             return 2
         matched_any = matched_any or count > 0
         if "q" in flags and matched_any:
