@@ -255,6 +255,42 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
         with file_utils.tmp_directory_from_device("/sdcard/Download", c) as local:
             expect(os.listdir(local), "aw.txt" in os.listdir(local), "pulled directory")
 
+    def intents_and_permissions() -> None:
+        from android_env.proto import adb_pb2
+
+        adb_utils.set_root_if_needed(c)
+        adb_utils.grant_permissions("com.android.contacts", "android.permission.READ_CONTACTS", c)
+        adb_utils.send_android_intent(
+            "start", "android.intent.action.VIEW", c, data_uri="content://contacts/people/"
+        )
+        activity = adb_utils.get_current_activity(c)[0] or ""
+        expect(activity, activity.startswith("com.android.contacts/"), "VIEW content://contacts")
+        adb_utils.check_ok(adb_utils.start_activity("com.android.settings/.Settings", [], c))
+        adb_utils.put_settings(
+            adb_pb2.AdbRequest.SettingsRequest.Namespace.SYSTEM, "pointer_location", "0", c
+        )
+        adb_utils.disable_headsup_notifications(c)
+        adb_utils.enable_headsup_notifications(c)
+        adb_utils.set_default_app("sms_default_application", "com.android.messaging", c)
+        adb_utils.delete_contacts(c)
+        adb_utils.press_keyboard_generic("KEYCODE_A", c)
+        adb_utils.issue_generic_request(adb_utils.generate_drag_and_drop_command(500, 1500, 500, 600), c)
+
+    def orientation() -> None:
+        adb_utils.change_orientation("portrait", c)
+        expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 0, "portrait")
+        adb_utils.change_orientation("landscape", c)
+        expect(
+            adb_utils.get_orientation(c),
+            adb_utils.get_orientation(c) == 1,
+            "landscape (the sim draws portrait)",
+        )
+
+    def clipboard() -> None:
+        adb_utils.set_clipboard_contents("copied text", c)
+        got = adb_utils.get_clipboard_contents(c)
+        expect(got, got == "copied text", "clipboard through the Clipper app")
+
     return [
         ("get_current_activity / launch_app", current_activity),
         ("get_screen_size / logical size / orientation / physical frame", screen),
@@ -269,6 +305,12 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
         ("execute_sql_command", sqlite),
         ("controller.get_ui_elements (uiautomator)", ui_dump),
         ("file_utils.tmp_directory_from_device (ls -ll -au, pull)", file_pull),
+        (
+            "grant_permissions, send_android_intent, start_activity, put_settings, headsup, root, keys",
+            intents_and_permissions,
+        ),
+        ("change_orientation", orientation),
+        ("set_clipboard_contents / get_clipboard_contents (Clipper app)", clipboard),
     ]
 
 
@@ -340,10 +382,12 @@ def table(helpers: list[Outcome], tasks: list[Outcome]) -> str:
             "",
             "- M3A's per-step calls (state, logical size, orientation, physical frame, actions) run in",
             "  `test_compat_androidworld.py::test_m3a_steps_on_the_device`, with a scripted model.",
-            "- `env_launcher.load_and_setup_env` needs the emulator's gRPC API and AndroidWorld's",
-            "  accessibility forwarder app (A11yGrpcWrapper); the sim serves neither yet, so the tests build",
-            "  AndroidWorld's `AsyncAndroidEnv` over an adb-only android_env environment with",
-            "  `A11yMethod.UIAUTOMATOR` instead.",
+            "- `env_launcher.load_and_setup_env`: the sim serves the emulator gRPC API (`sim serve --grpc`;",
+            "  android_env's AndroidEnv resets and steps over it, see test_compat_android_env.py), but",
+            "  AndroidWorld's controller always wraps it in A11yGrpcWrapper, which downloads Google's",
+            "  accessibility-forwarder APK and waits for that app to stream the a11y tree back over gRPC;",
+            "  the sim has no such app. The tests build AndroidWorld's `AsyncAndroidEnv` over an adb-only",
+            "  android_env environment with `A11yMethod.UIAUTOMATOR` instead.",
             "- `adb emu` exits 0 even when the console answers `KO:`, exactly as the real adb client does",
             "  (adb's console client returns 0 once it could connect); read the `KO:` line.",
             "",

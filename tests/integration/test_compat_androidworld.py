@@ -58,10 +58,28 @@ HELPERS = [
     "execute_sql_command",
     "controller.get_ui_elements (uiautomator)",
     "file_utils.tmp_directory_from_device (ls -ll -au, pull)",
+    "grant_permissions, send_android_intent, start_activity, put_settings, headsup, root, keys",
+    "change_orientation",
+    "set_clipboard_contents / get_clipboard_contents (Clipper app)",
 ]
+HELPER_GAPS = {
+    "change_orientation": "the sim's window manager draws portrait only, so it reports rotation 0",
+    "set_clipboard_contents / get_clipboard_contents (Clipper app)": "the Clipper app is not on the sim",
+}
+# Launching the missing Clipper app fails, and android_env then restarts the adb server: whether the
+# clipboard broadcast after it lands depends on how soon the device is attached again.
+NOT_STRICT = {"set_clipboard_contents / get_clipboard_contents (Clipper app)"}
 
 
-@pytest.mark.parametrize("name", HELPERS)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=n not in NOT_STRICT, reason=HELPER_GAPS[n]))
+        if n in HELPER_GAPS
+        else n
+        for n in HELPERS
+    ],
+)
 def test_adb_utils_helper(env: Any, name: str) -> None:
     checks = dict(aw.helper_checks(env))
     assert set(checks) == set(HELPERS), "tests/compat/androidworld.py and this list name the same helpers"
