@@ -221,6 +221,14 @@ def test_endless_word_growth_is_stopped(sh: ShellDevice) -> None:
     assert r.status == 1 and "word too long" in r.error
 
 
+def test_line_splitting_commands_refuse_millions_of_lines(sh: ShellDevice) -> None:
+    # 3 MB of newlines would be 3 million objects for sort; 64 MiB of them, 2 GB.
+    r = sh.run("sort | uniq", stdin=b"\n" * 3_000_000)
+    assert r.status == 1 and "more than 2,000,000 lines" in r.error
+    r = sh.run("grep -o .", stdin=b"y" * 1_500_000)
+    assert r.status == 2 and "more than 1000000 output lines" in r.error
+
+
 def test_endless_query_is_interrupted(sh: ShellDevice) -> None:
     r = sh.run(
         "sqlite3 /data/local/tmp/q.db 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) "
