@@ -5,91 +5,56 @@ Each task: AndroidWorld's `initialize_task` works, `is_successful` is 0.0 before
 (uiautomator2), as an agent would. AndroidWorld comes from $MGFARM_ANDROID_WORLD
 (tests/compat/androidworld.py copies it and builds its env); without it these tests skip.
 
-The shared driving helpers here (`world`, `check_task`, `launch`, `scroll_to`) are also used by
-test_aw_smsmessenger.py.
+The device and AndroidWorld's env come from tests/integration/aw_apps.py; the uiautomator2 helpers
+here (`with_ui`, `check_task`, `launch`, `scroll_to`) are also used by test_aw_smsmessenger.py.
 """
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mgfarm.farm.adb import find_adb
-from tests.compat.androidworld import ENV_VAR, android_world_source, async_env, prepare_android_world
-from tests.integration.conftest import AdbServer, SimProcess, start_adb_server, stop_adb_server
+from tests.integration.aw_apps import AwDevice, aw_device, run_task
 
-SKIP_REASON = f"set {ENV_VAR} to an AndroidWorld checkout to run AndroidWorld's tasks"
+__all__ = ["aw_device"]  # the module fixture both AndroidWorld app test modules run on
+
 PKG = "net.gsantner.markor"
-
-pytestmark = pytest.mark.skipif(android_world_source() is None, reason=SKIP_REASON)
 
 
 @dataclass
 class World:
-    """AndroidWorld's env and a uiautomator2 device on one simulated device."""
+    """AndroidWorld's env on a simulated device (aw_apps.aw_device) and uiautomator2 on the same device."""
 
-    env: Any
+    device: AwDevice
     ui: Any  # uiautomator2.Device
-    server: AdbServer
-    serial: str
+
+    @property
+    def env(self) -> Any:
+        return self.device.env
 
 
-def world(tmp: Path) -> Iterator[World]:
-    """An adb server, a simulated device and AndroidWorld's env over them (a fixture's body)."""
-    pytest.importorskip("android_env", reason="android_env is not installed (the compat extra)")
+def with_ui(device: AwDevice) -> Iterator[World]:
+    """A module fixture's body: uiautomator2 started on the AndroidWorld device, stopped after."""
     u2 = pytest.importorskip("uiautomator2", reason="uiautomator2 is not installed")
-    prepare_android_world(tmp)
-    server = start_adb_server(find_adb(), tmp / "adbhome")
-    sim = SimProcess(server, tmp, 1)
-    old_home = os.environ.get("HOME")
-    try:
-        serial = sim.wait_ready()[0].serial
-        os.environ["HOME"] = str(server.home)  # `adb emu` reads the console token from $HOME
-        env = async_env(str(server.binary), server.port, serial)
-        ui = u2.connect(server.client().device(serial))
-        ui.settings["wait_timeout"] = 3.0
-        for attempt in range(3):  # the server's first launch can lose a race on a loaded machine
-            try:
-                ui.start_uiautomator()
-                break
-            except u2.exceptions.LaunchUiAutomationError:
-                if attempt == 2:
-                    raise
-        yield World(env, ui, server, serial)
-        ui.stop_uiautomator()
-    finally:
-        if old_home is not None:
-            os.environ["HOME"] = old_home
-        sim.stop()
-        stop_adb_server(server)
-
-
-def params_for(cls: Any, seed: int) -> dict[str, Any]:
-    """AndroidWorld's own random parameters for a task class, with a fixed seed."""
-    import numpy as np
-
-    random.seed(seed)
-    np.random.seed(seed)
-    params: dict[str, Any] = cls.generate_random_params()
-    return params
+    ui = u2.connect(device.phone.d)
+    ui.settings["wait_timeout"] = 3.0
+    for attempt in range(3):  # the server's first launch can lose a race on a loaded machine
+        try:
+            ui.start_uiautomator()
+            break
+        except u2.exceptions.LaunchUiAutomationError:
+            if attempt == 2:
+                raise
+    yield World(device, ui)
+    ui.stop_uiautomator()
 
 
 def check_task(w: World, cls: Any, seed: int, solve: Callable[[World, dict[str, Any]], None]) -> None:
-    """AndroidWorld's initialize_task works; is_successful is 0.0 before and 1.0 after `solve`."""
-    task = cls(params_for(cls, seed))
-    task.initialize_task(w.env)
-    try:
-        assert task.is_successful(w.env) == 0.0, "the task counted as done before anything was done"
-        solve(w, task.params)
-        assert task.is_successful(w.env) == 1.0, f"the scripted solution did not succeed: {task.goal}"
-    finally:
-        task.tear_down(w.env)
+    """aw_apps.run_task (init, 0.0 untouched, 1.0 after `solve`) with the task's parameters."""
+    run_task(w.device, cls, seed, lambda _device, _task, raw: solve(w, raw))
 
 
 def launch(w: World, app: str) -> None:
@@ -170,8 +135,8 @@ def delete_selected(w: World) -> None:
 
 
 @pytest.fixture(scope="module")
-def w(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    yield from world(tmp_path_factory.mktemp("aw-markor"))
+def w(aw_device: AwDevice) -> Iterator[World]:
+    yield from with_ui(aw_device)
 
 
 def markor(name: str) -> Any:

@@ -13,20 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_aw_markor import (
-    SKIP_REASON,
-    World,
-    android_world_source,
-    check_task,
-    launch,
-    new_note,
-    scroll_to,
-    world,
-)
+from tests.integration.aw_apps import AwDevice, aw_device
+from tests.integration.test_aw_markor import World, check_task, launch, new_note, scroll_to, with_ui
+
+__all__ = ["aw_device"]
 
 PKG = "com.simplemobiletools.smsmessenger"
-
-pytestmark = pytest.mark.skipif(android_world_source() is None, reason=SKIP_REASON)
 
 
 def rid(name: str) -> str:
@@ -57,8 +49,8 @@ def new_conversation(w: World, to: str, pick_contact: bool = False) -> None:
 
 
 @pytest.fixture(scope="module")
-def w(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    yield from world(tmp_path_factory.mktemp("aw-sms"))
+def w(aw_device: AwDevice) -> Iterator[World]:
+    yield from with_ui(aw_device)
 
 
 def sms(name: str) -> Any:
