@@ -101,3 +101,32 @@ def test_golden_saved_on_one_device_restores_a_setting_on_another(
     assert adb(first, "shell", "settings get system screen_brightness") == "77\n"
     assert "KO" not in adb(second, "emu", "avd", "snapshot", "load", "golden")
     assert adb(second, "shell", "settings get system screen_brightness") == "77\n"
+
+
+def test_adb_emu_drives_modem_battery_and_sms(adb_server: AdbServer, sim_device: SimHandle) -> None:
+    def emu(*words: str) -> str:
+        done = adb_server.adb("-s", sim_device.serial, "emu", *words)
+        # The real adb client prints the console's reply and exits 0 even on `KO:` (adb's console
+        # client returns 0 once connected), so callers read the reply.
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def sh(cmd: str) -> str:
+        return adb_server.adb("-s", sim_device.serial, "shell", cmd).stdout
+
+    assert emu("gsm", "call", "5551234").startswith("OK")
+    assert "mCallState=1" in sh("dumpsys telephony.registry")
+    assert emu("gsm", "list").splitlines()[0] == "inbound from 5551234 : incoming"
+    assert emu("gsm", "accept", "5551234").startswith("OK")
+    assert "mCallState=2" in sh("dumpsys telephony.registry")
+    assert emu("gsm", "cancel", "5551234").startswith("OK")
+    assert "mCallState=0" in sh("dumpsys telephony.registry")
+    assert emu("sms", "send", "5550100", "see", "you", "soon").startswith("OK")
+    assert "body=see you soon" in sh("content query --uri content://sms/inbox")
+    assert emu("power", "capacity", "42").startswith("OK")
+    assert "  level: 42" in sh("dumpsys battery")
+    assert emu("geo", "fix", "-122.08", "37.42").startswith("OK")
+    assert emu("network", "speed", "lte").startswith("OK")
+    assert emu("rotate").startswith("OK")
+    assert emu("gsm", "call", "not-a-number").startswith("KO: ")
+    assert emu("power", "capacity", "101").startswith("KO: ")
