@@ -115,16 +115,29 @@ def silent(farm: FarmState, backend: Backend, indices: list[int]) -> set[int]:
 
 
 def restore(
-    name: str, indices: list[int], reason: str, frozen: frozenset[int] = frozenset()
+    name: str,
+    indices: list[int],
+    reason: str,
+    frozen: frozenset[int] = frozenset(),
+    seen: dict[int, str] | None = None,
 ) -> dict[int, str]:
     """Restart these replicas, wait for boot, load the snapshot, mark them ready.
 
     `frozen`: those among them known to have stopped answering; the others are asked once more.
     A frozen one is killed without asking, with its whole process (or container), so the replicas
     that process also hosted are restored too.
+    `seen`: backend ids the watchdog saw when it judged them (index -> id); a replica restarted or
+    restoring since (by `restart`, say) is left alone, so no replica is restored twice.
     Returns index -> error text for the replicas that could not be restored (marked failed).
     """
     with edit(name) as farm:
+        if seen is not None:
+            indices = [
+                i for i in indices if (farm.replica(i).state, farm.replica(i).backend_id) == (READY, seen[i])
+            ]
+            frozen = frozenset(i for i in frozen if i in indices)
+            if not indices:
+                return {}
         backend = backend_of(farm)
         stuck = set(frozen) | silent(farm, backend, [i for i in indices if i not in frozen])
         hosts = {farm.replica(i).backend_id for i in stuck}
@@ -172,7 +185,10 @@ def watch_once(name: str) -> list[int]:
     chosen = [i for i in dead + frozen if farm.replica(i).restarts < MAX_RESTARTS_PER_REPLICA]
     if chosen:
         reason = "device stopped answering; restoring from the snapshot" if frozen else ""
-        restore(name, chosen, reason or "device stopped; restoring from the snapshot", frozenset(frozen))
+        seen = {i: farm.replica(i).backend_id for i in chosen}
+        restore(
+            name, chosen, reason or "device stopped; restoring from the snapshot", frozenset(frozen), seen
+        )
     return chosen
 
 
