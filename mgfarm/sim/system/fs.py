@@ -424,8 +424,6 @@ class DeviceFS:
         return "/" + str(rel) if str(rel) != "." else "/"
 
 
-
-
 @dataclass
 class Entry:
     """One entry of a walk: the device path as the caller spelled it, its lstat, its depth, and
