@@ -197,3 +197,11 @@ def fuzz_device() -> ShellDevice:
 
         _FUZZ.append(ShellDevice(Path(tempfile.mkdtemp(prefix="aw-fuzz-"))))
     return _FUZZ[0]
+
+
+def test_an_agent_dialing_in_a_loop_holds_at_most_seven_calls(tmp_path: Path) -> None:
+    dev = ShellDevice(tmp_path)
+    r = dev.run("for i in 1 2 3 4 5 6 7 8 9; do am start -a android.intent.action.CALL -d tel:555000$i; done")
+    assert r.status == 0
+    assert len(dev.device.services["telephony"].calls) == 7
+    dev.close()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
-from mgfarm.sim.system.telephony import NUMBER
+from mgfarm.sim.system.telephony import NUMBER, TelephonyError
 from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state, fab, list_item, tabs
 
@@ -84,7 +85,8 @@ class Dialer(App):
         number = data[4:] if data.startswith("tel:") else str(record.extras.get("number", ""))
         modem = self.device.services.get("telephony")
         if modem is not None and NUMBER.fullmatch(number):
-            modem.dial(number)
+            with contextlib.suppress(TelephonyError):  # the modem is full: the screen shows, no call
+                modem.dial(number)
 
     def screens(self) -> dict[str, ScreenFn]:
         return {MAIN: self.main, INCALL: self.in_call}
@@ -104,7 +106,8 @@ class Dialer(App):
         )
         modem = self.device.services.get("telephony")
         if modem is not None and NUMBER.fullmatch(number):
-            modem.dial(number, logged=True)
+            with contextlib.suppress(TelephonyError):
+                modem.dial(number, logged=True)
         ctx.start(INCALL, {"number": number, "name": names.get(digits, ""), "placed": True})
 
     def main(self, ctx: ScreenContext) -> View:

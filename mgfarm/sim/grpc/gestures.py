@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-LONG_PRESS_S = 0.5  # ViewConfiguration's long-press timeout
+MAX_POINTERS = 10  # the emulator's multi-touch slots; further fingers are ignored
 
 
 @dataclass
@@ -32,8 +32,10 @@ class Gestures:
         now = time.monotonic() if now is None else now
         current = self.down.get(pointer)
         if pressed:
-            if current is None:
+            if current is None and len(self.down) < MAX_POINTERS:
                 self.down[pointer] = Pointer(x, y, now, x, y)
+            elif current is None:
+                return
             else:
                 current.x, current.y = x, y
             return

@@ -23,6 +23,7 @@ IN_CALL = "com.android.incallui.InCallActivity"
 NUMBER = re.compile(r"\+?[0-9*#]{1,40}")
 INCOMING, OUTGOING, MISSED = 1, 2, 3  # CallLog.Calls.TYPE
 SMS_INBOX = 1
+MAX_CALLS = 7  # a GSM modem holds at most 7 calls; an agent dialing in a loop gets no more
 
 
 class CallState(IntEnum):
@@ -111,6 +112,7 @@ class Telephony:
         self._check_number(number)
         if self.find(number) is not None:
             raise TelephonyError("a call to/from this number is already in progress")
+        self._check_room()
         self.calls.append(Call(number, True, "incoming", self._now()))
         self._radio_log("RINGING")
         self._show(number, incoming=True)
@@ -119,6 +121,7 @@ class Telephony:
         """An outgoing call (the CALL intent or the dial pad): active at once, as on the emulator's modem."""
         self._check_number(number)
         if self.find(number) is None:
+            self._check_room()
             now = self._now()
             self.calls.append(Call(number, False, "active", now, now, logged))
             self._radio_log("DIALING")
@@ -175,6 +178,10 @@ class Telephony:
     def _check_number(self, number: str) -> None:
         if not NUMBER.fullmatch(number):
             raise TelephonyError("bad phone number format, use digits, # and *")
+
+    def _check_room(self) -> None:
+        if len(self.calls) >= MAX_CALLS:
+            raise TelephonyError(f"too many calls in progress ({MAX_CALLS}); end one first")
 
     def _pick(self, number: str | None, state: str | None) -> Call:
         for call in self.calls:
