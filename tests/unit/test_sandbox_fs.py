@@ -131,10 +131,18 @@ def test_any_path_resolves_inside_the_root(
     fs.mkdir("/a")
     fs.symlink("../../..", "/a/l")
     fs.symlink("/", "/l")
-    path = "/".join(parts)
+    fs.symlink("missing/../../../../../..", "/a/dangling")  # `..` after a missing folder
+    path = "/".join([*parts, "dangling", "x"] if len(parts) % 2 else parts)
     try:
         host = fs.host(path, "/a")
     except (OSError, PathEscapeError):
         return
     assert host == fs.root or fs.root in host.parents
     assert ".." not in host.parts
+
+
+def test_a_dangling_link_with_dotdots_maps_inside_the_root(fs: DeviceFS) -> None:
+    fs.mkdir("/a")
+    fs.symlink("missing/../../../../../../../../..", "/a/dangling")
+    host = fs.host("/a/dangling/x")
+    assert fs.root in host.parents and ".." not in host.parts

@@ -157,7 +157,8 @@ class DeviceFS:
                     st = os.stat(comp, dir_fd=fd, follow_symlinks=False)
                 except FileNotFoundError:
                     if last or lenient:
-                        return self._found(stack, comp, "/".join([here, *todo]))
+                        # The missing rest as typed, `..` clamped at the root (a link may bring some).
+                        return self._found(stack, comp, posixpath.normpath("/".join([here, *todo])))
                     raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), here) from None
                 if statmod.S_ISLNK(st.st_mode):
                     hops += 1
