@@ -160,10 +160,40 @@ def test_search_finds_events_by_description_and_views_change(tmp_path: Path) -> 
     screen.tap(desc="Change view")
     screen.tap(text="Weekly view")
     assert screen.has(text="Oct 15 - Oct 21")
-    assert titles(screen) == ["Review"]
+    block = find(screen.xml(), rid=ID + "week_event_label")
+    assert block.attrs["content-desc"] == "Review, 10:00 - 11:00"
+    screen.tap(rid=ID + "week_event_label")
+    assert find(screen.xml(), rid=ID + "event_title").attrs["text"] == "Review"
+    screen.wm.key(4)
     screen.tap(desc="Change view")
     screen.tap(text="Simple event list")
     assert screen.has(text="Friday, October 20 2023")
+
+
+def test_week_grid_places_overlapping_events_side_by_side(tmp_path: Path) -> None:
+    device, screen, db = booted(tmp_path)
+    sql(db, ADD, (ts(17, 9), ts(17, 11), "Long", 0, 0))
+    sql(db, ADD, (ts(17, 10), ts(17, 10, 30), "Short", 0, 0))
+    sql(db, ADD, (ts(17, 12), ts(17, 13), "Later", 0, 0))
+    screen.am.launch(PKG)
+    screen.tap(desc="Change view")
+    screen.tap(text="Weekly view")
+    blocks = {
+        n.attrs["content-desc"].split(",")[0]: n.attrs["bounds"]
+        for n in nodes(screen.xml())
+        if n.attrs["resource-id"] == ID + "week_event_label"
+    }
+    assert set(blocks) == {"Long", "Short", "Later"}
+
+    def box(name: str) -> list[int]:
+        return [int(v) for v in blocks[name].replace("][", ",").strip("[]").split(",")]
+
+    long, short, later = box("Long"), box("Short"), box("Later")
+    assert short[0] >= long[2]  # the overlap moves to a second lane
+    assert later[0] == long[0] and later[1] > long[3]  # the free first lane takes the later event
+    assert (short[1] - long[1]) * 2 == long[3] - long[1]  # 10:00 sits halfway down 9:00-11:00
+    png = device.services["window"].screencap_png()
+    assert png.startswith(b"\x89PNG")
 
 
 def test_rows_written_behind_the_app_with_bad_values_do_not_stop_it(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from mgfarm.sim.ui.views import (
     IconButton,
     Row,
     Scroll,
+    Spacer,
     Stack,
     Text,
     Toggle,
@@ -59,6 +60,7 @@ VIEWS = (
 )
 SOURCE = "simple-calendar"  # what the app writes in `source` for its own events
 FLAG_ALL_DAY = 1
+HOUR_DP, MIN_EVENT_DP = 48.0, 14.0  # the week grid's hour height and its shortest event block
 FIRST_TS, LAST_TS = -62135596800 + 86400 * 366, 253402300799 - 86400 * 366  # years 2 to 9998
 REGULAR_EVENT_TYPE = 1
 
@@ -407,7 +409,7 @@ class SimpleCalendar(App):
         elif view == "day":
             body = self.day_view(ctx, day, set_day, occurrence_row)
         elif view == "week":
-            body = self.week_view(ctx, day, set_day, occurrence_row)
+            body = self.week_view(ctx, day, set_day, open_occurrence)
         elif view == "list":
             body = self.list_view(ctx, occurrence_row)
         else:
@@ -599,29 +601,119 @@ class SimpleCalendar(App):
         ctx: ScreenContext,
         day: date,
         set_day: Callable[[date], None],
-        row: Callable[..., View],
+        open_occurrence: Callable[[Occurrence], Callable[[], None]],
     ) -> list[View]:
+        """Seven day columns under one hour ruler; overlapping events share their day's width."""
         start = day - timedelta(days=(day.weekday() + 1) % 7)
         end = start + timedelta(days=6)
+        today = self.today(ctx)
 
         def shift(n: int) -> Callable[[], None]:
             return lambda: set_day(day + timedelta(days=n))
 
+        def open_day(d: date) -> Callable[[], None]:
+            def run() -> None:
+                set_day(d)
+                ctx.state["view"] = "day"
+
+            return run
+
         ctx.on_swipe(lambda way: shift(7)() if way == "left" else shift(-7)() if way == "right" else None)
         occurrences = self.occurrences(start, end)
-        sections: list[View] = []
+        heads: list[View] = [Text(text="", width=40)]
+        # each hour's label is centred on its line, so the ruler starts half a label above 01:00
+        ruler: list[View] = [Spacer(height=HOUR_DP / 2)]
+        ruler += [
+            Text(text=f"{h:02d}:00", size=10, color="on_surface_variant", height=HOUR_DP, gravity="center")
+            for h in range(1, 24)
+        ]
+        columns: list[View] = [Column(width=40, height=24 * HOUR_DP, children=ruler)]
         for i in range(7):
             d = start + timedelta(days=i)
-            sections.append(header(f"{d.strftime('%a')} {d.day}"))
             todays = [o for o in occurrences if self.dt(o.start).date() == d]
-            sections += [row(o) for o in todays] or [
-                Text(text="No events", size=14, color="on_surface_variant", pad=(16, 0, 16, 8))
-            ]
+            all_day = [o for o in todays if o.event.all_day]
+            heads.append(
+                Column(
+                    id="week_day_label",
+                    weight=1,
+                    on_click=open_day(d),
+                    desc=f"{d.day} {d.strftime('%B %Y')}",
+                    children=[
+                        Text(text=d.strftime("%a")[0], size=12, gravity="center", color="on_surface_variant"),
+                        Text(
+                            text=str(d.day),
+                            size=16,
+                            gravity="center",
+                            medium=d == today,
+                            color="primary" if d == today else "on_surface",
+                        ),
+                        *[
+                            Text(
+                                id="week_all_day_event",
+                                text=o.event.title,
+                                size=9,
+                                bg="#F57C00",
+                                color="#FFFFFF",
+                                on_click=open_occurrence(o),
+                            )
+                            for o in all_day
+                        ],
+                    ],
+                )
+            )
+            columns.append(self.day_column(d, [o for o in todays if not o.event.all_day], open_occurrence))
         label = f"{start.strftime('%b')} {start.day} - {end.strftime('%b')} {end.day}"
         return [
             self.nav(label, shift(-7), shift(7)),
-            Scroll(id="week_events", key="week", weight=1, pad=(0, 0, 0, 88), children=sections),
+            Row(pad=(4, 0, 4, 4), children=heads),
+            Scroll(
+                id="week_view_holder",
+                key="week",
+                weight=1,
+                pad=(4, 0, 4, 88),
+                children=[Row(children=columns)],
+            ),
         ]
+
+    def day_column(
+        self,
+        d: date,
+        occurrences: list[Occurrence],
+        open_occurrence: Callable[[Occurrence], Callable[[], None]],
+    ) -> View:
+        """One day of the week grid: events placed by time in lanes, a new lane for each overlap."""
+        midnight = self.ts(d)
+        lanes: list[list[tuple[float, float, Occurrence]]] = []
+        for occ in occurrences:
+            top = max(0.0, (occ.start - midnight) / 3600 * HOUR_DP)
+            bottom = min(24 * HOUR_DP, max(top + MIN_EVENT_DP, (occ.end - midnight) / 3600 * HOUR_DP))
+            lane = next((lane for lane in lanes if lane[-1][1] <= top), None)
+            if lane is None:
+                lanes.append([(top, bottom, occ)])
+            else:
+                lane.append((top, bottom, occ))
+        lane_views: list[View] = []
+        for lane in lanes:
+            children: list[View] = []
+            y = 0.0
+            for top, bottom, occ in lane:
+                if top > y:
+                    children.append(Spacer(height=top - y))
+                children.append(
+                    Column(
+                        id="week_event_label",
+                        height=bottom - top,
+                        bg="#F57C00",
+                        radius=4,
+                        pad=(2, 1, 2, 1),
+                        desc=f"{occ.event.title}, {self.when(occ)}",
+                        on_click=open_occurrence(occ),
+                        children=[Text(text=occ.event.title, size=9, lines=4, color="#FFFFFF")],
+                    )
+                )
+                y = bottom
+            lane_views.append(Column(weight=1, height=24 * HOUR_DP, pad=(1, 0, 1, 0), children=children))
+        return Row(weight=1, height=24 * HOUR_DP, border="outline_variant", children=lane_views)
 
     def list_view(self, ctx: ScreenContext, row: Callable[..., View]) -> list[View]:
         today = self.today(ctx)
