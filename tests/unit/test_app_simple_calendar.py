@@ -196,6 +196,26 @@ def test_week_grid_places_overlapping_events_side_by_side(tmp_path: Path) -> Non
     assert png.startswith(b"\x89PNG")
 
 
+def test_weekly_day_follows_a_moved_start_and_monthly_repeats_on_the_same_day(tmp_path: Path) -> None:
+    _, screen, db = booted(tmp_path)
+    screen.am.launch(PKG)
+    for title, repeat, day in (("Gym", "Weekly", "18 October 2023"), ("Rent", "Monthly", "1 October 2023")):
+        screen.tap(desc="New Event")
+        screen.type_into(title, rid=ID + "event_title")
+        screen.wm.key(4)
+        screen.tap(rid=ID + "event_repetition")
+        screen.tap(text=repeat)
+        screen.tap(rid=ID + "event_start_date")
+        screen.tap(desc=day)
+        screen.tap(text="OK")
+        screen.tap(desc="Save")
+    wednesday = 1 << 2
+    assert sql(db, "SELECT title, repeat_interval, repeat_rule FROM events ORDER BY id") == [
+        ("Gym", 604800, wednesday),
+        ("Rent", 2592001, 1),
+    ]
+
+
 def test_rows_written_behind_the_app_with_bad_values_do_not_stop_it(tmp_path: Path) -> None:
     device, screen, db = booted(tmp_path)
     sql(db, ADD, (ts(16, 9), ts(16, 10), "Fine", 0, 0))

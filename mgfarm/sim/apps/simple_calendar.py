@@ -139,6 +139,14 @@ def as_int(value: object) -> int:
     return value if isinstance(value, int) else 0
 
 
+def repeat_rule(interval: int, weekdays: int) -> int:
+    """What the app stores in `repeat_rule`: weekday bits for a weekly series, 1 (the same day of the
+    month or year) for monthly and yearly ones, 0 otherwise."""
+    if interval > 0 and interval % WEEK == 0:
+        return weekdays
+    return 1 if interval in (MONTH, YEAR) else 0
+
+
 def day_code(d: date) -> str:
     return d.strftime("%Y%m%d")
 
@@ -769,7 +777,7 @@ class SimpleCalendar(App):
                 int(st["reminders"][1]),
                 int(st["reminders"][2]),
                 int(st["interval"]),
-                int(st["rule"]) if int(st["interval"]) == WEEK else 0,
+                repeat_rule(int(st["interval"]), int(st["rule"])),
             )
             flags = FLAG_ALL_DAY if st.get("all_day") else 0
             now = ctx.now_ms()
@@ -1038,8 +1046,11 @@ class SimpleCalendar(App):
         st = ctx.state
         ts = int(moment.timestamp())
         if which == "start":
+            old = self.dt(int(st["start"])).date()
             duration = int(st["end"]) - int(st["start"])
             st["start"], st["end"] = ts, ts + duration
+            if int(st["rule"]) == weekday_bit(old):  # a weekly series on the start's day follows the start
+                st["rule"] = weekday_bit(moment.date())
         else:
             st["end"] = ts
 
