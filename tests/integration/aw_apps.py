@@ -106,4 +106,3 @@ def aw_device(adb_server: AdbServer, tmp_path_factory: pytest.TempPathFactory) -
         if old_home is not None:
             os.environ["HOME"] = old_home
         sim.stop()
-
