@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import grpc
+import numpy as np
 from google.protobuf import empty_pb2
 
 from mgfarm.sim import snapshot
@@ -61,12 +62,6 @@ def android_key(event: Any) -> int | None:
     return None
 
 
-def rgba_frame(device: SimDevice) -> tuple[int, int, bytes]:
-    raw = device.services["window"].screencap_raw()
-    width, height = int.from_bytes(raw[0:4], "little"), int.from_bytes(raw[4:8], "little")
-    return width, height, raw[12:]
-
-
 class EmulatorController(pb_grpc.EmulatorControllerServicer):
     def __init__(self, device: SimDevice) -> None:
         self.device = device
@@ -74,6 +69,8 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
         self.mouse_down = False
         self.seq = 0
         self.rotation = [0.0, 0.0, 0.0]
+        self._png: bytes | None = None
+        self._rgb: np.ndarray = np.zeros((1, 1, 3), dtype=np.uint8)
 
     async def getStatus(self, request: Any, context: Any) -> Any:
         config = self.device.config
@@ -96,24 +93,28 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
         )
 
     async def getScreenshot(self, request: Any, context: Any) -> Any:
-        """PNG, RGBA8888 or RGB888, scaled when the request names a size (as the emulator does)."""
-        width, height, pixels = rgba_frame(self.device)
+        """PNG, RGBA8888 or RGB888, scaled when the request names a size (as the emulator does).
+
+        Pixels come from the window manager's kept PNG (decoding it is several times cheaper than
+        composing the screen again), and the last decoded frame is reused while the PNG is the same."""
+        png = self.device.services["window"].screencap_png()
+        if png is not self._png:
+            self._png, self._rgb = png, decode_png(png)
+        rgb = self._rgb
+        height, width = rgb.shape[:2]
         want = (request.width or width, request.height or height)
         if want != (width, height):
             from PIL import Image
 
-            image = Image.frombytes("RGBA", (width, height), pixels).resize(want, Image.Resampling.BILINEAR)
-            (width, height), pixels = image.size, image.tobytes()
+            rgb = np.asarray(Image.fromarray(rgb).resize(want, Image.Resampling.BILINEAR))
+            height, width = rgb.shape[:2]
         if request.format == pb.ImageFormat.PNG:
-            data = (
-                self.device.services["window"].screencap_png()
-                if want == (width, height)
-                else png(width, height, pixels)
-            )
+            data = png if want == (rgb.shape[1], rgb.shape[0]) and rgb is self._rgb else encode_png(rgb)
         elif request.format == pb.ImageFormat.RGB888:
-            data = _drop_alpha(pixels)
+            data = rgb.tobytes()
         else:
-            data = pixels
+            alpha = np.full((height, width, 1), 255, dtype=np.uint8)
+            data = np.concatenate([rgb, alpha], axis=2).tobytes()
         self.seq += 1
         fmt = pb.ImageFormat(format=request.format, width=width, height=height, rotation=pb.Rotation())
         return pb.Image(
@@ -173,20 +174,29 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
         return pb.VmRunState(state=pb.VmRunState.RUNNING)
 
 
-def png(width: int, height: int, rgba: bytes) -> bytes:
+def decode_png(png: bytes) -> np.ndarray:
+    """RGB pixels of a PNG (pyspng when installed, else Pillow)."""
+    try:
+        import pyspng
+
+        pixels = pyspng.load(png)
+    except ImportError:
+        import io
+
+        from PIL import Image
+
+        pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    return np.ascontiguousarray(pixels[:, :, :3]) if pixels.ndim == 3 else np.dstack([pixels] * 3)
+
+
+def encode_png(rgb: np.ndarray) -> bytes:
     import io
 
     from PIL import Image
 
     out = io.BytesIO()
-    Image.frombytes("RGBA", (width, height), rgba).convert("RGB").save(out, "PNG")
+    Image.fromarray(rgb).save(out, "PNG")
     return out.getvalue()
-
-
-def _drop_alpha(rgba: bytes) -> bytes:
-    out = bytearray(len(rgba) // 4 * 3)
-    out[0::3], out[1::3], out[2::3] = rgba[0::4], rgba[1::4], rgba[2::4]
-    return bytes(out)
 
 
 class SnapshotService(snap_grpc.SnapshotServiceServicer):

@@ -17,12 +17,13 @@ from google.protobuf.internal import builder as _builder
 _runtime_version.ValidateProtobufRuntimeVersion(
     _runtime_version.Domain.PUBLIC, 7, 35, 1, "", "mgfarm/sim/grpc/snapshot_service.proto"
 )
+from mgfarm.sim.grpc.pool import POOL
 # @@protoc_insertion_point(imports)
 
 _sym_db = _symbol_database.Default()
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(
+DESCRIPTOR = POOL.AddSerializedFile(
     b'\n&mgfarm/sim/grpc/snapshot_service.proto\x12\x19\x61ndroid.emulation.control"\xd3\x01\n\x0fSnapshotPackage\x12\x13\n\x0bsnapshot_id\x18\x01 \x01(\t\x12\x0f\n\x07payload\x18\x02 \x01(\x0c\x12\x0f\n\x07success\x18\x03 \x01(\x08\x12\x0b\n\x03\x65rr\x18\x04 \x01(\x0c\x12\x41\n\x06\x66ormat\x18\x05 \x01(\x0e\x32\x31.android.emulation.control.SnapshotPackage.Format\x12\x0c\n\x04path\x18\x06 \x01(\t"+\n\x06\x46ormat\x12\t\n\x05TARGZ\x10\x00\x12\x07\n\x03TAR\x10\x01\x12\r\n\tDIRECTORY\x10\x02"\x87\x01\n\x0eSnapshotFilter\x12J\n\x0cstatusFilter\x18\x01 \x01(\x0e\x32\x34.android.emulation.control.SnapshotFilter.LoadStatus")\n\nLoadStatus\x12\x12\n\x0e\x43ompatibleOnly\x10\x00\x12\x07\n\x03\x41ll\x10\x01"\xb7\x01\n\x0fSnapshotDetails\x12\x13\n\x0bsnapshot_id\x18\x01 \x01(\t\x12\x45\n\x06status\x18\x03 \x01(\x0e\x32\x35.android.emulation.control.SnapshotDetails.LoadStatus\x12\x0c\n\x04size\x18\x04 \x01(\x04":\n\nLoadStatus\x12\x0e\n\nCompatible\x10\x00\x12\x10\n\x0cIncompatible\x10\x01\x12\n\n\x06Loaded\x10\x02"M\n\x0cSnapshotList\x12=\n\tsnapshots\x18\x01 \x03(\x0b\x32*.android.emulation.control.SnapshotDetails2\xb8\x03\n\x0fSnapshotService\x12\x65\n\rListSnapshots\x12).android.emulation.control.SnapshotFilter\x1a\'.android.emulation.control.SnapshotList"\x00\x12h\n\x0cLoadSnapshot\x12*.android.emulation.control.SnapshotPackage\x1a*.android.emulation.control.SnapshotPackage"\x00\x12h\n\x0cSaveSnapshot\x12*.android.emulation.control.SnapshotPackage\x1a*.android.emulation.control.SnapshotPackage"\x00\x12j\n\x0e\x44\x65leteSnapshot\x12*.android.emulation.control.SnapshotPackage\x1a*.android.emulation.control.SnapshotPackage"\x00\x62\x06proto3'
 )
 
