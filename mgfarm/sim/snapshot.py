@@ -212,7 +212,10 @@ def delete(device: SimDevice, name: str) -> None:
             raise SnapshotError(f"snapshot '{name}' is a read-only golden snapshot and cannot be deleted")
         raise SnapshotError(f"snapshot '{name}' does not exist")
     doomed = folder.with_name(f"{OLD_PREFIX}{name}+{os.getpid()}+{time.monotonic_ns()}")
-    os.rename(folder, doomed)
+    try:
+        os.rename(folder, doomed)  # gone at once for every reader; the files go after
+    except OSError as exc:
+        raise SnapshotError(f"could not delete snapshot '{name}': {exc.strerror or exc}") from exc
     remove_tree(doomed)
 
 
