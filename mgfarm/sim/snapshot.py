@@ -129,7 +129,11 @@ def load(device: SimDevice, name: str) -> None:
         remove_tree(fresh)
         raise SnapshotError(f"snapshot '{name}' could not be restored: {exc.strerror or exc}") from exc
     before = export_state(device)
-    old = swap(fresh, root, ROOT_OLD)
+    try:
+        old = swap(fresh, root, ROOT_OLD)
+    except OSError as exc:  # nothing was swapped: the device keeps its root
+        remove_tree(fresh)
+        raise SnapshotError(f"snapshot '{name}' could not be restored: {exc.strerror or exc}") from exc
     try:
         import_state(device, state)
     except Exception as exc:  # a service refused its part: the device goes back as it was
