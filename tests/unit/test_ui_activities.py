@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.unit.sim_screen import boot_device
 
@@ -110,3 +114,59 @@ def test_an_app_failing_is_stopped_not_the_device(tmp_path: Path) -> None:
     s.device.fs.host("/data/data/com.android.providers.contacts/databases/calllog.db").mkdir()  # unreadable
     assert s.has(text="Phone keeps stopping")
     assert s.am.resumed()[0] == "com.android.launcher3"
+
+
+def test_intents_resolve_by_action_type_and_data(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    am = device.services["activities"]
+    insert = "android.intent.action.INSERT"
+    assert (
+        am.start(None, action=insert, mime_type="vnd.android.cursor.dir/contact", extras={"name": "Ada B"})
+        is None
+    )
+    assert am.resumed() == ("com.android.contacts", "com.android.contacts.activities.ContactEditorActivity")
+    assert am.start(None, action=insert, mime_type="vnd.android.cursor.dir/event") is None
+    assert am.resumed()[0] == "com.android.calendar"  # type: ignore[index]
+    assert am.start(None, action="android.intent.action.DIAL", data="tel:123") is None
+    assert am.resumed() == ("com.android.dialer", "com.android.dialer.main.impl.MainActivity")
+    assert am.start(None, action="android.intent.action.VIEW", data="content://contacts/people/") is None
+    assert am.resumed()[0] == "com.android.contacts"  # type: ignore[index]
+    home = am.start(None, action="android.intent.action.MAIN", categories=["android.intent.category.HOME"])
+    assert home is None and am.resumed()[0] == "com.android.launcher3"  # type: ignore[index]
+    err = am.start(None, action="android.intent.action.VIEW", data="https://example.com")
+    assert err == (
+        "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW "
+        "dat=https://example.com flg=0x10000000 }"
+    )
+
+
+def test_type_patterns_match_as_intent_filters_do() -> None:
+    from mgfarm.sim.system.intents import type_matches
+
+    assert type_matches("image/*", "image/png") and type_matches("*/*", "text/plain")
+    assert type_matches("vnd.android.cursor.dir/contact", "VND.android.cursor.dir/Contact")
+    assert not type_matches("image/*", "video/mp4") and not type_matches("text/plain", "text/html")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(st.none(), st.text(max_size=30)),
+    st.one_of(st.none(), st.text(max_size=40)),
+    st.one_of(st.none(), st.text(max_size=30)),
+    st.lists(st.text(max_size=20), max_size=3),
+)
+def test_resolution_answers_any_intent(
+    action: str | None, data: str | None, mime: str | None, categories: list[str]
+) -> None:
+    """Agents build intents freely: resolution finds an app or says no, never raises."""
+    from mgfarm.sim.system.intents import Query, resolve
+
+    if not APPS:
+        import tempfile
+
+        APPS.append(boot_device(Path(tempfile.mkdtemp(prefix="intents-"))).services["apps"])
+    hit = resolve(APPS[0], Query(action, data, mime, categories))
+    assert hit is None or (hit[0] in APPS[0] and hit[1] in APPS[0][hit[0]].activities)
+
+
+APPS: list[dict[str, Any]] = []
