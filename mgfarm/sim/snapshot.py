@@ -377,7 +377,11 @@ def swap(new: Path, target: Path, old_prefix: str) -> Path:
         return new
     old = target.with_name(f"{old_prefix}{target.name}+{os.getpid()}+{time.monotonic_ns()}")
     os.rename(target, old)  # a kill here leaves no target: `recover` renames `old` back
-    os.rename(new, target)
+    try:
+        os.rename(new, target)
+    except OSError:
+        os.rename(old, target)
+        raise
     return old
 
 
