@@ -47,6 +47,10 @@ def prepare_android_world(workdir: Path) -> Path:
     if source is None:
         raise RuntimeError(f"set {ENV_VAR} to an AndroidWorld checkout (the folder holding android_world/)")
     target = workdir / "android_world_copy"
+    stamp = f"{source}:{(source / 'android_world' / 'registry.py').stat().st_mtime_ns}"
+    marker = target / ".mgfarm-source"
+    if target.exists() and not (marker.is_file() and marker.read_text(errors="replace") == stamp):
+        shutil.rmtree(target)  # a copy of another (or an older) AndroidWorld
     if not target.exists():
         shutil.copytree(source, target, ignore=shutil.ignore_patterns(".git", "__pycache__"))
         for proto in PROTOS:
@@ -62,6 +66,7 @@ def prepare_android_world(workdir: Path) -> Path:
                 check=True,
                 cwd=target,
             )
+        marker.write_text(stamp)
     if str(target) not in sys.path:
         sys.path.insert(0, str(target))
     return target
