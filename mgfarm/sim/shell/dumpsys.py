@@ -308,7 +308,7 @@ def package_section(inv: Invocation, names: list[str]) -> str:
         flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA" if info.system else "HAS_CODE ALLOW_CLEAR_USER_DATA"
         lines += [
             f"  Package [{info.package}] ({short_hash(info.package)}):",
-            "    userId=10100",
+            f"    userId={app_uid(info.package)}",
             f"    codePath={info.apk_path.rsplit('/', 1)[0]}",
             f"    versionCode={info.version_code} minSdk=29 targetSdk=34",
             f"    versionName={info.version_name}",
