@@ -38,7 +38,8 @@ def test_golden_image_boots_a_farm_into_the_seeded_state(
     engine: Any, golden_image: Manifest, adb_port: int, sim_image: str
 ) -> None:
     assert golden_image.recipe_hash == GOLDEN.content_hash()
-    assert golden_image.snapshot_image == f"mgfarm-snapshot:golden-{GOLDEN.content_hash()}"
+    tag = f"golden-{GOLDEN.content_hash()}-on-mgfarm-sim-latest"  # names the image it was built on
+    assert golden_image.snapshot_image == f"mgfarm-snapshot:{tag}"
     label = json.loads(engine.images.get(golden_image.snapshot_image).labels[MANIFEST_LABEL])
     assert label["recipe_hash"] == GOLDEN.content_hash()
     assert not engine.containers.list(all=True, filters={"label": f"{FARM_LABEL}=snapshot-build-golden"})
@@ -63,5 +64,5 @@ def test_golden_image_boots_a_farm_into_the_seeded_state(
 
     with pytest.raises(MgfarmError) as info:
         api.up(1, backend="docker", name="wrong-image", image=sim_image, adb_port=adb_port)
-    assert f"start the farm with --image {golden_image.snapshot_image}" in str(info.value)
+    assert f"start the farm with `--image {golden_image.snapshot_image}`" in str(info.value)
     assert not engine.containers.list(all=True, filters={"label": f"{FARM_LABEL}=wrong-image"})
