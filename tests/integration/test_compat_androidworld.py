@@ -62,13 +62,14 @@ HELPERS = [
     "change_orientation",
     "set_clipboard_contents / get_clipboard_contents (Clipper app)",
 ]
+CLIPBOARD = "set_clipboard_contents / get_clipboard_contents (Clipper app)"
 HELPER_GAPS = {
     "change_orientation": "the sim's window manager draws portrait only, so it reports rotation 0",
-    "set_clipboard_contents / get_clipboard_contents (Clipper app)": "the Clipper app is not on the sim",
+    CLIPBOARD: "no Clipper app on the sim (its broadcasts are answered)",
 }
 # Launching the missing Clipper app fails, and android_env then restarts the adb server: whether the
 # clipboard broadcast after it lands depends on how soon the device is attached again.
-NOT_STRICT = {"set_clipboard_contents / get_clipboard_contents (Clipper app)"}
+NOT_STRICT = {CLIPBOARD}
 
 
 @pytest.mark.parametrize(
