@@ -179,11 +179,11 @@ def build_sim(say: Say, base: str = BASE_IMAGE, rebuild: bool = False) -> None:
 
 
 def emulator_recipe(root: Path, standin: bool) -> str:
-    """Hash of the emulator image's folder and the two modules it copies (the stand-in: its folder too)."""
+    """Hash of the files the image is built from (those _stage_emulator copies; not the docs)."""
     digest = hashlib.sha256()
     folder = root / "docker" / "emulator"
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    files += sorted((folder / "standin").iterdir()) if standin else []
+    files = [folder / "standin" / "Dockerfile", folder / "standin" / "emulator"] if standin else []
+    files += [folder / "Dockerfile", folder / "entrypoint.sh", folder / "healthcheck.py"]
     files += [root / "mgfarm" / "errors.py", root / "mgfarm" / "farm" / "emulator.py"]
     for path in files:
         digest.update(str(path.relative_to(root)).encode())
