@@ -28,6 +28,8 @@ helper() {
 scrub() {
   rm -f "$HOME/.emulator_console_auth_token" "$run_dir/console_token" \
     "$HOME"/.android/adbkey "$HOME"/.android/adbkey.pub
+  # The discovery files hold the gRPC token (`-grpc-use-token`).
+  rm -rf "$avd_home/running" "$HOME/.android/avd/running"
 }
 
 # Lock files of an emulator that was killed, or committed while running, make the next start fail

@@ -74,6 +74,9 @@ def replica(tmp_path: Path) -> Iterator[Replica]:
     (avd_dir / "snapshot.lock").write_text("4242")
     (home / ".android" / "adbkey").write_text("-----BEGIN PRIVATE KEY-----")
     (home / ".emulator_console_auth_token").write_text("baked-token")
+    running = home / ".android" / "avd" / "running"
+    running.mkdir()
+    (running / "pid_4242.ini").write_text("grpc.port=8554\ngrpc.token=baked-grpc-token\n")
     proc = subprocess.Popen(
         ["bash", str(ENTRYPOINT)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -107,6 +110,7 @@ def test_start_clears_stale_locks_and_secrets_and_a_clean_stop_leaves_none(repli
     assert (replica.home / ".emulator_console_auth_token").read_text() == "fresh-token"
     assert (replica.run_dir / "console_token").read_text() == "fresh-token"
     assert not (replica.avd_dir / "snapshot.lock").exists()
+    assert not (replica.home / ".android" / "avd" / "running").exists()  # the old gRPC token
 
     with ConsoleClient(replica.console, "fresh-token") as console, contextlib.suppress(ConsoleError):
         console.command("kill")  # the emulator may close before the final OK
