@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mgfarm.errors import MgfarmError
 from mgfarm.sim.server import DEFAULT_MEMORY_LIMIT, ServeOptions, run
+from mgfarm.sim.system.props import PROFILES
 
 
 def parse(argv: list[str]) -> ServeOptions:
@@ -43,6 +44,12 @@ def parse(argv: list[str]) -> ServeOptions:
         help="data segment cap of the worker, e.g. 3g or 512m (0: none)",
     )
     serve.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="android13",
+        help="emulator image the devices mirror: properties and dumpsys formats (default android13)",
+    )
+    serve.add_argument(
         "--grpc", type=int, default=None, metavar="PORT", help="serve the emulator gRPC API from PORT up"
     )
     serve.add_argument(
@@ -62,6 +69,7 @@ def parse(argv: list[str]) -> ServeOptions:
         user=args.user,
         memory_limit=args.memory_limit,
         grpc_port=args.grpc,
+        profile=args.profile,
     )
 
 

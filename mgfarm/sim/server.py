@@ -23,6 +23,7 @@ from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
 from mgfarm.sim.heap import keep_freed_memory
+from mgfarm.sim.system.props import profile_overrides
 
 log = logging.getLogger("mgfarm.sim.server")
 
@@ -48,6 +49,7 @@ class ServeOptions:
     user: str = "nobody"  # who the worker becomes when started as root
     memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes of RLIMIT_DATA; 0: no cap
     grpc_port: int | None = None  # --grpc: device 1's emulator gRPC port, the next ones count up
+    profile: str = "android13"  # --profile: which emulator image the devices mirror (props, dumpsys)
 
 
 def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
@@ -64,6 +66,7 @@ def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
                 golden_dir=options.golden_dir,
                 token_file=options.token_file,
                 host=options.host,
+                extra_props=profile_overrides(options.profile),
             )
         )
     return configs

@@ -205,3 +205,23 @@ def test_an_agent_dialing_in_a_loop_holds_at_most_seven_calls(tmp_path: Path) ->
     assert r.status == 0
     assert len(dev.device.services["telephony"].calls) == 7
     dev.close()
+
+
+def test_android14_profile_props_and_activity_dump(tmp_path: Path) -> None:
+    from mgfarm.sim.system.props import profile_overrides
+
+    dev = ShellDevice(tmp_path)
+    assert profile_overrides("android13") == {}
+    dev.device.props.values.update(
+        profile_overrides("android14")
+    )  # what `sim serve --profile android14` sets
+    assert dev.run("getprop ro.build.version.sdk").text == "34\n"
+    assert dev.run("getprop ro.build.fingerprint").text == (
+        "google/sdk_gphone64_x86_64/emu64xa:14/UE1A.230829.036.A1/11228894:userdebug/dev-keys\n"
+    )
+    dev.run(f"am start -n {CONTACTS}")
+    dump = dev.run("dumpsys activity activities").text
+    assert "    topResumedActivity=ActivityRecord{" in dump and "mResumedActivity:" not in dump
+    with pytest.raises(ValueError, match="unknown device profile"):
+        profile_overrides("android99")
+    dev.close()

@@ -78,6 +78,11 @@ def window_token(h: str, pkg: str, cls: str) -> str:
     return f"Window{{{short_hash(h)} u0 {pkg}/{cls}}}"
 
 
+def sdk(inv: Invocation) -> int:
+    value = inv.device.props.get("ro.build.version.sdk", "33")
+    return int(value) if value.isdigit() else 33
+
+
 def is_home(pkg: str) -> bool:
     return pkg == LAUNCHER
 
@@ -228,7 +233,9 @@ def activity_section(inv: Invocation) -> str:
     for i, (task_id, pkg, records) in enumerate(task_rows(inv)):
         lines.append(f"  * {_task_line(task_id, pkg, records, i == 0)}")
         if i == 0 and records:
-            lines.append(f"    mResumedActivity: {record_text(*records[-1], task_id)}")
+            # Android 14 names the task's resumed activity topResumedActivity= (13: mResumedActivity:).
+            label = "topResumedActivity=" if sdk(inv) >= 34 else "mResumedActivity: "
+            lines.append(f"    {label}{record_text(*records[-1], task_id)}")
         lines.append("    isSleeping=false")
         for n, (h, rpkg, cls) in reversed(list(enumerate(records))):
             lines.append(f"    * Hist  #{n}: {record_text(h, rpkg, cls, task_id)}")

@@ -21,6 +21,50 @@ def image_props() -> dict[str, str]:
     return values
 
 
+# Android 14 (API 34) google_apis x86_64 emulator: what differs from the Android 13 table.
+A13_BUILD = ("TE1A.240213.009", "12342917", "Thu Mar 21 00:43:12 UTC 2024", "1710981792")
+A14_BUILD = ("UE1A.230829.036.A1", "11228894", "Sat Dec 16 23:01:15 UTC 2023", "1702767675")
+A14_FIXED = {
+    "ro.build.version.security_patch": "2023-09-05",
+    "ro.kernel.version": "6.1",
+    "ro.product.cpu.abilist": "x86_64,arm64-v8a",
+    "ro.product.cpu.abilist64": "x86_64,arm64-v8a",
+    "ro.system.product.cpu.abilist": "x86_64,arm64-v8a",
+    "ro.system.product.cpu.abilist64": "x86_64,arm64-v8a",
+    "ro.vendor.product.cpu.abilist": "x86_64,arm64-v8a",
+    "ro.vendor.product.cpu.abilist64": "x86_64,arm64-v8a",
+    "ro.build.version.min_supported_target_sdk": "28",
+}
+PROFILES = ("android13", "android14")
+
+
+def android14(values: dict[str, str]) -> dict[str, str]:
+    """The Android 14 image's properties, derived from the Android 13 table key by key."""
+    out = {}
+    for key, value in values.items():
+        for old, new in zip(A13_BUILD, A14_BUILD, strict=True):
+            value = value.replace(old, new)
+        value = value.replace("/emu64x:13/", "/emu64xa:14/").replace("-userdebug 13 ", "-userdebug 14 ")
+        if value == "emu64x":
+            value = "emu64xa"
+        if key.endswith(("version.release", "release_or_codename", "release_or_preview_display")):
+            value = "14"
+        elif key.endswith(("version.sdk", "first_api_level", "vndk.version", "vendor.api_level")):
+            value = "34"
+        out[key] = value
+    out["ro.build.version.known_codenames"] = values["ro.build.version.known_codenames"] + ",UpsideDownCake"
+    return out | A14_FIXED
+
+
+def profile_overrides(profile: str) -> dict[str, str]:
+    """What a device profile sets over the default (Android 13) table: a DeviceConfig's extra_props."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown device profile '{profile}'; use one of {', '.join(PROFILES)}")
+    base = image_props()
+    values = android14(base) if profile == "android14" else base
+    return {k: v for k, v in values.items() if base.get(k) != v}
+
+
 def default_props(name: str, width: int, height: int, density: int) -> dict[str, str]:
     """Properties of a freshly booted simulated device: the image's, this device's AVD name and density."""
     del width, height  # the emulator reports its size through `wm size`, not through a property
