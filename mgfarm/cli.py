@@ -80,25 +80,21 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="Print the report
 # --------------------------------------------------------------------------- sim serve
 
 
-@sim_app.command("serve")
-def sim_serve(
-    adb_port: int = typer.Option(5555, "--adb-port", help="adb port of device 1; console is one below."),
-    count: int = typer.Option(1, "--count", "-n", help="Devices to host; each takes the next port pair."),
-    data: Path | None = typer.Option(None, "--data", help="Folder for device files (default: a temp dir)."),
-    snapshots: Path | None = typer.Option(None, "--snapshots", help="Snapshot folder shared by the devices."),
-    token_file: Path | None = typer.Option(
-        None, "--token-file", help="Console auth token (default ~/.emulator_console_auth_token)."
-    ),
-    announce: int | None = typer.Option(None, "--announce", help="adb server port to announce devices to."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-) -> None:
-    """Serve simulated devices over ADB and the emulator console until SIGTERM or Ctrl-C.
+@sim_app.command(
+    "serve",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def sim_serve(ctx: typer.Context) -> None:
+    """Serve simulated devices over ADB, the emulator console and gRPC until SIGTERM or Ctrl-C.
+
+    The options are the simulator's own, shared with `python -m mgfarm.sim serve` (listed by --help).
 
     Example: mgfarm sim serve --adb-port 5555 --count 4 --announce 5037
     """
-    from mgfarm.sim.server import ServeOptions, run  # the CLI is the one place allowed to start the sim
+    from mgfarm.sim.__main__ import main as serve_main  # the CLI is the one place allowed to start the sim
 
-    run(ServeOptions(adb_port, count, data, snapshots, token_file, announce, host))
+    raise typer.Exit(serve_main(["serve", *ctx.args], prog="mgfarm sim"))
 
 
 # --------------------------------------------------------------------------- k8s

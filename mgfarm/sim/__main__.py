@@ -11,15 +11,13 @@ from mgfarm.sim.server import DEFAULT_MEMORY_LIMIT, ServeOptions, run
 from mgfarm.sim.system.props import PROFILES
 
 
-def parse(argv: list[str]) -> ServeOptions:
-    parser = argparse.ArgumentParser(
-        prog="python -m mgfarm.sim", description="Run simulated Android devices."
-    )
+def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
+    parser = argparse.ArgumentParser(prog=prog, description="Run simulated Android devices.")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser(
         "serve",
         help="Serve N devices on consecutive port pairs (adb P, console P-1).",
-        epilog="example: python -m mgfarm.sim serve --adb-port 5555 --count 4 --announce 5037",
+        epilog=f"Example: {prog} serve --adb-port 5555 --count 4 --announce 5037",
     )
     serve.add_argument(
         "--adb-port", type=int, default=5555, help="adb port of device 1; console is one below"
@@ -86,8 +84,9 @@ def memory_size(text: str) -> int:
     return value
 
 
-def main(argv: list[str] | None = None) -> int:
-    options = parse(sys.argv[1:] if argv is None else argv)
+def main(argv: list[str] | None = None, prog: str = "python -m mgfarm.sim") -> int:
+    """Parse `serve ...` and run it; the exit status (`mgfarm sim serve` forwards its arguments here)."""
+    options = parse(sys.argv[1:] if argv is None else argv, prog)
     try:
         run(options)
     except MgfarmError as exc:
