@@ -24,11 +24,11 @@ ADB_PORT = 5555
 DATA_DIR = "/var/lib/mgfarm"
 KVM_RESOURCE = "devices.kubevirt.io/kvm"
 # Readiness = sys.boot_completed=1, checked by each image's own healthcheck (docker/*/):
-# the sim image asks its device over the ADB transport (it ships no adb), the emulator image passes
-# once its entrypoint saw sys.boot_completed=1 (it keeps in-pod adb clients off the emulator after boot).
+# both ask their device over the ADB transport (no adb in the images); the emulator image also needs
+# an answering console (docker/emulator/healthcheck.py).
 READINESS: dict[str, list[str]] = {
     "sim": ["/opt/mgfarm/bin/python", "/usr/local/bin/healthcheck.py"],
-    "emulator": ["/usr/local/bin/healthcheck.sh"],
+    "emulator": ["python3", "/usr/local/bin/healthcheck.py"],
 }
 
 # Per-replica defaults: a simulated device is a small Python process; an emulator wants 2 vCPU and
