@@ -15,7 +15,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     dumpsys,
     files,
     ime_cmd,
-    logcat,  # after basic: replaces its dump-only logcat and no-op log
+    logcat,
     pm_cmd,
     service_cmd,
     settings_cmd,

@@ -341,22 +341,6 @@ async def setprop(inv: Invocation) -> int:
     return 0
 
 
-@command("log")
-async def log(inv: Invocation) -> int:
-    return 0
-
-
-@command("logcat")
-async def logcat(inv: Invocation) -> int:
-    # Only dumps and clears are supported: following the log would never end.
-    if not any(a in ("-d", "-c", "-g", "--clear") or a.startswith("-d") for a in inv.argv[1:]):
-        inv.err("logcat: only -d and -c are supported on the simulated device\n")
-        return 1
-    if "-g" in inv.argv:
-        inv.out("main: ring buffer is 256 KiB (0 B consumed), max entry is 5120 B, max payload is 4068 B\n")
-    return 0
-
-
 CHUNK = 64 * 1024  # bytes an endless writer hands over at a time
 
 
