@@ -187,3 +187,44 @@ def test_clipper_broadcasts_fill_the_clipboard_that_a_long_press_pastes(tmp_path
         assert (notebook(shell.device) / "clip.md").read_text() == "two words"
     finally:
         shell.close()
+
+
+def test_any_typed_name_creates_at_most_one_entry_inside_the_notebook(tmp_path: Path) -> None:
+    """Whatever an agent types as a name (slashes, dots, control characters, very long), Markor
+    creates nothing outside its notebook and never more than the one note or folder asked for."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    device = boot_device(tmp_path)
+    s = Screen(device)
+    outside = notebook(device).parent
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(name=st.text(min_size=1, max_size=300), folder=st.booleans())
+    def check(name: str, folder: bool) -> None:
+        before = {p.name for p in outside.iterdir()}
+        existing = set(notebook(device).iterdir()) if notebook(device).is_dir() else set()
+        s.am.force_stop(PKG)
+        s.am.launch(PKG)
+        s.tap(desc="Create a new file or folder")
+        s.wm.text(name)
+        s.tap(text="Folder" if folder else "OK")
+        assert {p.name for p in outside.iterdir()} == before
+        created = set(notebook(device).iterdir()) - existing
+        assert len(created) <= 1
+        for path in created:
+            assert path.parent == notebook(device) and "/" not in path.name
+            assert path.is_dir() == folder
+
+    check()
+
+
+def test_names_with_line_separators_still_draw(tmp_path: Path) -> None:
+    """An agent can name a file with \\r or U+0085 through the shell; the list still draws and dumps."""
+    device = boot_device(tmp_path)
+    for name in ("a\rb.md", "c\x85d.md", "e\u2029f.md", "g\x1ch.md"):
+        (notebook(device) / name).write_text("x")
+    s = Screen(device)
+    s.am.launch(PKG)
+    assert len(titles(s)) == 4
+    assert s.wm.screencap_png().startswith(b"\x89PNG")

@@ -18,9 +18,18 @@ def font(size_px: int, medium: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(MEDIUM if medium else REGULAR), size_px)
 
 
+# Paragraph and line separators make raqm's layout fail; inside one run a TextView shows them as space.
+SEPARATORS = str.maketrans(dict.fromkeys("\n\r\x1c\x1d\x1e\x85\u2029", " "))
+
+
+def shapeable(text: str) -> str:
+    """`text` as one run the shaper accepts (an agent can name a file or send an SMS with any of them)."""
+    return text.translate(SEPARATORS)
+
+
 @lru_cache(maxsize=4096)
 def text_width(text: str, size_px: int, medium: bool = False) -> int:
-    return round(font(size_px, medium).getlength(text))
+    return round(font(size_px, medium).getlength(shapeable(text)))
 
 
 def ellipsize(text: str, size_px: int, medium: bool, max_width: int) -> str:

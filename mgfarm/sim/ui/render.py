@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from mgfarm.sim.ui.fonts import ellipsize, font, wrap
+from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, wrap
 from mgfarm.sim.ui.icons import draw_icon
 from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
 from mgfarm.sim.ui.views import (
@@ -100,6 +100,7 @@ def text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image
     a cached mask costs a fraction of laying out the glyphs again.
     """
     f = font(size, medium)
+    s = shapeable(s)
     left, top, right, bottom = (int(v) for v in f.getbbox(s, anchor=anchor))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)))
     ImageDraw.Draw(mask).text((-left, -top), s, font=f, fill=255, anchor=anchor)
