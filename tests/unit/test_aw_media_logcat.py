@@ -139,3 +139,20 @@ def test_logcat_options_never_crash(args: list[str]) -> None:
 
 
 FUZZ: list[ShellDevice] = []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="abcdefilmnopstuvx/:._-0123456789", max_size=60))
+def test_media_uris_resolve_or_are_refused(tail: str) -> None:
+    from mgfarm.sim.system.media import MediaStore
+    from mgfarm.sim.system.providers import ProviderError
+
+    if not FUZZ:
+        FUZZ.append(ShellDevice(Path(tempfile.mkdtemp(prefix="logcat-fuzz-"))))
+    store = MediaStore(FUZZ[0].device)
+    try:
+        route, _, row_id = store.route("content://media/" + tail)
+    except ProviderError as exc:
+        assert str(exc).startswith("Unknown URI: ")
+        return
+    assert route.table == "files" and (row_id is None or row_id.isdigit())
