@@ -12,6 +12,7 @@ from tests.unit.sim_screen import Screen, boot_device, find, nodes
 PKG = "net.gsantner.markor"
 NOTEBOOK = "/storage/emulated/0/Documents/Markor"
 KEY_BACK, KEY_DEL = 4, 67
+VIEW = "android.intent.action.VIEW"
 
 
 def rid(name: str) -> str:
@@ -228,3 +229,19 @@ def test_names_with_line_separators_still_draw(tmp_path: Path) -> None:
     s.am.launch(PKG)
     assert len(titles(s)) == 4
     assert s.wm.screencap_png().startswith(b"\x89PNG")
+
+
+def test_the_editor_opens_only_regular_files_in_shared_storage(tmp_path: Path) -> None:
+    """A FIFO would block the device; app data is not Markor's to read (as on Android)."""
+    device = boot_device(tmp_path)
+    os.mkfifo(notebook(device) / "pipe.md")
+    s = Screen(device)
+    editor = rid("document__fragment__edit__highlighting_editor")
+    for path in (f"{NOTEBOOK}/pipe.md", "/data/system/packages.xml"):
+        error = s.am.start(None, action=VIEW, data=f"file://{path}", mime_type="text/plain")
+        assert error is None and s.am.resumed() == (PKG, "net.gsantner.markor.activity.DocumentActivity")
+        assert find(s.xml(), rid=editor).attrs["enabled"] == "false"
+        s.wm.key(KEY_BACK)
+    (notebook(device) / "ok.md").write_text("fine\n")
+    s.am.start(None, action=VIEW, data=f"file://{NOTEBOOK}/ok.md", mime_type="text/markdown")
+    assert find(s.xml(), rid=editor).attrs["text"] == "fine\n"

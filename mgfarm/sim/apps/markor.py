@@ -18,18 +18,21 @@ from pathlib import Path
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.system.clipboard import clipboard, paste
 from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item, paste_menu
 
 PKG = "net.gsantner.markor"
 MAIN = "net.gsantner.markor.activity.MainActivity"
 DOCUMENT = "net.gsantner.markor.activity.DocumentActivity"
-NOTEBOOK = "/storage/emulated/0/Documents/Markor"
+STORAGE = "/storage/emulated/0"
+NOTEBOOK = f"{STORAGE}/Documents/Markor"
 # Names that already end in one of these keep it; others get the extension field's value.
 TEXT_EXTENSIONS = (".md", ".txt", ".markdown", ".text", ".todo.txt", ".csv", ".json", ".html")
 TITLE = "move_item_title"
 MAX_ENTRIES = 2000  # a folder lists at most this many entries (a planted million must not stall frames)
 MAX_NOTE_BYTES = 1 << 20  # larger files open read-only, as a note too big to edit
+NOTE_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
 TYPES = (("Markdown", ".md"), ("Plain text", ".txt"))
 
 
@@ -51,7 +54,14 @@ class Markor(App):
     icon = "edit"  # a pen, unlike the recipe and note apps' page icons
     icon_color = "#455A64"
     version_name = "2.11.1"
-    intent_actions = {"android.intent.action.EDIT": DOCUMENT}
+    intent_filters = (
+        IntentFilter(
+            DOCUMENT,
+            ("android.intent.action.VIEW", "android.intent.action.EDIT"),
+            mime_types=NOTE_TYPES,
+            schemes=("file", "content"),
+        ),
+    )
 
     def create_data(self) -> None:
         """Markor makes its notebook folder on first start."""
@@ -426,19 +436,15 @@ class Markor(App):
         name = path.rsplit("/", 1)[-1] or "Untitled"
         if not ctx.state.get("loaded"):
             ctx.state["loaded"] = True
-            try:
-                with self.host(path).open("rb") as f:
-                    data = f.read(MAX_NOTE_BYTES + 1)
-            except (OSError, PathEscapeError, ValueError):
-                data = b""
-            ctx.state["too_large"] = len(data) > MAX_NOTE_BYTES
-            ctx.set_fields({"text": "" if ctx.state["too_large"] else data.decode(errors="replace")})
+            data = self.read_note(path)
+            ctx.state["read_only"] = data is None
+            ctx.set_fields({"text": "" if data is None else data.decode(errors="replace")})
             ctx.state["saved"] = ctx.field("text")
-        too_large = bool(ctx.state.get("too_large"))
+        read_only = bool(ctx.state.get("read_only"))
 
         def save() -> None:
             text = ctx.field("text")
-            if too_large or (text == ctx.state.get("saved") and self.exists(path)):
+            if read_only or text == ctx.state.get("saved"):
                 return
             try:
                 self.host(path).parent.mkdir(parents=True, exist_ok=True)
@@ -467,9 +473,9 @@ class Markor(App):
             on_long_click=lambda: ctx.state.update(paste=True),
             id="document__fragment__edit__highlighting_editor",
             key="text",
-            hint="This file is too large to edit" if too_large else "",
+            hint="This file cannot be edited" if read_only else "",
             text=ctx.field("text"),
-            enabled=not too_large,
+            enabled=not read_only,
             multiline=True,
             style="plain",
             height=None,
@@ -477,7 +483,7 @@ class Markor(App):
             pad=(12, 8, 12, 8),
         )
         menu: list[View] = []
-        if ctx.state.get("paste") and clipboard(self.device).text and not too_large:
+        if ctx.state.get("paste") and clipboard(self.device).text and not read_only:
 
             def run_paste() -> None:
                 paste(self.device, ctx.state.setdefault("fields", {}), "text")
@@ -489,8 +495,19 @@ class Markor(App):
             bg="surface", children=[bar, *menu, Column(weight=1, pad=(4, 0, 4, 0), children=[editor])]
         )
 
-    def exists(self, device_path: str) -> bool:
+    def read_note(self, device_path: str) -> bytes | None:
+        """A note's bytes ("" when it does not exist yet); None when it cannot be edited: outside shared
+        storage (Markor has no access to app data), not a regular file (a FIFO would block), too large."""
         try:
-            return self.host(device_path).exists()
-        except PathEscapeError:
-            return False
+            if not self.device.fs.canonical(device_path).startswith(STORAGE + "/"):
+                return None
+            path = self.host(device_path)
+            if not path.exists():
+                return b""
+            if not stat.S_ISREG(path.stat().st_mode):
+                return None
+            with path.open("rb") as f:
+                data = f.read(MAX_NOTE_BYTES + 1)
+        except (OSError, PathEscapeError, ValueError):
+            return None
+        return data if len(data) <= MAX_NOTE_BYTES else None
