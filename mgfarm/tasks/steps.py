@@ -31,6 +31,8 @@ from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import render
 
 StepFn = Callable[[TaskDevice, Any], None]
+
+
 def _snapshot(device: TaskDevice, name: Any) -> None:
     device.snapshot_load(str(name))
 

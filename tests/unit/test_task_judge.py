@@ -64,4 +64,3 @@ def test_answers_are_read_by_meaning_and_hedges_fail() -> None:
     assert not run(answer_node("count", 3), {"count": "2 or 3"}, fields)[0]
     assert not run(answer_node("phone", "5551234567"), {"phone": "5559876543, 5551234567"}, fields)[0]
     assert run(answer_node("phone", "5551234567"), {"phone": "+1 (555) 123-4567"}, fields)[0]
-

@@ -101,7 +101,8 @@ def test_bad_outcome_item_names_its_line(tmp_path: Path) -> None:
 
 
 def test_operate_template_without_outcome_is_refused(tmp_path: Path) -> None:
-    message = error_of(write(tmp_path, GOOD.replace("  outcome: [{setting: {key: global.wifi_on, value: 0}}]\n", "")))
+    without = GOOD.replace("  outcome: [{setting: {key: global.wifi_on, value: 0}}]\n", "")
+    message = error_of(write(tmp_path, without))
     assert "declare `outcome:`" in message
 
 
