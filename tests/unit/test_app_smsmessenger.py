@@ -96,3 +96,17 @@ def test_sendto_opens_the_thread_with_the_body_ready_to_send(tmp_path: Path) -> 
     s.tap(text="SMS")
     _, rows = sms(device).query("content://sms/sent", ["address", "body"], None, [], None)
     assert rows == [("+15550105555", "resend me")]
+
+
+def test_rows_an_agent_wrote_with_odd_values_still_show(tmp_path: Path) -> None:
+    """`content insert` can put text in date or read and megabytes in a body; the list still draws."""
+    device = boot_device(tmp_path)
+    odd = {"address": "+15550106666", "body": "x " * 500_000, "date": "soon", "read": "no"}
+    sms(device).insert("content://sms/inbox", odd)
+    receive(device, "+15550107777", "line\rbreak\u2029para", 5)
+    s = Screen(device)
+    s.am.launch(PKG)
+    assert texts(s, "conversation_address") == ["+15550107777", "+15550106666"]
+    s.tap(text="+15550106666", rid=rid("conversation_address"))
+    assert s.am.resumed() == (PKG, THREAD)
+    assert s.wm.screencap_png().startswith(b"\x89PNG")

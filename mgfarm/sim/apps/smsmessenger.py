@@ -28,6 +28,7 @@ INBOX, SENT = 1, 2
 SMS_SCHEMES = ("sms", "smsto", "mms", "mmsto")
 # Telephony's SmsProvider orders by Sms.DEFAULT_SORT_ORDER when a query names no order.
 SMS_DEFAULT_SORT = "date DESC"
+MAX_SHOWN = 2000  # characters of a body the screens lay out (a megabyte SMS must not stall frames)
 BOTTOM = 1 << 30  # a scroll offset past the end: lists clamp it to their last row
 
 
@@ -39,6 +40,14 @@ class Sms:
     date: int
     type: int
     read: bool
+
+
+def as_int(value: Any) -> int:
+    """A provider value as an integer; rows written with `content insert` may hold any text."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def digits(number: str) -> str:
@@ -97,12 +106,12 @@ class SimpleSmsMessenger(App):
         rows = self.query("content://sms", ["_id", "address", "body", "date", "type", "read"], "date, _id")
         return [
             Sms(
-                int(r["_id"]),
+                as_int(r["_id"]),
                 str(r["address"] or ""),
-                str(r["body"] or ""),
-                int(r["date"] or 0),
-                int(r["type"] or 0),
-                bool(r["read"]),
+                str(r["body"] or "")[:MAX_SHOWN],
+                as_int(r["date"]),
+                as_int(r["type"]),
+                bool(as_int(r["read"])),
             )
             for r in rows
         ]
