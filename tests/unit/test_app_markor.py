@@ -245,3 +245,15 @@ def test_the_editor_opens_only_regular_files_in_shared_storage(tmp_path: Path) -
     (notebook(device) / "ok.md").write_text("fine\n")
     s.am.start(None, action=VIEW, data=f"file://{NOTEBOOK}/ok.md", mime_type="text/markdown")
     assert find(s.xml(), rid=editor).attrs["text"] == "fine\n"
+
+
+def test_a_snapshot_load_restores_the_clipboard(tmp_path: Path) -> None:
+    """What one episode copied must not leak into the next one loaded from the same snapshot."""
+    from mgfarm.sim import snapshot
+    from mgfarm.sim.system.clipboard import clipboard
+
+    device = boot_device(tmp_path)
+    snapshot.save(device, "clean")
+    clipboard(device).text = "the answer"
+    snapshot.load(device, "clean")
+    assert clipboard(device).text == ""

@@ -27,6 +27,10 @@ class Clipper(App):
     icon_color = "#6D4C41"
     version_name = "1.2.1"
 
+    def install(self) -> None:
+        """The clipboard exists from boot, so every snapshot records it (empty in a fresh one)."""
+        clipboard(self.device)
+
     def screens(self) -> dict[str, ScreenFn]:
         return {MAIN: self.main}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -11,11 +11,19 @@ if TYPE_CHECKING:
 
 @dataclass
 class Clipboard:
+    """The primary clip; saved in snapshots, so a snapshot load also restores (or empties) it."""
+
     text: str = ""
+
+    def export_state(self) -> dict[str, Any]:
+        return {"text": self.text}
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        self.text = str(state.get("text", ""))
 
 
 def clipboard(device: SimDevice) -> Clipboard:
-    """The device's clipboard, empty until something copies (it lives as long as the device process)."""
+    """The device's clipboard service (made at boot by the Clipper app's install, else on first use)."""
     board: Clipboard = device.services.setdefault("clipboard", Clipboard())
     return board
 
