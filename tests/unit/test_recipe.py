@@ -134,7 +134,7 @@ def test_matching_manifest_is_accepted() -> None:
         (
             _manifest(backend="docker", image="mgfarm/sim:1", snapshot_image="mgfarm-snapshot:golden-abc"),
             {"backend": "docker", "image": "mgfarm/sim:2", "image_id": "sha256:2"},
-            "start the farm with --image mgfarm-snapshot:golden-abc",
+            "start the farm with `--image mgfarm-snapshot:golden-abc`",
         ),
         (_manifest(mgfarm_version="0.0.1"), {"backend": "process", "mgfarm_version": "9.9"}, "mgfarm 0.0.1"),
     ],
@@ -146,7 +146,8 @@ def test_mismatched_manifest_is_refused_with_the_fix(
         check_manifest(manifest, **farm)  # type: ignore[arg-type]
     message = str(info.value)
     assert fragment in message
-    assert "mgfarm snapshot build golden" in message
+    # The fix is a command: rebuild, or (a docker snapshot lives in its own image) start from that image.
+    assert "`mgfarm snapshot build golden" in message or "`--image mgfarm-snapshot:" in message
     assert message.endswith(".")
 
 
