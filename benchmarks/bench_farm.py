@@ -47,7 +47,8 @@ def docker_proxy_kib(farm: Any) -> int:
 
 
 def run_one(backend: str, size: int) -> dict[str, Any]:
-    from mgfarm.farm import adbserver, api
+    from mgfarm.adb import server as adbserver
+    from mgfarm.farm import api
     from mgfarm.farm.health import backend_of
     from mgfarm.farm.ports import free_port
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from _common import percentile, rss_mb
 
-from mgfarm.farm.adb import find_adb
+from mgfarm.adb.binary import find_adb
 from mgfarm.farm.ports import free_port, quiet_range_start
 
 GOALS = {"together_unchanged_p50_ms": 40.0, "together_changed_p50_ms": 80.0, "mem_mb_per_device": 30.0}

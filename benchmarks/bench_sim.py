@@ -31,7 +31,7 @@ from typing import Any
 import adbutils
 from _common import percentile, rss_mb
 
-from mgfarm.farm.adb import find_adb
+from mgfarm.adb.binary import find_adb
 from mgfarm.farm.ports import free_port, quiet_range_start
 
 GOALS = {"mem_mb_per_device": 30.0, "boot_s": 0.5, "shell_p50_ms": 5.0, "snapshot_load_ms": 50.0}

@@ -39,7 +39,7 @@ def check_python() -> Check:
 
 
 def check_adb() -> Check:
-    from mgfarm.farm.adb import adb_version, find_adb
+    from mgfarm.adb.binary import adb_version, find_adb
 
     try:
         adb = find_adb()

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import mgfarm
+from mgfarm.adb import server as adbserver
 from mgfarm.bench.measure import EnvSample, UpSample, measure_env, measure_up, memory_mib_per_replica
 from mgfarm.bench.stats import summarize
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import adbserver, api
+from mgfarm.farm import api
 from mgfarm.farm.ports import free_port
 from mgfarm.farm.state import farm_exists
 

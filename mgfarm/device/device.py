@@ -21,9 +21,10 @@ try:
 except ImportError:  # optional speed-up; Pillow decodes everything too
     pyspng = None
 
+from mgfarm.adb.console import ConsoleClient, parse_snapshot_list, read_token
+from mgfarm.adb.errors import AdbError, ConsoleError, SyncFailed
+from mgfarm.adb.shell import ShellClient
 from mgfarm.device import frames
-from mgfarm.device.adbwire import AdbWireError, ShellClient, SyncFailed
-from mgfarm.device.console import ConsoleClient, ConsoleError, parse_snapshot_list, read_token
 from mgfarm.device.parsing import (
     parse_content_rows,
     parse_current_focus,
@@ -117,7 +118,7 @@ class Device:
     def _adb_errors(self, what: str) -> Iterator[None]:
         try:
             yield
-        except (adbutils.AdbError, AdbWireError, OSError) as exc:
+        except (adbutils.AdbError, AdbError, OSError) as exc:
             raise DeviceError(
                 f"Device {self.serial} failed during {what} ({exc}); "
                 "check it with `mgfarm ps` or `adb devices`."
@@ -148,7 +149,7 @@ class Device:
         except SyncFailed as exc:  # the device answered: the file is missing or unreadable
             kind = FileMissing if "No such file or directory" in exc.reason else DeviceError
             raise kind(f"Cannot read {path} on {self.serial}: {exc.reason}.") from exc
-        except (AdbWireError, OSError) as exc:
+        except (AdbError, OSError) as exc:
             raise DeviceError(
                 f"Device {self.serial} failed during pull of {path} ({exc}); "
                 "check it with `mgfarm ps` or `adb devices`."

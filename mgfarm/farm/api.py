@@ -14,8 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 
+from mgfarm.adb import server as adbserver
+from mgfarm.adb.binary import adb_args
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import adbserver, procs
+from mgfarm.farm import procs
 from mgfarm.farm.backends import BACKENDS, Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
@@ -382,7 +384,7 @@ def exec_shell(name: str, index: int, command: list[str], timeout: float = 120.0
     rep = farm.replica(index)
     if not command:
         raise MgfarmError("No command given; put it after `--`, e.g. `mgfarm exec 0 -- getprop`.")
-    argv = [*adbserver.adb_args(farm.adb_server_port, rep.serial), "shell", *command]
+    argv = [*adb_args(farm.adb_server_port, rep.serial), "shell", *command]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:

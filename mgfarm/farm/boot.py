@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import adbutils
 
+from mgfarm.adb import server as adbserver
+from mgfarm.adb.console import console_alive, console_command, snapshot_names
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import adbserver
-from mgfarm.farm.console import console_alive, console_command, snapshot_names
 from mgfarm.farm.state import Replica
 
 DEFAULT_SNAPSHOT = "golden"

@@ -19,11 +19,11 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
+from mgfarm.adb import server as adbserver
+from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import adbserver
 from mgfarm.farm.backends import Backend, get_backend, relocate_if_taken
 from mgfarm.farm.boot import bring_up
-from mgfarm.farm.console import console_alive, console_command
 from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, Replica, edit, farm_dir, load_farm
 
 POLL_SECONDS = 1.0

@@ -8,8 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+from mgfarm.adb.console import read_token
 from mgfarm.device import Device
-from mgfarm.device.console import read_token
 from mgfarm.errors import MgfarmError
 from mgfarm.parity.record import console_port_of, differences, load, record, write
 

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import mgfarm
+from mgfarm.adb import server as adbserver
+from mgfarm.adb.console import ConsoleClient
+from mgfarm.adb.errors import ConsoleError
 from mgfarm.device import Device
-from mgfarm.device.console import ConsoleClient, ConsoleError
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import adbserver
 from mgfarm.farm.api import down
 from mgfarm.farm.backends import BACKENDS, get_backend
 from mgfarm.farm.boot import wait_attached, wait_boot_completed

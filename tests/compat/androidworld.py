@@ -401,7 +401,7 @@ def table(helpers: list[Outcome], tasks: list[Outcome]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from mgfarm.farm.adb import find_adb
+    from mgfarm.adb.binary import find_adb
     from tests.integration.conftest import SimProcess, start_adb_server, stop_adb_server
 
     with tempfile.TemporaryDirectory(prefix="aw-compat-") as tmp:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from docker import DockerClient
+from mgfarm.adb.binary import find_adb
+from mgfarm.adb.server import ensure_server, kill_server
 from mgfarm.doctor import image_builder_problem
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.adb import find_adb
-from mgfarm.farm.adbserver import ensure_server, kill_server
 from mgfarm.farm.images import BASE_IMAGE, SIM_IMAGE, build_images, docker_client
 from mgfarm.farm.ports import free_port
 

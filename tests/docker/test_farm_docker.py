@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from mgfarm.farm import adbserver, api
+from mgfarm.adb import server as adbserver
+from mgfarm.farm import api
 from mgfarm.farm.backends.docker import FARM_LABEL, REPLICA_LABEL
 from mgfarm.farm.state import farm_dir, load_farm
 from tests.support import run_mgfarm, wait_until

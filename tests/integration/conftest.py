@@ -23,7 +23,7 @@ from pathlib import Path
 import adbutils
 import pytest
 
-from mgfarm.farm.adb import find_adb
+from mgfarm.adb.binary import find_adb
 from mgfarm.farm.ports import free_port, port_in_use, quiet_range_start
 
 READY_TIMEOUT = 60.0

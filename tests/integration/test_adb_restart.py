@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from mgfarm.farm import adbserver
-from mgfarm.farm.adb import find_adb
+from mgfarm.adb import server as adbserver
+from mgfarm.adb.binary import find_adb
 
 from .conftest import SimProcess, start_adb_server, stop_adb_server
 

@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
+from mgfarm.adb.errors import ConsoleError
 from mgfarm.device import Device, DeviceError
-from mgfarm.device.console import ConsoleError
 from mgfarm.errors import MgfarmError
 from tests.integration.conftest import AdbServer, SimHandle
 

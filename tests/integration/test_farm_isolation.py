@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.adb import server as adbserver
 from mgfarm.adb.server import SCANNED_ADB_PORTS
-from mgfarm.farm import adbserver, api
+from mgfarm.farm import api
 from mgfarm.farm.ports import port_in_use
 from tests.integration.conftest import free_scanned_adb_port, serving
 from tests.support import wait_until

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.farm import adbserver, api, procs
-from mgfarm.farm.console import console_command
+from mgfarm.adb import server as adbserver
+from mgfarm.adb.console import console_command
+from mgfarm.farm import api, procs
 from mgfarm.farm.ports import free_port, quiet_range_start
 from mgfarm.farm.state import FarmState, farm_dir, load_farm
 from tests.support import run_mgfarm, wait_until

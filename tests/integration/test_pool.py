@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import mgfarm
+from mgfarm.adb.errors import ConsoleError
 from mgfarm.device import Device
-from mgfarm.device.console import ConsoleError
 from mgfarm.env.lease import LeaseError
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import FarmState, Replica

@@ -23,9 +23,10 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip ins
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
+from mgfarm.adb import server as adbserver  # noqa: E402
 from mgfarm.cli import app  # noqa: E402
 from mgfarm.errors import MgfarmError  # noqa: E402
-from mgfarm.farm import adbserver, api  # noqa: E402
+from mgfarm.farm import api  # noqa: E402
 from mgfarm.farm.state import list_farms  # noqa: E402
 from mgfarm.ray import RayEnvPool, cluster  # noqa: E402
 from mgfarm.ray.resources import REPLICA_RESOURCE, farm_name  # noqa: E402

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.farm.console import ConsoleError, console_command
+from mgfarm.adb.console import console_command
+from mgfarm.adb.errors import ConsoleError
 from mgfarm.farm.ports import quiet_range_start
 
 FILES = 400  # enough that a load or a save takes tens of milliseconds, so kills land inside them

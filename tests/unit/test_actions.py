@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mgfarm.adb.console import parse_snapshot_list
 from mgfarm.device.actions import Action, ActionError, parse_action
-from mgfarm.device.console import parse_snapshot_list
 from mgfarm.device.device import q
 from mgfarm.device.parsing import (
     parse_content_rows,

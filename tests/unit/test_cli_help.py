@@ -49,7 +49,9 @@ def test_flags_are_not_shown_as_taking_a_value() -> None:
         flags = [p for p in cmd.params if getattr(p, "is_flag", False)]
         for flag in flags:
             line = next(ln for ln in result.output.splitlines() if flag.opts[0] in ln)
-            assert "<bool>" not in line, f"`mgfarm {' '.join(path)} --help` shows {flag.opts[0]} taking a value"
+            assert "<bool>" not in line, (
+                f"`mgfarm {' '.join(path)} --help` shows {flag.opts[0]} taking a value"
+            )
 
 
 def test_every_command_that_picks_a_farm_takes_farm() -> None:

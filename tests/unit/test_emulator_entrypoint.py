@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.device.console import ConsoleClient, ConsoleError
+from mgfarm.adb.console import ConsoleClient
+from mgfarm.adb.errors import ConsoleError
 from tests.unit.test_emulator import free_pair
 
 REPO = Path(__file__).resolve().parents[2]
