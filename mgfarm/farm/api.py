@@ -208,6 +208,15 @@ def up(
     except BaseException:
         remove_folder(folder)
         raise
+    limit = str(getattr(runner, "memory", "") or "")  # docker: each container's memory limit
+    if manifest is not None and manifest.ram_mb and limit:
+        from mgfarm.farm.backends.docker import check_guest_memory
+
+        try:
+            check_guest_memory(limit, manifest.ram_mb, snapshot)
+        except BaseException:
+            remove_folder(folder)
+            raise
     if manifest is None and snapshot != DEFAULT_SNAPSHOT:
         remove_folder(folder)
         raise MgfarmError(

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from mgfarm.cli import app
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.backends.docker import check_guest_memory, memory_mib
 from mgfarm.farm.images import KIND_DEFAULTS, build_images, docker_client, resource_defaults
 from mgfarm.snapshots.manifest import (
     Manifest,
@@ -202,3 +203,18 @@ def test_snapshot_rm_removes_the_build_and_refuses_a_missing_one(home: Path) -> 
     assert read_manifest("process", "golden") is None
     with pytest.raises(MgfarmError, match="No snapshot 'golden' is built"):
         remove_snapshot("golden", "process")
+
+
+@pytest.mark.parametrize(
+    ("memory", "ram_mb", "refused"),
+    [("4g", 2048, False), ("2g", 2048, True), ("2816m", 2048, False), ("1073741824", 0, False)],
+)
+def test_a_memory_limit_that_cannot_hold_the_emulator_is_refused(
+    memory: str, ram_mb: int, refused: bool
+) -> None:
+    if refused:
+        with pytest.raises(MgfarmError, match=r"does not fit in --memory 2g; pass --memory 3g or more"):
+            check_guest_memory(memory, ram_mb, "golden")
+    else:
+        check_guest_memory(memory, ram_mb, "golden")
+    assert memory_mib("1g") == 1024 and memory_mib("512m") == 512 and memory_mib("1048576k") == 1024

@@ -63,6 +63,28 @@ def parse_memory(memory: str) -> str:
     return text
 
 
+# What the emulator process needs beside the guest's RAM (qemu, the GPU emulation, the snapshot's pages).
+EMULATOR_OVERHEAD_MIB = 768
+
+
+def memory_mib(memory: str) -> int:
+    """A docker memory string (bytes, k, m or g) in MiB, rounded down."""
+    text = parse_memory(memory)
+    scale = {"k": 1 / 1024, "m": 1, "g": 1024}.get(text[-1], 1 / 1024 / 1024)
+    number = text[:-1] if text[-1] in "kmg" else text
+    return int(int(number) * scale)
+
+
+def check_guest_memory(memory: str, ram_mb: int, snapshot: str) -> None:
+    """Refuse a container memory limit that cannot hold the snapshot's emulator (it would be OOM-killed)."""
+    need = ram_mb + EMULATOR_OVERHEAD_MIB
+    if ram_mb and memory_mib(memory) < need:
+        raise MgfarmError(
+            f"Snapshot {snapshot!r} runs an emulator with {ram_mb} MB of guest RAM, which does not fit in "
+            f"--memory {memory}; pass --memory {-(-need // 1024)}g or more (or leave --memory out)."
+        )
+
+
 def needs_kvm(labels: dict[str, str]) -> bool:
     """The image's own label decides (the stand-in emulator says false); else every emulator does."""
     if KVM_LABEL in labels:
