@@ -49,7 +49,8 @@ class SimDevice:
 
     def __init__(self, config: DeviceConfig) -> None:
         self.config = config
-        self.fs = DeviceFS(config.data_dir / "root")
+        # Files are stamped with the device clock, as a device's kernel stamps them with its own.
+        self.fs = DeviceFS(config.data_dir / "root", now=self.now)
         self.props = Props(default_props(config.name, config.width, config.height, config.density))
         self.props.values.update(config.extra_props)
         self.local_servers: dict[int, LocalServer] = {}
@@ -62,6 +63,11 @@ class SimDevice:
         self.epoch = 0
         # Set by the host: drops and re-announces every transport, as when adbd restarts (root/unroot).
         self.on_adbd_restart: Callable[[], None] | None = None
+
+    def now(self) -> float:
+        """The device's wall time in seconds: its clock service once booted, host time before."""
+        clock = self.services.get("clock")
+        return clock.now() if clock is not None else time.time()
 
     def changed(self) -> None:
         """Note that state behind the screen may have changed: the window manager composes anew.

@@ -197,14 +197,12 @@ class SyncSession:
                 return  # the client went away mid-transfer: the destination is untouched
             try:
                 os.chmod(tmp, (mode & 0o7777) | 0o600)
-                os.utime(tmp, (mtime, mtime))
                 parent = posixpath.dirname(fs.normalize(path))
                 fs.mkdir(parent, parents=True)
-                # Renamed into the folder's descriptor, resolved now beneath the root.
-                with fs.locate(path) as loc:
-                    if loc.name == ".":
-                        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
-                    os.replace(tmp, loc.name, dst_dir_fd=loc.dir_fd)
+                # Renamed into the folder's descriptor, resolved now beneath the root. adbd sets the
+                # mtime the client sent (adb push sends the local file's); a client that sends none
+                # (0) gets the device clock's time rather than 1970.
+                fs.place(tmp, path, mtime or None)
                 self.device.changed()
             except PathEscapeError as exc:
                 raise SyncFailure(f"{path}: permission denied") from exc

@@ -33,7 +33,7 @@ from mgfarm.sim.shell.parser import (
     parse_word_text,
 )
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, is_number
-from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.fs import DeviceFS, PathEscapeError
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -496,7 +496,7 @@ class Shell:
 
     async def _redirect(self, redirects: list[Redirect], io: ShellIO) -> Redirected | None:
         """Streams after applying redirections; None (after an error message) when a file fails."""
-        red = Redirected(ShellIO(io.stdin, io.stdout, io.stderr))
+        red = Redirected(ShellIO(io.stdin, io.stdout, io.stderr), self.device.fs)
         for r in redirects:
             fields = await self.expand(r.target, io, split=False)
             target = "".join(fields)
@@ -546,8 +546,9 @@ class Shell:
 class Redirected:
     """Streams of one command after redirection, and the file sinks to flush when it ends."""
 
-    def __init__(self, io: ShellIO) -> None:
+    def __init__(self, io: ShellIO, fs: DeviceFS) -> None:
         self.io = io
+        self.fs = fs  # closes the files, stamping what was written with the device clock
         self.files: list[ByteSink] = []
         self.fds: list[int] = []
 
@@ -563,7 +564,7 @@ class Redirected:
                 await sink.flush()
         finally:
             for fd in self.fds:
-                os.close(fd)
+                self.fs.close(fd)
             self.fds = []
 
 

@@ -5,6 +5,11 @@ O_NOFOLLOW, at the moment of use: symlinks are followed by this walk with chroot
 absolute target starts again at the device root, `..` stops at it), never by the kernel. A device
 symlink is stored on the host with a target that starts with LINK_DIR, a name that never exists, so
 any host code that follows it by path (SQLite, a snapshot copy, an app) finds nothing.
+
+Every change made through this class is stamped with the device's clock (`now`), not the host's: the
+entry written or created gets that mtime, and so does the folder whose entries changed, as the
+device's kernel would stamp them. The host kernel stamps ctime itself and nothing can set it, so
+the device reports a file's change time as its mtime (`change_ns`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import os
 import posixpath
 import shutil
 import stat as statmod
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +63,14 @@ LINK_PREFIX = LINK_DIR + "/"
 MAX_LINKS = 40  # symlinks followed in one lookup, as Linux allows (then ELOOP)
 MAX_TREE_DEPTH = 256  # folders deep a walk or a copy goes (a tree copied into itself ends here)
 DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+WRITE_MODES = os.O_WRONLY | os.O_RDWR
+
+
+def change_ns(st: os.stat_result) -> int:
+    """The device's ctime of an entry: its mtime, since the host kernel stamps ctime with host time."""
+    return st.st_mtime_ns
 
 
 class PathEscapeError(ValueError):
@@ -107,8 +121,39 @@ def device_link_target(raw: str, root: str) -> str:
 class DeviceFS:
     """Android paths under `root`; every method resolves beneath it at the moment of the call."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, now: Callable[[], float] = time.time) -> None:
         self.root = root.resolve()
+        self.now = now  # the device clock, in seconds since the epoch
+        # Descriptors opened for writing by `open`, with the mtime they had then: `close` restamps
+        # one whose mtime the host kernel has changed since (a write happened).
+        self._writers: dict[int, int] = {}
+
+    # -- time stamps ------------------------------------------------------------------------------
+
+    def now_ns(self) -> int:
+        return int(self.now() * 1000) * 1_000_000  # the clock keeps milliseconds
+
+    def _stamp_at(self, dir_fd: int, name: str, created: bool = False, when_ns: int | None = None) -> None:
+        """Give the entry `name` of `dir_fd` the device time (never following a link); its atime
+        too when it was just created. A time stamp never makes the write itself fail."""
+        when = self.now_ns() if when_ns is None else when_ns
+        with contextlib.suppress(OSError):
+            atime = when if created else os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_atime_ns
+            os.utime(name, ns=(atime, when), dir_fd=dir_fd, follow_symlinks=False)
+
+    def _stamp_dir(self, dir_fd: int) -> None:
+        """The folder of `dir_fd` had entries added or removed: its mtime is the device time."""
+        self._stamp_at(dir_fd, ".")
+
+    def _stamp_fd(self, fd: int, created: bool = False) -> int:
+        """Stamp an open file with the device time; returns the mtime set (ns), or -1 on failure."""
+        when = self.now_ns()
+        try:
+            atime = when if created else os.fstat(fd).st_atime_ns
+            os.utime(fd, ns=(atime, when))
+        except OSError:
+            return -1
+        return when
 
     def create_skeleton(self) -> None:
         for rel in SKELETON:
@@ -259,9 +304,36 @@ class DeviceFS:
     # -- reading and writing ----------------------------------------------------------------------
 
     def open(self, path: str, flags: int, cwd: str = "/", mode: int = 0o666) -> int:
-        """A descriptor for `path` (symlinks followed in device terms); the caller closes it."""
+        """A descriptor for `path` (symlinks followed in device terms). Close one opened for
+        writing with `close`, which stamps what was written with the device time."""
         with self.locate(path, cwd) as loc:
-            return loc.open(flags, mode)
+            if not flags & WRITE_MODES:
+                return loc.open(flags, mode)
+            created = False
+            if flags & os.O_CREAT:
+                try:
+                    loc.lstat()
+                except FileNotFoundError:
+                    created = True
+            fd = loc.open(flags, mode)
+            if created:
+                self._stamp_dir(loc.dir_fd)
+        # Creating or truncating changed the file now; later writes are restamped by `close`.
+        stamped = self._stamp_fd(fd, created) if created or flags & os.O_TRUNC else os.fstat(fd).st_mtime_ns
+        self._writers[fd] = stamped
+        return fd
+
+    def close(self, fd: int) -> None:
+        """Close a descriptor from `open`; a file written through it gets the device time, as the
+        device's kernel gives each write (a descriptor nothing was written to keeps its time)."""
+        seen = self._writers.pop(fd, None)
+        try:
+            if seen is not None:
+                with contextlib.suppress(OSError):
+                    if os.fstat(fd).st_mtime_ns != seen:
+                        self._stamp_fd(fd)
+        finally:
+            os.close(fd)
 
     def read_bytes(self, path: str, cwd: str = "/", limit: int | None = None) -> bytes:
         """A file's bytes; OSError(EFBIG) when it holds more than `limit`."""
@@ -291,7 +363,7 @@ class DeviceFS:
             while view:
                 view = view[os.write(fd, view) :]
         finally:
-            os.close(fd)
+            self.close(fd)
 
     # -- changing the tree ------------------------------------------------------------------------
 
@@ -306,6 +378,8 @@ class DeviceFS:
             return
         with self.locate(path, cwd, follow=False) as loc:
             os.mkdir(loc.name, dir_fd=loc.dir_fd)
+            self._stamp_at(loc.dir_fd, loc.name, created=True)
+            self._stamp_dir(loc.dir_fd)
 
     def symlink(self, target: str, link: str, cwd: str = "/") -> None:
         """A device symlink: `target` is kept as the device will read it back."""
@@ -313,14 +387,18 @@ class DeviceFS:
             raise PathEscapeError(f"{target}: reserved name")
         with self.locate(link, cwd, follow=False) as loc:
             os.symlink(_host_target(target), loc.name, dir_fd=loc.dir_fd)
+            self._stamp_at(loc.dir_fd, loc.name, created=True)
+            self._stamp_dir(loc.dir_fd)
 
     def unlink(self, path: str, cwd: str = "/") -> None:
         with self.locate(path, cwd, follow=False) as loc:
             os.unlink(loc.name, dir_fd=loc.dir_fd)
+            self._stamp_dir(loc.dir_fd)
 
     def rmdir(self, path: str, cwd: str = "/") -> None:
         with self.locate(path, cwd, follow=False) as loc:
             os.rmdir(loc.name, dir_fd=loc.dir_fd)
+            self._stamp_dir(loc.dir_fd)
 
     def remove(self, path: str, cwd: str = "/", recursive: bool = False) -> None:
         """Unlink a file or link, or a folder (with everything in it when `recursive`)."""
@@ -334,38 +412,61 @@ class DeviceFS:
                 shutil.rmtree(loc.name, dir_fd=loc.dir_fd)
             else:
                 os.rmdir(loc.name, dir_fd=loc.dir_fd)
+            self._stamp_dir(loc.dir_fd)
 
     def rename(self, src: str, dst: str, cwd: str = "/") -> None:
+        """Move an entry; it keeps its times, the folders it left and entered get the device time."""
         with self.locate(src, cwd, follow=False) as s, self.locate(dst, cwd, follow=False) as d:
             if s.name == "." or d.name == ".":
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src)
             os.rename(s.name, d.name, src_dir_fd=s.dir_fd, dst_dir_fd=d.dir_fd)
+            self._stamp_dir(s.dir_fd)
+            self._stamp_dir(d.dir_fd)
 
-    def utime(self, path: str, when: float, cwd: str = "/", create: bool = True) -> None:
+    def place(self, host_file: Path, path: str, mtime: float | None = None, cwd: str = "/") -> None:
+        """Move a finished host file (outside the root, e.g. a staged push) into `path`, replacing
+        a file there, with `mtime` or else the device time; the parent folder must exist."""
+        with self.locate(path, cwd) as loc:
+            if loc.name == ".":
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            os.replace(host_file, loc.name, dst_dir_fd=loc.dir_fd)
+            when = None if mtime is None else int(mtime * 1_000_000_000)
+            self._stamp_at(loc.dir_fd, loc.name, created=True, when_ns=when)
+            self._stamp_dir(loc.dir_fd)
+
+    def utime(self, path: str, when: float | None = None, cwd: str = "/", create: bool = True) -> None:
+        """`touch`: set both times to `when` (default: the device time), creating a missing file."""
         flags = os.O_WRONLY | os.O_CREAT if create else os.O_RDONLY
         try:
             fd = self.open(path, flags | os.O_NONBLOCK, cwd)
         except IsADirectoryError:
             fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY, cwd)
         try:
-            os.utime(fd, (when, when))
+            ns = self.now_ns() if when is None else int(when * 1_000_000_000)
+            os.utime(fd, ns=(ns, ns))
         finally:
+            self._writers.pop(fd, None)  # its times are set: nothing to restamp at close
             os.close(fd)
 
-    def copy(self, src: str, dst: str, cwd: str = "/", budget: int = 1 << 34) -> None:
+    def copy(
+        self, src: str, dst: str, cwd: str = "/", budget: int = 1 << 34, keep_times: bool = False
+    ) -> None:
         """Copy a file, link or folder tree `src` to the new or existing entry `dst`, keeping
-        links as links and modes and times; descriptors throughout, so no swap redirects it."""
+        links as links and modes; the copies get the device time, or the sources' times with
+        `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it."""
         with self.locate(src, cwd) as s:
             sfd = s.open(os.O_RDONLY)
             spath = s.path
+        stamp = None if keep_times else self.now_ns()
         try:
             with self.locate(dst, cwd, follow=False) as d:
                 if statmod.S_ISDIR(os.fstat(sfd).st_mode):
                     if d.path == spath or d.path.startswith(spath.rstrip("/") + "/"):
                         raise OSError(errno.EINVAL, "cannot copy a directory into itself", src)
-                    _copy_tree(sfd, d.dir_fd, d.name, [budget], 0)
+                    _copy_tree(sfd, d.dir_fd, d.name, [budget], 0, stamp)
                 else:
-                    _copy_file(sfd, d.dir_fd, d.name, [budget])
+                    _copy_file(sfd, d.dir_fd, d.name, [budget], stamp)
+                self._stamp_dir(d.dir_fd)
         finally:
             os.close(sfd)
 
@@ -393,14 +494,14 @@ class DeviceFS:
             if depth_first:
                 yield top
 
-    @staticmethod
-    def remove_entry(entry: Entry) -> None:
+    def remove_entry(self, entry: Entry) -> None:
         """Unlink a walked file or link, or remove a walked (empty) folder, through its folder's
         descriptor: the entry the walk saw, whatever was renamed since."""
         if statmod.S_ISDIR(entry.st.st_mode):
             os.rmdir(entry.name, dir_fd=entry.dir_fd)
         else:
             os.unlink(entry.name, dir_fd=entry.dir_fd)
+        self._stamp_dir(entry.dir_fd)
 
     # -- messages ---------------------------------------------------------------------------------
 
@@ -462,7 +563,8 @@ def _walk_fd(fd: int, base: str, depth: int, depth_first: bool, maxdepth: int) -
             yield entry
 
 
-def _copy_file(sfd: int, dir_fd: int, name: str, budget: list[int]) -> None:
+def _copy_file(sfd: int, dir_fd: int, name: str, budget: list[int], stamp: int | None) -> None:
+    """Copy one file's bytes and mode; its times are the source's, or `stamp` (ns) when given."""
     st = os.fstat(sfd)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     dfd = os.open(name, flags, statmod.S_IMODE(st.st_mode) | 0o600, dir_fd=dir_fd)
@@ -472,12 +574,14 @@ def _copy_file(sfd: int, dir_fd: int, name: str, budget: list[int]) -> None:
             if budget[0] < 0:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), name)
             os.write(dfd, chunk)
-        os.utime(dfd, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.utime(dfd, ns=(st.st_atime_ns, st.st_mtime_ns) if stamp is None else (stamp, stamp))
     finally:
         os.close(dfd)
 
 
-def _copy_tree(sfd: int, dir_fd: int, name: str, budget: list[int], depth: int) -> None:
+def _copy_tree(sfd: int, dir_fd: int, name: str, budget: list[int], depth: int, stamp: int | None) -> None:
+    """Copy a folder's regular files, folders and links; times as in `_copy_file`, set on each
+    folder after its entries (adding them changed it)."""
     if depth > MAX_TREE_DEPTH:
         raise OSError(errno.ELOOP, "tree too deep", name)
     with contextlib.suppress(FileExistsError):
@@ -490,16 +594,20 @@ def _copy_tree(sfd: int, dir_fd: int, name: str, budget: list[int], depth: int) 
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry, dir_fd=dfd)
                 os.symlink(os.readlink(entry, dir_fd=sfd), entry, dir_fd=dfd)
+                times = (st.st_atime_ns, st.st_mtime_ns) if stamp is None else (stamp, stamp)
+                os.utime(entry, ns=times, dir_fd=dfd, follow_symlinks=False)
                 continue
             if not (statmod.S_ISDIR(st.st_mode) or statmod.S_ISREG(st.st_mode)):
                 continue
             child = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=sfd)
             try:
                 if statmod.S_ISDIR(st.st_mode):
-                    _copy_tree(child, dfd, entry, budget, depth + 1)
+                    _copy_tree(child, dfd, entry, budget, depth + 1, stamp)
                 else:
-                    _copy_file(child, dfd, entry, budget)
+                    _copy_file(child, dfd, entry, budget, stamp)
             finally:
                 os.close(child)
+        own = os.fstat(sfd)
+        os.utime(dfd, ns=(own.st_atime_ns, own.st_mtime_ns) if stamp is None else (stamp, stamp))
     finally:
         os.close(dfd)
