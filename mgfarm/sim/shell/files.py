@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import fnmatch
 import hashlib
 import os
@@ -22,7 +23,8 @@ from typing import Any, TypeVar
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
-from mgfarm.sim.system.fs import Entry, PathEscapeError
+from mgfarm.sim.shell.system import device_zone
+from mgfarm.sim.system.fs import Entry, PathEscapeError, change_ns
 
 T = TypeVar("T")
 YIELD_EVERY = 256  # entries a walk handles between two turns of the event loop
@@ -173,7 +175,7 @@ class LsOptions:
         if "u" in self.flags:
             return st.st_atime_ns
         if "c" in self.flags:
-            return st.st_ctime_ns
+            return change_ns(st)
         return st.st_mtime_ns
 
 
@@ -198,13 +200,14 @@ def parse_ls(argv: list[str]) -> tuple[LsOptions, list[str]]:
     return opts, paths
 
 
-def format_time(ns: int, full: bool) -> str:
-    """toybox's time column: `2023-11-28 23:17` or, with -ll, `2023-11-28 23:17:43.176000000 +0000`."""
+def format_time(inv: Invocation, ns: int, full: bool) -> str:
+    """toybox's time column in the device's local time (localtime(3): TZ, else persist.sys.timezone):
+    `2023-11-28 23:17` or, with -ll, `2023-11-28 23:17:43.176000000 +0100`."""
     secs, frac = divmod(ns, 1_000_000_000)
-    tm = time.gmtime(secs)
+    moment = dt.datetime.fromtimestamp(secs, device_zone(inv, False))
     if full:
-        return time.strftime("%Y-%m-%d %H:%M:%S", tm) + f".{frac:09d} +0000"
-    return time.strftime("%Y-%m-%d %H:%M", tm)
+        return moment.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + moment.strftime("%z")
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts: LsOptions) -> list[str]:
@@ -226,7 +229,7 @@ def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts:
         user,
         group,
         size,
-        format_time(opts.when(st), opts.long > 1),
+        format_time(inv, opts.when(st), opts.long > 1),
         shown,
     ]
 
@@ -399,12 +402,11 @@ async def mkdir(inv: Invocation) -> int:
 async def touch(inv: Invocation) -> int:
     flags, paths = split_flags(inv.argv[1:], "acmh")
     status = 0
-    now = inv.device.services["clock"].now() if "clock" in inv.device.services else time.time()
     for path in paths:
         try:
             if "c" in flags and kind(inv, path) is None:
                 continue
-            fs_call(path, inv.device.fs.utime, path, now, inv.cwd)
+            fs_call(path, inv.device.fs.utime, path, None, inv.cwd)  # the device clock's time
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -447,6 +449,7 @@ def _each_copy(inv: Invocation, operands: list[str], one: Callable[[str, str], N
 async def cp(inv: Invocation) -> int:
     flags, operands = split_flags(inv.argv[1:], "rRafpdPLnuvi")
     recursive = bool(flags & {"r", "R", "a"})
+    keep_times = bool(flags & {"p", "a"})  # otherwise a copy is new: it gets the device time
     fs = inv.device.fs
 
     def copy(src: str, target: str) -> None:
@@ -454,7 +457,7 @@ async def cp(inv: Invocation) -> int:
             raise CommandError(f"{src}: Is a directory (use -r)")
         if "n" in flags and kind(inv, target, follow=False) is not None:
             return
-        fs_call(src, fs.copy, src, target, inv.cwd)
+        fs_call(src, fs.copy, src, target, inv.cwd, keep_times=keep_times)
 
     return _each_copy(inv, operands, copy)
 
@@ -780,7 +783,7 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
         kinds |= {"s": statmod.S_ISSOCK, "c": statmod.S_ISCHR, "b": statmod.S_ISBLK}
         return any(kinds[c](st.st_mode) for c in value.split(",") if c in kinds)
     if op in ("-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin"):
-        stamp = {"m": st.st_mtime, "a": st.st_atime, "c": st.st_ctime}[op[1]]
+        stamp = {"m": st.st_mtime, "a": st.st_atime, "c": change_ns(st) / 1e9}[op[1]]
         unit = 60 if op.endswith("min") else 86400
         return _numeric(value, (run.now - stamp) // unit)
     if op == "-newer":
@@ -920,9 +923,17 @@ def _file_type(st: os.stat_result) -> str:
     return "special file"
 
 
+def _stat_time(inv: Invocation, ns: int) -> str:
+    """toybox stat's %x/%y/%z: `2026-03-02 10:00:00.123000000 +0100` in the device's local time."""
+    secs, frac = divmod(ns, 1_000_000_000)
+    moment = dt.datetime.fromtimestamp(secs, device_zone(inv, False))
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + moment.strftime("%z")
+
+
 def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> str:
     user, group = owner(device_path(inv, shown))
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000", time.gmtime(st.st_mtime))
+    if key in "xyz":
+        return _stat_time(inv, {"x": st.st_atime_ns, "y": st.st_mtime_ns, "z": change_ns(st)}[key])
     fields = {
         "s": str(st.st_size),
         "n": shown,
@@ -936,8 +947,7 @@ def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> st
         "g": "0",
         "Y": str(int(st.st_mtime)),
         "X": str(int(st.st_atime)),
-        "Z": str(int(st.st_ctime)),
-        "y": stamp,
+        "Z": str(change_ns(st) // 1_000_000_000),
         "h": str(st.st_nlink),
         "i": str(st.st_ino),
         "b": str(st.st_blocks),
@@ -966,8 +976,8 @@ async def stat(inv: Invocation) -> int:
     if fmt is None:
         fmt = (
             "  File: %N\n  Size: %s\t Blocks: %b\t IO Blocks: 4096\t%F\nDevice: fd00h/64768d\t Inode: %i\t "
-            "Links: %h\nAccess: (0%a/%A)\tUid: (    %u/    %U)\tGid: (    %g/    %G)\nAccess: %y\n"
-            "Modify: %y\nChange: %y"
+            "Links: %h\nAccess: (0%a/%A)\tUid: (    %u/    %U)\tGid: (    %g/    %G)\nAccess: %x\n"
+            "Modify: %y\nChange: %z"
         )
     status = 0
     for path in operands:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mgfarm.sim.shell.files import CommandError, host_path
+from mgfarm.sim.shell.files import CommandError
 from mgfarm.sim.shell.registry import Invocation, command, is_number
+from mgfarm.sim.system.fs import PathEscapeError
 
 # KeyEvent.KEYCODE_* values (frameworks/base/core/java/android/view/KeyEvent.java).
 KEYCODES: dict[str, int] = {
@@ -183,7 +184,7 @@ async def uiautomator(inv: Invocation) -> int:
             inv.out(xml)
         else:
             # No mkdir of missing parents: an unwritable target is an error, as on a device.
-            host_path(inv, target).write_text(xml, encoding="utf-8")
+            write_file(inv, target, xml.encode())
     except CommandError as exc:
         inv.err(f"ERROR: could not get idle state. {exc}\n")
         return 1
@@ -192,6 +193,15 @@ async def uiautomator(inv: Invocation) -> int:
         return 1
     inv.out(f"UI hierchary dumped to: {target}\n")
     return 0
+
+
+def write_file(inv: Invocation, target: str, data: bytes) -> None:
+    """Write an output file through the device filesystem (descriptors, and the device clock's
+    time on it); OSError as the host gave it, a refused path as Permission denied."""
+    try:
+        inv.device.fs.write_bytes(target, data, inv.cwd)
+    except PathEscapeError as exc:
+        raise CommandError(f"{target}: Permission denied") from exc
 
 
 @command("screencap")
@@ -210,7 +220,7 @@ async def screencap(inv: Invocation) -> int:
         if target is None:
             inv.out(data)
         else:
-            host_path(inv, target).write_bytes(data)
+            write_file(inv, target, data)
     except CommandError as exc:
         inv.err(f"Error: {exc}\n")
         return 1

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from datetime import datetime, timezone, tzinfo
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+if TYPE_CHECKING:
+    from mgfarm.sim.system.props import Props
 
 
 class Clock:
@@ -50,3 +55,16 @@ class Clock:
         self.set_ms(int(state["now_ms"]))
         if state.get("frozen"):
             self._frozen_ms = int(state["now_ms"])
+
+
+def device_zone(props: Props) -> tzinfo:
+    """The device's time zone (persist.sys.timezone), UTC when unset or unknown."""
+    try:
+        return ZoneInfo(props.get("persist.sys.timezone", "UTC") or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return timezone.utc
+
+
+def local_time(props: Props, epoch: float) -> datetime:
+    """An instant as the device shows it: in its own time zone."""
+    return datetime.fromtimestamp(epoch, device_zone(props))
