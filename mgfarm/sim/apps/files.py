@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, list_item
@@ -79,7 +79,7 @@ class Files(App):
         rows: list[View] = []
         for p in entries:
             st = p.stat()
-            when = datetime.fromtimestamp(st.st_mtime, timezone.utc).strftime("%b %-d")
+            when = local_time(self.device.props, st.st_mtime).strftime("%b %-d")  # the device's zone
             sub = when if p.is_dir() else f"{human_size(st.st_size)}, {when}"
             rows.append(
                 list_item(
@@ -172,7 +172,11 @@ class Files(App):
                 if not valid_name(name) or (folder / name).exists():
                     ctx.toast("Can't create folder")
                     return
-                (folder / name).mkdir()
+                try:  # through the device filesystem, which stamps the folder with the device clock
+                    self.device.fs.mkdir(f"{cwd}/{name}")
+                except (OSError, PathEscapeError):
+                    ctx.toast("Can't create folder")
+                    return
                 close()
 
             return [
@@ -190,7 +194,11 @@ class Files(App):
                 if not valid_name(name) or (folder / name).exists():
                     ctx.toast("Can't rename")
                     return
-                (folder / selected).rename(folder / name)
+                try:
+                    self.device.fs.rename(f"{cwd}/{selected}", f"{cwd}/{name}")
+                except (OSError, PathEscapeError):
+                    ctx.toast("Can't rename")
+                    return
                 ctx.state["selected"] = None
                 close()
 
@@ -204,11 +212,10 @@ class Files(App):
             ]
 
         def do_delete() -> None:
-            target = folder / selected
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
+            target = f"{cwd}/{selected}"
+            if self.device.fs.exists(target):
+                with contextlib.suppress(OSError, PathEscapeError):
+                    self.device.fs.remove(target, recursive=True)
             ctx.state["selected"] = None
             close()
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import shutil
+import posixpath
 import stat
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.system.clipboard import clipboard, paste
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
@@ -138,7 +138,7 @@ class Markor(App):
         ctx.on_back(back)
         rows: list[View] = []
         for name, is_dir, mtime in entries:
-            when = datetime.fromtimestamp(mtime, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+            when = local_time(self.device.props, mtime).strftime("%Y-%m-%d %H:%M:%S")  # the device's zone
             rows.append(
                 list_item(
                     name,
@@ -303,14 +303,14 @@ class Markor(App):
             if not valid_name(name):
                 ctx.toast("Enter a name")
                 return
+            # Through the device filesystem, which stamps what it writes with the device clock.
+            fs = self.device.fs
             try:
-                folder = self.host(cwd)
-                folder.mkdir(parents=True, exist_ok=True)
-                path = self.host(f"{cwd}/{name}")
-                if path.exists():
+                fs.mkdir(cwd, parents=True)
+                if fs.exists(f"{cwd}/{name}"):
                     ctx.toast("File already exists")
                     return
-                path.write_bytes(b"")
+                fs.write_bytes(f"{cwd}/{name}", b"")
             except (OSError, PathEscapeError):
                 ctx.toast("Could not create the file")
                 return
@@ -322,11 +322,10 @@ class Markor(App):
             if name is None:
                 return
             try:
-                path = self.host(f"{cwd}/{name}")
-                if path.exists():
+                if self.device.fs.exists(f"{cwd}/{name}"):
                     ctx.toast("Folder already exists")
                     return
-                path.mkdir(parents=True)
+                self.device.fs.mkdir(f"{cwd}/{name}", parents=True)
             except (OSError, PathEscapeError):
                 ctx.toast("Could not create the folder")
                 return
@@ -356,11 +355,10 @@ class Markor(App):
                 return
             if new != old:
                 try:
-                    dest = self.host(f"{cwd}/{new}")
-                    if dest.exists():
+                    if self.device.fs.exists(f"{cwd}/{new}"):
                         ctx.toast("A file with this name already exists")
                         return
-                    self.host(f"{cwd}/{old}").rename(dest)
+                    self.device.fs.rename(f"{cwd}/{old}", f"{cwd}/{new}")
                 except (OSError, PathEscapeError):
                     ctx.toast("Could not rename")
                     return
@@ -395,12 +393,11 @@ class Markor(App):
                 return
             for name in selected:
                 try:
-                    target = self.host(f"{dest}/{name}")
-                    if target.exists():
+                    if self.device.fs.exists(f"{dest}/{name}"):
                         ctx.toast(f"{name} already exists there")
                         continue
-                    shutil.move(str(self.host(f"{cwd}/{name}")), str(target))
-                except (OSError, PathEscapeError, shutil.Error):
+                    self.device.fs.rename(f"{cwd}/{name}", f"{dest}/{name}")
+                except (OSError, PathEscapeError):
                     ctx.toast(f"Could not move {name}")
             ctx.state["selected"] = []
             ctx.state.pop("move_to", None)
@@ -421,14 +418,9 @@ class Markor(App):
         return dialog("Move to folder", body, [("Cancel", close), ("OK", move)], close)
 
     def remove(self, device_path: str) -> None:
-        try:
-            path = self.host(device_path)
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            elif path.exists() or path.is_symlink():
-                path.unlink()
-        except (OSError, PathEscapeError):
-            pass
+        with contextlib.suppress(OSError, PathEscapeError):
+            if self.device.fs.exists(device_path):
+                self.device.fs.remove(device_path, recursive=True)
 
     # ---- the editor
     def document(self, ctx: ScreenContext) -> View:
@@ -446,9 +438,10 @@ class Markor(App):
             text = ctx.field("text")
             if read_only or text == ctx.state.get("saved"):
                 return
+            fs = self.device.fs
             try:
-                self.host(path).parent.mkdir(parents=True, exist_ok=True)
-                self.host(path).write_text(text)
+                fs.mkdir(posixpath.dirname(fs.normalize(path)), parents=True)
+                fs.write_bytes(path, text.encode())
             except (OSError, PathEscapeError, ValueError):
                 ctx.toast("Could not save the file")
                 return
