@@ -1,0 +1,150 @@
+"""File times come from the device's clock (issue 21): every write through the device filesystem is
+stamped with the device time, whatever the host's clock says, and tools show it in the device's zone."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.sim.system.fs import DeviceFS
+from tests.unit.shellkit import ShellDevice
+from tests.unit.test_sim_sync import req, sync_exchange
+from tests.unit.test_sim_transport import make_device
+
+# 2026-03-02 09:15:00 UTC, 10:15 in Berlin: far from any host clock a test runs on.
+DEVICE_NOW = dt.datetime(2026, 3, 2, 9, 15, tzinfo=dt.timezone.utc).timestamp()
+NS = 1_000_000_000
+
+
+class FakeClock:
+    """A device clock the test moves by hand."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(DEVICE_NOW)
+
+
+@pytest.fixture
+def fs(tmp_path: Path, clock: FakeClock) -> DeviceFS:
+    (tmp_path / "root").mkdir()
+    dfs = DeviceFS(tmp_path / "root", now=clock)
+    dfs.create_skeleton()
+    return dfs
+
+
+@pytest.fixture
+def sh(tmp_path: Path) -> Iterator[ShellDevice]:
+    dev = ShellDevice(tmp_path, boot=False)
+    dev.device.props.set("persist.sys.timezone", "Europe/Berlin")
+    dev.device.services["clock"].set_ms(int(DEVICE_NOW * 1000))
+    dev.device.services["clock"].freeze(True)
+    yield dev
+    dev.close()
+
+
+def mtime(fs: DeviceFS, path: str) -> float:
+    return fs.lstat(path).st_mtime
+
+
+def test_writes_creations_and_removals_get_the_device_time(fs: DeviceFS, clock: FakeClock) -> None:
+    fs.write_bytes("/sdcard/Download/a.txt", b"one")
+    assert mtime(fs, "/sdcard/Download/a.txt") == DEVICE_NOW
+    assert fs.lstat("/sdcard/Download/a.txt").st_atime == DEVICE_NOW  # a new file: both times
+    assert mtime(fs, "/sdcard/Download") == DEVICE_NOW  # an entry was added to the folder
+    clock.now += 60
+    fs.write_bytes("/sdcard/Download/a.txt", b"two", append=True)
+    assert mtime(fs, "/sdcard/Download/a.txt") == DEVICE_NOW + 60
+    assert fs.lstat("/sdcard/Download/a.txt").st_atime == DEVICE_NOW  # writing reads nothing
+    assert mtime(fs, "/sdcard/Download") == DEVICE_NOW  # no entry added this time
+    clock.now += 60
+    fs.mkdir("/sdcard/Download/sub/deeper", parents=True)
+    assert mtime(fs, "/sdcard/Download/sub/deeper") == DEVICE_NOW + 120
+    assert mtime(fs, "/sdcard/Download") == DEVICE_NOW + 120
+    clock.now += 60
+    fs.symlink("/sdcard/Download/a.txt", "/sdcard/Download/sub/link")
+    assert mtime(fs, "/sdcard/Download/sub/link") == DEVICE_NOW + 180
+    assert mtime(fs, "/sdcard/Download/a.txt") == DEVICE_NOW + 60  # the link's target is untouched
+    clock.now += 60
+    fs.unlink("/sdcard/Download/sub/link")
+    assert mtime(fs, "/sdcard/Download/sub") == DEVICE_NOW + 240
+    clock.now += 60
+    fs.remove("/sdcard/Download/sub", recursive=True)
+    assert mtime(fs, "/sdcard/Download") == DEVICE_NOW + 300
+
+
+def test_a_descriptor_nothing_was_written_to_keeps_its_time(fs: DeviceFS, clock: FakeClock) -> None:
+    fs.write_bytes("/data/local/tmp/f", b"x")
+    clock.now += 3600
+    fd = fs.open("/data/local/tmp/f", os.O_WRONLY | os.O_APPEND)
+    fs.close(fd)
+    assert mtime(fs, "/data/local/tmp/f") == DEVICE_NOW
+    fd = fs.open("/data/local/tmp/f", os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"more")
+    assert mtime(fs, "/data/local/tmp/f") != DEVICE_NOW + 3600  # the host kernel's time, until closed
+    fs.close(fd)
+    assert mtime(fs, "/data/local/tmp/f") == DEVICE_NOW + 3600
+
+
+def test_rename_keeps_the_file_time_and_copy_stamps_unless_kept(fs: DeviceFS, clock: FakeClock) -> None:
+    fs.write_bytes("/sdcard/a.txt", b"a")
+    fs.mkdir("/sdcard/tree")
+    fs.write_bytes("/sdcard/tree/in.txt", b"b")
+    clock.now += 600
+    fs.rename("/sdcard/a.txt", "/sdcard/Documents/a.txt")
+    assert mtime(fs, "/sdcard/Documents/a.txt") == DEVICE_NOW
+    assert mtime(fs, "/sdcard/Documents") == DEVICE_NOW + 600
+    assert mtime(fs, "/sdcard") == DEVICE_NOW + 600
+    clock.now += 600
+    fs.copy("/sdcard/Documents/a.txt", "/sdcard/Documents/copy.txt")
+    fs.copy("/sdcard/tree", "/sdcard/tree2")
+    assert mtime(fs, "/sdcard/Documents/copy.txt") == DEVICE_NOW + 1200
+    assert mtime(fs, "/sdcard/tree2") == mtime(fs, "/sdcard/tree2/in.txt") == DEVICE_NOW + 1200
+    fs.copy("/sdcard/tree", "/sdcard/tree3", keep_times=True)
+    assert mtime(fs, "/sdcard/tree3/in.txt") == DEVICE_NOW
+    assert mtime(fs, "/sdcard/tree3") == mtime(fs, "/sdcard/tree")
+
+
+def test_touch_redirection_ls_and_stat_follow_the_device_clock_and_zone(sh: ShellDevice) -> None:
+    r = sh.run(
+        "echo hi > /sdcard/Download/note.txt; touch /sdcard/Download/t.txt;"
+        " cp /sdcard/Download/note.txt /sdcard/c.txt"
+    )
+    assert r.status == 0, r.error
+    for name in ("/sdcard/Download/note.txt", "/sdcard/Download/t.txt", "/sdcard/c.txt", "/sdcard/Download"):
+        assert sh.run(f"stat -c %Y {name}").text == f"{int(DEVICE_NOW)}\n"
+    line = sh.run("ls -l /sdcard/Download/note.txt").text
+    assert " 2026-03-02 10:15 /sdcard/Download/note.txt" in line  # local time: Berlin is UTC+1 in March
+    full = sh.run("ls -ll /sdcard/Download/note.txt").text
+    assert " 2026-03-02 10:15:00.000000000 +0100 " in full
+    assert sh.run("stat -c %y /sdcard/Download/note.txt").text == "2026-03-02 10:15:00.000000000 +0100\n"
+    default = sh.run("stat /sdcard/Download/note.txt").text
+    assert "Modify: 2026-03-02 10:15:00.000000000 +0100" in default
+    assert "Change: 2026-03-02 10:15:00.000000000 +0100" in default  # never the host kernel's ctime
+    assert sh.run("find /sdcard/Download -mmin -5 -name note.txt").text == "/sdcard/Download/note.txt\n"
+    assert sh.run("TZ=UTC ls -l /sdcard/Download/note.txt").text.count(" 2026-03-02 09:15 ") == 1
+
+
+def test_sync_push_keeps_a_given_mtime_and_stamps_none_with_the_device_clock(tmp_path: Path) -> None:
+    device = make_device(tmp_path)
+    device.fs.now = lambda: DEVICE_NOW
+    for path, sent in (("/sdcard/given.bin", 1_000_000_000), ("/sdcard/none.bin", 0)):
+        payload = req(b"SEND", f"{path},33188".encode()) + b"DATA" + struct.pack("<I", 2) + b"hi"
+        payload += b"DONE" + struct.pack("<I", sent)
+        reply, _ = asyncio.run(sync_exchange(device, payload))
+        assert reply == b"OKAY" + bytes(4)
+    assert device.fs.stat("/sdcard/given.bin").st_mtime == 1_000_000_000  # as adbd's utime does
+    assert device.fs.stat("/sdcard/none.bin").st_mtime == DEVICE_NOW
+    assert device.fs.stat("/sdcard").st_mtime == DEVICE_NOW
