@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import mimetypes
 import os
+import posixpath
 import sqlite3
 import zlib
 from collections.abc import Sequence
@@ -45,6 +46,13 @@ ROUTES = {
 }
 # The short forms name the same collections (content://media/external/images).
 ROUTES |= {name.split("/")[0]: route for name, route in ROUTES.items() if "/" in name}
+
+
+def guess_mime(name: str) -> str:
+    """A file name's MIME type from Python's table. Not `mimetypes.guess_type`: its first call reads
+    the host's /etc/mime.types, which a confined device may not open (the scan then failed)."""
+    ext = posixpath.splitext(name)[1].lower()
+    return mimetypes.types_map.get(ext) or "application/octet-stream"
 
 
 def media_type(mime: str) -> int:
@@ -120,7 +128,7 @@ class MediaStore(SqliteProvider):
     def _row(self, path: str, size: int, mtime: int) -> tuple[Value, ...]:
         name = path.rsplit("/", 1)[1]
         relative = path[len(STORAGE) + 1 : -len(name)]
-        mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        mime = guess_mime(name)
         bucket = relative.rstrip("/").rsplit("/", 1)[-1] if relative else ""
         clock = self.device.services.get("clock")
         added = int(clock.now()) if clock is not None else mtime
