@@ -45,17 +45,20 @@ def test_four_containers_shell_watchdog_down(
             run = mgfarm("exec", "--name", "dk4", str(index), "--", "echo", f"hello-{index}")
             assert (run.returncode, run.stdout.strip()) == (0, f"hello-{index}")
 
-        victim = load_farm("dk4").replica(2)
-        engine.containers.get(victim.backend_id).kill()
-
-        def back() -> bool:
-            rep = load_farm("dk4").replica(2)
+        def back(index: int) -> bool:
+            rep = load_farm("dk4").replica(index)
             attached = adbserver.devices(adb_port).get(rep.serial) == "device"
             return rep.state == "ready" and rep.restarts >= 1 and attached
 
-        wait_until(back, 90, "the watchdog to restore the killed container", every=0.5)
-        again = mgfarm("exec", "--name", "dk4", "2", "--", "getprop", "sys.boot_completed")
-        assert again.stdout.strip() == "1"
+        # A killed container, and one removed under the watchdog (`docker rm -f`: the engine answers
+        # 404 for it from then on): both come back, and the watchdog lives through the errors.
+        engine.containers.get(load_farm("dk4").replica(2).backend_id).kill()
+        wait_until(lambda: back(2), 90, "the watchdog to restore the killed container", every=0.5)
+        engine.containers.get(load_farm("dk4").replica(1).backend_id).remove(force=True)
+        wait_until(lambda: back(1), 90, "the watchdog to replace the removed container", every=0.5)
+        for index in (1, 2):
+            again = mgfarm("exec", "--name", "dk4", str(index), "--", "getprop", "sys.boot_completed")
+            assert again.stdout.strip() == "1"
     finally:
         down = mgfarm("down", "--name", "dk4")
     assert down.returncode == 0, down.stderr
