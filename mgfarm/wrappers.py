@@ -107,6 +107,7 @@ class RecordEpisodes(gymnasium.Wrapper[dict[str, Any], Any, dict[str, Any], Any]
         self.base = mobile(env)
         self.recorder = record if isinstance(record, Recorder) else Recorder(record)
         self._episode: EpisodeWriter | None = None
+        self.folder: Path | None = None  # the last episode's folder (the eval runner reads it back)
         self._started = 0.0
         self._steps = 0
 
@@ -117,6 +118,7 @@ class RecordEpisodes(gymnasium.Wrapper[dict[str, Any], Any, dict[str, Any], Any]
         obs, info = self.env.reset(seed=seed, options=options)
         self._steps, self._started = 0, time.perf_counter()
         self._episode = self.recorder.episode(info["task_id"], info["seed"], info.get("replica"))
+        self.folder = self._episode.folder
         fields = ("task_id", "seed", "goal", "params", "replica", "serial", "max_steps")
         self._episode.event(
             "reset",

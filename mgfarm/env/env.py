@@ -6,7 +6,9 @@ builds an env with the ones its flags ask for.
 
 from __future__ import annotations
 
+import shlex
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,6 +24,10 @@ from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import resolve_farm
 
 DEFAULT_SNAPSHOT = "golden"
+# Runs over ADB after the agent stops and before the judge: (device, task instance, baseline, the
+# agent's goal status, "" when the budget ran out). What it returns is `info["before_judge"]`.
+# The adversary matrix damages the device through it; reset(options={"before_judge": ...}) sets it.
+BeforeJudge = Callable[[Device, Any, Any, str], Any]
 
 
 def _ms(start: float) -> float:
@@ -40,6 +46,9 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     Actions: AndroidWorld JSON (dict or str), coordinates in pixels unless an action says
     `"coords": "normalized"`. Reward: 1.0 on the step that ends a successful episode, else 0.0; the
     verdict is in `info["judge"]` on that step.
+
+    Reset options: `task_id`, `timezone` (set on the device before the setup), `budget` (times the
+    task's step budget) and `before_judge` (a `BeforeJudge` for this episode).
     """
 
     metadata = {"render_modes": ["rgb_array"]}
@@ -93,6 +102,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._executor = ActionExecutor(self.device, wait_seconds=wait_seconds)
         self._instance: Any = None
         self._baseline: Any = None
+        self._before_judge: BeforeJudge | None = None
         self._steps = 0
         self._done = True
         self._obs: dict[str, Any] | None = None
@@ -127,6 +137,11 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             if self._snapshot_override is None:
                 self.snapshot = farm.snapshot or DEFAULT_SNAPSHOT
             return device
+
+    @property
+    def instance(self) -> Any:
+        """The current episode's `TaskInstance` (None before the first reset)."""
+        return self._instance
 
     @property
     def replica_index(self) -> int | None:
@@ -165,28 +180,36 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         if seed is None:
             seed = self.default_seed if self.default_seed is not None else int(self.np_random.integers(2**31))
             self.default_seed = None  # make(seed=) fixes the first episode only
+        self._before_judge = options.get("before_judge")
         if self._broken:
             self._replace_replica()
         try:
-            return self._reset_on_replica(task_id, seed)
+            return self._reset_on_replica(task_id, seed, options)
         except MgfarmError as exc:  # device or console failure: is the replica gone?
             problem = self._replica_problem(exc) if self.lease is not None else None
             if problem is None:
                 raise
             self._broken = problem
             self._replace_replica()
-            return self._reset_on_replica(task_id, seed)
+            return self._reset_on_replica(task_id, seed, options)
 
-    def _reset_on_replica(self, task_id: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _reset_on_replica(
+        self, task_id: str, seed: int, options: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         from mgfarm.tasks import runtime
 
         start = time.perf_counter()
         self._load_snapshot()
+        if options.get("timezone"):  # before the setup, which may write local times
+            self.device.shell(f"setprop persist.sys.timezone {shlex.quote(str(options['timezone']))}")
         restore_ms = _ms(start)
         t = time.perf_counter()
         instance = _template(task_id).instantiate(seed)
         if self.max_steps_override is not None:
             instance = instance.model_copy(update={"max_steps": self.max_steps_override})
+        budget = float(options.get("budget") or 1.0)  # sequences of agents need a longer budget
+        if budget != 1.0:
+            instance = instance.model_copy(update={"max_steps": round(instance.max_steps * budget)})
         self._baseline = runtime.prepare(instance, self.device)
         setup_ms = _ms(t)
         self._instance = instance
@@ -236,6 +259,11 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 obs, obs_timings = self._observe(self._instance.goal)
                 timings.update(obs_timings)
             if terminated or truncated:
+                if self._before_judge is not None:
+                    status = (outcome.goal_status or "") if terminated else ""
+                    info["before_judge"] = self._before_judge(
+                        self.device, self._instance, self._baseline, status
+                    )
                 t = time.perf_counter()
                 result = self._judge(outcome.answer)
                 timings["judge_ms"] = _ms(t)

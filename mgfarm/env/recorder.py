@@ -1,6 +1,6 @@
 """Trajectory recorder: one folder per episode with `episode.jsonl` and the screenshots.
 
-Layout (the eval report reads it):
+Layout (`mgfarm eval` records through it too, and its report shows these screenshots):
     <run_dir>/<episode_id>/episode.jsonl   one JSON object per line:
         {"event": "reset", "task_id", "seed", "goal", "params", "replica", "timings"}
         {"event": "step", "step", "action", "reward", "terminated", "truncated", "error", "timings",
@@ -90,3 +90,25 @@ def read_episode(folder: str | Path) -> list[dict[str, Any]]:
     """The events of one recorded episode, in order."""
     path = Path(folder) / "episode.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def trajectory(folder: str | Path, prefix: str = "") -> list[dict[str, Any]]:
+    """One entry per action of a recorded episode: `step` (from 0), `action`, `error` when the
+    action failed, and `screen`, the screenshot the action was chosen on (`prefix` + its file name).
+
+    An action that failed leaves the screen as it was, so the recorder writes no new image; the
+    next action was chosen on the last one written.
+    """
+    entries: list[dict[str, Any]] = []
+    screen: str | None = None
+    for event in read_episode(folder):
+        if event["event"] == "step":
+            entry: dict[str, Any] = {"step": len(entries), "action": event.get("action")}
+            if event.get("error"):
+                entry["error"] = event["error"]
+            if screen is not None:
+                entry["screen"] = prefix + screen
+            entries.append(entry)
+        if event.get("screenshot"):
+            screen = event["screenshot"]
+    return entries
