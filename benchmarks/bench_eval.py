@@ -30,10 +30,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def run_size(replicas: int, suite: str, seeds: int) -> dict[str, Any]:
+    from mgfarm.env.runner import run_jobs
     from mgfarm.farm import api
     from mgfarm.farm.ports import free_port
     from mgfarm.tasks.catalog import list_tasks
-    from mgfarm.tasks.runner import Job, farm_devices, run_jobs
+    from mgfarm.tasks.jobs import Job
 
     name = f"bench-eval-{replicas}"
     jobs = [Job(t, s, "oracle", "oracle") for t in list_tasks(suite) for s in range(seeds)]
@@ -42,9 +43,8 @@ def run_size(replicas: int, suite: str, seeds: int) -> dict[str, Any]:
     farm = api.up(replicas, backend="process", name=name, adb_port=free_port(), first_port=first_port)
     up_seconds = time.perf_counter() - start
     try:
-        devices = farm_devices(farm)
         start = time.perf_counter()
-        results = run_jobs(jobs, devices, farm.snapshot)
+        results = run_jobs(jobs, farm)
         wall = time.perf_counter() - start
     finally:
         api.down(name)

@@ -261,7 +261,8 @@ def tasks_check(
     """
     from rich.markup import escape
 
-    from mgfarm.tasks.commands import check_matrix_table, parse_timezones, run_check
+    from mgfarm.env.evaluate import run_check
+    from mgfarm.tasks.commands import check_matrix_table, parse_timezones
 
     result = run_check(ids or [], seeds, farm, replicas, parse_timezones(timezones), zone_per_seed)
     out.print(check_matrix_table(result))
@@ -296,7 +297,8 @@ def run_task(
 
     Example: mgfarm run-task settings.wifi_off --seed 3 --agent oracle --record runs/
     """
-    from mgfarm.tasks.commands import episode_line, run_eval
+    from mgfarm.env.evaluate import run_eval
+    from mgfarm.tasks.commands import episode_line
 
     run = run_eval(
         [task_id],
@@ -336,7 +338,8 @@ def eval_suite(
 
     Example: mgfarm eval --suite test --agent my_agent:Agent --replicas 16
     """
-    from mgfarm.tasks.commands import rates_table, run_eval
+    from mgfarm.env.evaluate import run_eval
+    from mgfarm.tasks.commands import rates_table
 
     run = run_eval(
         [], suite, agent, list(range(seeds)), resolve_farm(farm), replicas, out_dir, record=not no_record
@@ -360,7 +363,8 @@ def demo(
 
     Example: mgfarm demo --replicas 4
     """
-    from mgfarm.tasks.commands import rates_table, run_eval
+    from mgfarm.env.evaluate import run_eval
+    from mgfarm.tasks.commands import rates_table
 
     devices = plural(replicas, "simulated device")
     out.print(f"starting {devices} and running the smoke suite with the oracle agent ...")

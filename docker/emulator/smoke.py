@@ -54,12 +54,12 @@ def ms(values: list[float]) -> str:
 
 def run(real: bool, accepted: bool, boot_timeout: float) -> int:
     from mgfarm.bench.measure import measure_env
+    from mgfarm.env.evaluate import run_eval
     from mgfarm.farm import api
     from mgfarm.farm.images import build_images
     from mgfarm.snapshots.build import build
     from mgfarm.snapshots.manifest import remove_snapshot
     from mgfarm.tasks.catalog import select
-    from mgfarm.tasks.commands import run_eval
 
     use_real, why = choose_variant(real, accepted)
     which = "emulator" if use_real else "emulator-standin"

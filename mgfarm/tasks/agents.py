@@ -9,10 +9,11 @@ Bring your own agent as a class with
 and run it with `--agent my_module:MyAgent` (the class is built with no arguments). The observation
 holds `goal` (str), `step` (int), `ui_elements` (list of dicts: index, text, content_desc,
 resource_id, class_name, bounds [l, t, r, b], clickable, editable, checked, ...) and `screenshot`
-(a PIL image, when the runner records or the agent asks for it). Actions are AndroidWorld's JSON
-schema, e.g. {"action_type": "click", "index": 3}, {"action_type": "input_text", "text": "Ada",
-"index": 5}, {"action_type": "answer", "text": "4"}, {"action_type": "status", "goal_status":
-"complete"}. Answer several typed fields at once with a JSON object as text: '{"count": 4}'.
+(a PIL image, when the run records or the agent asks for it with a class attribute
+`wants_screenshot = True`). Actions are AndroidWorld's JSON schema, e.g. {"action_type": "click",
+"index": 3}, {"action_type": "input_text", "text": "Ada", "index": 5}, {"action_type": "answer",
+"text": "4"}, {"action_type": "status", "goal_status": "complete"}. Answer several typed fields at
+once with a JSON object as text: '{"count": 4}'.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ GIVE_UP: Action = {"action_type": "status", "goal_status": "infeasible"}
 
 
 class Agent(Protocol):
-    """What the runner drives: one action per observation."""
+    """What the eval runner (`mgfarm.env.runner`) drives: one action per observation."""
 
     def act(self, observation: Observation) -> Action: ...
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mgfarm.tasks.adversaries import adversaries
-from mgfarm.tasks.runner import EpisodeResult, Job
+from mgfarm.tasks.jobs import EpisodeResult, Job
 from mgfarm.tasks.schema import TaskTemplate
 
 TIMEZONES = ("UTC", "America/Los_Angeles", "Asia/Kolkata")

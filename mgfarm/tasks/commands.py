@@ -1,11 +1,11 @@
-"""What the task CLI commands do, as plain functions returning results and rich renderables."""
+"""What the task CLI commands do, as plain functions returning results and rich renderables.
+
+The commands that play episodes (eval, run-task, `tasks check`) are in `mgfarm.env.evaluate`: they
+run on `MobileEnv`s, a layer above the tasks.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
-import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -14,10 +14,9 @@ from rich.table import Table
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import checker, report
-from mgfarm.tasks.agents import make_agent
-from mgfarm.tasks.catalog import get_task, select
+from mgfarm.tasks.catalog import get_task
+from mgfarm.tasks.jobs import EpisodeResult
 from mgfarm.tasks.judge import load_verifiers
-from mgfarm.tasks.runner import EpisodeResult, Job, farm_devices, farm_for, run_jobs
 from mgfarm.tasks.schema import TaskTemplate
 
 
@@ -70,35 +69,6 @@ def progress_bar() -> Progress:
     )
 
 
-def run_with_progress(
-    jobs: list[Job],
-    farm: str | None,
-    replicas: int | None,
-    record: Path | None,
-    label: str,
-    show: bool = True,
-) -> tuple[list[EpisodeResult], float, int]:
-    """Run jobs on a farm (a private one when `farm` is None); returns results, wall seconds, devices."""
-    with farm_for(farm, replicas or 4) as state:
-        devices = farm_devices(state, replicas)
-        bar = progress_bar()
-        task = bar.add_task(label, total=len(jobs), ok=0)
-        ok = 0
-
-        def done(result: EpisodeResult) -> None:
-            nonlocal ok
-            ok += result.success
-            bar.update(task, advance=1, ok=ok)
-
-        start = time.perf_counter()
-        if show:
-            with bar:
-                results = run_jobs(jobs, devices, state.snapshot, record, done)
-        else:
-            results = run_jobs(jobs, devices, state.snapshot, record, None)
-        return results, time.perf_counter() - start, len(devices)
-
-
 def check_matrix_table(result: checker.Matrix) -> Table:
     """One line per template, one column per adversary group: ok/played (n/a episodes left out)."""
     table = Table(title="judge check: oracle and alternatives accepted, every adversary rejected")
@@ -140,79 +110,6 @@ def parse_timezones(text: str) -> list[str]:
         except (KeyError, ValueError) as exc:
             raise MgfarmError(f"Unknown time zone {zone!r}; use an IANA name such as Asia/Kolkata.") from exc
     return zones
-
-
-def run_check(
-    ids: list[str],
-    seeds: int,
-    farm: str | None,
-    replicas: int,
-    timezones: list[str] | None = None,
-    zone_per_seed: bool = False,
-) -> checker.Matrix:
-    """The adversary matrix for the chosen templates, seeds and time zones."""
-    check_counts(list(range(seeds)), replicas)
-    jobs = checker.check_jobs(select(ids), seeds, timezones, zone_per_seed)
-    results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking")
-    return checker.matrix(results, jobs)
-
-
-@dataclass
-class EvalRun:
-    results: list[EpisodeResult]
-    folder: Path | None
-    report: Path | None
-    seconds: float
-    devices: int
-
-
-def run_eval(
-    ids: list[str],
-    suite: str,
-    agent: str,
-    seeds: list[int],
-    farm: str | None,
-    replicas: int | None,
-    out: Path | None,
-    record: bool = True,
-    show: bool = True,
-) -> EvalRun:
-    """Episodes for every template of a suite (or ids) and seed; writes results.json and report.html.
-
-    With `out` None nothing is written (`folder` and `report` are None).
-    """
-    check_counts(seeds, replicas)
-    templates = select(ids, suite)
-    # A bad --agent fails here, before any device work.
-    make_agent(agent, templates[0].instantiate(seeds[0]))
-    jobs = [Job(t, s, agent, agent) for t in templates for s in seeds]
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = out / f"{stamp}-{suite if not ids else 'tasks'}" if out is not None else None
-    if folder is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise MgfarmError(
-                f"cannot create {folder} ({exc.strerror}); pick a writable output folder."
-            ) from exc
-    results, seconds, devices = run_with_progress(
-        jobs, farm, replicas, folder if record else None, f"{agent} on {', '.join(ids) or suite}", show
-    )
-    if folder is None:
-        return EvalRun(results, None, None, seconds, devices)
-    meta = {
-        # `run-task` names templates, not a suite: say which, rather than the catalog-wide "all".
-        "suite": suite if not ids else None,
-        "tasks": [t.id for t in templates],
-        "agent": agent,
-        "seeds": seeds,
-        "started": stamp,
-        "wall_seconds": seconds,
-        "replicas": devices,
-    }
-    report.write_results(results, folder, meta)
-    page = report.write_html(results, folder, meta)
-    return EvalRun(results, folder, page, seconds, devices)
 
 
 def rates_table(results: list[EpisodeResult], key: str) -> Table:

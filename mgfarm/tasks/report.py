@@ -1,17 +1,25 @@
-"""Eval output: results.json, a self-contained HTML report, and success rates per app and difficulty."""
+"""Eval output: results.json, a self-contained HTML report, and success rates per app and difficulty.
+
+The screenshots are the trajectory recorder's (`mgfarm.env.recorder`: full-size PNGs, one per
+observation); each episode's `trajectory` names the one every action was chosen on.
+"""
 
 from __future__ import annotations
 
 import base64
 import html
+import io
 import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mgfarm.tasks.runner import EpisodeResult
+from PIL import Image
+
+from mgfarm.tasks.jobs import EpisodeResult
 
 MAX_THUMBS = 12
+THUMB_WIDTH = 216  # twice the shown width, for high-density screens
 
 
 def rates(results: list[EpisodeResult], key: str) -> list[tuple[str, int, float, float, float]]:
@@ -64,11 +72,20 @@ def write_results(results: list[EpisodeResult], folder: Path, meta: dict[str, An
 
 
 def _img(folder: Path, relative: str) -> str:
-    """An inline <img> (data URI) so the report is one self-contained file."""
+    """An inline <img> (data URI) so the report is one self-contained file.
+
+    The thumbnail is made here, from the recorded PNG: the run keeps one copy of each screen (the
+    training-size one), and the report stays small (a JPEG of a few KB instead of the PNG).
+    """
     path = folder / relative
     if not path.is_file():
         return ""
-    data = base64.b64encode(path.read_bytes()).decode()
+    with Image.open(path) as image:
+        height = round(image.height * THUMB_WIDTH / image.width)
+        small = image.convert("RGB").resize((THUMB_WIDTH, height))
+    buffer = io.BytesIO()
+    small.save(buffer, "JPEG", quality=70)
+    data = base64.b64encode(buffer.getvalue()).decode()
     return f'<img src="data:image/jpeg;base64,{data}" alt="{html.escape(relative)}">'
 
 

@@ -3,16 +3,17 @@ judge rejects it on a simulated device; other correct paths are accepted, in eve
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 
+from mgfarm.env.runner import run_jobs
 from mgfarm.farm.state import FarmState
 from mgfarm.tasks.adversaries import adversaries
 from mgfarm.tasks.catalog import get_task
 from mgfarm.tasks.checker import TIMEZONES, verdict
-from mgfarm.tasks.runner import Job, farm_devices, farm_for, run_jobs
+from mgfarm.tasks.jobs import Job
+from tests.support import private_farm
 
 # (template, adversary) for each example of issue 14, which the old judges accepted.
 ISSUE_EXAMPLES = [
@@ -44,16 +45,8 @@ ALTERNATIVES = [
 
 @pytest.fixture(scope="module")
 def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
-    old = os.environ.get("MGFARM_HOME")
-    os.environ["MGFARM_HOME"] = str(tmp_path_factory.mktemp("home"))
-    try:
-        with farm_for(None, 2) as state:
-            yield state
-    finally:
-        if old is None:
-            os.environ.pop("MGFARM_HOME", None)
-        else:
-            os.environ["MGFARM_HOME"] = old
+    with private_farm(tmp_path_factory.mktemp("home"), 2) as state:
+        yield state
 
 
 def job(task_id: str, name: str, seed: int, zone: str) -> Job:
@@ -68,7 +61,7 @@ def test_issue_examples_are_rejected_and_alternatives_accepted(farm: FarmState) 
     jobs += [job(t, a, 0, zone) for t, a in ALTERNATIVES for zone in TIMEZONES]
     # The calendar oracle in every zone: it failed 3 of 3 off UTC before.
     jobs += [job("calendar.add_event", "oracle", 0, zone) for zone in TIMEZONES]
-    results = run_jobs(jobs, farm_devices(farm), farm.snapshot)
+    results = run_jobs(jobs, farm)
     played = 0
     for j, r in zip(jobs, results, strict=True):
         v = verdict(r, j.expect)

@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.env.env import MobileEnv
+from mgfarm.env.runner import run_jobs
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import FarmState
 from mgfarm.tasks.agents import ScriptedAgent
 from mgfarm.tasks.catalog import get_task
-from mgfarm.tasks.runner import farm_devices, farm_for, run_episode
+from mgfarm.tasks.jobs import Job
+from mgfarm.tasks.schema import TaskInstance
 from mgfarm.tasks.steps import apply_steps
-from tests.support import run_mgfarm
+from tests.support import private_farm, run_mgfarm
 
 mgfarm = partial(run_mgfarm, timeout=900)
 
@@ -102,24 +105,16 @@ def test_check_exits_non_zero_on_false_accept_and_false_reject(
 
 @pytest.fixture(scope="module")
 def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
-    old = os.environ.get("MGFARM_HOME")
-    os.environ["MGFARM_HOME"] = str(tmp_path_factory.mktemp("home"))
-    try:
-        with farm_for(None, 1) as state:
-            yield state
-    finally:
-        if old is None:
-            os.environ.pop("MGFARM_HOME", None)
-        else:
-            os.environ["MGFARM_HOME"] = old
+    with private_farm(tmp_path_factory.mktemp("home"), 1) as state:
+        yield state
 
 
 def test_overdoing_is_not_success_and_names_the_extra_change(farm: FarmState) -> None:
-    [device] = farm_devices(farm)
-    wifi_off = get_task("settings.wifi_off").instantiate(0)
     # Solves the goal but also flips Bluetooth: the steps of the Wi-Fi-and-Bluetooth task.
-    overdoer = ScriptedAgent(get_task("settings.wifi_and_bluetooth_off").oracle, wifi_off)
-    result = run_episode(device, wifi_off, overdoer, farm.snapshot)
+    def overdoer(instance: TaskInstance) -> ScriptedAgent:
+        return ScriptedAgent(get_task("settings.wifi_and_bluetooth_off").oracle, instance)
+
+    [result] = run_jobs([Job(get_task("settings.wifi_off"), 0, overdoer)], farm)
     assert result.error == ""
     assert not result.success and not result.clean
     assert result.progress == 0.0  # one required change made, one unexpected
@@ -128,15 +123,16 @@ def test_overdoing_is_not_success_and_names_the_extra_change(farm: FarmState) ->
     assert required["ok"]
 
 
-def test_device_errors_end_the_episode_with_a_reason(farm: FarmState) -> None:
-    [device] = farm_devices(farm)
-    instance = get_task("settings.wifi_off").instantiate(0)
-    result = run_episode(device, instance, "oracle", "no-such-snapshot")
-    assert not result.success and "no-such-snapshot" in result.error
+def test_a_missing_snapshot_is_one_error_naming_it_before_any_episode(farm: FarmState) -> None:
+    with pytest.raises(MgfarmError, match="no-such-snapshot"):
+        run_jobs([Job(get_task("settings.wifi_off"), 0, "oracle")], farm, snapshot="no-such-snapshot")
+    [result] = run_jobs([Job(get_task("settings.wifi_off"), 0, "oracle")], farm)  # the lease was given back
+    assert result.success, result.error
 
 
 def test_setup_steps_change_the_device_and_fail_loudly(farm: FarmState) -> None:
-    [device] = farm_devices(farm)
+    env = MobileEnv(farm=farm.name)  # leases the replica
+    device = env.device
     device.snapshot_load(farm.snapshot)
     apply_steps(
         device,
@@ -174,3 +170,4 @@ def test_setup_steps_change_the_device_and_fail_loudly(farm: FarmState) -> None:
         apply_steps(device, [{"sql": {"db": "alarms", "sql": "INSERT INTO nowhere VALUES (1)"}}])
     with pytest.raises(MgfarmError, match="Unknown app"):
         apply_steps(device, [{"open_app": "Solitaire"}])
+    env.close()

@@ -110,7 +110,7 @@ def test_run_task_prints_verdict_and_fails_on_failure(farm_env: dict[str, str], 
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "settings.dark_theme_on seed 2: success" in ok.stdout
     recorded = latest_run(tmp_path)
-    assert (recorded / "report.html").is_file() and list(recorded.glob("*/step000.jpg"))
+    assert (recorded / "report.html").is_file() and list(recorded.glob("*/step_0000.png"))
     bad = run("run-task", "settings.dark_theme_on", "--agent", "nothing", "--farm", "evaltest", env=farm_env)
     assert bad.returncode == 1 and "fail" in bad.stdout
     assert "report:" not in bad.stdout  # without --record nothing is written

@@ -8,7 +8,7 @@ from mgfarm.tasks import answers
 from mgfarm.tasks.adversaries import adversaries, goal_parameters, other_value, rephrase
 from mgfarm.tasks.catalog import all_tasks, get_task
 from mgfarm.tasks.checker import check_jobs, verdict
-from mgfarm.tasks.runner import EpisodeResult
+from mgfarm.tasks.jobs import EpisodeResult
 
 
 @pytest.mark.parametrize("task_id", sorted(all_tasks()))

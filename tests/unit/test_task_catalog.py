@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.env.evaluate import run_eval
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import params as params_mod
 from mgfarm.tasks.catalog import all_tasks, catalog_dirs, get_task, list_tasks, select
-from mgfarm.tasks.commands import run_eval
 from mgfarm.tasks.schema import TaskTemplate
 
 LEVEL_BOUNDS = {"L1": (1, 4), "L2": (5, 10), "L3": (11, 20), "L4": (21, 10_000)}

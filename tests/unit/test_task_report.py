@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from mgfarm.cli import app
 from mgfarm.tasks import report
-from mgfarm.tasks.runner import EpisodeResult
+from mgfarm.tasks.jobs import EpisodeResult
 
 
 def episode(task: str, level: str, ok: bool, goal: str = "Do it.") -> EpisodeResult:
