@@ -170,8 +170,9 @@ def test_expense_edit_and_delete(tmp_path: Path) -> None:
     db = s.device.fs.host("/data/data/com.arduia.expense/databases/accounting.db")
     s.am.launch("com.arduia.expense")
     assert s.has(text="$96.70")
-    s.tap(text="Cinema")
-    s.tap(text="Delete")
+    s.tap(text="Cinema")  # its details
+    s.tap(desc="Delete")
+    s.tap(text="Confirm")
     con = sqlite3.connect(db)
     try:
         assert [r[0] for r in con.execute("SELECT name FROM expense ORDER BY expense_id")] == [
@@ -213,3 +214,54 @@ def test_sound_slider_drag_sets_the_volume_setting(tmp_path: Path) -> None:
     assert s.device.services["settings"].get("system", "volume_music") == "25"
     s.wm.swipe(x, y, 0, y, 300)
     assert s.device.services["settings"].get("system", "volume_music") == "0"
+
+
+def test_expense_first_run_setup_after_clear_and_multi_delete(tmp_path: Path) -> None:
+    """`pm clear` brings back the language and currency setup (AndroidWorld taps Next, Continue); on
+    Expense Logs a long press selects rows and one Delete removes them all."""
+    s = Screen(boot_device(tmp_path))
+    db = s.device.fs.host("/data/data/com.arduia.expense/databases/accounting.db")
+    s.device.services["packages"].clear("com.arduia.expense")
+    s.am.launch("com.arduia.expense")
+    s.tap(text="Next")
+    s.tap(text="Continue")
+    assert s.has(text="Recent") and s.has(text="No Items")
+    for name, amount in (("Tea", "2.5"), ("Taxi", "14.05")):
+        s.tap(desc="Add expense")
+        s.type_into(name, text="Name")
+        s.type_into(amount, text="Amount")
+        s.tap(text="Transportation")
+        s.wm.key(4)  # BACK closes the keyboard, which covers Save
+        s.tap(text="Save")
+    s.tap(text="More")
+    x, y = find(s.xml(), text="Tea").center
+    s.wm.long_press(x, y)
+    s.tap(text="Taxi")
+    s.tap(desc="Delete")
+    assert s.has(text="2 items")
+    s.tap(text="Confirm")
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("SELECT count(*) FROM expense").fetchone() == (0,)
+        assert con.execute("PRAGMA user_version").fetchone() == (6,)
+    finally:
+        con.close()
+
+
+def test_expense_entry_stores_cents_and_category_ids(tmp_path: Path) -> None:
+    s = Screen(boot_device(tmp_path))
+    db = s.device.fs.host("/data/data/com.arduia.expense/databases/accounting.db")
+    s.am.launch("com.arduia.expense")
+    s.tap(desc="Add expense")
+    s.type_into("Vet", text="Name")
+    s.type_into("123.45", text="Amount")
+    s.tap(text="Others")
+    s.type_into("Paid by card", text="Note")
+    s.wm.key(4)  # BACK closes the keyboard, which covers Save
+    s.tap(text="Save")
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute("SELECT name, amount, category, note FROM expense WHERE name = 'Vet'").fetchone()
+    finally:
+        con.close()
+    assert row == ("Vet", 12345, 1, "Paid by card")

@@ -1,4 +1,4 @@
-"""Pro Expense: expenses in accounting.db (table expense; amounts in cents, categories by index)."""
+"""Pro Expense: expenses in accounting.db (table expense; amounts in cents, categories by the app's ids)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,20 @@ from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
 from mgfarm.tasks.state import declare_database, declare_incidental
 
-CATEGORIES = ("Food", "Transportation", "Housing", "Utilities", "Entertainment", "Health", "Other")
+# The app's ExpenseCategory ids (an id it does not know shows as Others).
+CATEGORIES = {
+    1: "Others",
+    2: "Income",
+    3: "Food",
+    4: "Housing",
+    5: "Social",
+    6: "Entertainment",
+    7: "Transportation",
+    8: "Clothes",
+    9: "Health Care",
+    10: "Education",
+    11: "Donation",
+}
 declare_app("expense", "com.arduia.expense", None, "Pro Expense")
 declare_database(
     "expense",
@@ -16,8 +29,8 @@ declare_database(
     main="expense",
     key="expense_id",
     edit="amount = amount + 100",
-    extra="INSERT INTO expense (name, amount, category, note, created_at, modified_date) "
-    "VALUES ('Casino', 50000, 6, '', 1772600000000, 1772600000000)",
+    extra="INSERT INTO expense (name, amount, category, note, created_date, modified_date) "
+    "VALUES ('Casino', 50000, 1, '', 1772600000000, 1772600000000)",
 )
 # The app stamps every edit.
 declare_incidental("expense.expense:modified_date")
@@ -25,7 +38,14 @@ declare_incidental("expense.expense:modified_date")
 
 def _expenses(ctx: CheckContext) -> list[tuple[str, int, str]]:
     rows = ctx.query("expense", "SELECT name, amount, category FROM expense")
-    return [(str(n), int(a), CATEGORIES[int(c) % len(CATEGORIES)]) for n, a, c in rows]
+    return [(str(n or ""), int(a), _category(c)) for n, a, c in rows]
+
+
+def _category(value: object) -> str:
+    try:
+        return CATEGORIES.get(int(str(value)), "Others")
+    except ValueError:
+        return "Others"
 
 
 @check("expense.has_expense")
