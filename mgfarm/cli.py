@@ -332,7 +332,7 @@ def eval_suite(
         None, "--farm", help="Running farm to use (default: the only one up, else 'default')."
     ),
     out_dir: Path = typer.Option(Path("runs"), "--out", help="Folder for results.json and report.html."),
-    no_record: bool = typer.Option(False, "--no-record", help="Skip trajectory thumbnails (faster)."),
+    no_record: bool = typer.Option(False, "--no-record", help="Record no screenshots (faster)."),
 ) -> None:
     """Evaluate an agent on a suite in parallel over the farm; writes results.json and report.html.
 

@@ -1,1 +1,1 @@
-"""Verifiable tasks: template schema, parameters, setup steps, judge, catalog, agents, runner, report."""
+"""Verifiable tasks: template schema, parameters, setup steps, judge, catalog, agents, jobs, report."""

@@ -260,7 +260,7 @@ class ReplayAgent:
 
 
 def load_actions(path: Path) -> list[Action]:
-    """Actions from a replay file (a recorded trajectory.jsonl works as is)."""
+    """Actions from a replay file (a recorded episode.jsonl works as is)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
