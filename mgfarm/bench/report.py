@@ -7,24 +7,32 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
+from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
+
+from mgfarm.bench.workloads import WORKLOADS
 
 COLUMNS = (
     "N",
     "all ready s",
     "replica ready s",
-    "MiB each",
+    "MiB each boot",
+    "MiB each working",
     "reset ms",
-    "step ms",
-    "steps/s",
     "judge ms",
 )
+WORKLOAD_COLUMNS = ("workload", "N", "step ms", "steps/s", "CPU ms/step")
 LEGEND = (
     "N: replicas. Pairs are median/p99. all ready s: `up --replicas N` until every replica is ready; "
-    "replica ready s: each replica's own time to ready; MiB each: memory of the farm's device "
-    "processes (PSS) or containers divided by N, after the episodes; reset: snapshot load + task "
-    "setup + first observation; step: action + screenshot + UI tree; steps/s: all replicas "
-    "together; judge: the task's checks at episode end."
+    "replica ready s: each replica's own time to ready; MiB each: PSS of every process of the farm "
+    "(device workers or containers, watchdog, adb server) divided by N, at boot and working (after "
+    "every app was opened on every replica and both workloads ran); reset: snapshot load + task "
+    "setup + first observation; judge: the task's checks at episode end. Workloads: mixed is "
+    "clicks, scrolls and back through screens seen before; new-frame is dial-pad taps typing a "
+    "number, each showing a screen never drawn before. step: action + screenshot + UI tree; "
+    "steps/s: all replicas together, over each env's steps after its warm-up; CPU ms/step: sim, "
+    "adb server, watchdog and client processes together over those steps."
 )
 
 
@@ -35,54 +43,98 @@ def _pair(stats: dict[str, Any], digits: int = 0) -> str:
 
 
 def table_rows(result: dict[str, Any]) -> list[list[str]]:
-    """One row of cells per replica count, in COLUMNS order."""
+    """The farm table: one row of cells per replica count, in COLUMNS order."""
     return [
         [
             str(row["replicas"]),
             f"{row['up_all_ready_s']:.1f}",
             _pair(row["replica_ready_s"], 1),
-            f"{row['memory_mib_per_replica']:.0f}",
+            f"{row['memory_mib_per_replica_at_boot']:.1f}",
+            f"{row['memory_mib_per_replica']:.1f}",
             _pair(row["reset_ms"]),
-            _pair(row["step_ms"]),
-            f"{row['steps_per_s']:.1f}",
             _pair(row["judge_ms"]),
         ]
         for row in result["rows"]
     ]
 
 
-def console_table(result: dict[str, Any]) -> Table:
-    """The table for a terminal: headers on two lines, cells unwrapped, fits 80 columns."""
-    table = Table(
-        title=f"mgfarm bench ({result['settings']['backend']})", box=box.SIMPLE_HEAD, pad_edge=False
+def workload_rows(result: dict[str, Any]) -> list[list[str]]:
+    """The workload table: a row per workload and replica count, in WORKLOAD_COLUMNS order."""
+    names = sorted(
+        {w for row in result["rows"] for w in row.get("workloads", {})},
+        key=lambda w: (WORKLOADS.index(w) if w in WORKLOADS else len(WORKLOADS), w),
     )
-    for column in COLUMNS:
+    cells = []
+    for name in names:
+        for row in result["rows"]:
+            window = row.get("workloads", {}).get(name)
+            if window is None:
+                continue
+            cells.append(
+                [
+                    name,
+                    str(row["replicas"]),
+                    _pair(window["step_ms"]),
+                    f"{window['steps_per_s']:.1f}",
+                    f"{window['cpu_ms_per_step']:.1f}",
+                ]
+            )
+    return cells
+
+
+def _rich_table(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in columns:
         header = column.replace(" ", "\n", 1) if len(column) > 7 else column
-        table.add_column(header, justify="right", no_wrap=True)
-    for cells in table_rows(result):
+        table.add_column(header, justify="left" if column == "workload" else "right", no_wrap=True)
+    for cells in rows:
         table.add_row(*cells)
     return table
 
 
+def console_table(result: dict[str, Any]) -> RenderableType:
+    """The farm and workload tables for a terminal: headers on two lines, cells unwrapped, 80 columns."""
+    return Group(
+        _rich_table(f"mgfarm bench ({result['settings']['backend']})", COLUMNS, table_rows(result)),
+        _rich_table("steps, after warm-up", WORKLOAD_COLUMNS, workload_rows(result)),
+        Text(f"load average at the start: {_load(result)}"),
+    )
+
+
+def _load(result: dict[str, Any]) -> str:
+    return str(result["machine"].get("load_average", ["?"])[0])
+
+
+def _markdown_table(columns: tuple[str, ...], rows: list[list[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join(":---" if c == "workload" else "---:" for c in columns) + "|",
+        *("| " + " | ".join(cells) + " |" for cells in rows),
+    ]
+
+
 def markdown(result: dict[str, Any]) -> str:
-    """The table as Markdown, with the command and machine that produced it."""
+    """The farm and workload tables as Markdown, with the command, machine and load that produced them."""
     m = result["machine"]
     cold = result["cold_start_s"]
+    settings = result["settings"]
     lines = [
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "|".join("---:" for _ in COLUMNS) + "|",
-        *("| " + " | ".join(cells) + " |" for cells in table_rows(result)),
+        *_markdown_table(COLUMNS, table_rows(result)),
+        "",
+        *_markdown_table(WORKLOAD_COLUMNS, workload_rows(result)),
         "",
         LEGEND,
         "",
         f"Cold start of one replica (`up --replicas 1` to ready): median {cold['median']:.2f} s, "
         f"p99 {cold['p99']:.2f} s over {cold['n']} runs.",
-        f"Backend `{result['settings']['backend']}`, task `{result['settings']['task']}`, "
-        f"{result['settings']['episodes_per_env']} episodes x {result['settings']['steps_per_episode']} "
-        "steps per replica.",
+        f"Backend `{settings['backend']}`, task `{settings['task']}`, "
+        f"{settings['episodes_per_env']} episodes x {settings['steps_per_episode']} "
+        "steps per replica for reset and judge; each workload on a fresh episode: "
+        f"{settings.get('warmup_steps', 0)} warm-up steps per replica, then at least "
+        f"{settings.get('window_steps', 0)} counted.",
         f"Command: `{result['command']}` on {m['cpu']} ({m['cores']} cores, {m['memory_gib']} GiB), "
         f"{m['os']}, Python {m['python']}, mgfarm {m['mgfarm']} ({m['commit'] or 'no git'}), "
-        f"{result['created_at']}, load average {m.get('load_average', ['?'])[0]} at the start "
+        f"{result['created_at']}, load average {_load(result)} at the start "
         "(other work on the machine shows up in these numbers).",
     ]
     return "\n".join(lines) + "\n"
@@ -104,7 +156,7 @@ def write_all(result: dict[str, Any], out_dir: Path) -> list[Path]:
 
 
 def plot_scaling(result: dict[str, Any], path: Path) -> Path:
-    """Steps/s, memory per replica and time to all-ready against replica count."""
+    """Steps/s of each workload, memory per replica (boot, working) and time to all-ready against N."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -112,24 +164,39 @@ def plot_scaling(result: dict[str, Any], path: Path) -> Path:
 
     rows = result["rows"]
     counts = [r["replicas"] for r in rows]
+
+    def workload(name: str, key: str) -> list[float]:
+        return [r.get("workloads", {}).get(name, {}).get(key, 0.0) for r in rows]
+
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), constrained_layout=True)
     panels = [
-        ("Aggregate throughput", "steps / s", [r["steps_per_s"] for r in rows]),
-        ("Memory per replica", "MiB", [r["memory_mib_per_replica"] for r in rows]),
-        ("up → all replicas ready", "seconds", [r["up_all_ready_s"] for r in rows]),
+        ("Aggregate throughput", "steps / s", {w: workload(w, "steps_per_s") for w in WORKLOADS}),
+        (
+            "Memory per replica",
+            "MiB",
+            {
+                "boot": [r["memory_mib_per_replica_at_boot"] for r in rows],
+                "working": [r["memory_mib_per_replica"] for r in rows],
+            },
+        ),
+        ("up → all replicas ready", "seconds", {"": [r["up_all_ready_s"] for r in rows]}),
     ]
-    for ax, (title, unit, values) in zip(axes, panels, strict=True):
-        ax.plot(counts, values, marker="o", linewidth=2)
-        for x, y in zip(counts, values, strict=True):
-            ax.annotate(
-                f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=9
-            )
+    for ax, (title, unit, lines) in zip(axes, panels, strict=True):
+        for label, values in lines.items():
+            ax.plot(counts, values, marker="o", linewidth=2, label=label or None)
+            for x, y in zip(counts, values, strict=True):
+                ax.annotate(
+                    f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=9
+                )
+        if len(lines) > 1:
+            ax.legend()
         ax.set_title(title)
         ax.set_xlabel("replicas")
         ax.set_ylabel(unit)
         ax.set_xscale("log", base=2)
         ax.set_xticks(counts, [str(c) for c in counts])
-        ax.set_ylim(bottom=0, top=max([*values, 1e-9]) * 1.2)
+        top = max([v for values in lines.values() for v in values] + [1e-9])
+        ax.set_ylim(bottom=0, top=top * 1.2)
         ax.grid(True, alpha=0.3)
     fig.suptitle(
         f"mgfarm bench ({result['settings']['backend']} backend, {result['machine']['cores']} cores)"
@@ -140,21 +207,21 @@ def plot_scaling(result: dict[str, Any], path: Path) -> Path:
 
 
 def plot_latency(result: dict[str, Any], path: Path) -> Path:
-    """Distributions of reset, step and judge latency for each replica count."""
+    """Distributions of reset, each workload's step and judge latency for each replica count."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = result["rows"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), constrained_layout=True)
-    for ax, key, title in zip(
-        axes,
-        ("reset_ms", "step_ms", "judge_ms"),
-        ("Reset", "Step (action + screenshot + UI)", "Judge"),
-        strict=True,
-    ):
-        data = [r["samples"][key] or [0.0] for r in rows]
+    panels = [
+        ("reset_ms", "Reset"),
+        *((f"{w}_step_ms", f"Step, {w}") for w in WORKLOADS),
+        ("judge_ms", "Judge"),
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4), constrained_layout=True)
+    for ax, (key, title) in zip(axes, panels, strict=True):
+        data = [r["samples"].get(key) or [0.0] for r in rows]
         ax.boxplot(data, whis=(1, 99), showfliers=True)
         ax.set_xticks(range(1, len(rows) + 1), [str(r["replicas"]) for r in rows])
         ax.set_title(f"{title} latency")
@@ -162,7 +229,7 @@ def plot_latency(result: dict[str, Any], path: Path) -> Path:
         ax.set_ylabel("ms (box: quartiles, whiskers: p1-p99)")
         ax.set_ylim(0, max(max(d) for d in data) * 1.15 or 1.0)  # room for the top outlier
         ax.grid(True, axis="y", alpha=0.3)
-    fig.suptitle("Latency per call, all replicas pooled")
+    fig.suptitle("Latency per call, all replicas pooled (steps: counted window only)")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

@@ -13,8 +13,9 @@ from typing import Any
 
 import mgfarm
 from mgfarm.adb import server as adbserver
-from mgfarm.bench.measure import EnvSample, UpSample, measure_env, measure_up, memory_mib_per_replica
+from mgfarm.bench.measure import FarmRun, UpSample, WindowSample, measure_farm, measure_up
 from mgfarm.bench.stats import summarize
+from mgfarm.bench.workloads import WORKLOADS
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.ports import free_port
@@ -32,15 +33,21 @@ class BenchConfig:
     image: str = ""
     task: str = ""
     cold_starts: int = 3  # extra up/down cycles of one replica for the cold-start distribution
-    episodes: int = 3
-    steps: int = 10
+    episodes: int = 3  # reset/judge episodes per replica
+    steps: int = 10  # mixed steps in each of those episodes
+    # Each workload's window: its first `warmup` steps per env are not counted (a fresh device's
+    # first renders), then at least `window` steps per env are.
+    warmup: int = 10
+    window: int = 100
     boot_timeout: float = 300.0
 
     @classmethod
     def quick(
         cls, backend: str = "process", replicas: list[int] | None = None, image: str = ""
     ) -> BenchConfig:
-        return cls(backend, replicas or [1, 4, 16], image, cold_starts=3, episodes=3, steps=5)
+        return cls(
+            backend, replicas or [1, 4, 16], image, cold_starts=3, episodes=3, steps=5, warmup=10, window=50
+        )
 
     def phases(self) -> int:
         """Progress steps: each cold start, and up + env for each replica count."""
@@ -122,46 +129,81 @@ def run(config: BenchConfig, progress: Progress | None = None) -> dict[str, Any]
     task = pick_task(config.task)
     adb_port = free_port()
     # One adb server for the whole run, as a user's managed server outlives their farms.
+    load = machine()["load_average"]  # before the bench adds its own load
     server_pid = adbserver.ensure_server(adb_port)
     try:
-        cold, ups, envs = _measure_all(config, task, adb_port, say)
+        cold, ups, runs = _measure_all(config, task, adb_port, server_pid, say)
     finally:
         if server_pid:
             adbserver.kill_server(adb_port)
-    return summarise(config, task, cold, ups, envs)
+    return summarise(config, task, cold, ups, runs, load)
 
 
 def _measure_all(
-    config: BenchConfig, task: str, adb_port: int, say: Progress
-) -> tuple[list[float], list[UpSample], list[EnvSample]]:
+    config: BenchConfig, task: str, adb_port: int, server_pid: int, say: Progress
+) -> tuple[list[float], list[UpSample], list[FarmRun]]:
     cold: list[float] = []
     ups: list[UpSample] = []
-    envs: list[EnvSample] = []
+    runs: list[FarmRun] = []
     for i in range(config.cold_starts):
         say(f"cold start {i + 1}/{config.cold_starts}")
         try:
-            cold.append(measure_up(1, config.backend, "bench-cold", adb_port, config.image).all_ready_s)
+            cold.append(
+                measure_up(1, config.backend, "bench-cold", adb_port, config.image, settle=False).all_ready_s
+            )
         finally:
             _stop("bench-cold")
     for count in config.replicas:
         name = _farm_name(count)
         try:
             say(f"up --replicas {count}")
-            ups.append(measure_up(count, config.backend, name, adb_port, config.image, config.boot_timeout))
-            say(f"episodes on {count} replicas")
-            envs.append(measure_env(name, count, task, config.episodes, config.steps))
-            ups[-1].working_mib_per_replica = memory_mib_per_replica(name)
+            up = measure_up(
+                count, config.backend, name, adb_port, config.image, config.boot_timeout, server_pid
+            )
+            ups.append(up)
+            say(f"apps, episodes and workloads on {count} replicas")
+            runs.append(
+                measure_farm(
+                    name, up, task, config.episodes, config.steps, config.warmup, config.window, server_pid
+                )
+            )
         finally:
             _stop(name)
-    return cold, ups, envs
+    return cold, ups, runs
+
+
+def window_summary(window: WindowSample) -> dict[str, Any]:
+    """One workload's steady window at one replica count, for bench.json."""
+    return {
+        "step_ms": summarize(window.step_ms),
+        "steps_per_s": round(window.steps_per_s, 1),
+        "cpu_ms_per_step": round(window.cpu_ms_per_step, 1),
+        "cpu_ms_per_step_by_group": {
+            group: round(1000 * seconds / window.steps, 2) if window.steps else 0.0
+            for group, seconds in sorted(window.cpu_s.items())
+        },
+        "steps": window.steps,
+        "wall_s": round(window.wall_s, 2),
+        "uncounted_steps": window.uncounted,
+        "off_plan_steps": window.off_plan,
+    }
 
 
 def summarise(
-    config: BenchConfig, task: str, cold: list[float], ups: list[UpSample], envs: list[EnvSample]
+    config: BenchConfig,
+    task: str,
+    cold: list[float],
+    ups: list[UpSample],
+    runs: list[FarmRun],
+    load_average: list[float] | None = None,
 ) -> dict[str, Any]:
-    """The bench.json document: settings, machine, and per replica count medians and p99s."""
+    """The bench.json document: settings, machine, and per replica count medians and p99s.
+
+    `load_average`: the host's load when the run started (the end's is in `machine`).
+    """
     rows = []
-    for up, env in zip(ups, envs, strict=True):
+    for up, run_ in zip(ups, runs, strict=True):
+        env = run_.env
         working = up.working_mib_per_replica or up.memory_mib_per_replica
         rows.append(
             {
@@ -170,19 +212,27 @@ def summarise(
                 "replica_ready_s": summarize(up.replica_ready_s),
                 "memory_mib_per_replica": round(working, 1),
                 "memory_mib_per_replica_at_boot": round(up.memory_mib_per_replica, 1),
+                "memory_mib_per_replica_apps_opened": round(up.apps_mib_per_replica, 1),
                 "memory_mib_total": round(working * up.replicas, 1),
+                "memory_kib_by_group": up.memory_kib,
+                "apps_opened": run_.apps_opened,
                 "reset_ms": summarize(env.reset_ms),
-                "step_ms": summarize(env.step_ms),
                 "judge_ms": summarize(env.judge_ms),
-                "steps_per_s": round(env.steps_per_s, 1),
                 "failed_episodes": env.failed_episodes,
-                "samples": {"reset_ms": env.reset_ms, "step_ms": env.step_ms, "judge_ms": env.judge_ms},
+                "workloads": {w: window_summary(run_.windows[w]) for w in WORKLOADS if w in run_.windows},
+                "samples": {
+                    "reset_ms": env.reset_ms,
+                    "judge_ms": env.judge_ms,
+                    **{f"{w}_step_ms": run_.windows[w].step_ms for w in WORKLOADS if w in run_.windows},
+                },
             }
         )
+    now = machine()
+    start = load_average if load_average is not None else now["load_average"]
     return {
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "command": command_line(config),
-        "machine": machine(),
+        "machine": {**now, "load_average": start, "load_average_at_end": now["load_average"]},
         "settings": {
             "backend": config.backend,
             "image": config.image,
@@ -190,6 +240,8 @@ def summarise(
             "replicas": config.replicas,
             "episodes_per_env": config.episodes,
             "steps_per_episode": config.steps,
+            "warmup_steps": config.warmup,
+            "window_steps": config.window,
         },
         "cold_start_s": {**summarize(cold), "samples": [round(c, 3) for c in cold]},
         "rows": rows,

@@ -9,20 +9,58 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mgfarm.bench.measure import EnvSample, UpSample
-from mgfarm.bench.report import README_END, README_START, markdown, table_rows, update_readme, write_all
+from mgfarm.bench.measure import EnvSample, FarmRun, UpSample, WindowSample
+from mgfarm.bench.report import (
+    README_END,
+    README_START,
+    console_table,
+    markdown,
+    table_rows,
+    update_readme,
+    workload_rows,
+    write_all,
+)
 from mgfarm.bench.run import BenchConfig, parse_replicas, summarise
 from mgfarm.bench.stats import summarize
 from mgfarm.errors import MgfarmError
 
 
+def _window(workload: str, size: int, step_ms: float, steps: int, wall_s: float, cpu: float) -> WindowSample:
+    return WindowSample(
+        workload,
+        size,
+        [step_ms] * steps,
+        steps=steps,
+        wall_s=wall_s,
+        cpu_s={"sim": cpu / 2, "adb": cpu / 4, "client": cpu / 4},
+    )
+
+
 def _result() -> dict[str, Any]:
-    ups = [UpSample(1, 1.5, [1.5], 30.0), UpSample(4, 3.0, [2.0, 2.5, 2.9, 3.0], 25.0)]
-    envs = [
-        EnvSample(1, [40.0, 42.0], [20.0, 22.0, 24.0], [5.0, 6.0], steps=3, step_wall_s=0.1),
-        EnvSample(4, [60.0] * 8, [30.0] * 12, [7.0] * 8, steps=12, step_wall_s=0.2),
+    ups = [
+        UpSample(1, 1.5, [1.5], 30.0, working_mib_per_replica=45.0),
+        UpSample(4, 3.0, [2.0, 2.5, 2.9, 3.0], 25.0, working_mib_per_replica=28.25),
     ]
-    return summarise(BenchConfig.quick(replicas=[1, 4]), "settings.wifi_off", [1.4, 1.6], ups, envs)
+    runs = [
+        FarmRun(
+            EnvSample(1, [40.0, 42.0], [], [5.0, 6.0]),
+            {
+                "mixed": _window("mixed", 1, 8.0, 30, 0.3, 0.15),
+                "new-frame": _window("new-frame", 1, 40.0, 30, 1.5, 1.2),
+            },
+            apps_opened=14,
+        ),
+        FarmRun(
+            EnvSample(4, [60.0] * 8, [], [7.0] * 8),
+            {
+                "mixed": _window("mixed", 4, 30.0, 120, 2.0, 0.6),
+                "new-frame": _window("new-frame", 4, 120.0, 120, 4.0, 4.8),
+            },
+            apps_opened=14,
+        ),
+    ]
+    config = BenchConfig.quick(replicas=[1, 4])
+    return summarise(config, "settings.wifi_off", [1.4, 1.6], ups, runs, [2.5, 1.0, 0.5])
 
 
 def test_summary_has_median_and_p99() -> None:
@@ -36,19 +74,53 @@ def test_summary_has_median_and_p99() -> None:
 def test_rows_per_replica_count_with_throughput_from_wall_time() -> None:
     result = _result()
     assert [r["replicas"] for r in result["rows"]] == [1, 4]
-    assert result["rows"][1]["steps_per_s"] == pytest.approx(60.0)
+    four = result["rows"][1]
+    assert four["workloads"]["mixed"]["steps_per_s"] == pytest.approx(60.0)
+    assert four["workloads"]["new-frame"]["steps_per_s"] == pytest.approx(30.0)
+    assert four["workloads"]["new-frame"]["cpu_ms_per_step"] == pytest.approx(40.0)
+    assert four["workloads"]["new-frame"]["cpu_ms_per_step_by_group"] == {
+        "adb": 10.0,
+        "client": 10.0,
+        "sim": 20.0,
+    }
     assert result["rows"][0]["reset_ms"]["median"] == pytest.approx(41.0)
     assert result["cold_start_s"]["samples"] == [1.4, 1.6]
     assert result["command"] == "mgfarm bench --backend process --replicas 1,4 --quick"
-    assert table_rows(result)[1] == ["4", "3.0", "2.7/3.0", "25", "60/60", "30/30", "60.0", "7/7"]
+    assert result["machine"]["load_average"] == [2.5, 1.0, 0.5]  # the start's, not the end's
+    assert table_rows(result)[1] == ["4", "3.0", "2.7/3.0", "25.0", "28.2", "60/60", "7/7"]
 
 
-def test_markdown_names_the_command_and_machine() -> None:
+def test_workload_rows_group_by_workload_then_replicas() -> None:
+    assert workload_rows(_result()) == [
+        ["mixed", "1", "8/8", "100.0", "5.0"],
+        ["mixed", "4", "30/30", "60.0", "5.0"],
+        ["new-frame", "1", "40/40", "20.0", "40.0"],
+        ["new-frame", "4", "120/120", "30.0", "40.0"],
+    ]
+
+
+def test_markdown_names_the_command_machine_and_load() -> None:
     text = markdown(_result())
     assert text.startswith("| N |")
     assert "`mgfarm bench --backend process --replicas 1,4 --quick`" in text
     assert "cores" in text
-    assert text.count("\n| ") == 2  # one line per replica count after the header
+    assert "load average 2.5 at the start" in text
+    assert "10 warm-up steps per replica, then at least 50 counted" in text
+    tables = [block for block in text.split("\n\n") if block.startswith("|")]
+    assert len(tables) == 2
+    assert tables[0].count("\n| ") == 2  # farm table: one line per replica count after the header
+    assert tables[1].count("\n| ") == 4  # workload table: one line per workload and replica count
+    assert tables[1].startswith("| workload | N | step ms | steps/s | CPU ms/step |")
+
+
+def test_console_tables_fit_80_columns() -> None:
+    from rich.console import Console
+
+    console = Console(width=80, record=True)
+    console.print(console_table(_result()))
+    text = console.export_text()
+    assert "new-frame" in text and "load average at the start: 2.5" in text
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
 
 
 def test_write_all_makes_json_table_and_readable_plots(tmp_path: Path) -> None:
