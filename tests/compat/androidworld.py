@@ -32,7 +32,19 @@ PROTOS = (
     "android_world/task_evals/information_retrieval/proto/task.proto",
 )
 # AndroidWorld app names (task.app_names) the simulated device has, and why the others are missing.
-SIM_APPS = {"settings", "contacts", "clock", "files", "dialer", "pro expense"}
+SIM_APPS = {
+    "settings",
+    "contacts",
+    "clock",
+    "files",
+    "dialer",
+    "pro expense",
+    "simple calendar pro",
+    "broccoli app",
+    "markor",
+    "simple sms messenger",
+    "clipper",
+}
 
 
 def android_world_source() -> Path | None:

@@ -25,7 +25,6 @@ for module in ("android_env", "grpc_tools", "cv2", "immutabledict", "pydub"):
 # Tasks whose apps the sim has but that fail for a reason another issue owns (app rewrites).
 KNOWN_GAPS = {
     "Clock": "the sim's clock is com.android.deskclock; AndroidWorld clears com.google.android.deskclock",
-    "Expense": "the sim's Pro Expense database lacks AndroidWorld's columns (created_date, ...)",
 }
 
 
@@ -62,20 +61,15 @@ HELPERS = [
     "change_orientation",
     "set_clipboard_contents / get_clipboard_contents (Clipper app)",
 ]
-CLIPBOARD = "set_clipboard_contents / get_clipboard_contents (Clipper app)"
 HELPER_GAPS = {
     "change_orientation": "the sim's window manager draws portrait only, so it reports rotation 0",
-    CLIPBOARD: "no Clipper app on the sim (its broadcasts are answered)",
 }
-# Launching the missing Clipper app fails, and android_env then restarts the adb server: whether the
-# clipboard broadcast after it lands depends on how soon the device is attached again.
-NOT_STRICT = {CLIPBOARD}
 
 
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(n, marks=pytest.mark.xfail(strict=n not in NOT_STRICT, reason=HELPER_GAPS[n]))
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=HELPER_GAPS[n]))
         if n in HELPER_GAPS
         else n
         for n in HELPERS
