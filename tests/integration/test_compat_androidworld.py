@@ -128,6 +128,8 @@ class Anything:
     """Any attribute or call gives another Anything: what M3A's module-level Gemini set-up reads."""
 
     def __getattr__(self, name: str) -> Anything:
+        if name.startswith("__"):  # dunders (`__file__`, `__path__`) stay absent, as on real objects
+            raise AttributeError(name)
         return Anything()
 
     def __call__(self, *args: object, **kwargs: object) -> Anything:
@@ -137,6 +139,12 @@ class Anything:
         return Anything()
 
     __ror__ = __or__
+
+
+def stub_attribute(name: str) -> Anything:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return Anything()
 
 
 def import_m3a() -> Any:
@@ -152,7 +160,9 @@ def import_m3a() -> Any:
         ]
         for name in names:
             module = types.ModuleType(name)
-            module.__getattr__ = lambda attr: Anything()  # type: ignore[method-assign]
+            # Only public names: tools that walk sys.modules (Hypothesis reads every `__file__`)
+            # must see an ordinary module without a file.
+            module.__getattr__ = stub_attribute  # type: ignore[method-assign]
             sys.modules.setdefault(name, module)
         sys.modules["google.generativeai"].types = sys.modules["google.generativeai.types"]  # type: ignore[attr-defined]
     from android_world.agents import m3a
