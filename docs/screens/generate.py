@@ -30,8 +30,8 @@ def seed(device: SimDevice) -> None:
     device.services["clock"].freeze(True)
     apps = device.services["apps"]
     for first, last, phone, email in CONTACTS:
-        apps["com.android.contacts"].db.create_contact(first, last, phone, email)
-    apps["com.android.contacts"].db.set_starred(1, True)
+        apps["com.google.android.contacts"].db.create_contact(first, last, phone, email)
+    apps["com.google.android.contacts"].db.set_starred(1, True)
     reg = device.services["providers"]
     sms, _ = reg.resolve("content://sms")
     sms.insert(
@@ -99,12 +99,12 @@ async def main() -> None:
         save("home")
         for package, name in (
             ("com.android.settings", "settings"),
-            ("com.android.contacts", "contacts"),
-            ("com.android.dialer", "phone"),
+            ("com.google.android.contacts", "contacts"),
+            ("com.google.android.dialer", "phone"),
             ("com.android.messaging", "messages"),
-            ("com.android.deskclock", "clock"),
+            ("com.google.android.deskclock", "clock"),
             ("com.android.calendar", "calendar"),
-            ("com.android.documentsui", "files"),
+            ("com.google.android.documentsui", "files"),
             ("com.arduia.expense", "expense"),
         ):
             am.home()
@@ -118,8 +118,12 @@ async def main() -> None:
         save("quick_settings")
         wm.key(4)
         am.home()
-        am.launch("com.android.contacts")
-        am.start("com.android.contacts", ".activities.ContactEditorActivity", extras={"new": 1})
+        am.launch("com.google.android.contacts")
+        am.start(
+            "com.google.android.contacts",
+            "com.android.contacts.activities.ContactEditorActivity",
+            extras={"new": 1},
+        )
         wm.tap(700, 330)
         wm.text("Katherine")
         save("contacts_editor_keyboard")

@@ -20,7 +20,7 @@ MIXED = "mixed"
 NEW_FRAME = "new-frame"
 WORKLOADS = (MIXED, NEW_FRAME)
 
-DIALER = "com.android.dialer"
+DIALER = "Phone"  # a launcher label: open_app finds the dialer whichever profile names its package
 # The number field shows this many characters before it ellipsizes; later digits change no pixel.
 DIAL_DIGITS = 13
 # The first digits of each number come from the env and cycle, so no two numbers of a farm share

@@ -40,26 +40,29 @@ ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined
 
 KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL, KEY_MOVE_END = 3, 4, 66, 67, 123
 
-# AOSP launcher labels -> packages, for `open_app`; unknown names fall back to package-name matching.
-APP_PACKAGES: dict[str, str] = {
-    "contacts": "com.android.contacts",
-    "settings": "com.android.settings",
-    "calendar": "com.android.calendar",
-    "messages": "com.android.messaging",
-    "messaging": "com.android.messaging",
-    "sms": "com.android.messaging",
-    "phone": "com.android.dialer",
-    "dialer": "com.android.dialer",
-    "clock": "com.android.deskclock",
-    "camera": "com.android.camera2",
-    "files": "com.android.documentsui",
-    "gallery": "com.android.gallery3d",
-    "browser": "com.android.browser",
-    "chrome": "com.android.chrome",
-    "calculator": "com.android.calculator2",
-    "notes": "com.android.notes",
-    "home": "com.android.launcher3",
-    "launcher": "com.android.launcher3",
+# Launcher labels -> candidate packages, for `open_app`: the first one installed wins. Clock, Contacts,
+# Phone and Files are Google's builds on AndroidWorld's image (and a sim's default profile) and AOSP's on
+# other images, so both names are listed rather than asking the device which profile it runs.
+# Unknown names fall back to package-name matching.
+APP_PACKAGES: dict[str, tuple[str, ...]] = {
+    "contacts": ("com.google.android.contacts", "com.android.contacts"),
+    "settings": ("com.android.settings",),
+    "calendar": ("com.android.calendar",),
+    "messages": ("com.android.messaging",),
+    "messaging": ("com.android.messaging",),
+    "sms": ("com.android.messaging",),
+    "phone": ("com.google.android.dialer", "com.android.dialer"),
+    "dialer": ("com.google.android.dialer", "com.android.dialer"),
+    "clock": ("com.google.android.deskclock", "com.android.deskclock"),
+    "camera": ("com.android.camera2",),
+    "files": ("com.google.android.documentsui", "com.android.documentsui"),
+    "gallery": ("com.android.gallery3d",),
+    "browser": ("com.android.browser",),
+    "chrome": ("com.android.chrome",),
+    "calculator": ("com.android.calculator2",),
+    "notes": ("com.android.notes",),
+    "home": ("com.android.launcher3",),
+    "launcher": ("com.android.launcher3",),
 }
 
 
@@ -252,7 +255,7 @@ def resolve_app(device: Device, app_name: str) -> str:
     installed = device.packages()
     if name in installed:
         return name
-    for known in (_catalog_package(name), APP_PACKAGES.get(name)):
+    for known in (_catalog_package(name), *APP_PACKAGES.get(name, ())):
         if known and known in installed:
             return known
     squashed = name.replace(" ", "")

@@ -45,15 +45,16 @@ def value(text: str) -> str:
     return text.strip()
 
 
-# The task catalog's apps (mgfarm/catalog/verifiers): their packages and launcher activities.
+# The task catalog's apps (mgfarm/catalog/verifiers): their packages and launcher activities, as
+# AndroidWorld's google_apis image names them (Google's Clock, Contacts, Phone and Files).
 PACKAGES = (
-    "com.android.contacts",
-    "com.android.dialer",
+    "com.google.android.contacts",
+    "com.google.android.dialer",
     "com.android.messaging",
     "com.android.settings",
-    "com.android.deskclock",
+    "com.google.android.deskclock",
     "com.android.calendar",
-    "com.android.documentsui",
+    "com.google.android.documentsui",
 )
 
 

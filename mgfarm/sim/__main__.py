@@ -45,7 +45,8 @@ def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
         "--profile",
         choices=PROFILES,
         default="android13",
-        help="emulator image the devices mirror: properties and dumpsys formats (default android13)",
+        help="emulator image the devices mirror: properties, dumpsys formats and app packages"
+        " (default android13, Google's Clock/Contacts/Phone/Files; aosp: the AOSP apps)",
     )
     serve.add_argument(
         "--grpc", type=int, default=None, metavar="PORT", help="serve the emulator gRPC API from PORT up"

@@ -29,6 +29,7 @@ class DeviceConfig:
     golden_dir: Path | None = None  # read-only snapshots (the farm's golden), searched after snapshot_dir
     host: str = "127.0.0.1"
     extra_props: dict[str, str] = field(default_factory=dict)
+    profile: str = "android13"  # see mgfarm.sim.system.profiles: names the system apps' packages
 
     @property
     def console_port(self) -> int:

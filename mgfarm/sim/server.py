@@ -49,7 +49,7 @@ class ServeOptions:
     user: str = "nobody"  # who the worker becomes when started as root
     memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes of RLIMIT_DATA; 0: no cap
     grpc_port: int | None = None  # --grpc: device 1's emulator gRPC port, the next ones count up
-    profile: str = "android13"  # --profile: which emulator image the devices mirror (props, dumpsys)
+    profile: str = "android13"  # --profile: which emulator image the devices mirror (props, dumpsys, apps)
 
 
 def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
@@ -67,6 +67,7 @@ def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
                 token_file=options.token_file,
                 host=options.host,
                 extra_props=profile_overrides(options.profile),
+                profile=options.profile,
             )
         )
     return configs

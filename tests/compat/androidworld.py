@@ -179,7 +179,8 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
     def current_activity() -> None:
         adb_utils.launch_app("contacts", c)
         activity = adb_utils.get_current_activity(c)[0]
-        expect(activity, bool(activity) and activity.startswith("com.android.contacts/"), "current activity")
+        ok = bool(activity) and activity.startswith("com.google.android.contacts/")
+        expect(activity, ok, "current activity")
 
     def screen() -> None:
         expect(adb_utils.get_screen_size(c), adb_utils.get_screen_size(c) == (1080, 2400), "screen size")
@@ -243,7 +244,7 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
         adb_utils.close_recents(c)
         adb_utils.press_home_button(c)
         adb_utils.press_back_button(c)
-        adb_utils.clear_app_data("com.android.contacts", c)
+        adb_utils.clear_app_data("com.google.android.contacts", c)
 
     def input_actions() -> None:
         adb_utils.tap_screen(540, 1200, c)
@@ -276,12 +277,12 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
         from android_env.proto import adb_pb2
 
         adb_utils.set_root_if_needed(c)
-        adb_utils.grant_permissions("com.android.contacts", "android.permission.READ_CONTACTS", c)
+        adb_utils.grant_permissions("com.google.android.contacts", "android.permission.READ_CONTACTS", c)
         adb_utils.send_android_intent(
             "start", "android.intent.action.VIEW", c, data_uri="content://contacts/people/"
         )
         activity = adb_utils.get_current_activity(c)[0] or ""
-        expect(activity, activity.startswith("com.android.contacts/"), "VIEW content://contacts")
+        expect(activity, activity.startswith("com.google.android.contacts/"), "VIEW content://contacts")
         adb_utils.check_ok(adb_utils.start_activity("com.android.settings/.Settings", [], c))
         adb_utils.put_settings(
             adb_pb2.AdbRequest.SettingsRequest.Namespace.SYSTEM, "pointer_location", "0", c

@@ -103,7 +103,7 @@ def test_clock_add_and_toggle_alarm(phone: Phone) -> None:
     phone.tap(text="Minute")
     phone.type("45")
     phone.tap(text="OK")
-    db = "/data/data/com.android.deskclock/databases/alarms.db"
+    db = "/data/data/com.google.android.deskclock/databases/alarms.db"
     assert "6|45|1" in phone.sh(f"sqlite3 {db} 'SELECT hour, minutes, enabled FROM alarm_templates'")
     phone.tap(desc="6:45 AM")
     assert "6|45|0" in phone.sh(f"sqlite3 {db} 'SELECT hour, minutes, enabled FROM alarm_templates'")

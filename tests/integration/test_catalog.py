@@ -165,7 +165,7 @@ def test_setup_steps_change_the_device_and_fail_loudly(farm: FarmState) -> None:
     assert any(r["body"] == "yo" for r in device.content_query("content://sms/inbox"))
     names = {r["display_name"] for r in device.content_query("content://com.android.contacts/contacts")}
     assert {"Rep 1", "Rep 2"} <= names
-    assert (device.current_app() or ("", ""))[0] == "com.android.deskclock"
+    assert (device.current_app() or ("", ""))[0] == "com.google.android.deskclock"
     with pytest.raises(MgfarmError, match="Setup step sql failed"):
         apply_steps(device, [{"sql": {"db": "alarms", "sql": "INSERT INTO nowhere VALUES (1)"}}])
     with pytest.raises(MgfarmError, match="Unknown app"):

@@ -209,7 +209,7 @@ def test_emulator_simulator_over_grpc(
     )  # type: ignore[union-attr]
     sim.send_touch([((x1 + x2) // 2, (y1 + y2) // 2, True, 0)])
     sim.send_touch([((x1 + x2) // 2, (y1 + y2) // 2, False, 0)])
-    assert b"com.android.dialer" in adb.execute_command(["shell", "dumpsys", "activity", "top"])
+    assert b"com.google.android.dialer" in adb.execute_command(["shell", "dumpsys", "activity", "top"])
     loaded = sim.load_state(state_pb2.LoadStateRequest(args={"snapshot_name": "at_settings"}))
     assert loaded.status == state_pb2.LoadStateResponse.Status.OK, loaded.error_message
     assert b"com.android.settings" in adb.execute_command(["shell", "dumpsys", "activity", "top"])

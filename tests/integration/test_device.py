@@ -86,8 +86,8 @@ def test_unknown_serial_is_a_device_error(adb_server: AdbServer) -> None:
 
 
 def test_screen_ui_and_current_app(device: Device, adb_server: AdbServer, sim_device: SimHandle) -> None:
-    device.start_app("com.android.contacts")
-    assert device.current_app()[0] == "com.android.contacts"
+    device.start_app("com.google.android.contacts")
+    assert device.current_app()[0] == "com.google.android.contacts"
     image = device.screenshot()
     assert image.size == (1080, 2400) and image.mode == "RGB"
     pixels = device.screenshot_array()
@@ -102,7 +102,7 @@ def test_screen_ui_and_current_app(device: Device, adb_server: AdbServer, sim_de
     assert [e for e in via_u2 if e.resource_id != clock] == [e for e in via_dump if e.resource_id != clock]
     assert any(e.content_desc == "Create contact" and e.clickable for e in via_dump)
     device.key(3)  # HOME
-    assert device.current_app()[0] != "com.android.contacts"
+    assert device.current_app()[0] != "com.google.android.contacts"
 
 
 def test_content_insert_update_delete_round_trip(device: Device) -> None:

@@ -65,7 +65,7 @@ def test_file_times_agree_with_the_device_clock(
     assert near_device_time(int(row.rsplit("date_modified=", 1)[1].split(",")[0]))
 
     device.shell("echo saved > /sdcard/top.txt")
-    device.shell("am start -n com.android.documentsui/com.android.documentsui.files.FilesActivity")
+    device.shell("am start -n com.google.android.documentsui/com.android.documentsui.files.FilesActivity")
     device.shell("uiautomator dump /sdcard/window_dump.xml")
     xml = device.shell("cat /sdcard/window_dump.xml")
     assert summary_of(xml, "Download") == "Mar 2"  # the folder changed when note.txt was made

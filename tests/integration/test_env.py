@@ -236,7 +236,7 @@ def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv, how
     agent = NormalizedCoords(env) if how == "wrapper" else env
     agent.reset(seed=10)
     _, _, _, _, info = agent.step({"action_type": "open_app", "app_name": "Contacts"})
-    assert info["error"] is None and env.device.current_app()[0] == "com.android.contacts"
+    assert info["error"] is None and env.device.current_app()[0] == "com.google.android.contacts"
     fab = info["ui_elements"][_index(info, content_desc="Create contact")]
     (left, top, right, bottom), (width, height) = fab["bounds"], env.device.window_size()
     x, y = (left + right) / 2 * 1000 / (width - 1), (top + bottom) / 2 * 1000 / (height - 1)
@@ -246,7 +246,7 @@ def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv, how
     # (as pixels, the FAB's 0..1000 position would be mid-screen: the editor opening proves the scale)
     _, _, _, _, info = agent.step(json.dumps(action) if how == "wrapper" else action)
     assert info["error"] is None
-    first = _index(info, resource_id="com.android.contacts:id/first_name")
+    first = _index(info, resource_id="com.google.android.contacts:id/first_name")
     _, _, _, _, info = env.step({"action_type": "input_text", "index": first, "text": "Ada Lovelace"})
     assert info["ui_elements"][first]["text"] == "Ada Lovelace"
     _, _, _, _, info = env.step(
@@ -254,7 +254,7 @@ def test_open_app_normalized_click_and_input_text_with_clear(env: MobileEnv, how
     )
     assert info["ui_elements"][first]["text"] == "Bo"
     _, _, _, _, info = env.step({"action_type": "navigate_home"})
-    assert env.device.current_app()[0] != "com.android.contacts"
+    assert env.device.current_app()[0] != "com.google.android.contacts"
 
 
 def test_text_only_env_leaves_out_screenshots(

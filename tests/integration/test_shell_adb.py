@@ -104,9 +104,9 @@ def test_uiautomator2_send_keys_installs_and_uses_the_adb_keyboard(
     d = u2.connect(adb_server.client().device(sim_device.serial))
     d.settings["wait_timeout"] = 2.0
     try:
-        d.shell("am start -n com.android.contacts/.activities.PeopleActivity")
+        d.shell("am start -n com.google.android.contacts/com.android.contacts.activities.PeopleActivity")
         d(description="Create contact").click()
-        field = d(resourceId="com.android.contacts:id/first_name")
+        field = d(resourceId="com.google.android.contacts:id/first_name")
         field.click()
         d.send_keys("Grace")
         assert field.get_text() == "Grace"

@@ -69,12 +69,12 @@ def test_press_click_swipe_and_selectors(u2dev: u2.Device) -> None:
 
 
 def test_selectors_click_and_set_text_create_a_contact(u2dev: u2.Device) -> None:
-    u2dev.shell("am start -n com.android.contacts/.activities.PeopleActivity")
+    u2dev.shell("am start -n com.google.android.contacts/com.android.contacts.activities.PeopleActivity")
     u2dev(description="Create contact").click()
-    u2dev(resourceId="com.android.contacts:id/first_name").set_text("Ada")
-    u2dev(resourceId="com.android.contacts:id/last_name").set_text("Lovelace")
-    u2dev(resourceId="com.android.contacts:id/phone").set_text("+1 555 0100")
-    assert u2dev(resourceId="com.android.contacts:id/first_name").get_text() == "Ada"
+    u2dev(resourceId="com.google.android.contacts:id/first_name").set_text("Ada")
+    u2dev(resourceId="com.google.android.contacts:id/last_name").set_text("Lovelace")
+    u2dev(resourceId="com.google.android.contacts:id/phone").set_text("+1 555 0100")
+    assert u2dev(resourceId="com.google.android.contacts:id/first_name").get_text() == "Ada"
     u2dev(text="Save").click()
     rows = u2dev.shell(
         "content query --uri content://contacts/phones --projection display_name:number"

@@ -114,9 +114,12 @@ def test_sqlite_md5_snapshot_and_dumpsys_parsers() -> None:
         "--        golden                 1.2M 2026-01-01 00:00:00   00:00:00.000",
     ]
     assert parse_snapshot_list(lines) == ["golden"]
-    focus = "  mCurrentFocus=Window{1a2b3c u0 com.android.contacts/.activities.PeopleActivity}"
+    focus = (
+        "  mCurrentFocus=Window{1a2b3c u0 "
+        "com.google.android.contacts/com.android.contacts.activities.PeopleActivity}"
+    )
     assert parse_current_focus(focus) == (
-        "com.android.contacts",
+        "com.google.android.contacts",
         "com.android.contacts.activities.PeopleActivity",
     )
     resumed = "    mResumedActivity: ActivityRecord{9f u0 com.android.settings/.Settings t12}"

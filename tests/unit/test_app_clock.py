@@ -8,7 +8,7 @@ from pathlib import Path
 from mgfarm.sim.apps.base import sql
 from tests.unit.sim_screen import Screen, boot_device, find
 
-ALARMS_DB = "/data/data/com.android.deskclock/databases/alarms.db"
+ALARMS_DB = "/data/data/com.google.android.deskclock/databases/alarms.db"
 ADD = (
     "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label)"
     " VALUES (?, ?, 0, ?, 1, ?)"
@@ -25,7 +25,7 @@ def test_one_time_alarms_show_today_tomorrow_or_not_scheduled(tmp_path: Path) ->
     sql(db, ADD, (7, 0, 1, "earlier"))
     sql(db, ADD, (12, 0, 0, "off"))
     screen = Screen(device)
-    screen.am.launch("com.android.deskclock")
+    screen.am.launch("com.google.android.deskclock")
     xml = screen.xml()
     assert find(xml, text="later · Today")
     assert find(xml, text="earlier · Tomorrow")

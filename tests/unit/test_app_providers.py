@@ -40,15 +40,15 @@ def test_contacts_provider_like_the_add_contact_setup_step(tmp_path: Path) -> No
         assert con.execute("SELECT count(*) FROM mimetypes").fetchone()[0] >= 10
     con.close()
     s = Screen(device)
-    s.am.launch("com.android.contacts")
+    s.am.launch("com.google.android.contacts")
     s.tap(text="Ada Lovelace")
     assert s.has(text="+1 415 555 0101")
 
 
 def test_contacts_ui_create_edit_favourite_delete(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    contacts = s.device.services["apps"]["com.android.contacts"]
-    s.am.launch("com.android.contacts")
+    contacts = s.device.services["apps"]["com.google.android.contacts"]
+    s.am.launch("com.google.android.contacts")
     s.tap(desc="Create contact")
     s.type_into("Grace", text="First name")
     s.type_into("Hopper", text="Last name")
@@ -101,7 +101,7 @@ def test_sms_and_calendar_uris_and_threads(tmp_path: Path) -> None:
 
 def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    db = s.device.fs.host("/data/data/com.android.deskclock/databases/alarms.db")
+    db = s.device.fs.host("/data/data/com.google.android.deskclock/databases/alarms.db")
 
     def alarms() -> list[tuple[int, int, int]]:
         con = sqlite3.connect(db)
@@ -111,7 +111,7 @@ def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
             con.close()
 
     assert alarms() == [(8, 30, 0), (9, 0, 0)]
-    s.am.launch("com.android.deskclock")
+    s.am.launch("com.google.android.deskclock")
     s.tap(desc="Add alarm")
     s.type_into("7", text="Hour (0-23)")
     s.type_into("15", text="Minute")
@@ -126,10 +126,10 @@ def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
 
 def test_contacts_search_filters_by_name_and_number(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    db = s.device.services["apps"]["com.android.contacts"].db
+    db = s.device.services["apps"]["com.google.android.contacts"].db
     db.create_contact("Ada", "Lovelace", "+1 415 555 0101", "")
     db.create_contact("Alan", "Turing", "+1 415 555 0102", "")
-    s.am.launch("com.android.contacts")
+    s.am.launch("com.google.android.contacts")
     s.tap(desc="Search contacts")
     s.wm.text("tur")
     assert s.has(text="Alan Turing") and not s.has(text="Ada Lovelace")
@@ -189,7 +189,7 @@ def test_clock_timer_and_stopwatch_follow_the_device_clock(tmp_path: Path) -> No
     clock = s.device.services["clock"]
     clock.set_ms(1772616600000)
     clock.freeze(True)
-    s.am.launch("com.android.deskclock")
+    s.am.launch("com.google.android.deskclock")
     s.tap(desc="Timer")
     s.type_into("2", text="Minutes")
     s.tap(text="Start")

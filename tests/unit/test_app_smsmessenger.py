@@ -61,7 +61,9 @@ def test_sms_queries_without_an_order_are_newest_first_as_on_android(tmp_path: P
 
 def test_new_conversation_by_number_or_contact_name(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    device.services["apps"]["com.android.contacts"].db.create_contact("Ada", "Lovelace", "+15550104444", "")
+    device.services["apps"]["com.google.android.contacts"].db.create_contact(
+        "Ada", "Lovelace", "+15550104444", ""
+    )
     s = Screen(device)
     s.am.launch(PKG)
     s.tap(desc="New conversation")

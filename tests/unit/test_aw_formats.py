@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.unit.shellkit import ShellDevice
 
 DATA = Path(__file__).parent / "data" / "android13"
-CONTACTS = "com.android.contacts/.activities.PeopleActivity"
+CONTACTS = "com.google.android.contacts/com.android.contacts.activities.PeopleActivity"
 
 
 def shape(line: str) -> str:
@@ -55,7 +55,7 @@ def test_am_stack_list_matches_android_13(sh: ShellDevice) -> None:
     visible = sh.run("am stack list | grep -E visible=true").text.splitlines()
     assert len(visible) == 1
     assert re.search(r".*\{(.*)\}", visible[0])[1] == (  # type: ignore[index]
-        "com.android.contacts/com.android.contacts.activities.PeopleActivity"
+        "com.google.android.contacts/com.android.contacts.activities.PeopleActivity"
     )
 
 
@@ -98,7 +98,9 @@ def test_dumpsys_activity_parts(sh: ShellDevice) -> None:
     assert_same_shapes("dumpsys_activity_recents.txt", recents)
     assert "ACTIVITY MANAGER ACTIVITIES" not in recents
     top = sh.run("dumpsys activity top").text
-    assert re.match(r"TASK \d+:com.android.contacts id=\d+ userId=0\n  ACTIVITY " + re.escape(CONTACTS), top)
+    assert re.match(
+        r"TASK \d+:com.google.android.contacts id=\d+ userId=0\n  ACTIVITY " + re.escape(CONTACTS), top
+    )
 
 
 def test_service_call_alarm_sets_the_time_zone(tmp_path: Path) -> None:
@@ -133,8 +135,8 @@ def test_pm_list_package_singular_and_ps_columns(sh: ShellDevice) -> None:
     assert sh.run("pm list package").text == sh.run("pm list packages").text
     rows = sh.run("ps -A -o PID,NAME").text.splitlines()
     assert rows[0].split() == ["PID", "NAME"]
-    pid = next(line.split()[0] for line in rows if line.endswith(" com.android.contacts"))
-    assert sh.run("pidof com.android.contacts").text == f"{pid}\n"
+    pid = next(line.split()[0] for line in rows if line.endswith(" com.google.android.contacts"))
+    assert sh.run("pidof com.google.android.contacts").text == f"{pid}\n"
     assert sh.run("ps -o NOPE").status == 1
 
 

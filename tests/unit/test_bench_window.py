@@ -51,7 +51,7 @@ def test_dial_numbers_never_share_their_prefix_within_a_farm() -> None:
 def _key(digit: str, index: int) -> dict[str, Any]:
     return {
         "index": index,
-        "resource_id": f"com.android.dialer:id/dialpad_key_{digit}",
+        "resource_id": f"com.google.android.dialer:id/dialpad_key_{digit}",
         "content_desc": digit,
     }
 
@@ -62,7 +62,7 @@ def test_new_frame_taps_keys_by_id_wherever_they_are() -> None:
     shifted = {
         "ui_elements": [{"index": 0, "resource_id": "x:id/digits", "content_desc": ""}, *pad["ui_elements"]]
     }
-    assert new_frame_action(0, None) == ({"action_type": "open_app", "app_name": "com.android.dialer"}, True)
+    assert new_frame_action(0, None) == ({"action_type": "open_app", "app_name": "Phone"}, True)
     action, on_plan = new_frame_action(2, shifted)
     assert on_plan and action == {"action_type": "click", "index": 10 + int(number[0])}
     assert new_frame_action(CYCLE, pad) == ({"action_type": "navigate_back"}, True)
@@ -70,7 +70,9 @@ def test_new_frame_taps_keys_by_id_wherever_they_are() -> None:
 
 def test_new_frame_off_plan_steps_go_back_towards_the_pad() -> None:
     main = {
-        "ui_elements": [{"index": 4, "resource_id": "com.android.dialer:id/dialpad_fab", "content_desc": ""}]
+        "ui_elements": [
+            {"index": 4, "resource_id": "com.google.android.dialer:id/dialpad_fab", "content_desc": ""}
+        ]
     }
     assert new_frame_action(1, main) == ({"action_type": "click", "index": 4}, True)
     assert new_frame_action(5, main) == ({"action_type": "click", "index": 4}, False)

@@ -53,7 +53,7 @@ def _write(tmp_path: Path, text: str) -> str:
 def test_golden_recipe_is_shipped_and_valid() -> None:
     recipe = load_recipe("golden")
     assert recipe.name == "golden"
-    assert "com.android.contacts" in recipe.apps and "com.android.messaging" in recipe.apps
+    assert "com.google.android.contacts" in recipe.apps and "com.android.messaging" in recipe.apps
     kinds = [next(iter(step)) for step in recipe.steps()]
     assert set(kinds) <= set(STEPS), "every recipe step must be a task setup step"
     assert kinds.count("add_contact") >= 3

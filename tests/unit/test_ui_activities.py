@@ -28,10 +28,10 @@ def test_tasks_stack_back_and_force_stop(tmp_path: Path) -> None:
     am = boot_device(tmp_path).services["activities"]
     am.launch("com.android.settings")
     am.start("com.android.settings", ".Settings$DisplaySettingsActivity")
-    am.launch("com.android.contacts")
+    am.launch("com.google.android.contacts")
     tasks = am.tasks()
     assert [t.package for t in tasks] == [
-        "com.android.contacts",
+        "com.google.android.contacts",
         "com.android.settings",
         "com.android.launcher3",
     ]
@@ -50,12 +50,12 @@ def test_tasks_stack_back_and_force_stop(tmp_path: Path) -> None:
 def test_export_import_round_trip(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
     am = device.services["activities"]
-    am.launch("com.android.contacts")
+    am.launch("com.google.android.contacts")
     am.resumed_record().state["fields"] = {"search": "ada"}
     saved = am.export_state()
-    am.force_stop("com.android.contacts")
+    am.force_stop("com.google.android.contacts")
     am.import_state(saved)
-    assert am.resumed()[0] == "com.android.contacts"
+    assert am.resumed()[0] == "com.google.android.contacts"
     assert am.resumed_record().state["fields"] == {"search": "ada"}
     wm = device.services["window"]
     wm.import_state(wm.export_state())
@@ -79,17 +79,17 @@ def test_snapshot_load_restores_screen_and_app_data(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
     s.device.services["clock"].set_ms(1772616600000)
     s.device.services["clock"].freeze(True)
-    s.am.launch("com.android.contacts")
+    s.am.launch("com.google.android.contacts")
     s.tap(desc="Create contact")
     s.type_into("Ada", text="First name")
     before_png, before_xml = s.wm.screencap_png(), s.wm.dump_xml()
     snapshot.save(s.device, "mid")
     s.tap(text="Save")
     s.wm.key(3)
-    assert s.device.services["apps"]["com.android.contacts"].db.list()
+    assert s.device.services["apps"]["com.google.android.contacts"].db.list()
     snapshot.load(s.device, "mid")
     assert s.am.resumed()[1].endswith("ContactEditorActivity")
-    assert s.device.services["apps"]["com.android.contacts"].db.list() == []
+    assert s.device.services["apps"]["com.google.android.contacts"].db.list() == []
     assert s.wm.dump_xml() == before_xml
     assert s.wm.screencap_png() == before_png
 
@@ -98,10 +98,10 @@ def test_pm_clear_of_the_contacts_provider_recreates_both_databases(tmp_path: Pa
     from tests.unit.sim_screen import Screen
 
     s = Screen(boot_device(tmp_path))
-    s.device.services["apps"]["com.android.contacts"].db.create_contact("Ada", "", "1", "")
+    s.device.services["apps"]["com.google.android.contacts"].db.create_contact("Ada", "", "1", "")
     assert s.device.services["packages"].clear("com.android.providers.contacts")
-    assert s.device.services["apps"]["com.android.contacts"].db.list() == []
-    s.am.launch("com.android.dialer")
+    assert s.device.services["apps"]["com.google.android.contacts"].db.list() == []
+    s.am.launch("com.google.android.dialer")
     assert s.has(text="No recent calls")  # calllog.db is back, empty
 
 
@@ -109,7 +109,7 @@ def test_an_app_failing_is_stopped_not_the_device(tmp_path: Path) -> None:
     from tests.unit.sim_screen import Screen
 
     s = Screen(boot_device(tmp_path))
-    s.am.launch("com.android.dialer")
+    s.am.launch("com.google.android.dialer")
     s.device.fs.host("/data/data/com.android.providers.contacts/databases/calllog.db").unlink()
     s.device.fs.host("/data/data/com.android.providers.contacts/databases/calllog.db").mkdir()  # unreadable
     assert s.has(text="Phone keeps stopping")
@@ -124,13 +124,19 @@ def test_intents_resolve_by_action_type_and_data(tmp_path: Path) -> None:
         am.start(None, action=insert, mime_type="vnd.android.cursor.dir/contact", extras={"name": "Ada B"})
         is None
     )
-    assert am.resumed() == ("com.android.contacts", "com.android.contacts.activities.ContactEditorActivity")
+    assert am.resumed() == (
+        "com.google.android.contacts",
+        "com.android.contacts.activities.ContactEditorActivity",
+    )
     assert am.start(None, action=insert, mime_type="vnd.android.cursor.dir/event") is None
     assert am.resumed()[0] == "com.android.calendar"  # type: ignore[index]
     assert am.start(None, action="android.intent.action.DIAL", data="tel:123") is None
-    assert am.resumed() == ("com.android.dialer", "com.android.dialer.main.impl.MainActivity")
+    assert am.resumed() == (
+        "com.google.android.dialer",
+        "com.google.android.dialer.extensions.GoogleDialtactsActivity",
+    )
     assert am.start(None, action="android.intent.action.VIEW", data="content://contacts/people/") is None
-    assert am.resumed()[0] == "com.android.contacts"  # type: ignore[index]
+    assert am.resumed()[0] == "com.google.android.contacts"  # type: ignore[index]
     home = am.start(None, action="android.intent.action.MAIN", categories=["android.intent.category.HOME"])
     assert home is None and am.resumed()[0] == "com.android.launcher3"  # type: ignore[index]
     err = am.start(None, action="android.intent.action.VIEW", data="https://example.com")

@@ -109,7 +109,7 @@ def test_read_only_commands_are_registered_commands() -> None:
         (["content", "query", "--uri", "content://settings/secure"], True),
         (["content", "insert", "--uri", "content://settings/secure"], False),
         (["pm", "list", "packages"], True),
-        (["pm", "clear", "com.android.contacts"], False),
+        (["pm", "clear", "com.google.android.contacts"], False),
         (["input", "tap", "1", "1"], False),
         (["rm", "/sdcard/x"], False),
     ],
@@ -174,8 +174,8 @@ TRAFFIC = [
     "input text hello",
     "input keyevent 66",
     "am start -n com.android.settings/.Settings",
-    "am start -n com.android.contacts/.activities.PeopleActivity",
-    "monkey -p com.android.deskclock 1",
+    "am start -n com.google.android.contacts/com.android.contacts.activities.PeopleActivity",
+    "monkey -p com.google.android.deskclock 1",
     "settings put secure ui_night_mode 2",
     "settings put system time_12_24 24",
     "settings put global airplane_mode_on 1",
@@ -188,7 +188,7 @@ TRAFFIC = [
     "echo note > /sdcard/Download/n.txt",
     "rm -f /sdcard/Download/n.txt",
     "am force-stop com.android.settings",
-    "pm clear com.android.contacts",
+    "pm clear com.google.android.contacts",
 ]
 
 

@@ -33,7 +33,7 @@ def test_boot_shows_home_and_tapping_an_icon_opens_the_app(tmp_path: Path) -> No
 
 def test_text_input_del_enter_and_keyboard(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    s.am.launch("com.android.contacts")
+    s.am.launch("com.google.android.contacts")
     s.tap(desc="Create contact")
     before = s.wm.screencap_png()
     s.tap(text="First name")
@@ -67,11 +67,11 @@ def test_keyboard_keys_type_into_the_field(tmp_path: Path) -> None:
 
 def test_swipe_scrolls_a_list_and_clamps(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    contacts = device.services["apps"]["com.android.contacts"]
+    contacts = device.services["apps"]["com.google.android.contacts"]
     for i in range(40):
         contacts.db.create_contact("Person", f"{i:02d}", "", "")
     s = Screen(device)
-    s.am.launch("com.android.contacts")
+    s.am.launch("com.google.android.contacts")
     assert not s.has(text="Person 39")
     for _ in range(10):
         s.wm.swipe(540, 1800, 540, 600, 300)
@@ -114,16 +114,16 @@ def test_changes_behind_the_ui_show_up(tmp_path: Path) -> None:
 
 def test_app_switch_shows_recents_and_power_blanks_the_screen(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    s.am.launch("com.android.deskclock")
+    s.am.launch("com.google.android.deskclock")
     s.wm.key(KEY_APP_SWITCH)
     assert s.am.resumed()[1] == "com.android.quickstep.RecentsActivity"
     s.tap(desc="Clock")
-    assert s.am.resumed()[0] == "com.android.deskclock"
+    assert s.am.resumed()[0] == "com.google.android.deskclock"
     s.wm.key(26)
     black = Image.open(io.BytesIO(s.wm.screencap_png())).getextrema()
     assert black == ((0, 0), (0, 0), (0, 0))
     s.wm.key(224)
-    assert s.am.resumed()[0] == "com.android.deskclock"
+    assert s.am.resumed()[0] == "com.google.android.deskclock"
 
 
 def test_home_swipe_up_opens_the_app_drawer_and_back_closes_it(tmp_path: Path) -> None:
@@ -137,7 +137,7 @@ def test_home_swipe_up_opens_the_app_drawer_and_back_closes_it(tmp_path: Path) -
 
 def test_long_press_selects_in_files_and_dialog_outside_tap_dismisses(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    s.am.launch("com.android.documentsui")
+    s.am.launch("com.google.android.documentsui")
     x, y = find(s.xml(), text="Music").center
     s.wm.long_press(x, y)
     assert s.has(text="1 selected")
@@ -176,10 +176,10 @@ def test_pull_down_shade_quick_settings_tiles(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
     settings = s.device.services["settings"]
     settings.put("global", "wifi_on", "1")
-    s.am.launch("com.android.deskclock")
+    s.am.launch("com.google.android.deskclock")
     s.wm.swipe(540, 20, 540, 1400, 300)
     xml = s.xml()
-    assert 'package="com.android.systemui"' in xml and "com.android.deskclock" not in xml
+    assert 'package="com.android.systemui"' in xml and "com.google.android.deskclock" not in xml
     s.tap(desc="Internet")
     assert settings.get("global", "wifi_on") == "0"
     s.tap(desc="Airplane mode")
@@ -187,8 +187,8 @@ def test_pull_down_shade_quick_settings_tiles(tmp_path: Path) -> None:
     s.tap(desc="Dark theme")
     assert settings.get("secure", "ui_night_mode") == "2"
     s.wm.key(KEY_BACK)  # closes the shade, the app stays
-    assert "com.android.deskclock" in s.xml()
-    assert s.am.resumed()[0] == "com.android.deskclock"
+    assert "com.google.android.deskclock" in s.xml()
+    assert s.am.resumed()[0] == "com.google.android.deskclock"
     s.wm.swipe(540, 20, 540, 1400, 300)
     s.tap(desc="Open settings")
     assert s.am.resumed()[0] == "com.android.settings"

@@ -97,12 +97,12 @@ def test_home_screen_dump_has_launcher_icons_and_system_bars(tmp_path: Path) -> 
 
 def test_offscreen_list_rows_are_not_dumped(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    contacts = device.services["apps"]["com.android.contacts"]
+    contacts = device.services["apps"]["com.google.android.contacts"]
     for i in range(40):
         contacts.db.create_contact("Person", f"{i:02d}", "", "")
-    device.services["activities"].launch("com.android.contacts")
+    device.services["activities"].launch("com.google.android.contacts")
     xml = device.services["window"].dump_xml()
     assert 'text="Person 00"' in xml
     assert 'text="Person 39"' not in xml
-    lst = find(xml, rid="com.android.contacts:id/contact_list")
+    lst = find(xml, rid="com.google.android.contacts:id/contact_list")
     assert lst.attrs["scrollable"] == "true"

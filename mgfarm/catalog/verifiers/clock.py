@@ -6,10 +6,10 @@ from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
 from mgfarm.tasks.state import declare_database
 
-declare_app("clock", "com.android.deskclock", None, "Clock")
+declare_app("clock", "com.google.android.deskclock", None, "Clock")
 declare_database(
     "alarms",
-    "/data/data/com.android.deskclock/databases/alarms.db",
+    "/data/data/com.google.android.deskclock/databases/alarms.db",
     app="clock",
     main="alarm_templates",
     edit="minutes = (minutes + 1) % 60",

@@ -15,7 +15,7 @@ EMAIL = "vnd.android.cursor.item/email_v2"
 NAME = "vnd.android.cursor.item/name"
 # Columns the provider derives from others (aggregation, sort keys, sync bookkeeping).
 DERIVED = {"_id", "contact_id", "version", "dirty", "display_name_alt", "sort_key", "display_name_source"}
-declare_app("contacts", "com.android.contacts", None, "Contacts")
+declare_app("contacts", "com.google.android.contacts", None, "Contacts")
 declare_database(
     "contacts",
     DB,

@@ -4,4 +4,4 @@ from __future__ import annotations
 
 from mgfarm.tasks.apps import declare_app
 
-declare_app("files", "com.android.documentsui", None, "Files")
+declare_app("files", "com.google.android.documentsui", None, "Files")

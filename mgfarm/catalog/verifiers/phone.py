@@ -8,7 +8,7 @@ from mgfarm.tasks.judge import CheckContext, CheckResult, check
 from mgfarm.tasks.state import declare_database, declare_incidental
 
 OUTGOING = 2
-declare_app("phone", "com.android.dialer", None, "Phone")
+declare_app("phone", "com.google.android.dialer", None, "Phone")
 declare_database(
     "calllog",
     "/data/data/com.android.providers.contacts/databases/calllog.db",

@@ -71,6 +71,14 @@ def install_apps(device: SimDevice) -> None:
     am.home()
 
 
+def app_for(device: SimDevice, role: str) -> App | None:
+    """The installed app playing `role` (clock, contacts, dialer, files) under the device's profile."""
+    from mgfarm.sim.system.profiles import package_of
+
+    app: App | None = device.services.get("apps", {}).get(package_of(device.config.profile, role))
+    return app
+
+
 def apk_path(label: str) -> str:
     name = label.replace(" ", "")
     return f"/system/priv-app/{name}/{name}.apk"

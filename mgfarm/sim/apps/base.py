@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mgfarm.sim.system.profiles import app_names
 from mgfarm.sim.ui.views import View
 
 if TYPE_CHECKING:
@@ -105,9 +106,11 @@ def now_ms(device: SimDevice) -> int:
 class App:
     """One installed app. Subclasses set the class attributes and implement `screens`."""
 
-    package: ClassVar[str] = ""
+    # Per instance: an app with a `role` takes both from its device's profile (see system.profiles).
+    package: str = ""
     label: ClassVar[str] = ""
-    main_activity: ClassVar[str] = ""
+    main_activity: str = ""
+    role: ClassVar[str] = ""  # clock, contacts, dialer, files: apps whose names differ between profiles
     icon: ClassVar[str] = "apps"
     icon_color: ClassVar[str] = "#5F6368"
     in_launcher: ClassVar[bool] = True
@@ -117,6 +120,9 @@ class App:
 
     def __init__(self, device: SimDevice) -> None:
         self.device = device
+        if self.role:
+            names = app_names(device.config.profile, self.role)
+            self.package, self.main_activity = names.package, names.main_activity
         self.activities: dict[str, ScreenFn] = self.screens()
 
     def screens(self) -> dict[str, ScreenFn]:

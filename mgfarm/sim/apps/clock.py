@@ -1,4 +1,6 @@
-"""Clock (com.android.deskclock): alarms in its own alarms.db, plus a timer and a stopwatch."""
+"""Clock (com.google.android.deskclock; aosp: com.android.deskclock): alarms in its own alarms.db, a timer
+and a stopwatch.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.ui.views import Button, Column, EditText, Row, Scrim, Scroll, Stack, Text, Toggle, View
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, tabs
 
-PKG = "com.android.deskclock"
 MAIN = "com.android.deskclock.DeskClock"
 TABS = ("Alarm", "Clock", "Timer", "Stopwatch")
 TAB_ICONS = ("alarm", "schedule", "timer", "stopwatch")
@@ -74,9 +75,8 @@ def _field_row(ctx: ScreenContext, spacing: int, *fields: tuple[str, str, str]) 
 
 
 class Clock(App):
-    package = PKG
+    role = "clock"  # the package, and with it the data folder of alarms.db, follows the profile
     label = "Clock"
-    main_activity = MAIN
     icon = "alarm"
     icon_color = "#0B57D0"
     intent_actions = {"android.intent.action.SET_ALARM": MAIN, "android.intent.action.SHOW_ALARMS": MAIN}

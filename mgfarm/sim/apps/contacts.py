@@ -1,4 +1,6 @@
-"""Contacts (com.android.contacts) and its provider (com.android.providers.contacts, contacts2.db).
+"""Contacts (com.google.android.contacts; aosp: com.android.contacts) and its provider (contacts2.db).
+
+The provider package (com.android.providers.contacts) and authority are the platform's in every profile.
 
 The schema keeps AOSP's shape: `raw_contacts`, `data` rows typed by `mimetypes`, `contacts`, and views
 behind `content://com.android.contacts/...` and the legacy `content://contacts/phones`. Triggers do
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mgfarm.sim.apps import app_for
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
@@ -22,7 +25,6 @@ from mgfarm.sim.ui.widgets import action, app_bar, dialog, editor, empty_state, 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
 
-PKG = "com.android.contacts"
 PROVIDER_PKG = "com.android.providers.contacts"
 PEOPLE = "com.android.contacts.activities.PeopleActivity"
 DETAIL = "com.android.contacts.quickcontact.QuickContactActivity"
@@ -292,9 +294,8 @@ def prefill(extras: dict[str, object]) -> dict[str, str]:
 
 
 class Contacts(App):
-    package = PKG
+    role = "contacts"  # the provider authority stays com.android.contacts in every profile
     label = "Contacts"
-    main_activity = PEOPLE
     icon = "person"
     icon_color = "#1A73E8"
     intent_filters = (
@@ -578,3 +579,9 @@ def _big_avatar(name: str) -> View:
     from mgfarm.sim.ui.views import Avatar
 
     return Avatar(id="photo", letter=name or "?", color=avatar_color(name), width=112, height=112)
+
+
+def contacts_db(device: SimDevice) -> ContactsDb | None:
+    """The contacts of the device's Contacts app (its package depends on the profile), if installed."""
+    app = app_for(device, "contacts")
+    return app.db if isinstance(app, Contacts) else None

@@ -1,4 +1,6 @@
-"""Phone (com.android.dialer): dial pad and call log (calllog.db, `content://call_log/calls`)."""
+"""Phone (com.google.android.dialer; aosp: com.android.dialer): dial pad and call log (calllog.db,
+`content://call_log/calls`).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +9,14 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.contacts import contacts_db
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.system.telephony import NUMBER, TelephonyError
 from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state, fab, list_item, tabs
 
-PKG = "com.android.dialer"
 PROVIDER_PKG = "com.android.providers.contacts"
-MAIN = "com.android.dialer.main.impl.MainActivity"
 INCALL = "com.android.incallui.InCallActivity"
 DIAL, CALL, VIEW = (f"android.intent.action.{a}" for a in ("DIAL", "CALL", "VIEW"))
 INCOMING, OUTGOING, MISSED = 1, 2, 3
@@ -46,18 +47,23 @@ KIND = {INCOMING: "Incoming", OUTGOING: "Outgoing", MISSED: "Missed"}
 
 
 class Dialer(App):
-    package = PKG
+    role = "dialer"
     label = "Phone"
-    main_activity = MAIN
     icon = "phone"
     icon_color = "#0B8043"
-    intent_filters = (
-        IntentFilter(MAIN, (DIAL,)),
-        IntentFilter(MAIN, (DIAL, VIEW), schemes=("tel",)),
-        # CALL goes through Telecom on a device; the in-call screen is where the call shows.
-        IntentFilter(INCALL, (CALL,), schemes=("tel",)),
-        IntentFilter(MAIN, (VIEW,), mime_types=("vnd.android.cursor.dir/calls",)),
-    )
+
+    @property
+    def intent_filters(self) -> tuple[IntentFilter, ...]:
+        """The manifest's filters; the main activity's class differs between Google's and AOSP's dialer."""
+        main = self.main_activity
+        return (
+            IntentFilter(main, (DIAL,)),
+            IntentFilter(main, (DIAL, VIEW), schemes=("tel",)),
+            # CALL goes through Telecom on a device; the in-call screen is where the call shows.
+            IntentFilter(INCALL, (CALL,), schemes=("tel",)),
+            IntentFilter(main, (VIEW,), mime_types=("vnd.android.cursor.dir/calls",)),
+        )
+
     provider_packages = (PROVIDER_PKG,)  # calllog.db lives with the contacts provider
 
     def create_data(self) -> None:
@@ -76,7 +82,7 @@ class Dialer(App):
     def place_requested_call(self) -> None:
         """A CALL intent (`am start -a CALL -d tel:N`) places its call when the in-call screen comes up."""
         record = self.device.services["activities"].resumed_record()
-        if record is None or record.package != PKG or record.activity != INCALL:
+        if record is None or record.package != self.package or record.activity != INCALL:
             return
         if record.extras.get("placed") or record.extras.get("incoming") or record.state.get("placed"):
             return
@@ -89,7 +95,7 @@ class Dialer(App):
                 modem.dial(number)
 
     def screens(self) -> dict[str, ScreenFn]:
-        return {MAIN: self.main, INCALL: self.in_call}
+        return {self.main_activity: self.main, INCALL: self.in_call}
 
     def call(self, ctx: ScreenContext, number: str) -> None:
         names = (
@@ -155,10 +161,10 @@ class Dialer(App):
         )
 
     def contact_list(self, starred: bool) -> list[tuple[str, str]]:
-        contacts = self.device.services["apps"].get("com.android.contacts")
-        if contacts is None:
+        db = contacts_db(self.device)
+        if db is None:
             return []
-        return [(c.name, c.phone) for c in contacts.db.list() if c.phone and (c.starred or not starred)]
+        return [(c.name, c.phone) for c in db.list() if c.phone and (c.starred or not starred)]
 
     def favourites(self, ctx: ScreenContext) -> list[View]:
         items = [

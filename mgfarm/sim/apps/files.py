@@ -1,4 +1,6 @@
-"""Files (com.android.documentsui): browse /sdcard, create folders, rename and delete (the real files)."""
+"""Files (com.google.android.documentsui; aosp: com.android.documentsui): browse /sdcard, create folders,
+rename and delete (the real files).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, list_item
 
-PKG = "com.android.documentsui"
 MAIN = "com.android.documentsui.files.FilesActivity"
 ROOT = "/storage/emulated/0"
 ICONS = {".jpg": "image", ".jpeg": "image", ".png": "image", ".txt": "note", ".md": "note", ".pdf": "file"}
@@ -31,9 +32,8 @@ def valid_name(name: str) -> bool:
 
 
 class Files(App):
-    package = PKG
+    role = "files"
     label = "Files"
-    main_activity = MAIN
     icon = "folder"
     icon_color = "#1A73E8"
     intent_actions = {"android.intent.action.GET_CONTENT": MAIN, "android.intent.action.OPEN_DOCUMENT": MAIN}

@@ -15,7 +15,8 @@ PKG = "com.android.launcher3"
 HOME = "com.android.launcher3.uioverrides.QuickstepLauncher"
 RECENTS = "com.android.quickstep.RecentsActivity"
 WALLPAPER = "gradient:#3A4A7A,#C06C84"
-HOTSEAT = ("com.android.dialer", "com.android.messaging", "com.android.contacts", "com.android.settings")
+# Phone and Contacts by role: their packages depend on the device profile.
+HOTSEAT = ("dialer", "com.android.messaging", "contacts", "com.android.settings")
 
 
 class Launcher(App):
@@ -70,8 +71,8 @@ class Launcher(App):
 
         ctx.on_swipe(swipe)
         apps = self.launchable()
-        hot = [a for a in apps if a.package in HOTSEAT]
-        work = [a for a in apps if a.package not in HOTSEAT]
+        hot = [a for a in apps if a.package in HOTSEAT or a.role in HOTSEAT]
+        work = [a for a in apps if a not in hot]
         now = datetime.fromtimestamp(ctx.now_ms() / 1000, _tz(ctx))
         glance = Column(
             id="search_container_workspace",

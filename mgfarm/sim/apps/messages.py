@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.contacts import contacts_db
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item
@@ -90,10 +91,10 @@ class Messages(App):
 
     def names(self) -> dict[str, str]:
         """Contact names by the last 10 digits of their numbers, to title conversations."""
-        contacts = self.device.services["apps"].get("com.android.contacts")
-        if contacts is None:
+        db = contacts_db(self.device)
+        if db is None:
             return {}
-        return {digits(c.phone): c.name for c in contacts.db.list() if c.phone}
+        return {digits(c.phone): c.name for c in db.list() if c.phone}
 
     def send(self, ctx: ScreenContext, address: str, body: str) -> None:
         path = self.db_file("mmssms.db", PROVIDER_PKG)
@@ -222,8 +223,8 @@ class Messages(App):
             to = ctx.field("to").strip()
             if not to:
                 return
-            contacts = self.device.services["apps"].get("com.android.contacts")
-            match = [c for c in contacts.db.list(to) if c.phone] if contacts is not None else []
+            db = contacts_db(self.device)
+            match = [c for c in db.list(to) if c.phone] if db is not None else []
             address = match[0].phone if match and not digits(to) else to
             ctx.finish()
             ctx.start(CONVERSATION, {"address": address})

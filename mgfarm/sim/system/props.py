@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from mgfarm.sim.system.profiles import PROFILES
+
 TABLE = Path(__file__).with_name("props_android13.txt")
 # Until `boot` finishes, the device looks like an emulator still showing its boot animation.
 BOOTING = {"sys.boot_completed": "0", "dev.bootcomplete": "0", "init.svc.bootanim": "running"}
@@ -35,7 +37,6 @@ A14_FIXED = {
     "ro.vendor.product.cpu.abilist64": "x86_64,arm64-v8a",
     "ro.build.version.min_supported_target_sdk": "28",
 }
-PROFILES = ("android13", "android14")
 
 
 def android14(values: dict[str, str]) -> dict[str, str]:
@@ -57,7 +58,10 @@ def android14(values: dict[str, str]) -> dict[str, str]:
 
 
 def profile_overrides(profile: str) -> dict[str, str]:
-    """What a device profile sets over the default (Android 13) table: a DeviceConfig's extra_props."""
+    """What a device profile sets over the default (Android 13) table: a DeviceConfig's extra_props.
+
+    `aosp` is the Android 13 image with AOSP apps: its properties are the default table's.
+    """
     if profile not in PROFILES:
         raise ValueError(f"unknown device profile '{profile}'; use one of {', '.join(PROFILES)}")
     base = image_props()

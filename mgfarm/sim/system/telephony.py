@@ -13,12 +13,12 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 from mgfarm.sim.system.logs import log
+from mgfarm.sim.system.profiles import package_of
 from mgfarm.sim.system.providers import ProviderError
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
 
-DIALER = "com.android.dialer"
 IN_CALL = "com.android.incallui.InCallActivity"
 NUMBER = re.compile(r"\+?[0-9*#]{1,40}")
 INCOMING, OUTGOING, MISSED = 1, 2, 3  # CallLog.Calls.TYPE
@@ -195,17 +195,19 @@ class Telephony:
 
     def _show(self, number: str, incoming: bool) -> None:
         activities = self.device.services.get("activities")
-        if activities is not None and DIALER in self.device.services.get("apps", {}):
-            activities.start(DIALER, IN_CALL, extras={"number": number, "incoming": incoming})
+        dialer = package_of(self.device.config.profile, "dialer")
+        if activities is not None and dialer in self.device.services.get("apps", {}):
+            activities.start(dialer, IN_CALL, extras={"number": number, "incoming": incoming})
         self.device.changed()
 
     def _close_screen(self) -> None:
         activities = self.device.services.get("activities")
         if activities is None:
             return
+        dialer = package_of(self.device.config.profile, "dialer")
         for task in activities.tasks():
             for record in list(task.records):
-                if record.package == DIALER and record.activity == IN_CALL:
+                if record.package == dialer and record.activity == IN_CALL:
                     activities.finish(record)
 
     def _log(self, number: str, kind: int, started_ms: int, duration: int) -> None:
