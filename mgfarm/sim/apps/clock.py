@@ -10,7 +10,19 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
-from mgfarm.sim.ui.views import Button, Column, EditText, Row, Scrim, Scroll, Stack, Text, Toggle, View
+from mgfarm.sim.ui.views import (
+    Button,
+    Column,
+    EditText,
+    IconButton,
+    Row,
+    Scrim,
+    Scroll,
+    Stack,
+    Text,
+    Toggle,
+    View,
+)
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, tabs
 
 MAIN = "com.android.deskclock.DeskClock"
@@ -249,40 +261,70 @@ class Clock(App):
             text = "Time's up" if left <= 0 else duration_text(left)
             stop_button = Button(id="reset", text="Delete", style="tonal", width=160, on_click=stop)
             return [_time_face("timer_time_text", text, stop_button)]
+        return [self.timer_setup(ctx, now)]
+
+    def timer_setup(self, ctx: ScreenContext, now: int) -> View:
+        """DeskClock's timer keypad: digits shift in from the right of `00h 00m 00s`, as on a microwave.
+
+        AndroidWorld's ClockTimerEntry reads the display's text (`01h 02m 03s`) before the timer starts.
+        """
+        digits = str(ctx.state.get("timer_digits", ""))
+        h, m, sec = (int(digits.rjust(6, "0")[i : i + 2]) for i in (0, 2, 4))
+
+        def press(key: str) -> Callable[[], None]:
+            def run() -> None:
+                # Leading zeros add nothing; at most six digits, as the real keypad takes.
+                ctx.state["timer_digits"] = (digits + key).lstrip("0")[:6]
+
+            return run
+
+        def delete() -> None:
+            ctx.state["timer_digits"] = digits[:-1]
 
         def start() -> None:
-            try:
-                secs = int(ctx.field("minutes") or 0) * 60 + int(ctx.field("seconds") or 0)
-            except ValueError:
-                secs = 0
-            if secs > 0:
-                ctx.state["timer_end"] = now + secs * 1000
-                ctx.set_fields({})
+            ctx.state["timer_end"] = now + (h * 3600 + m * 60 + sec) * 1000
+            ctx.state.pop("timer_digits", None)
 
-        return [
-            Column(
-                pad=(24, 48, 24, 0),
-                spacing=24,
-                children=[
-                    _field_row(
-                        ctx,
-                        16,
-                        ("timer_minutes", "minutes", "Minutes"),
-                        ("timer_seconds", "seconds", "Seconds"),
-                    ),
-                    Row(
-                        justify="center",
-                        children=[Button(id="fab", text="Start", icon="play", on_click=start, width=160)],
-                    ),
-                ],
-            )
+        keys = (("1", "2", "3"), ("4", "5", "6"), ("7", "8", "9"), ("00", "0", ""))
+        rows: list[View] = []
+        for row in keys:
+            cells: list[View] = [
+                Button(
+                    id=f"timer_setup_digit_{k}", text=k, style="text", height=72, weight=1, on_click=press(k)
+                )
+                for k in row
+                if k
+            ]
+            if not row[-1]:
+                cells.append(
+                    IconButton(
+                        id="timer_setup_delete",
+                        name="backspace",
+                        desc="Delete",
+                        height=72,
+                        weight=1,
+                        on_click=delete,
+                    )
+                )
+            rows.append(Row(children=cells))
+        children: list[View] = [
+            Text(id="timer_setup_time", text=f"{h:02d}h {m:02d}m {sec:02d}s", size=48, gravity="center"),
+            Column(pad=(32, 0, 32, 0), children=rows),
         ]
+        if digits:
+            children.append(Row(justify="center", children=[_round_fab("play", "Start", start)]))
+        return Column(pad=(0, 32, 0, 0), spacing=16, children=children)
 
     def stopwatch(self, ctx: ScreenContext) -> list[View]:
+        """The stopwatch: Start alone at zero; Lap and Pause while running; Reset and Start when paused.
+
+        The buttons carry DeskClock's content descriptions, which AndroidWorld's stopwatch tasks read.
+        """
         now = ctx.now_ms()
         started = ctx.state.get("sw_start")
         acc = int(ctx.state.get("sw_acc", 0))
         elapsed = acc + (now - int(started) if started else 0)
+        laps: list[int] = list(ctx.state.get("sw_laps", []))
 
         def toggle() -> None:
             if ctx.state.get("sw_start"):
@@ -291,24 +333,70 @@ class Clock(App):
                 ctx.state["sw_start"] = now
 
         def reset() -> None:
-            ctx.state.pop("sw_start", None)
-            ctx.state.pop("sw_acc", None)
+            for key in ("sw_start", "sw_acc", "sw_laps"):
+                ctx.state.pop(key, None)
 
-        buttons = Row(
-            justify="center",
-            spacing=16,
-            children=[
-                Button(id="reset", text="Reset", style="tonal", on_click=reset, width=120),
-                Button(
-                    id="fab",
-                    text="Pause" if started else "Start",
-                    icon="pause" if started else "play",
-                    on_click=toggle,
-                    width=140,
-                ),
-            ],
+        def lap() -> None:
+            ctx.state["sw_laps"] = [*laps, elapsed]
+
+        controls: list[View] = []
+        if started:
+            controls.append(_round_button("timer", "Lap", lap))
+        elif elapsed:
+            controls.append(_round_button("history", "Reset", reset))
+        controls.append(_round_fab("pause" if started else "play", "Pause" if started else "Start", toggle))
+        face = _time_face(
+            "stopwatch_time_text",
+            duration_text(elapsed),
+            Row(justify="center", spacing=32, children=controls),
         )
-        return [_time_face("stopwatch_time_text", duration_text(elapsed), buttons)]
+        if laps:
+            # Newest lap first, each with its own time and the total, as DeskClock's lap list.
+            rows: list[View] = []
+            for n in range(len(laps), 0, -1):
+                own = laps[n - 1] - (laps[n - 2] if n > 1 else 0)
+                rows.append(
+                    Row(
+                        id="lap_item",
+                        pad=(32, 8, 32, 8),
+                        children=[
+                            Text(id="lap_number", text=f"# {n}", weight=1),
+                            Text(id="lap_time", text=duration_text(own), weight=1),
+                            Text(id="lap_total", text=duration_text(laps[n - 1]), weight=1),
+                        ],
+                    )
+                )
+            face.children.append(Scroll(id="laps_list", key="laps", weight=1, children=rows))
+        return [face]
+
+
+def _round_fab(icon: str, desc: str, on_click: Callable[[], None]) -> View:
+    """The clock's large round button (an ImageButton named only by its content description)."""
+    return IconButton(
+        id="fab",
+        name=icon,
+        desc=desc,
+        on_click=on_click,
+        width=96,
+        height=96,
+        bg="primary_container",
+        radius=48,
+        tint="on_primary_container",
+    )
+
+
+def _round_button(icon: str, desc: str, on_click: Callable[[], None]) -> View:
+    return IconButton(
+        id="left_button",
+        name=icon,
+        desc=desc,
+        on_click=on_click,
+        width=72,
+        height=72,
+        bg="surface_container",
+        radius=36,
+        tint="on_surface",
+    )
 
 
 def _time_face(text_id: str, text: str, controls: View) -> Column:

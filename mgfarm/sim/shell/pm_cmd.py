@@ -158,6 +158,11 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
         inv.out(f"package:{path}\n")
         return 0
     if verb == "clear":
+        # Android kills the package before wiping its data: its activities go, and with them what
+        # lives only in the UI (a running stopwatch, a typed timer); AndroidWorld's clock tasks rely on it.
+        activities = inv.device.services.get("activities")
+        if words and activities is not None and pm.get(words[0]) is not None:
+            activities.force_stop(words[0])
         ok = bool(words) and pm.clear(words[0])
         inv.out("Success\n" if ok else "Failed\n")
         return 0 if ok else 1
