@@ -38,6 +38,7 @@ SIM_APPS = {
     "clock",
     "files",
     "dialer",
+    "phone",
     "pro expense",
     "simple calendar pro",
     "broccoli app",

@@ -23,9 +23,7 @@ for module in ("android_env", "grpc_tools", "cv2", "immutabledict", "pydub"):
     pytest.importorskip(module, reason=f"{module} is missing: pip install -e '.[compat]'")
 
 # Tasks whose apps the sim has but that fail for a reason another issue owns (app rewrites).
-KNOWN_GAPS = {
-    "Clock": "the sim's clock is com.android.deskclock; AndroidWorld clears com.google.android.deskclock",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
