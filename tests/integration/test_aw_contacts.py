@@ -4,9 +4,11 @@ Contacts, com.google.android.contacts, over the platform's com.android.contacts 
 AndroidWorld clears the contacts provider in `initialize_task` and judges by `content query` on
 content://contacts/phones; the solution fills the editor that the Create contact button opens.
 
-ContactsNewContactDraft is not here: its validator looks for the editor's fields by hint text (which
-the simulated `uiautomator dump` does not report) and for a phone-type label (Home, Work) below the
-number, which the simulated editor does not have yet.
+ContactsNewContactDraft is not here: its validator finds the editor's fields by `hint_text` ("First
+name", "Last name", "Phone"), which AndroidWorld fills only from the a11y forwarder's tree; from
+`uiautomator dump` (xml_dump_to_ui_elements, the way it reads a simulated device) hint_text is always
+None, so no solution can score 1.0. It also wants a phone-type label (Home, Work) below the number,
+which the simulated editor does not have yet.
 """
 
 from __future__ import annotations
