@@ -9,7 +9,7 @@ import pytest
 
 from mgfarm.sim.device import DeviceConfig, SimDevice
 from mgfarm.sim.system.intents import Query, resolve
-from mgfarm.sim.system.profiles import AOSP, GOOGLE, AppNames, app_names, role_of
+from mgfarm.sim.system.profiles import AOSP, GOOGLE, AppNames, app_names
 from mgfarm.sim.system.props import profile_overrides
 
 
@@ -48,7 +48,5 @@ def test_google_dialer_answers_dial_and_hosts_the_call_screen(tmp_path: Path) ->
 
 def test_profiles_share_the_android13_properties_except_android14() -> None:
     assert profile_overrides("aosp") == {} == profile_overrides("android13")
-    assert role_of("com.android.dialer") == role_of("com.google.android.dialer") == "dialer"
-    assert role_of("com.android.settings") is None
     with pytest.raises(ValueError):
         app_names("android99", "clock")

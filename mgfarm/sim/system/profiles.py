@@ -49,12 +49,3 @@ def app_names(profile: str, role: str) -> AppNames:
 
 def package_of(profile: str, role: str) -> str:
     return app_names(profile, role).package
-
-
-def role_of(package: str) -> str | None:
-    """The role a package plays in any profile (com.android.dialer and com.google.android.dialer: dialer)."""
-    for names in APPS.values():
-        for role, app in names.items():
-            if app.package == package:
-                return role
-    return None
