@@ -312,7 +312,8 @@ class Clock(App):
             Column(pad=(32, 0, 32, 0), children=rows),
         ]
         if digits:
-            children.append(Row(justify="center", children=[_round_fab("play", "Start", start)]))
+            go = _round_button("play", "Start", start, primary=True)
+            children.append(Row(justify="center", children=[go]))
         return Column(pad=(0, 32, 0, 0), spacing=16, children=children)
 
     def stopwatch(self, ctx: ScreenContext) -> list[View]:
@@ -344,7 +345,8 @@ class Clock(App):
             controls.append(_round_button("timer", "Lap", lap))
         elif elapsed:
             controls.append(_round_button("history", "Reset", reset))
-        controls.append(_round_fab("pause" if started else "play", "Pause" if started else "Start", toggle))
+        icon, desc = ("pause", "Pause") if started else ("play", "Start")
+        controls.append(_round_button(icon, desc, toggle, primary=True))
         face = _time_face(
             "stopwatch_time_text",
             duration_text(elapsed),
@@ -370,32 +372,20 @@ class Clock(App):
         return [face]
 
 
-def _round_fab(icon: str, desc: str, on_click: Callable[[], None]) -> View:
-    """The clock's large round button (an ImageButton named only by its content description)."""
+def _round_button(icon: str, desc: str, on_click: Callable[[], None], primary: bool = False) -> View:
+    """The clock's round buttons (ImageButtons named only by their content description): the large
+    primary one (`fab`) and the smaller ones beside it."""
+    size = 96 if primary else 72
     return IconButton(
-        id="fab",
+        id="fab" if primary else "left_button",
         name=icon,
         desc=desc,
         on_click=on_click,
-        width=96,
-        height=96,
-        bg="primary_container",
-        radius=48,
-        tint="on_primary_container",
-    )
-
-
-def _round_button(icon: str, desc: str, on_click: Callable[[], None]) -> View:
-    return IconButton(
-        id="left_button",
-        name=icon,
-        desc=desc,
-        on_click=on_click,
-        width=72,
-        height=72,
-        bg="surface_container",
-        radius=36,
-        tint="on_surface",
+        width=size,
+        height=size,
+        bg="primary_container" if primary else "surface_container",
+        radius=size // 2,
+        tint="on_primary_container" if primary else "on_surface",
     )
 
 
