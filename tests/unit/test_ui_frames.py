@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from mgfarm.sim.shell.effects import READ_ONLY, screen_neutral
 from mgfarm.sim.shell.registry import COMMANDS
 from mgfarm.sim.system.settings import SettingsStore
+from mgfarm.sim.system.windows import WindowManager
 from mgfarm.sim.ui.framecache import FrameCache
-from mgfarm.sim.ui.window import WindowManager
 from tests.unit.shellkit import ShellDevice
 
 READS = [

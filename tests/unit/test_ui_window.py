@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from mgfarm.sim.ui.window import KEY_APP_SWITCH, KEY_BACK, KEY_DEL, KEY_ENTER, KEY_HOME
+from mgfarm.sim.system.windows import KEY_APP_SWITCH, KEY_BACK, KEY_DEL, KEY_ENTER, KEY_HOME
 from tests.unit.sim_screen import Screen, boot_device, find
 
 LAUNCHER = "com.android.launcher3"

@@ -32,7 +32,7 @@ def install_apps(device: SimDevice) -> None:
     """Register the activity and window managers, then install and seed every app."""
     from mgfarm.sim.system.activities import ActivityManager
     from mgfarm.sim.system.packages import PackageInfo
-    from mgfarm.sim.ui.window import WindowManager
+    from mgfarm.sim.system.windows import WindowManager
 
     am = device.services.setdefault("activities", ActivityManager(device))
     apps: dict[str, App] = device.services.setdefault("apps", {})
