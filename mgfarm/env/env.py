@@ -22,6 +22,7 @@ from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.spaces import action_space, element_observation, observation_space
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import resolve_farm
+from mgfarm.tasks.jobs import ExternalTask
 
 DEFAULT_SNAPSHOT = "golden"
 # Runs over ADB after the agent stops and before the judge: (device, task instance, baseline, the
@@ -48,7 +49,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     verdict is in `info["judge"]` on that step.
 
     Reset options: `task_id`, `timezone` (set on the device before the setup), `budget` (times the
-    task's step budget) and `before_judge` (a `BeforeJudge` for this episode).
+    task's step budget), `before_judge` (a `BeforeJudge` for this episode) and `task` (an
+    `ExternalTask`, e.g. an AndroidWorld task class, played instead of a catalog template).
     """
 
     metadata = {"render_modes": ["rgb_array"]}
@@ -101,6 +103,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.action_space = action_space()
         self._executor = ActionExecutor(self.device, wait_seconds=wait_seconds)
         self._instance: Any = None
+        self._external: ExternalTask | None = None  # the episode's task when it is not the catalog's
         self._baseline: Any = None
         self._before_judge: BeforeJudge | None = None
         self._steps = 0
@@ -176,7 +179,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         options = options or {}
-        task_id = self._choose_task(options.get("task_id"))
+        external = options.get("task")
+        task_id = external.id if external is not None else self._choose_task(options.get("task_id"))
         if seed is None:
             seed = self.default_seed if self.default_seed is not None else int(self.np_random.integers(2**31))
             self.default_seed = None  # make(seed=) fixes the first episode only
@@ -204,13 +208,18 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             self.device.shell(f"setprop persist.sys.timezone {shlex.quote(str(options['timezone']))}")
         restore_ms = _ms(start)
         t = time.perf_counter()
-        instance = _template(task_id).instantiate(seed)
+        external: ExternalTask | None = options.get("task")
+        instance = (external or _template(task_id)).instantiate(seed)
         if self.max_steps_override is not None:
             instance = instance.model_copy(update={"max_steps": self.max_steps_override})
         budget = float(options.get("budget") or 1.0)  # sequences of agents need a longer budget
         if budget != 1.0:
             instance = instance.model_copy(update={"max_steps": round(instance.max_steps * budget)})
-        self._baseline = runtime.prepare(instance, self.device)
+        self._external = external
+        if external is not None:
+            self._baseline = external.prepare(instance, self.device)
+        else:
+            self._baseline = runtime.prepare(instance, self.device)
         setup_ms = _ms(t)
         self._instance = instance
         self._steps = 0
@@ -379,6 +388,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     def _judge(self, answer: str | None) -> Any:
         from mgfarm.tasks import runtime
 
+        if self._external is not None:
+            return self._external.judge(self._instance, self.device, self._baseline, answer)
         return runtime.judge(self._instance, self.device, self._baseline, answer)
 
     def _fail_episode(

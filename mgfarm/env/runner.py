@@ -31,6 +31,7 @@ from mgfarm.farm.state import READY, FarmState, load_farm
 from mgfarm.tasks.adversaries import Tamper
 from mgfarm.tasks.agents import failure, make_agent
 from mgfarm.tasks.jobs import EpisodeResult, Job
+from mgfarm.tasks.schema import TaskTemplate
 from mgfarm.wrappers import RecordEpisodes, mobile
 
 Env = gymnasium.Env[dict[str, Any], Any]
@@ -71,6 +72,8 @@ def run_episode(env: Env, job: Job) -> EpisodeResult:
     options: dict[str, Any] = {"task_id": task.id, "timezone": job.timezone, "budget": job.budget}
     if job.after is not None:
         options["before_judge"] = _before_judge(job.after)
+    if not isinstance(task, TaskTemplate):  # an ExternalTask (AndroidWorld's): it sets up and judges
+        options["task"] = task
     folder: Path | None = None
     try:
         obs, info = env.reset(seed=job.seed, options=options)

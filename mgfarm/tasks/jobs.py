@@ -6,17 +6,38 @@ The episodes themselves run on `MobileEnv`s over leased replicas: `mgfarm.env.ru
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from mgfarm.tasks.adversaries import AgentFactory, Tamper
+from mgfarm.tasks.judge import JudgeResult
 from mgfarm.tasks.schema import TaskTemplate
+
+
+class ExternalTask(Protocol):
+    """A task from outside the catalog (an AndroidWorld task class) that sets itself up and judges itself.
+
+    `instantiate(seed)` gives the episode's instance, which has `goal`, `max_steps`, `params`,
+    `answer_fields` and `model_copy(update=...)` as a catalog `TaskInstance` has; the env calls
+    `prepare` after the snapshot load and `judge` when the episode ends.
+    """
+
+    id: str
+    app: str
+    difficulty: str
+    answer: dict[str, Any]
+
+    def instantiate(self, seed: int) -> Any: ...
+
+    def prepare(self, instance: Any, device: Any) -> Any: ...
+
+    def judge(self, instance: Any, device: Any, baseline: Any, answer: Any) -> JudgeResult: ...
 
 
 @dataclass
 class Job:
     """One episode to run: a template, a seed, an agent (a --agent spec or a factory)."""
 
-    task: TaskTemplate
+    task: TaskTemplate | ExternalTask
     seed: int
     agent: str | AgentFactory
     key: str = ""  # label used by `tasks check` (oracle / nothing / near_miss / ...)
