@@ -1,0 +1,1 @@
+"""Benchmark suites from other projects, run unchanged on a farm (`mgfarm eval --suite androidworld`)."""
