@@ -200,10 +200,10 @@ def tasks_list(
 
     Example: mgfarm tasks list --suite smoke
     """
-    from mgfarm.tasks.catalog import list_tasks
+    from mgfarm.catalog import load_catalog
     from mgfarm.tasks.commands import tasks_table
 
-    templates = list_tasks(suite)
+    templates = load_catalog().suite(suite)
     if json_out:
         print(
             json.dumps(
@@ -225,9 +225,12 @@ def tasks_show(
     """
     import yaml
 
+    from mgfarm.catalog import load_catalog
     from mgfarm.tasks.commands import show_task
 
-    print(yaml.safe_dump(show_task(task_id, seed), sort_keys=False, allow_unicode=True).rstrip())
+    print(
+        yaml.safe_dump(show_task(load_catalog(), task_id, seed), sort_keys=False, allow_unicode=True).rstrip()
+    )
 
 
 @tasks_app.command("checks")
@@ -236,9 +239,10 @@ def tasks_checks() -> None:
 
     Example: mgfarm tasks checks
     """
+    from mgfarm.catalog import load_catalog
     from mgfarm.tasks.commands import checks_table
 
-    out.print(checks_table())
+    out.print(checks_table(load_catalog()))
 
 
 @tasks_app.command("check")
@@ -261,10 +265,12 @@ def tasks_check(
     """
     from rich.markup import escape
 
+    from mgfarm.catalog import load_catalog
     from mgfarm.env.evaluate import run_check
     from mgfarm.tasks.commands import check_matrix_table, parse_timezones
 
-    result = run_check(ids or [], seeds, farm, replicas, parse_timezones(timezones), zone_per_seed)
+    zones = parse_timezones(timezones)
+    result = run_check(load_catalog(), ids or [], seeds, farm, replicas, zones, zone_per_seed)
     out.print(check_matrix_table(result))
     for row in result.rows:
         for p in row.problems:
@@ -297,10 +303,12 @@ def run_task(
 
     Example: mgfarm run-task settings.wifi_off --seed 3 --agent oracle --record runs/
     """
+    from mgfarm.catalog import load_catalog
     from mgfarm.env.evaluate import run_eval
     from mgfarm.tasks.commands import episode_line
 
     run = run_eval(
+        load_catalog(),
         [task_id],
         "all",
         agent,
@@ -338,11 +346,21 @@ def eval_suite(
 
     Example: mgfarm eval --suite test --agent my_agent:Agent --replicas 16
     """
+    from mgfarm.catalog import load_catalog
     from mgfarm.env.evaluate import run_eval
     from mgfarm.tasks.commands import rates_table
 
+    seed_list = list(range(seeds))
     run = run_eval(
-        [], suite, agent, list(range(seeds)), resolve_farm(farm), replicas, out_dir, record=not no_record
+        load_catalog(),
+        [],
+        suite,
+        agent,
+        seed_list,
+        resolve_farm(farm),
+        replicas,
+        out_dir,
+        record=not no_record,
     )
     out.print(rates_table(run.results, "app"))
     out.print(rates_table(run.results, "difficulty"))
@@ -363,12 +381,13 @@ def demo(
 
     Example: mgfarm demo --replicas 4
     """
+    from mgfarm.catalog import load_catalog
     from mgfarm.env.evaluate import run_eval
     from mgfarm.tasks.commands import rates_table
 
     devices = plural(replicas, "simulated device")
     out.print(f"starting {devices} and running the smoke suite with the oracle agent ...")
-    run = run_eval([], "smoke", "oracle", [0], None, replicas, out_dir)
+    run = run_eval(load_catalog(), [], "smoke", "oracle", [0], None, replicas, out_dir)
     out.print(rates_table(run.results, "app"))
     out.print(rates_table(run.results, "difficulty"))
     ok = sum(r.success for r in run.results)

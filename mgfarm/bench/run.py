@@ -69,11 +69,12 @@ def parse_replicas(text: str) -> list[int]:
 
 def pick_task(requested: str) -> str:
     """The task episodes run: the requested one, else the first of the smoke suite."""
-    from mgfarm.tasks.catalog import get_task, list_tasks
+    from mgfarm.catalog import load_catalog
 
+    catalog = load_catalog()
     if requested:
-        return get_task(requested).id
-    return list_tasks("smoke")[0].id
+        return catalog.get(requested).id
+    return catalog.suite("smoke")[0].id
 
 
 def machine() -> dict[str, Any]:

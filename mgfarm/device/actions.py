@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,30 +41,10 @@ ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined
 
 KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL, KEY_MOVE_END = 3, 4, 66, 67, 123
 
-# Launcher labels -> candidate packages, for `open_app`: the first one installed wins. Clock, Contacts,
-# Phone and Files are Google's builds on AndroidWorld's image (and a sim's default profile) and AOSP's on
-# other images, so both names are listed rather than asking the device which profile it runs.
-# Unknown names fall back to package-name matching.
-APP_PACKAGES: dict[str, tuple[str, ...]] = {
-    "contacts": ("com.google.android.contacts", "com.android.contacts"),
-    "settings": ("com.android.settings",),
-    "calendar": ("com.android.calendar",),
-    "messages": ("com.android.messaging",),
-    "messaging": ("com.android.messaging",),
-    "sms": ("com.android.messaging",),
-    "phone": ("com.google.android.dialer", "com.android.dialer"),
-    "dialer": ("com.google.android.dialer", "com.android.dialer"),
-    "clock": ("com.google.android.deskclock", "com.android.deskclock"),
-    "camera": ("com.android.camera2",),
-    "files": ("com.google.android.documentsui", "com.android.documentsui"),
-    "gallery": ("com.android.gallery3d",),
-    "browser": ("com.android.browser",),
-    "chrome": ("com.android.chrome",),
-    "calculator": ("com.android.calculator2",),
-    "notes": ("com.android.notes",),
-    "home": ("com.android.launcher3",),
-    "launcher": ("com.android.launcher3",),
-}
+# What `open_app` knows by name: app name, label or alias (lower case) -> candidate packages, the first
+# installed one wins. The caller hands in the table (the task catalog's apps.yaml, via
+# `AppTable.launcher_names`); names it does not list fall back to package-name matching.
+AppNames = Mapping[str, Sequence[str]]
 
 
 class ActionError(MgfarmError):
@@ -136,10 +117,17 @@ class ActionOutcome:
 
 
 class ActionExecutor:
-    """Turns validated actions into `input`/`am` commands on one device."""
+    """Turns validated actions into `input`/`am` commands on one device; `apps` names apps for `open_app`."""
 
-    def __init__(self, device: Device, coords: Coords = "pixel", wait_seconds: float = 1.0) -> None:
+    def __init__(
+        self,
+        device: Device,
+        apps: AppNames | None = None,
+        coords: Coords = "pixel",
+        wait_seconds: float = 1.0,
+    ) -> None:
         self.device = device
+        self.apps: AppNames = apps or {}
         self.coords = coords
         self.wait_seconds = wait_seconds
 
@@ -243,33 +231,23 @@ class ActionExecutor:
 
     def _do_open_app(self, action: Action, elements: list[UIElement]) -> None:
         assert action.app_name is not None
-        self.device.start_app(resolve_app(self.device, action.app_name))
+        self.device.start_app(resolve_app(self.device, action.app_name, self.apps))
 
     def _do_wait(self, action: Action, elements: list[UIElement]) -> None:
         time.sleep(self.wait_seconds)
 
 
-def resolve_app(device: Device, app_name: str) -> str:
-    """The package for an app name: known labels first, then installed package names."""
+def resolve_app(device: Device, app_name: str, apps: AppNames) -> str:
+    """The package for an app name: an installed package, then `apps`' names, then package names."""
     name = app_name.strip().lower()
     installed = device.packages()
     if name in installed:
         return name
-    for known in (_catalog_package(name), *APP_PACKAGES.get(name, ())):
-        if known and known in installed:
+    for known in apps.get(name, ()):
+        if known in installed:
             return known
     squashed = name.replace(" ", "")
     for package in installed:
         if package.rsplit(".", 1)[-1] == squashed:
             return package
     raise ActionError(f"No installed app is called {app_name!r}; use a launcher label such as 'Contacts'.")
-
-
-def _catalog_package(name: str) -> str | None:
-    """The package the task catalog declares for this app name or label, if any."""
-    from mgfarm.tasks.apps import find_app
-
-    try:
-        return find_app(name).package
-    except MgfarmError:
-        return None

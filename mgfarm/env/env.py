@@ -22,6 +22,7 @@ from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.spaces import action_space, element_observation, observation_space
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import resolve_farm
+from mgfarm.tasks.catalog import Catalog
 from mgfarm.tasks.jobs import ExternalTask
 
 DEFAULT_SNAPSHOT = "golden"
@@ -51,6 +52,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     Reset options: `task_id`, `timezone` (set on the device before the setup), `budget` (times the
     task's step budget), `before_judge` (a `BeforeJudge` for this episode) and `task` (an
     `ExternalTask`, e.g. an AndroidWorld task class, played instead of a catalog template).
+    `catalog` holds the templates, checks and apps (default: `mgfarm.catalog.load_catalog()`).
     """
 
     metadata = {"render_modes": ["rgb_array"]}
@@ -71,12 +73,18 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         lease_timeout: float = 30.0,
         render_mode: str | None = None,
         screenshot: bool = True,
+        catalog: Catalog | None = None,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
             raise MgfarmError(f"render_mode={render_mode!r} is unsupported; use 'rgb_array' or None.")
+        if catalog is None:
+            from mgfarm.catalog import load_catalog
+
+            catalog = load_catalog()
+        self.catalog = catalog
         self.task_ids = [task_id] if task_id else list(tasks or [])
         for tid in self.task_ids:
-            _template(tid)  # unknown ids fail here, before a replica is leased
+            catalog.get(tid)  # unknown ids fail here, before a replica is leased
         self.default_seed = seed
         self.farm_name = resolve_farm(farm)
         self.max_steps_override = max_steps
@@ -101,7 +109,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._screen_shape = (height, width, 3)
         self.observation_space = observation_space(width, height, screenshot)
         self.action_space = action_space()
-        self._executor = ActionExecutor(self.device, wait_seconds=wait_seconds)
+        self._executor = self._make_executor()
         self._instance: Any = None
         self._external: ExternalTask | None = None  # the episode's task when it is not the catalog's
         self._baseline: Any = None
@@ -158,8 +166,12 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.device.close()
         self.lease.release()
         self.device = self._lease_device(None, exclude={dead})
-        self._executor = ActionExecutor(self.device, wait_seconds=self.wait_seconds)
+        self._executor = self._make_executor()
         self._broken = None
+
+    def _make_executor(self) -> ActionExecutor:
+        """Actions on the current device; `open_app` knows the catalog's apps by name, label and alias."""
+        return ActionExecutor(self.device, self.catalog.apps.launcher_names(), wait_seconds=self.wait_seconds)
 
     def _replica_problem(self, exc: Exception) -> str | None:
         """Why the replica is gone (None when the error was not the replica's death)."""
@@ -209,7 +221,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         restore_ms = _ms(start)
         t = time.perf_counter()
         external: ExternalTask | None = options.get("task")
-        instance = (external or _template(task_id)).instantiate(seed)
+        instance = (external or self.catalog.get(task_id)).instantiate(seed)
         if self.max_steps_override is not None:
             instance = instance.model_copy(update={"max_steps": self.max_steps_override})
         budget = float(options.get("budget") or 1.0)  # sequences of agents need a longer budget
@@ -219,7 +231,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         if external is not None:
             self._baseline = external.prepare(instance, self.device)
         else:
-            self._baseline = runtime.prepare(instance, self.device)
+            self._baseline = runtime.prepare(self.catalog, instance, self.device)
         setup_ms = _ms(t)
         self._instance = instance
         self._steps = 0
@@ -348,7 +360,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _choose_task(self, requested: str | None) -> str:
         if requested:
-            _template(requested)
+            self.catalog.get(requested)
             return requested
         if not self.task_ids:
             raise MgfarmError("No task to reset to; pass task_id= to make() or options={'task_id': ...}.")
@@ -390,7 +402,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
         if self._external is not None:
             return self._external.judge(self._instance, self.device, self._baseline, answer)
-        return runtime.judge(self._instance, self.device, self._baseline, answer)
+        return runtime.judge(self.catalog, self._instance, self.device, self._baseline, answer)
 
     def _fail_episode(
         self, reason: str, start: float
@@ -447,9 +459,3 @@ def _without_timings(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_timings(v) for v in value]
     return value
-
-
-def _template(task_id: str) -> Any:
-    from mgfarm.tasks.catalog import get_task
-
-    return get_task(task_id)

@@ -11,7 +11,7 @@ from mgfarm.env.runner import farm_for, lease_envs, replica_count, run_on, wants
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import checker, report
 from mgfarm.tasks.agents import make_agent
-from mgfarm.tasks.catalog import select
+from mgfarm.tasks.catalog import Catalog
 from mgfarm.tasks.commands import check_counts, progress_bar
 from mgfarm.tasks.jobs import EpisodeResult, Job
 
@@ -24,10 +24,12 @@ def run_with_progress(
     label: str,
     show: bool = True,
     screenshots: bool = False,
+    catalog: Catalog | None = None,
 ) -> tuple[list[EpisodeResult], float, int]:
     """Run jobs on a farm (a private one when `farm` is None); returns results, wall seconds, replicas."""
     with farm_for(farm, replicas or 4) as state:
-        envs = lease_envs(state, replica_count(state, replicas, len(jobs)), None, screenshots, record)
+        count = replica_count(state, replicas, len(jobs))
+        envs = lease_envs(state, count, None, screenshots, record, catalog=catalog)
         try:
             bar = progress_bar()
             task = bar.add_task(label, total=len(jobs), ok=0)
@@ -51,6 +53,7 @@ def run_with_progress(
 
 
 def run_check(
+    catalog: Catalog,
     ids: list[str],
     seeds: int,
     farm: str | None,
@@ -58,10 +61,10 @@ def run_check(
     timezones: list[str] | None = None,
     zone_per_seed: bool = False,
 ) -> checker.Matrix:
-    """The adversary matrix for the chosen templates, seeds and time zones."""
+    """The adversary matrix for the chosen templates of `catalog`, seeds and time zones."""
     check_counts(list(range(seeds)), replicas)
-    jobs = checker.check_jobs(select(ids), seeds, timezones, zone_per_seed)
-    results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking")
+    jobs = checker.check_jobs(catalog, catalog.select(ids), seeds, timezones, zone_per_seed)
+    results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking", catalog=catalog)
     return checker.matrix(results, jobs)
 
 
@@ -75,6 +78,7 @@ class EvalRun:
 
 
 def run_eval(
+    catalog: Catalog,
     ids: list[str],
     suite: str,
     agent: str,
@@ -85,12 +89,13 @@ def run_eval(
     record: bool = True,
     show: bool = True,
 ) -> EvalRun:
-    """Episodes for every template of a suite (or ids) and seed; writes results.json and report.html.
+    """Episodes for every template of a suite (or ids) of `catalog` and seed; writes results.json and
+    report.html.
 
     With `out` None nothing is written (`folder` and `report` are None).
     """
     check_counts(seeds, replicas)
-    templates = select(ids, suite)
+    templates = catalog.select(ids, suite)
     # A bad --agent fails here, before any device work; it also says whether the agent looks at screens.
     probe = make_agent(agent, templates[0].instantiate(seeds[0]))
     jobs = [Job(t, s, agent, agent) for t in templates for s in seeds]
@@ -109,6 +114,7 @@ def run_eval(
         f"{agent} on {', '.join(ids) or suite}",
         show,
         wants_screenshot(probe),
+        catalog,
     )
     if folder is None:
         return EvalRun(results, None, None, seconds, devices)

@@ -17,9 +17,11 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from mgfarm.catalog import load_catalog
 from mgfarm.env.batching import check_step_async, outstanding
 from mgfarm.env.recorder import Recorder
 from mgfarm.errors import MgfarmError
+from mgfarm.tasks.catalog import Catalog
 from mgfarm.wrappers import make
 
 StepResult = tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]
@@ -31,13 +33,11 @@ def _timings(env: gymnasium.Env[Any, Any]) -> dict[str, float]:
     return timings
 
 
-def resolve_tasks(tasks: str | Sequence[str]) -> list[str]:
-    """Task ids from a suite name (`train`, `test`, `smoke`, an app) or from ids / glob patterns."""
-    from mgfarm.tasks.catalog import list_tasks, select
-
+def resolve_tasks(tasks: str | Sequence[str], catalog: Catalog) -> list[str]:
+    """Task ids of `catalog` from a suite name (`train`, `test`, `smoke`, an app) or ids / glob patterns."""
     if isinstance(tasks, str):
-        return [t.id for t in list_tasks(tasks)]
-    return [t.id for t in select(list(tasks))]
+        return [t.id for t in catalog.suite(tasks)]
+    return [t.id for t in catalog.select(list(tasks))]
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -109,7 +109,9 @@ class EnvPool:
     ) -> None:
         if size < 1:
             raise MgfarmError(f"size={size} is too small; an EnvPool needs at least 1 env.")
-        task_ids = resolve_tasks(tasks)
+        # One catalog for every env of the pool (`catalog=` in env_kwargs, else the bundled one).
+        catalog = env_kwargs["catalog"] = env_kwargs.get("catalog") or load_catalog()
+        task_ids = resolve_tasks(tasks, catalog)
         recorder = Recorder(record) if record else None
         threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="mgfarm-pool")
         futures = [

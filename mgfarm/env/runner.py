@@ -30,6 +30,7 @@ from mgfarm.farm.ports import free_port
 from mgfarm.farm.state import READY, FarmState, load_farm
 from mgfarm.tasks.adversaries import Tamper
 from mgfarm.tasks.agents import failure, make_agent
+from mgfarm.tasks.catalog import Catalog
 from mgfarm.tasks.jobs import EpisodeResult, Job
 from mgfarm.tasks.schema import TaskTemplate
 from mgfarm.wrappers import RecordEpisodes, mobile
@@ -122,9 +123,16 @@ def _play(env: Env, agent: Any, obs: dict[str, Any], info: dict[str, Any], resul
     result.answer = info.get("answer")
 
 
-def _open_env(farm: str, snapshot: str | None, screenshots: bool, wait: float) -> MobileEnv:
+def _open_env(
+    farm: str, snapshot: str | None, screenshots: bool, wait: float, catalog: Catalog | None
+) -> MobileEnv:
     return MobileEnv(
-        farm=farm, snapshot=snapshot, screenshot=screenshots, lease_timeout=wait, wait_seconds=ACTION_WAIT
+        farm=farm,
+        snapshot=snapshot,
+        screenshot=screenshots,
+        lease_timeout=wait,
+        wait_seconds=ACTION_WAIT,
+        catalog=catalog,
     )
 
 
@@ -135,21 +143,23 @@ def lease_envs(
     screenshots: bool = False,
     record: Path | None = None,
     wait: float = LEASE_WAIT,
+    catalog: Catalog | None = None,
 ) -> list[Env]:
     """Up to `count` envs, each on a replica leased from `farm`; replicas leased elsewhere are skipped.
 
     Waits up to `wait` seconds for the first free replica, then fails with the lease's sentence
-    (how many are ready, that all are leased). `record` wraps each env in `RecordEpisodes`.
+    (how many are ready, that all are leased). `record` wraps each env in `RecordEpisodes`; the envs
+    judge with `catalog` (default: the bundled one).
     """
     # A screenshot per observation only when it is recorded or an agent looks at it (the most
     # expensive part of a step otherwise).
     shots = screenshots or record is not None
-    first = _open_env(farm.name, snapshot, shots, wait)
+    first = _open_env(farm.name, snapshot, shots, wait, catalog)
     envs: list[MobileEnv] = [first]
 
     def another(_: int) -> MobileEnv | None:
         try:
-            return _open_env(farm.name, snapshot, shots, 0.0)
+            return _open_env(farm.name, snapshot, shots, 0.0, catalog)
         except LeaseError:  # leased by another run, or not ready: use the others
             return None
 
@@ -205,9 +215,11 @@ def run_jobs(
     *,
     snapshot: str | None = None,
     screenshots: bool = False,
+    catalog: Catalog | None = None,
 ) -> list[EpisodeResult]:
     """Lease up to `replicas` replicas (default: every ready one), play the jobs, give them back."""
-    envs = lease_envs(farm, replica_count(farm, replicas, len(jobs)), snapshot, screenshots, record)
+    count = replica_count(farm, replicas, len(jobs))
+    envs = lease_envs(farm, count, snapshot, screenshots, record, catalog=catalog)
     try:
         return run_on(envs, jobs, on_done)
     finally:

@@ -59,10 +59,11 @@ class RayEnvPool:
     ) -> None:
         if size < 1:
             raise MgfarmError(f"size={size} is too small; a RayEnvPool needs at least 1 env.")
+        from mgfarm.catalog import load_catalog
         from mgfarm.env.pool import resolve_tasks
 
         self.ray = connect(address)
-        self.task_ids = resolve_tasks(tasks)
+        self.task_ids = resolve_tasks(tasks, env_kwargs.get("catalog") or load_catalog())
         ready = sum(self._ready_replicas().values())
         if ready < size:
             raise MgfarmError(

@@ -17,6 +17,7 @@ import mgfarm
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.console import ConsoleClient
 from mgfarm.adb.errors import ConsoleError
+from mgfarm.catalog import load_catalog
 from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.api import down
@@ -48,7 +49,6 @@ from mgfarm.snapshots.manifest import (
     write_manifest,
 )
 from mgfarm.snapshots.recipe import Recipe, load_recipe
-from mgfarm.tasks.apps import find_app
 from mgfarm.tasks.device import TaskDevice
 from mgfarm.tasks.steps import apply_steps
 
@@ -88,7 +88,7 @@ def build(
         become_root(device, farm, boot_timeout)
         say(f"applying recipe {recipe.name} ({len(recipe.steps())} steps) to {rep.serial}")
         check_apps(device, recipe)
-        apply_steps(cast(TaskDevice, device), recipe.steps())
+        apply_steps(cast(TaskDevice, device), recipe.steps(), load_catalog([]))  # apps and databases only
         facts = device_facts(device)
         say(f"saving console snapshot {recipe.name!r}")
         device.snapshot_save(recipe.name)
@@ -178,7 +178,7 @@ def app_package(name: str) -> str:
     """An app's package: a name the task catalog knows (`contacts`), or a package name as given."""
     if "." in name:
         return name
-    return find_app(name).package
+    return load_catalog([]).apps.find(name).package
 
 
 def check_apps(device: Device, recipe: Recipe) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mgfarm.tasks import answers
 from mgfarm.tasks.agents import (
@@ -28,8 +28,11 @@ from mgfarm.tasks.agents import (
 from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import PLACEHOLDER, draw, fill
 from mgfarm.tasks.schema import TaskInstance, TaskTemplate, Variant
-from mgfarm.tasks.state import DATABASES, ENTITIES, StateSnapshot, capture, shared_path
+from mgfarm.tasks.state import StateSnapshot, StateSpec, capture, read_files, shared_path
 from mgfarm.tasks.steps import apply_steps
+
+if TYPE_CHECKING:
+    from mgfarm.tasks.catalog import Catalog
 
 AgentFactory = Callable[[TaskInstance], Any]
 Tamper = Callable[[Any, TaskInstance, StateSnapshot], bool]
@@ -66,13 +69,13 @@ class Adversary:
     after: Tamper | None = None
 
 
-def adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
-    """Every adversary and alternative for one template and seed (names are stable across seeds)."""
-    from mgfarm.tasks.judge import load_verifiers
+def adversaries(template: TaskTemplate, seed: int, catalog: Catalog) -> list[Adversary]:
+    """Every adversary and alternative for one template and seed (names are stable across seeds).
 
-    load_verifiers()  # verifier modules declare the databases the damage targets
+    The damage targets the databases `catalog` declares for the template's apps.
+    """
     out = [Adversary("oracle", "oracle", "accept", oracle_agent)]
-    out += [_variant(v, "alternative", "accept") for v in template.alternatives]
+    out += [_variant(catalog, v, "alternative", "accept") for v in template.alternatives]
     out.append(Adversary("nothing", "nothing", "reject", lambda i: NothingAgent()))
     query = bool(template.answer)
     kinds = {next(iter(item)) for item in template.outcome}
@@ -84,7 +87,8 @@ def adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
         )
     if template.near_miss is not None:
         miss = template.near_miss
-        out.append(_variant(Variant(name="near_miss", oracle=miss.oracle, replace=miss.replace), "near_miss"))
+        near_miss = Variant(name="near_miss", oracle=miss.oracle, replace=miss.replace)
+        out.append(_variant(catalog, near_miss, "near_miss"))
         if not query:
 
             def near(i: TaskInstance) -> ScriptedAgent:
@@ -105,8 +109,8 @@ def adversaries(template: TaskTemplate, seed: int) -> list[Adversary]:
                     )
                 )
     out += _parameter_misses(template, seed)
-    out += [_variant(v, "custom") for v in template.adversaries]
-    out += _collateral(template)
+    out += [_variant(catalog, v, "custom") for v in template.adversaries]
+    out += _collateral(template, catalog.state)
     if query:
         out += _answer_adversaries(template, seed)
         field, kind = next(iter(template.answer.items()))
@@ -121,7 +125,7 @@ def _seq(*parts: Any) -> SequenceAgent:
     return SequenceAgent(list(parts))
 
 
-def _variant(v: Variant, group: str, expect: str = "reject") -> Adversary:
+def _variant(catalog: Catalog, v: Variant, group: str, expect: str = "reject") -> Adversary:
     def agent(i: TaskInstance) -> ScriptedAgent:
         return variant_agent(i, v.oracle, v.replace)
 
@@ -130,7 +134,7 @@ def _variant(v: Variant, group: str, expect: str = "reject") -> Adversary:
 
         def run_after(device: Any, instance: TaskInstance, _: StateSnapshot) -> bool:
             params = {**instance.params, **{k: instance.render(x) for k, x in v.replace.items()}}
-            apply_steps(device, v.after, params)
+            apply_steps(device, v.after, catalog, params)
             return True
 
         after = run_after
@@ -199,14 +203,14 @@ class _Unplayable:
 # ---- collateral damage after the oracle
 
 
-def _collateral(template: TaskTemplate) -> list[Adversary]:
+def _collateral(template: TaskTemplate, spec: StateSpec) -> list[Adversary]:
     out = []
-    for decl in DATABASES.values():
+    for decl in spec.databases.values():
         if decl.app not in template.apps or not decl.main:
             continue
-        out.append(_damage(f"delete_{decl.name}", _delete_row(decl.name)))
-        out.append(_damage(f"edit_{decl.name}", _edit_row(decl.name)))
-        out.append(_damage(f"insert_{decl.name}", _copy_row(decl.name)))
+        out.append(_damage(f"delete_{decl.name}", _delete_row(spec, decl.name)))
+        out.append(_damage(f"edit_{decl.name}", _edit_row(spec, decl.name)))
+        out.append(_damage(f"insert_{decl.name}", _copy_row(spec, decl.name)))
     out.append(_damage("setting", _flip_setting(template)))
     if "local_time" in str(template.outcome):  # times judged in the zone: moving the zone is a change
         out.append(_damage("timezone", _move_zone))
@@ -221,66 +225,71 @@ def _damage(name: str, tamper: Tamper) -> Adversary:
     return Adversary(f"damage_{name}", "collateral", "reject", oracle_agent, 1.0, tamper)
 
 
-def _records(db: str) -> str:
+def _records(spec: StateSpec, db: str) -> str:
     """The snapshot table holding a database's main records (its entity when one covers them)."""
-    decl = DATABASES[db]
-    for entity in ENTITIES.values():
+    decl = spec.databases[db]
+    for entity in spec.entities.values():
         if entity.db == db and decl.main in entity.covers:
             return entity.name
     return f"{db}.{decl.main}"
 
 
-def untouched_key(device: TaskDevice, db: str, baseline: StateSnapshot) -> str | None:
+def untouched_key(device: TaskDevice, spec: StateSpec, db: str, baseline: StateSnapshot) -> str | None:
     """A record that was there at the start and is unchanged now: fair game for damage."""
-    table = _records(db)
-    before, now = baseline.table(table), capture(device).table(table)
+    table = _records(spec, db)
+    before, now = baseline.table(table), capture(device, spec).table(table)
     keys = [k for k in before if k in now and now[k] == before[k] and k.isdigit()]
     return keys[0] if keys else None
 
 
-def _sql(device: TaskDevice, db: str, statement: str) -> None:
-    device.shell(f"sqlite3 {quote(DATABASES[db].path)} {quote(statement)}")
+def _sql(device: TaskDevice, spec: StateSpec, db: str, statement: str) -> None:
+    device.shell(f"sqlite3 {quote(spec.databases[db].path)} {quote(statement)}")
 
 
-def _delete_row(db: str) -> Tamper:
+def _delete_row(spec: StateSpec, db: str) -> Tamper:
     def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
-        key = untouched_key(device, db, baseline)
+        key = untouched_key(device, spec, db, baseline)
         if key is None:
             return False
-        decl = DATABASES[db]
-        _sql(device, db, f"DELETE FROM {decl.main} WHERE {decl.key} = {key}")
+        decl = spec.databases[db]
+        _sql(device, spec, db, f"DELETE FROM {decl.main} WHERE {decl.key} = {key}")
         return True
 
     return run
 
 
-def _edit_row(db: str) -> Tamper:
+def _edit_row(spec: StateSpec, db: str) -> Tamper:
     def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
-        key = untouched_key(device, db, baseline)
-        decl = DATABASES[db]
+        key = untouched_key(device, spec, db, baseline)
+        decl = spec.databases[db]
         if key is None or not decl.edit:
             return False
-        _sql(device, db, f"UPDATE {decl.main} SET {decl.edit} WHERE {decl.key} = {key}")
+        _sql(device, spec, db, f"UPDATE {decl.main} SET {decl.edit} WHERE {decl.key} = {key}")
         return True
 
     return run
 
 
-def _copy_row(db: str) -> Tamper:
+def _copy_row(spec: StateSpec, db: str) -> Tamper:
     """An extra record (another SMS, call, alarm, contact, ...): a copy of an untouched one."""
 
     def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
-        key = untouched_key(device, db, baseline)
-        decl = DATABASES[db]
+        key = untouched_key(device, spec, db, baseline)
+        decl = spec.databases[db]
         if key is None:  # nothing to copy: the app's own kind of extra record
             if decl.extra:
-                _sql(device, db, decl.extra)
+                _sql(device, spec, db, decl.extra)
             return bool(decl.extra)
         query = f"SELECT name FROM pragma_table_info('{decl.main}')"
         columns = device.shell(f"sqlite3 {quote(decl.path)} {quote(query)}").split()
         cols = ", ".join(c for c in columns if c != decl.key and re.fullmatch(r"\w+", c))
         table = decl.main
-        _sql(device, db, f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table} WHERE {decl.key} = {key}")
+        _sql(
+            device,
+            spec,
+            db,
+            f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table} WHERE {decl.key} = {key}",
+        )
         return True
 
     return run
@@ -313,7 +322,7 @@ def _add_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> b
 
 
 def _delete_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
-    now = capture(device).table("files")
+    now = read_files(device)
     before = baseline.table("files")
     files = [p for p, row in before.items() if row.get("type") == "file" and now.get(p) == row]
     if not files:

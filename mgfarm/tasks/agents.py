@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mgfarm.errors import MgfarmError
-from mgfarm.tasks.apps import find_app
 from mgfarm.tasks.schema import TaskInstance
 
 Observation = dict[str, Any]
@@ -126,8 +125,8 @@ class ScriptedAgent:
                 action["index"] = index
                 action["clear_text"] = bool(args.get("clear", True))
             return action
-        if kind == "open_app":
-            return {"action_type": "open_app", "app_name": find_app(str(args)).package}
+        if kind == "open_app":  # by its label, as an agent says it; the env's app table resolves it
+            return {"action_type": "open_app", "app_name": str(args)}
         if kind == "scroll":
             return {"action_type": "scroll", "direction": str(args)}
         if kind == "answer":

@@ -8,10 +8,14 @@ untouched row to damage) is n/a and counts neither way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mgfarm.tasks.adversaries import adversaries
 from mgfarm.tasks.jobs import EpisodeResult, Job
 from mgfarm.tasks.schema import TaskTemplate
+
+if TYPE_CHECKING:
+    from mgfarm.tasks.catalog import Catalog
 
 TIMEZONES = ("UTC", "America/Los_Angeles", "Asia/Kolkata")
 GROUPS = (
@@ -39,9 +43,13 @@ SHORT = {  # column headings of the matrix table
 
 
 def check_jobs(
-    templates: list[TaskTemplate], seeds: int, timezones: list[str] | None = None, zone_per_seed: bool = False
+    catalog: Catalog,
+    templates: list[TaskTemplate],
+    seeds: int,
+    timezones: list[str] | None = None,
+    zone_per_seed: bool = False,
 ) -> list[Job]:
-    """Every adversary of every template, for every seed and time zone.
+    """Every adversary of every template (of `catalog`), for every seed and time zone.
 
     `zone_per_seed` plays seed i in zone i mod Z only (every seed and every zone, a third of the
     episodes for three zones: what CI runs).
@@ -51,7 +59,7 @@ def check_jobs(
     for template in templates:
         for seed in range(seeds):
             for zone in [zones[seed % len(zones)]] if zone_per_seed else zones:
-                for adv in adversaries(template, seed):
+                for adv in adversaries(template, seed, catalog):
                     key = f"{adv.group}/{adv.name}"
                     jobs.append(Job(template, seed, adv.agent, key, zone, adv.after, adv.expect, adv.budget))
     return jobs

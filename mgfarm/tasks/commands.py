@@ -14,9 +14,8 @@ from rich.table import Table
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import checker, report
-from mgfarm.tasks.catalog import get_task
+from mgfarm.tasks.catalog import Catalog
 from mgfarm.tasks.jobs import EpisodeResult
-from mgfarm.tasks.judge import load_verifiers
 from mgfarm.tasks.schema import TaskTemplate
 
 
@@ -33,9 +32,9 @@ def tasks_table(templates: list[TaskTemplate]) -> Table:
     return table
 
 
-def show_task(task_id: str, seed: int) -> dict[str, Any]:
-    """A template with one seed's parameters and filled goal, for `tasks show`."""
-    template = get_task(task_id)
+def show_task(catalog: Catalog, task_id: str, seed: int) -> dict[str, Any]:
+    """A template of `catalog` with one seed's parameters and filled goal, for `tasks show`."""
+    template = catalog.get(task_id)
     instance = template.instantiate(seed)
     data = template.model_dump(exclude={"judge", "outcome"}, exclude_defaults=True)
     data["outcome"] = instance.render(template.outcome)
@@ -48,12 +47,12 @@ def show_task(task_id: str, seed: int) -> dict[str, Any]:
     return data
 
 
-def checks_table() -> Table:
-    """The registered checks and their one-line docs."""
+def checks_table(catalog: Catalog) -> Table:
+    """The catalog's checks and their one-line docs."""
     table = Table(title="checks")
     table.add_column("name")
     table.add_column("what it verifies")
-    for name, fn in sorted(load_verifiers().items()):
+    for name, fn in sorted(catalog.checks.items()):
         table.add_row(name, (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else "")
     return table
 

@@ -11,17 +11,21 @@ import inspect
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.device import TaskDevice
 from mgfarm.tasks.outcome import MatchContext, OutcomeResult
 from mgfarm.tasks.outcome import evaluate as evaluate_outcome
 from mgfarm.tasks.schema import JudgeNode, TaskInstance
-from mgfarm.tasks.state import DATABASES, StateSnapshot, capture, diff, pull_database
+from mgfarm.tasks.state import StateSnapshot, StateSpec, capture, diff, pull_database
+
+if TYPE_CHECKING:
+    from mgfarm.tasks.catalog import Catalog
 
 
 @dataclass
@@ -40,16 +44,13 @@ class CheckContext:
     answer: dict[str, Any]
     params: dict[str, Any]
     answer_fields: dict[str, str] = field(default_factory=dict)
+    state: StateSpec = field(default_factory=StateSpec)  # the declared databases `query` may name
     _tmp: tempfile.TemporaryDirectory[str] | None = None
     _dbs: dict[str, Path | None] = field(default_factory=dict)
 
     def db_path(self, db: str) -> str:
         """A declared database's device path, or `db` itself when it is a path."""
-        if db in DATABASES:
-            return DATABASES[db].path
-        if db.startswith("/"):
-            return db
-        raise MgfarmError(f"Unknown database {db!r}; use a declared name ({', '.join(DATABASES)}) or a path.")
+        return self.state.database(db, "A check")
 
     def query(self, db: str, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run SQL on a host copy of a device database (pulled once per judge, with its -wal)."""
@@ -79,33 +80,43 @@ class CheckContext:
 
 
 CheckFn = Callable[..., CheckResult]
-REGISTRY: dict[str, CheckFn] = {}
+CHECK_NAME = "mgfarm_check"  # the attribute `check` marks a verifier function with
 
 
 def check(name: str) -> Callable[[CheckFn], CheckFn]:
-    """Register a verifier under `APP.NAME`; it is called as fn(ctx, **args) -> CheckResult."""
+    """Mark a verifier as check `APP.NAME`; it is called as fn(ctx, **args) -> CheckResult.
 
-    def register(fn: CheckFn) -> CheckFn:
-        REGISTRY[name] = fn
+    Marking registers nothing: the catalog collects the marked functions of the modules it loads
+    (`checks_of`).
+    """
+
+    def mark(fn: CheckFn) -> CheckFn:
+        setattr(fn, CHECK_NAME, name)
         return fn
 
-    return register
+    return mark
 
 
-def load_verifiers() -> dict[str, CheckFn]:
-    """Import the catalog's verifier modules (they register themselves)."""
-    import mgfarm.catalog.verifiers  # noqa: F401
+def checks_of(modules: Iterable[ModuleType]) -> dict[str, CheckFn]:
+    """The checks the modules define (functions marked by `check`), by name; a name used twice is an error."""
+    found: dict[str, CheckFn] = {}
+    for module in modules:
+        for value in vars(module).values():
+            name = getattr(value, CHECK_NAME, None)
+            if not callable(value) or not isinstance(name, str):
+                continue
+            if name in found and found[name] is not value:
+                raise MgfarmError(f"check {name} is defined twice ({module.__name__}); rename one.")
+            found[name] = value
+    return found
 
-    return REGISTRY
 
-
-def argument_problem(name: str, args: dict[str, Any]) -> str | None:
+def argument_problem(checks: dict[str, CheckFn], name: str, args: dict[str, Any]) -> str | None:
     """Why a check reference in a template is wrong (unknown check, missing or unknown argument)."""
-    registry = load_verifiers()
-    if name not in registry:
-        examples = ", ".join(sorted(registry)[:3])
+    if name not in checks:
+        examples = ", ".join(sorted(checks)[:3])
         return f"unknown check {name!r}; `mgfarm tasks checks` lists them (e.g. {examples})"
-    params = list(inspect.signature(registry[name]).parameters.values())[1:]
+    params = list(inspect.signature(checks[name]).parameters.values())[1:]
     accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
     names = {p.name for p in params}
     unknown = [a for a in args if a not in names]
@@ -151,12 +162,14 @@ class JudgeResult:
         }
 
 
-def run_check(node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any]) -> CheckOutcome:
+def run_check(
+    checks: dict[str, CheckFn], node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any]
+) -> CheckOutcome:
     """Call one verifier; its exceptions become a failed check that says why."""
     args = render(node.args)
     start = time.perf_counter()
     try:
-        result = REGISTRY[node.check](ctx, **args)
+        result = checks[node.check](ctx, **args)
     except MgfarmError:
         raise
     except Exception as exc:  # a device hiccup must fail the check, not the whole evaluation
@@ -165,14 +178,18 @@ def run_check(node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any]) 
 
 
 def evaluate(
-    node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any], out: list[CheckOutcome]
+    checks: dict[str, CheckFn],
+    node: JudgeNode,
+    ctx: CheckContext,
+    render: Callable[[Any], Any],
+    out: list[CheckOutcome],
 ) -> tuple[bool, float]:
-    """(success, progress 0..1) of a judge tree; appends every leaf's outcome to `out`."""
+    """(success, progress 0..1) of a judge tree over `checks`; appends every leaf's outcome to `out`."""
     if node.op == "check":
-        outcome = run_check(node, ctx, render)
+        outcome = run_check(checks, node, ctx, render)
         out.append(outcome)
         return outcome.ok, 1.0 if outcome.ok else 0.0
-    results = [(evaluate(child, ctx, render, out), child.weight) for child in node.children]
+    results = [(evaluate(checks, child, ctx, render, out), child.weight) for child in node.children]
     if node.op == "not":
         ok = not results[0][0][0]
         return ok, 1.0 if ok else 0.0
@@ -192,20 +209,21 @@ def outcome_checks(result: OutcomeResult) -> list[CheckOutcome]:
 
 
 def judge_instance(
+    catalog: Catalog,
     instance: TaskInstance,
     device: TaskDevice,
     baseline: StateSnapshot | None,
     answer: dict[str, Any] | None = None,
 ) -> JudgeResult:
-    """The exact outcome against the baseline, and the template's checks, as one verdict."""
-    load_verifiers()
+    """The exact outcome against the baseline, and the template's checks (from `catalog`), as one verdict."""
     start = time.perf_counter()
     outcomes: list[CheckOutcome] = []
     checks_ok = True
     if instance.task.judge is not None:
-        ctx = CheckContext(device, answer or {}, instance.params, dict(instance.answer_fields))
+        answers = answer or {}
+        ctx = CheckContext(device, answers, instance.params, dict(instance.answer_fields), catalog.state)
         try:
-            checks_ok, _ = evaluate(instance.task.judge, ctx, instance.render, outcomes)
+            checks_ok, _ = evaluate(catalog.checks, instance.task.judge, ctx, instance.render, outcomes)
         finally:
             ctx.close()
     if baseline is None:  # no start state: only the checks can speak
@@ -213,11 +231,11 @@ def judge_instance(
             checks_ok, 1.0 if checks_ok else 0.0, checks_ok, [], outcomes, time.perf_counter() - start
         )
     items = instance.render(instance.task.outcome)
-    incidental = [str(p) for p in instance.render(instance.task.incidental)]
+    incidental = [str(p) for p in instance.render(instance.task.incidental)] + list(catalog.state.incidental)
     # Times are read in the zone the episode started in: an agent that changes the zone to make a
     # wrong time look right also changes `props`, an unexpected change.
     zone = MatchContext(baseline.timezone)
-    result = evaluate_outcome(items, diff(baseline, capture(device)), incidental, zone)
+    result = evaluate_outcome(items, diff(baseline, capture(device, catalog.state)), incidental, zone)
     success = result.success and checks_ok
     if result.requirements:
         progress = 1.0 if success else min(result.progress, 0.99)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from mgfarm.tasks.state import INCIDENTAL, Change, shared_path
+from mgfarm.tasks.state import Change, shared_path
 
 KINDS = ("insert", "delete", "update", "setting", "file")
 OPERATORS = ("phone", "approx", "local_time", "exact", "contains", "any", "in", "not")
@@ -313,8 +313,11 @@ class OutcomeResult:
 def evaluate(
     items: list[dict[str, Any]], changes: list[Change], incidental: list[str], ctx: MatchContext
 ) -> OutcomeResult:
-    """Match every required item to its own change (a maximum matching), the rest is unexpected."""
-    allow = list(incidental) + INCIDENTAL
+    """Match every required item to its own change (a maximum matching), the rest is unexpected.
+
+    `incidental`: the template's by-products and the catalog's app-wide ones (`StateSpec.incidental`).
+    """
+    allow = list(incidental)
     reqs = [Requirement(*next(iter(item.items()))) for item in items]
     candidates = [[i for i, c in enumerate(changes) if r.accepts(c, ctx, allow)] for r in reqs]
     owner: dict[int, int] = {}  # change index -> requirement index

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mgfarm.tasks.device import TaskDevice
 from mgfarm.tasks.judge import JudgeResult, judge_instance
@@ -12,20 +12,27 @@ from mgfarm.tasks.schema import TaskInstance
 from mgfarm.tasks.state import StateSnapshot, capture
 from mgfarm.tasks.steps import apply_steps
 
+if TYPE_CHECKING:
+    from mgfarm.tasks.catalog import Catalog
+
 Baseline = StateSnapshot
 
 
-def prepare(instance: TaskInstance, device: TaskDevice) -> Baseline:
+def prepare(catalog: Catalog, instance: TaskInstance, device: TaskDevice) -> Baseline:
     """Run the setup steps (the env has restored the snapshot), then record the start state."""
-    apply_steps(device, instance.task.setup, instance.params)
-    return capture(device)
+    apply_steps(device, instance.task.setup, catalog, instance.params)
+    return capture(device, catalog.state)
 
 
 def judge(
-    instance: TaskInstance, device: TaskDevice, baseline: Baseline | None, answer: Any = None
+    catalog: Catalog,
+    instance: TaskInstance,
+    device: TaskDevice,
+    baseline: Baseline | None,
+    answer: Any = None,
 ) -> JudgeResult:
     """Success, progress, side effects and per-check outcomes; `answer` is the agent's typed answer."""
-    return judge_instance(instance, device, baseline, answer_sheet(instance, answer))
+    return judge_instance(catalog, instance, device, baseline, answer_sheet(instance, answer))
 
 
 def answer_sheet(instance: TaskInstance, answer: Any) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 A snapshot is a set of *tables*, each a mapping key -> row (a dict of column values):
 - `DB.TABLE` for every table of every declared app database, keyed by the primary key (or rowid);
 - `DB.ENTITY` for app entities that group related tables (a contact = raw_contacts + data +
-  contacts rows), declared by the app's verifier module; the tables an entity covers are then
-  compared through the entity only, so one logical insert is one change;
+  contacts rows), declared by the app's verifier module and handed in with the `StateSpec`; the
+  tables an entity covers are then compared through the entity only, so one logical insert is one
+  change;
 - `settings.NS` (system, secure, global), keyed by setting name, row `{value}`;
 - `files`, keyed by path under shared storage, row `{type, size, sha1}` (sha1 for small files);
 - `props`, the system properties a verdict depends on (the time zone), row `{value}`.
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mgfarm.device.device import FileMissing
+from mgfarm.errors import MgfarmError
 from mgfarm.tasks.device import TaskDevice
 
 SETTINGS_NAMESPACES = ("system", "secure", "global")
@@ -66,33 +68,25 @@ class EntityDecl:
     read: EntityReader
 
 
-DATABASES: dict[str, DatabaseDecl] = {}
-ENTITIES: dict[str, EntityDecl] = {}
-INCIDENTAL: list[str] = []  # app-wide by-products (see outcome.incidental_match)
+@dataclass(frozen=True)
+class StateSpec:
+    """What the verifier modules declare about app data: the databases `capture` reads, the entities
+    that group their tables, and app-wide by-products every outcome allows (see
+    outcome.incidental_match). Built by the catalog and passed in; nothing registers itself.
+    """
 
+    databases: dict[str, DatabaseDecl] = field(default_factory=dict)
+    entities: dict[str, EntityDecl] = field(default_factory=dict)
+    incidental: tuple[str, ...] = ()
 
-def declare_database(
-    name: str,
-    path: str,
-    *,
-    app: str = "",
-    main: str = "",
-    key: str = "_id",
-    edit: str = "",
-    extra: str = "",
-) -> None:
-    """Register a database whose every change counts unless the template requires or allows it."""
-    DATABASES[name] = DatabaseDecl(name, path, app, main, key, edit, extra)
-
-
-def declare_entity(name: str, db: str, covers: tuple[str, ...], read: EntityReader) -> None:
-    """Register an entity `DB.NAME` read from `covers` tables (which are then not diffed alone)."""
-    ENTITIES[name] = EntityDecl(name, db, covers, read)
-
-
-def declare_incidental(*patterns: str) -> None:
-    """By-products the real app makes on any write (derived tables, last-used times), for every task."""
-    INCIDENTAL.extend(p for p in patterns if p not in INCIDENTAL)
+    def database(self, db: str, what: str) -> str:
+        """A declared database's device path, or `db` itself when it is a path; `what` names the asker."""
+        if db in self.databases:
+            return self.databases[db].path
+        if db.startswith("/"):
+            return db
+        known = ", ".join(sorted(self.databases))
+        raise MgfarmError(f"{what} names unknown database {db!r}; use one of {known} or a path.")
 
 
 @dataclass(frozen=True)
@@ -193,15 +187,15 @@ def read_table(conn: sqlite3.Connection, table: str) -> Table:
     return rows
 
 
-def read_database(db: str, db_file: Path) -> dict[str, Table]:
-    """Tables (`DB.TABLE`) and entities (`DB.ENTITY`) of one pulled database."""
+def read_database(db: str, db_file: Path, entities: dict[str, EntityDecl]) -> dict[str, Table]:
+    """Tables (`DB.TABLE`) and entities (`DB.ENTITY`, of the declared `entities`) of one pulled database."""
     conn = sqlite3.connect(db_file)
     try:
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        entities = [e for e in ENTITIES.values() if e.db == db]
-        covered = {t for e in entities for t in e.covers}
+        mine = [e for e in entities.values() if e.db == db]
+        covered = {t for e in mine for t in e.covers}
         out = {f"{db}.{n}": read_table(conn, n) for n in names if n not in IGNORED_TABLES | covered}
-        for entity in entities:
+        for entity in mine:
             try:
                 out[entity.name] = entity.read(conn)
             except sqlite3.OperationalError:  # the app has not created its tables yet
@@ -251,18 +245,18 @@ def read_files(device: TaskDevice) -> Table:
     return entries
 
 
-def capture(device: TaskDevice) -> StateSnapshot:
-    """Settings, files in shared storage, and every row of every declared database."""
+def capture(device: TaskDevice, spec: StateSpec) -> StateSnapshot:
+    """Settings, files in shared storage, and every row of every database `spec` declares."""
     snap = StateSnapshot(tables=read_settings(device))
     snap.tables["files"] = read_files(device)
     snap.tables["props"] = {TIMEZONE_PROP: {"value": device_timezone(device)}}
     with tempfile.TemporaryDirectory(prefix="mgfarm-state-") as tmp:
-        for decl in DATABASES.values():
+        for decl in spec.databases.values():
             folder = Path(tmp) / decl.name
             folder.mkdir()
             local = pull_database(device, decl.path, folder)
             if local is not None:
-                snap.tables.update(read_database(decl.name, local))
+                snap.tables.update(read_database(decl.name, local, spec.entities))
     return snap
 
 

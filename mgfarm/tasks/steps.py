@@ -23,21 +23,25 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mgfarm.errors import MgfarmError
-from mgfarm.tasks.apps import find_app, launch_command
+from mgfarm.tasks.apps import launch_command
 from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import render
 
-StepFn = Callable[[TaskDevice, Any], None]
+if TYPE_CHECKING:
+    from mgfarm.tasks.catalog import Catalog
+
+# A step gets the device, its (rendered) arguments, and the catalog for app and database names.
+StepFn = Callable[[TaskDevice, Any, "Catalog"], None]
 
 
-def _snapshot(device: TaskDevice, name: Any) -> None:
+def _snapshot(device: TaskDevice, name: Any, catalog: Catalog) -> None:
     device.snapshot_load(str(name))
 
 
-def _settings(device: TaskDevice, spec: Any) -> None:
+def _settings(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     commands = [
         f"settings put {quote(ns)} {quote(key)} {quote(_text(value))}"
         for ns, values in dict(spec).items()
@@ -53,7 +57,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _content_insert(device: TaskDevice, spec: Any) -> None:
+def _content_insert(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     # The controller's encoder: AOSP `content` types (l for integers, b:true for booleans).
     try:
         device.content_insert(str(spec["uri"]), dict(spec["values"]))
@@ -61,59 +65,51 @@ def _content_insert(device: TaskDevice, spec: Any) -> None:
         raise MgfarmError(f"Setup step content_insert failed on the device ({exc}); fix the step.") from None
 
 
-def _content_delete(device: TaskDevice, spec: Any) -> None:
+def _content_delete(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     try:
         device.content_delete(str(spec["uri"]), spec.get("where") or None)
     except MgfarmError as exc:
         raise MgfarmError(f"Setup step content_delete failed on the device ({exc}); fix the step.") from None
 
 
-def _sql(device: TaskDevice, spec: Any) -> None:
-    from mgfarm.tasks.judge import load_verifiers
-    from mgfarm.tasks.state import DATABASES
-
-    load_verifiers()  # verifier modules declare the databases
-    db = str(spec["db"])
-    if db not in DATABASES and not db.startswith("/"):
-        known = ", ".join(sorted(DATABASES))
-        raise MgfarmError(f"Setup step sql names unknown database {db!r}; use one of {known} or a path.")
-    path = DATABASES[db].path if db in DATABASES else db
+def _sql(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
+    path = catalog.state.database(str(spec["db"]), "Setup step sql")
     statements = spec["sql"] if isinstance(spec["sql"], list) else [spec["sql"]]
     script = "; ".join(str(s).rstrip(";") for s in statements) + ";"
     _checked(device, f"sqlite3 {quote(path)} {quote(script)}", "sql")
 
 
-def _push_file(device: TaskDevice, spec: Any) -> None:
+def _push_file(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     data = str(spec["text"]).encode() if "text" in spec else b"x" * int(spec.get("size", 0))
     device.push(data, str(spec["path"]))
 
 
-def _set_time(device: TaskDevice, when: Any) -> None:
+def _set_time(device: TaskDevice, when: Any, catalog: Catalog) -> None:
     moment = dt.datetime.fromisoformat(str(when))
     _checked(device, f"date {moment.strftime('%m%d%H%M%Y.%S')}", "set_time")
 
 
-def _open_app(device: TaskDevice, name: Any) -> None:
+def _open_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
     if str(name).lower() == "home":
-        _home(device, None)
+        _home(device, None, catalog)
         return
-    _checked(device, launch_command(find_app(str(name))), "open_app")
+    _checked(device, launch_command(catalog.apps.find(str(name))), "open_app")
 
 
-def _home(device: TaskDevice, _: Any) -> None:
+def _home(device: TaskDevice, _: Any, catalog: Catalog) -> None:
     device.shell("input keyevent 3")
 
 
-def _shell(device: TaskDevice, cmd: Any) -> None:
+def _shell(device: TaskDevice, cmd: Any, catalog: Catalog) -> None:
     _checked(device, str(cmd), "shell")
 
 
-def _force_stop(device: TaskDevice, name: Any) -> None:
-    device.shell(f"am force-stop {find_app(str(name)).package}")
+def _force_stop(device: TaskDevice, name: Any, catalog: Catalog) -> None:
+    device.shell(f"am force-stop {catalog.apps.find(str(name)).package}")
 
 
-def _clear_app(device: TaskDevice, name: Any) -> None:
-    device.shell(f"pm clear {find_app(str(name)).package}")
+def _clear_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
+    device.shell(f"pm clear {catalog.apps.find(str(name)).package}")
 
 
 def _checked(device: TaskDevice, cmd: str, step: str) -> str:
@@ -131,9 +127,9 @@ def _checked(device: TaskDevice, cmd: str, step: str) -> str:
 CONTACTS_URI = "content://com.android.contacts"
 
 
-def _add_contact(device: TaskDevice, spec: Any) -> None:
+def _add_contact(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     """A contact as the Contacts app stores it: a raw contact, then its name, phone and email rows."""
-    _content_insert(device, {"uri": f"{CONTACTS_URI}/raw_contacts", "values": {"starred": 0}})
+    _content_insert(device, {"uri": f"{CONTACTS_URI}/raw_contacts", "values": {"starred": 0}}, catalog)
     ids = [int(r["_id"] or 0) for r in device.content_query(f"{CONTACTS_URI}/raw_contacts", ["_id"])]
     if not ids:
         raise MgfarmError("Setup step add_contact could not read back the new contact; check the device.")
@@ -146,10 +142,10 @@ def _add_contact(device: TaskDevice, spec: Any) -> None:
         rows.append(("vnd.android.cursor.item/email_v2", email))
     for mimetype, values in rows:
         data = {"raw_contact_id": max(ids), "mimetype": mimetype, **values}
-        _content_insert(device, {"uri": f"{CONTACTS_URI}/data", "values": data})
+        _content_insert(device, {"uri": f"{CONTACTS_URI}/data", "values": data}, catalog)
 
 
-def _set_timezone(device: TaskDevice, zone: Any) -> None:
+def _set_timezone(device: TaskDevice, zone: Any, catalog: Catalog) -> None:
     _checked(device, f"setprop persist.sys.timezone {quote(zone)}", "set_timezone")
 
 
@@ -166,7 +162,7 @@ def local_ms(device: TaskDevice, day: str, hhmm: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def _add_event(device: TaskDevice, spec: Any) -> None:
+def _add_event(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     """An event in the local calendar at local wall-clock times, as the Calendar app saves one."""
     day = str(spec["day"])
     start = local_ms(device, day, str(spec["start"]))
@@ -183,7 +179,7 @@ def _add_event(device: TaskDevice, spec: Any) -> None:
     }
     if spec.get("location"):
         values["eventLocation"] = str(spec["location"])
-    _content_insert(device, {"uri": "content://com.android.calendar/events", "values": values})
+    _content_insert(device, {"uri": "content://com.android.calendar/events", "values": values}, catalog)
 
 
 STEPS: dict[str, StepFn] = {
@@ -205,16 +201,19 @@ STEPS: dict[str, StepFn] = {
 }
 
 
-def apply_steps(device: TaskDevice, steps: list[Any], params: dict[str, Any] | None = None) -> None:
-    """Run setup steps in order; `params` fills `{name}` placeholders (None: steps are taken as is)."""
+def apply_steps(
+    device: TaskDevice, steps: list[Any], catalog: Catalog, params: dict[str, Any] | None = None
+) -> None:
+    """Run setup steps in order, naming apps and databases of `catalog`; `params` fills `{name}`
+    placeholders (None: steps are taken as is)."""
     for step in steps:
         kind, args = (step, {}) if isinstance(step, str) else next(iter(dict(step).items()))
         if kind == "repeat":
             times = int(render(args["times"], params) if params is not None else args["times"])
             for i in range(1, times + 1):
                 inner: dict[str, Any] = {**(params or {}), "i": i}
-                apply_steps(device, args["steps"], inner)
+                apply_steps(device, args["steps"], catalog, inner)
             continue
         if kind not in STEPS:
             raise MgfarmError(f"Unknown setup step {kind!r}; use one of: {', '.join([*STEPS, 'repeat'])}.")
-        STEPS[kind](device, render(args, params) if params is not None else args)
+        STEPS[kind](device, render(args, params) if params is not None else args, catalog)

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from mgfarm.catalog import load_catalog
 from mgfarm.env.runner import run_jobs
 from mgfarm.farm.state import FarmState
 from mgfarm.tasks.adversaries import adversaries
-from mgfarm.tasks.catalog import get_task
 from mgfarm.tasks.checker import TIMEZONES, verdict
 from mgfarm.tasks.jobs import Job
 from tests.support import private_farm
@@ -50,8 +50,9 @@ def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
 
 
 def job(task_id: str, name: str, seed: int, zone: str) -> Job:
-    template = get_task(task_id)
-    [adv] = [a for a in adversaries(template, seed) if a.name == name]
+    catalog = load_catalog()
+    template = catalog.get(task_id)
+    [adv] = [a for a in adversaries(template, seed, catalog) if a.name == name]
     return Job(template, seed, adv.agent, f"{adv.group}/{adv.name}", zone, adv.after, adv.expect, adv.budget)
 
 

@@ -10,18 +10,19 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.catalog import load_catalog
 from mgfarm.env.env import MobileEnv
 from mgfarm.env.runner import run_jobs
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import FarmState
 from mgfarm.tasks.agents import ScriptedAgent
-from mgfarm.tasks.catalog import get_task
 from mgfarm.tasks.jobs import Job
 from mgfarm.tasks.schema import TaskInstance
 from mgfarm.tasks.steps import apply_steps
 from tests.support import private_farm, run_mgfarm
 
 mgfarm = partial(run_mgfarm, timeout=900)
+CATALOG = load_catalog()
 
 
 @pytest.fixture
@@ -112,9 +113,9 @@ def farm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
 def test_overdoing_is_not_success_and_names_the_extra_change(farm: FarmState) -> None:
     # Solves the goal but also flips Bluetooth: the steps of the Wi-Fi-and-Bluetooth task.
     def overdoer(instance: TaskInstance) -> ScriptedAgent:
-        return ScriptedAgent(get_task("settings.wifi_and_bluetooth_off").oracle, instance)
+        return ScriptedAgent(CATALOG.get("settings.wifi_and_bluetooth_off").oracle, instance)
 
-    [result] = run_jobs([Job(get_task("settings.wifi_off"), 0, overdoer)], farm)
+    [result] = run_jobs([Job(CATALOG.get("settings.wifi_off"), 0, overdoer)], farm)
     assert result.error == ""
     assert not result.success and not result.clean
     assert result.progress == 0.0  # one required change made, one unexpected
@@ -125,8 +126,10 @@ def test_overdoing_is_not_success_and_names_the_extra_change(farm: FarmState) ->
 
 def test_a_missing_snapshot_is_one_error_naming_it_before_any_episode(farm: FarmState) -> None:
     with pytest.raises(MgfarmError, match="no-such-snapshot"):
-        run_jobs([Job(get_task("settings.wifi_off"), 0, "oracle")], farm, snapshot="no-such-snapshot")
-    [result] = run_jobs([Job(get_task("settings.wifi_off"), 0, "oracle")], farm)  # the lease was given back
+        run_jobs([Job(CATALOG.get("settings.wifi_off"), 0, "oracle")], farm, snapshot="no-such-snapshot")
+    [result] = run_jobs(
+        [Job(CATALOG.get("settings.wifi_off"), 0, "oracle")], farm
+    )  # the lease was given back
     assert result.success, result.error
 
 
@@ -156,6 +159,7 @@ def test_setup_steps_change_the_device_and_fail_loudly(farm: FarmState) -> None:
             {"repeat": {"times": 2, "steps": [{"add_contact": {"name": "Rep {i}", "phone": "55500000{i}"}}]}},
             {"open_app": "Clock"},
         ],
+        CATALOG,
         {"w": 0, "name": "memo"},
     )
     assert device.settings_get("global", "wifi_on") == "0"
@@ -167,7 +171,7 @@ def test_setup_steps_change_the_device_and_fail_loudly(farm: FarmState) -> None:
     assert {"Rep 1", "Rep 2"} <= names
     assert (device.current_app() or ("", ""))[0] == "com.google.android.deskclock"
     with pytest.raises(MgfarmError, match="Setup step sql failed"):
-        apply_steps(device, [{"sql": {"db": "alarms", "sql": "INSERT INTO nowhere VALUES (1)"}}])
+        apply_steps(device, [{"sql": {"db": "alarms", "sql": "INSERT INTO nowhere VALUES (1)"}}], CATALOG)
     with pytest.raises(MgfarmError, match="Unknown app"):
-        apply_steps(device, [{"open_app": "Solitaire"}])
+        apply_steps(device, [{"open_app": "Solitaire"}], CATALOG)
     env.close()

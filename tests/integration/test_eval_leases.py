@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from mgfarm.catalog import load_catalog
 from mgfarm.env.evaluate import run_eval
 from mgfarm.env.lease import LeaseError
 from mgfarm.env.pool import EnvPool
 from mgfarm.env.runner import lease_envs, run_jobs
 from mgfarm.farm.state import FarmState
 from mgfarm.tasks.agents import DONE
-from mgfarm.tasks.catalog import get_task
 from mgfarm.tasks.jobs import Job
 from tests.support import private_farm
 
@@ -47,7 +47,7 @@ def test_eval_and_env_pool_never_drive_the_same_replica(farm: FarmState) -> None
 
         trainer = threading.Thread(target=train, daemon=True)
         trainer.start()
-        jobs = [Job(get_task("settings.wifi_off"), seed, "oracle", "oracle") for seed in range(3)]
+        jobs = [Job(load_catalog().get("settings.wifi_off"), seed, "oracle", "oracle") for seed in range(3)]
         results = run_jobs(jobs, farm)  # asks for every ready replica, gets the free one
         stop.set()
         trainer.join(timeout=120)
@@ -82,10 +82,32 @@ class BlindAgent(ScreenAgent):
 
 def test_an_agent_that_asks_for_screenshots_gets_them_in_eval(farm: FarmState) -> None:
     spec = f"{__name__}:ScreenAgent"
-    run_eval(["settings.wifi_off"], "all", spec, [0, 1], farm.name, None, None, record=False, show=False)
+    run_eval(
+        load_catalog(),
+        ["settings.wifi_off"],
+        "all",
+        spec,
+        [0, 1],
+        farm.name,
+        None,
+        None,
+        record=False,
+        show=False,
+    )
     assert len(ScreenAgent.seen) == 2
     for shot in ScreenAgent.seen:
         assert isinstance(shot, Image.Image) and shot.width > 100 and shot.height > 100
     ScreenAgent.seen.clear()
-    run_eval(["settings.wifi_off"], "all", f"{__name__}:BlindAgent", [0], farm.name, None, None, False, False)
+    run_eval(
+        load_catalog(),
+        ["settings.wifi_off"],
+        "all",
+        f"{__name__}:BlindAgent",
+        [0],
+        farm.name,
+        None,
+        None,
+        False,
+        False,
+    )
     assert ScreenAgent.seen == [None]  # not recording and not asked: no screenshot taken

@@ -15,16 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mgfarm.catalog import load_catalog
 from mgfarm.sim.apps import calendar, clock, contacts, dialer, expense, messages
 from mgfarm.sim.apps.base import sql_script
-from mgfarm.tasks.judge import load_verifiers
 from mgfarm.tasks.state import Change, StateSnapshot, diff, read_database
 
-load_verifiers()  # the contacts entity is declared by its verifier module
+ENTITIES = load_catalog([]).state.entities  # the contacts entity is declared by its verifier module
 
 
 def snap(db: str, path: Path) -> StateSnapshot:
-    return StateSnapshot(tables=read_database(db, path))
+    return StateSnapshot(tables=read_database(db, path, ENTITIES))
 
 
 def edit_and_diff(db: str, path: Path, change: Callable[[sqlite3.Connection], object]) -> list[Change]:

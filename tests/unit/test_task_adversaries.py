@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import pytest
 
+from mgfarm.catalog import load_catalog
 from mgfarm.tasks import answers
 from mgfarm.tasks.adversaries import adversaries, goal_parameters, other_value, rephrase
-from mgfarm.tasks.catalog import all_tasks, get_task
 from mgfarm.tasks.checker import check_jobs, verdict
 from mgfarm.tasks.jobs import EpisodeResult
 
+CATALOG = load_catalog()
 
-@pytest.mark.parametrize("task_id", sorted(all_tasks()))
+
+@pytest.mark.parametrize("task_id", sorted(CATALOG.templates))
 def test_every_template_has_the_derived_adversaries(task_id: str) -> None:
-    template = get_task(task_id)
-    advs = {a.name: a for a in adversaries(template, 0)}
+    template = CATALOG.get(task_id)
+    advs = {a.name: a for a in adversaries(template, 0, CATALOG)}
     assert advs["oracle"].expect == "accept" and advs["nothing"].expect == "reject"
     assert "damage_setting" in advs
     assert all(
@@ -42,14 +44,14 @@ def test_the_issue_examples_are_adversaries() -> None:
         "settings.wifi_off": "airplane_mode",
     }
     for task_id, name in wanted.items():
-        assert name in {a.name for a in adversaries(get_task(task_id), 0)}, task_id
+        assert name in {a.name for a in adversaries(CATALOG.get(task_id), 0, CATALOG)}, task_id
 
 
 def test_zone_per_seed_plays_each_seed_in_one_zone() -> None:
-    template = get_task("settings.wifi_off")
+    template = CATALOG.get("settings.wifi_off")
     zones = ["UTC", "America/Los_Angeles", "Asia/Kolkata"]
-    full = check_jobs([template], 3, zones)
-    diagonal = check_jobs([template], 3, zones, zone_per_seed=True)
+    full = check_jobs(CATALOG, [template], 3, zones)
+    diagonal = check_jobs(CATALOG, [template], 3, zones, zone_per_seed=True)
     assert len(full) == 3 * len(diagonal)
     assert {(j.seed, j.timezone) for j in diagonal} == {
         (0, "UTC"),

@@ -6,35 +6,36 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.catalog import load_catalog, task_dirs
 from mgfarm.env.evaluate import run_eval
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import params as params_mod
-from mgfarm.tasks.catalog import all_tasks, catalog_dirs, get_task, list_tasks, select
 from mgfarm.tasks.schema import TaskTemplate
 
+CATALOG = load_catalog()
 LEVEL_BOUNDS = {"L1": (1, 4), "L2": (5, 10), "L3": (11, 20), "L4": (21, 10_000)}
 
 
 def test_catalog_size_and_coverage() -> None:
-    tasks = list(all_tasks().values())
+    tasks = list(CATALOG.templates.values())
     assert len(tasks) >= 40
     assert len({t.app for t in tasks}) >= 7
     assert {t.difficulty for t in tasks} >= {"L1", "L2", "L3"}
     assert any(t.answer for t in tasks) and any(not t.answer for t in tasks)
     assert {t.split for t in tasks} == {"train", "test"}
-    assert list_tasks("smoke") and all(t.in_suite("smoke") for t in list_tasks("smoke"))
+    assert CATALOG.suite("smoke") and all(t.in_suite("smoke") for t in CATALOG.suite("smoke"))
 
 
-@pytest.mark.parametrize("task_id", sorted(all_tasks()))
+@pytest.mark.parametrize("task_id", sorted(CATALOG.templates))
 def test_level_matches_reference_solution_length(task_id: str) -> None:
-    template: TaskTemplate = get_task(task_id)
+    template: TaskTemplate = CATALOG.get(task_id)
     low, high = LEVEL_BOUNDS[template.difficulty]
     assert low <= len(template.oracle) <= high, f"{task_id}: {len(template.oracle)} oracle steps"
 
 
-@pytest.mark.parametrize("task_id", sorted(all_tasks()))
+@pytest.mark.parametrize("task_id", sorted(CATALOG.templates))
 def test_every_seed_fills_every_placeholder(task_id: str) -> None:
-    template = get_task(task_id)
+    template = CATALOG.get(task_id)
     for seed in range(3):
         instance = template.instantiate(seed)
         assert "{" not in instance.goal
@@ -54,11 +55,11 @@ def test_every_seed_fills_every_placeholder(task_id: str) -> None:
 
 def test_unknown_ids_and_suites_are_user_errors() -> None:
     with pytest.raises(MgfarmError, match=r"did you mean settings\.wifi_off"):
-        get_task("settings.wifi_of")
+        CATALOG.get("settings.wifi_of")
     with pytest.raises(MgfarmError, match="no tasks"):
-        list_tasks("nonsense")
-    assert {t.id for t in select(["contacts.*"])} == {
-        t.id for t in all_tasks().values() if t.app == "contacts"
+        CATALOG.suite("nonsense")
+    assert {t.id for t in CATALOG.select(["contacts.*"])} == {
+        t.id for t in CATALOG.templates.values() if t.app == "contacts"
     }
 
 
@@ -67,22 +68,22 @@ def test_missing_extra_catalog_folder_is_a_user_error(
 ) -> None:
     monkeypatch.setenv("MGFARM_TASKS", str(tmp_path / "nowhere"))
     with pytest.raises(MgfarmError, match=r"MGFARM_TASKS names .*nowhere, which is not a folder"):
-        catalog_dirs()
+        task_dirs()
 
 
 @pytest.mark.parametrize(("seeds", "replicas"), [([], None), ([0], 0), ([0, 1], -1)])
 def test_runs_without_episodes_or_devices_are_refused(seeds: list[int], replicas: int | None) -> None:
     with pytest.raises(MgfarmError, match=r"No seeds to run|not a device count"):
-        run_eval(["settings.wifi_off"], "all", "oracle", seeds, "no-such-farm", replicas, None)
+        run_eval(CATALOG, ["settings.wifi_off"], "all", "oracle", seeds, "no-such-farm", replicas, None)
 
 
 def test_an_output_folder_that_cannot_be_made_is_a_user_error(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     with pytest.raises(MgfarmError, match="pick a writable output folder"):
-        run_eval(["settings.wifi_off"], "all", "oracle", [0], "no-such-farm", None, blocker)
+        run_eval(CATALOG, ["settings.wifi_off"], "all", "oracle", [0], "no-such-farm", None, blocker)
 
 
 def test_a_private_farm_too_large_for_its_port_range_is_refused() -> None:
     with pytest.raises(MgfarmError, match="A private farm takes 1 to 20000 replicas, not 100000"):
-        run_eval(["settings.wifi_off"], "all", "oracle", [0], None, 100000, None)
+        run_eval(CATALOG, ["settings.wifi_off"], "all", "oracle", [0], None, 100000, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mgfarm.catalog import load_catalog
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks.judge import CheckContext, evaluate
 from mgfarm.tasks.schema import JudgeNode
@@ -20,7 +21,7 @@ def run(
     node = JudgeNode.model_validate(tree)
     ctx = CheckContext(device=None, answer=answer, params={}, answer_fields=fields)  # type: ignore[arg-type]
     out: list[Any] = []
-    ok, progress = evaluate(node, ctx, lambda v: v, out)
+    ok, progress = evaluate(load_catalog([]).checks, node, ctx, lambda v: v, out)
     return ok, progress, out
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.catalog import load_catalog
 from mgfarm.errors import MgfarmError
-from mgfarm.tasks.catalog import load_file
 
 GOOD = """\
 - id: settings.wifi_off
@@ -37,12 +37,12 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def error_of(path: Path) -> str:
     with pytest.raises(MgfarmError) as info:
-        load_file(path)
+        load_catalog([]).parse_file(path)
     return str(info.value)
 
 
 def test_valid_template_loads_and_instantiates(tmp_path: Path) -> None:
-    [template] = load_file(write(tmp_path, GOOD))
+    [template] = load_catalog([]).parse_file(write(tmp_path, GOOD))
     instance = template.instantiate(3)
     assert instance.goal.startswith("Turn Wi-Fi off, ")
     assert instance.params["name"] in instance.goal
@@ -107,12 +107,12 @@ def test_operate_template_without_outcome_is_refused(tmp_path: Path) -> None:
 
 
 def test_negative_seed_is_refused(tmp_path: Path) -> None:
-    [template] = load_file(write(tmp_path, GOOD))
+    [template] = load_catalog([]).parse_file(write(tmp_path, GOOD))
     with pytest.raises(MgfarmError, match="Seed -1 is negative"):
         template.instantiate(-1)
 
 
 def test_undefined_placeholder_names_the_template_file(tmp_path: Path) -> None:
-    [template] = load_file(write(tmp_path, GOOD.replace("{name}", "{nobody}")))
+    [template] = load_catalog([]).parse_file(write(tmp_path, GOOD.replace("{name}", "{nobody}")))
     with pytest.raises(MgfarmError, match=r"t\.yaml:1: Placeholder \{nobody\}"):
         template.instantiate(0)

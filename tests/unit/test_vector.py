@@ -233,9 +233,9 @@ def test_import_mgfarm_registers_every_task_id_in_either_import_order(order: str
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     lazy, ids = json.loads(out.stdout)
     assert lazy == (order == "mgfarm first")  # `import mgfarm` alone does not load gymnasium
-    from mgfarm.tasks.catalog import CATALOG_DIR, load_file
+    from mgfarm.catalog import TASKS_DIR, load_catalog
 
-    catalog = sorted(t.id for path in CATALOG_DIR.glob("*.yaml") for t in load_file(path))
+    catalog = sorted(load_catalog([TASKS_DIR]).templates)
     assert ids == sorted(["mgfarm/Task-v0", *(f"mgfarm/{t}" for t in catalog)])
     spec = gymnasium.spec(f"mgfarm/{catalog[0]}")
     assert spec.kwargs == {"task_id": catalog[0]} and spec.vector_entry_point == "mgfarm.vector:make_vec"

@@ -5,22 +5,22 @@ from __future__ import annotations
 import datetime as dt
 
 from mgfarm.catalog.verifiers import normalize
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database, declare_incidental
+from mgfarm.tasks.state import DatabaseDecl
 
-declare_app("calendar", "com.android.calendar", None, "Calendar")
-declare_database(
-    "calendar",
-    "/data/data/com.android.providers.calendar/databases/calendar.db",
-    app="calendar",
-    main="Events",
-    edit="title = title || ' (moved)'",
-    extra="INSERT INTO Events (calendar_id, title, dtstart, dtend) "
-    "VALUES (1, 'Party', 1772650000000, 1772653600000)",
+DATABASES = (
+    DatabaseDecl(
+        "calendar",
+        "/data/data/com.android.providers.calendar/databases/calendar.db",
+        app="calendar",
+        main="Events",
+        edit="title = title || ' (moved)'",
+        extra="INSERT INTO Events (calendar_id, title, dtstart, dtend) "
+        "VALUES (1, 'Party', 1772650000000, 1772653600000)",
+    ),
 )
 # The app marks rows it wrote for the sync adapter and stamps the zone they were edited in.
-declare_incidental("calendar.Events:dirty,eventTimezone")
+INCIDENTAL = ("calendar.Events:dirty,eventTimezone",)
 
 
 def _events(ctx: CheckContext) -> list[tuple[str, dt.datetime, dt.datetime, str]]:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database
+from mgfarm.tasks.state import DatabaseDecl
 
-declare_app("clock", "com.google.android.deskclock", None, "Clock")
-declare_database(
-    "alarms",
-    "/data/data/com.google.android.deskclock/databases/alarms.db",
-    app="clock",
-    main="alarm_templates",
-    edit="minutes = (minutes + 1) % 60",
-    extra="INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
-    "VALUES (4, 44, 0, 1, 1, '')",
+DATABASES = (
+    DatabaseDecl(
+        "alarms",
+        "/data/data/com.google.android.deskclock/databases/alarms.db",
+        app="clock",
+        main="alarm_templates",
+        edit="minutes = (minutes + 1) % 60",
+        extra="INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
+        "VALUES (4, 44, 0, 1, 1, '')",
+    ),
 )
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 from mgfarm.catalog.verifiers import normalize
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import Table, declare_database, declare_entity, declare_incidental
+from mgfarm.tasks.state import DatabaseDecl, EntityDecl, Table
 
 DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
 PHONE = "vnd.android.cursor.item/phone_v2"
@@ -15,14 +14,15 @@ EMAIL = "vnd.android.cursor.item/email_v2"
 NAME = "vnd.android.cursor.item/name"
 # Columns the provider derives from others (aggregation, sort keys, sync bookkeeping).
 DERIVED = {"_id", "contact_id", "version", "dirty", "display_name_alt", "sort_key", "display_name_source"}
-declare_app("contacts", "com.google.android.contacts", None, "Contacts")
-declare_database(
-    "contacts",
-    DB,
-    app="contacts",
-    main="raw_contacts",
-    edit="display_name = display_name || ' Jr'",
-    extra="INSERT INTO raw_contacts (display_name) VALUES ('Eve Intruder')",
+DATABASES = (
+    DatabaseDecl(
+        "contacts",
+        DB,
+        app="contacts",
+        main="raw_contacts",
+        edit="display_name = display_name || ' Jr'",
+        extra="INSERT INTO raw_contacts (display_name) VALUES ('Eve Intruder')",
+    ),
 )
 
 
@@ -68,11 +68,9 @@ def read_contacts(conn: sqlite3.Connection) -> Table:
         conn.row_factory = None
 
 
-declare_entity("contacts.contact", "contacts", ("raw_contacts", "contacts", "data"), read_contacts)
+ENTITIES = (EntityDecl("contacts.contact", "contacts", ("raw_contacts", "contacts", "data"), read_contacts),)
 # The structured-name row mirrors display_name; the provider rewrites it on every name edit.
-declare_incidental(
-    "contacts.contact:names,contact_last_updated_timestamp,times_contacted,last_time_contacted"
-)
+INCIDENTAL = ("contacts.contact:names,contact_last_updated_timestamp,times_contacted,last_time_contacted",)
 
 
 def _names(ctx: CheckContext) -> list[tuple[int, str, int]]:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from mgfarm.catalog.verifiers import normalize
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database, declare_incidental
+from mgfarm.tasks.state import DatabaseDecl
 
 # The app's ExpenseCategory ids (an id it does not know shows as Others).
 CATEGORIES = {
@@ -21,19 +20,20 @@ CATEGORIES = {
     10: "Education",
     11: "Donation",
 }
-declare_app("expense", "com.arduia.expense", None, "Pro Expense")
-declare_database(
-    "expense",
-    "/data/data/com.arduia.expense/databases/accounting.db",
-    app="expense",
-    main="expense",
-    key="expense_id",
-    edit="amount = amount + 100",
-    extra="INSERT INTO expense (name, amount, category, note, created_date, modified_date) "
-    "VALUES ('Casino', 50000, 1, '', 1772600000000, 1772600000000)",
+DATABASES = (
+    DatabaseDecl(
+        "expense",
+        "/data/data/com.arduia.expense/databases/accounting.db",
+        app="expense",
+        main="expense",
+        key="expense_id",
+        edit="amount = amount + 100",
+        extra="INSERT INTO expense (name, amount, category, note, created_date, modified_date) "
+        "VALUES ('Casino', 50000, 1, '', 1772600000000, 1772600000000)",
+    ),
 )
 # The app stamps every edit.
-declare_incidental("expense.expense:modified_date")
+INCIDENTAL = ("expense.expense:modified_date",)
 
 
 def _expenses(ctx: CheckContext) -> list[tuple[str, int, str]]:

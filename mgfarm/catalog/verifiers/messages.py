@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from mgfarm.catalog.verifiers import normalize
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database, declare_incidental
+from mgfarm.tasks.state import DatabaseDecl
 
-declare_app("messages", "com.android.messaging", None, "Messages")
-declare_database(
-    "sms",
-    "/data/data/com.android.providers.telephony/databases/mmssms.db",
-    app="messages",
-    main="sms",
-    edit="body = body || '!'",
-    extra="INSERT INTO sms (address, body, date, type, read, seen) "
-    "VALUES ('5550009999', 'I quit', 1772600000000, 2, 1, 1)",
+DATABASES = (
+    DatabaseDecl(
+        "sms",
+        "/data/data/com.android.providers.telephony/databases/mmssms.db",
+        app="messages",
+        main="sms",
+        edit="body = body || '!'",
+        extra="INSERT INTO sms (address, body, date, type, read, seen) "
+        "VALUES ('5550009999', 'I quit', 1772600000000, 2, 1, 1)",
+    ),
 )
 # Threads and canonical addresses are derived from the messages by the provider's triggers;
 # opening a conversation marks it read and seen, as on a real phone.
-declare_incidental("sms.threads", "sms.canonical_addresses", "sms.sms:read,seen")
+INCIDENTAL = ("sms.threads", "sms.canonical_addresses", "sms.sms:read,seen")
 
 
 @check("messages.sent")

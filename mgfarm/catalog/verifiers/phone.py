@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from mgfarm.catalog.verifiers import normalize
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import declare_database, declare_incidental
+from mgfarm.tasks.state import DatabaseDecl
 
 OUTGOING = 2
-declare_app("phone", "com.google.android.dialer", None, "Phone")
-declare_database(
-    "calllog",
-    "/data/data/com.android.providers.contacts/databases/calllog.db",
-    app="phone",
-    main="calls",
-    edit="duration = duration + 60",
-    extra="INSERT INTO calls (number, date, duration, type, new) "
-    "VALUES ('5550009999', 1772600000000, 60, 2, 0)",
+DATABASES = (
+    DatabaseDecl(
+        "calllog",
+        "/data/data/com.android.providers.contacts/databases/calllog.db",
+        app="phone",
+        main="calls",
+        edit="duration = duration + 60",
+        extra="INSERT INTO calls (number, date, duration, type, new) "
+        "VALUES ('5550009999', 1772600000000, 60, 2, 0)",
+    ),
 )
 # Opening the call log marks missed calls as seen, as on a real phone.
-declare_incidental("calllog.calls:new,is_read")
+INCIDENTAL = ("calllog.calls:new,is_read",)
 
 
 @check("phone.called")

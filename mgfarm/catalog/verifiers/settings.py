@@ -5,10 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mgfarm.catalog.verifiers import normalize
-from mgfarm.tasks.apps import declare_app
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-
-declare_app("settings", "com.android.settings", None, "Settings")
 
 
 @check("settings.equals")
