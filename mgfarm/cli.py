@@ -328,7 +328,9 @@ def run_task(
 
 @app.command("eval")
 def eval_suite(
-    suite: str = typer.Option("smoke", "--suite", "-s", help="smoke, train, test, all, or an app name."),
+    suite: str = typer.Option(
+        "smoke", "--suite", "-s", help="smoke, train, test, all, an app name, or androidworld."
+    ),
     agent: str = typer.Option(
         "oracle", "--agent", "-a", help="oracle, nothing, random, chat, replay:FILE or module:Class."
     ),
@@ -341,11 +343,37 @@ def eval_suite(
     ),
     out_dir: Path = typer.Option(Path("runs"), "--out", help="Folder for results.json and report.html."),
     no_record: bool = typer.Option(False, "--no-record", help="Record no screenshots (faster)."),
+    tasks: list[str] = typer.Option(
+        None,
+        "--tasks",
+        "-t",
+        help="androidworld: task classes or globs, repeated or comma-separated (default: every task "
+        "whose apps the devices have).",
+    ),
+    seed: int = typer.Option(
+        30, "--seed", help="androidworld: seed of AndroidWorld's task parameters (its own default, 30)."
+    ),
+    android_world: Path | None = typer.Option(
+        None,
+        "--android-world",
+        help="androidworld: an AndroidWorld checkout (default $MGFARM_ANDROID_WORLD, else an installed "
+        "android_world).",
+    ),
 ) -> None:
     """Evaluate an agent on a suite in parallel over the farm; writes results.json and report.html.
 
+    --suite androidworld runs AndroidWorld's own task classes, unchanged, each reset by snapshot load;
+    an AndroidWorld agent (module:Class subclassing its EnvironmentInteractingAgent) runs through an
+    adapter. It also writes tasks.md, a table per task.
+
     Example: mgfarm eval --suite test --agent my_agent:Agent --replicas 16
+    Example: mgfarm eval --suite androidworld --agent nothing --tasks 'Markor*' --replicas 4
     """
+    if suite == "androidworld":
+        eval_androidworld(agent, replicas, farm, out_dir, no_record, tasks or [], seed, android_world)
+        return
+    if tasks or android_world is not None:
+        fail("--tasks and --android-world are for --suite androidworld; drop them or pass that suite.")
     from mgfarm.catalog import load_catalog
     from mgfarm.env.evaluate import run_eval
     from mgfarm.tasks.commands import rates_table
@@ -367,6 +395,36 @@ def eval_suite(
     ok = sum(r.success for r in run.results)
     out.print(
         f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {plural(run.devices, 'replica')}",
+        highlight=False,
+    )
+    out.print(f"results: {run.folder}/results.json\nreport:  {run.report}", highlight=False)
+
+
+def eval_androidworld(
+    agent: str,
+    replicas: int | None,
+    farm: str | None,
+    out_dir: Path,
+    no_record: bool,
+    tasks: list[str],
+    seed: int,
+    android_world: Path | None,
+) -> None:
+    """`eval --suite androidworld`: the per-task table and where the results are."""
+    from mgfarm.suites.aw_eval import rows_table, run_suite
+    from mgfarm.tasks.commands import rates_table
+
+    patterns = [p.strip() for value in tasks for p in value.split(",") if p.strip()]
+    run = run_suite(
+        resolve_farm(farm), agent, seed, patterns, replicas, out_dir, android_world, record=not no_record
+    )
+    out.print(rows_table(run.rows))
+    out.print(rates_table(run.results, "app"))
+    ok = sum(r.success for r in run.results)
+    skipped = len(run.rows) - len(run.results)
+    out.print(
+        f"{ok}/{len(run.results)} succeeded ({skipped} skipped) in {run.seconds:.1f} s on "
+        f"{plural(run.devices, 'replica')}",
         highlight=False,
     )
     out.print(f"results: {run.folder}/results.json\nreport:  {run.report}", highlight=False)
