@@ -98,12 +98,12 @@ def main() -> int:
 
     home = tempfile.mkdtemp(prefix="mgfarm-bench-")
     os.environ["MGFARM_HOME"] = home
+    from mgfarm.catalog import load_catalog
     from mgfarm.errors import MgfarmError
     from mgfarm.farm import api
     from mgfarm.farm.ports import free_port, quiet_range_start
-    from mgfarm.tasks.catalog import list_tasks
 
-    task = args.task or list_tasks("smoke")[0].id
+    task = args.task or load_catalog().suite("smoke")[0].id
     name = "bench"
     started = time.perf_counter()
     first_port = quiet_range_start(max(sizes))

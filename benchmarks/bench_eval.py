@@ -30,14 +30,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def run_size(replicas: int, suite: str, seeds: int) -> dict[str, Any]:
+    from mgfarm.catalog import load_catalog
     from mgfarm.env.runner import run_jobs
     from mgfarm.farm import api
     from mgfarm.farm.ports import free_port
-    from mgfarm.tasks.catalog import list_tasks
     from mgfarm.tasks.jobs import Job
 
     name = f"bench-eval-{replicas}"
-    jobs = [Job(t, s, "oracle", "oracle") for t in list_tasks(suite) for s in range(seeds)]
+    jobs = [Job(t, s, "oracle", "oracle") for t in load_catalog().suite(suite) for s in range(seeds)]
     start = time.perf_counter()
     first_port = random.randrange(20000, 60000 - 2 * replicas, 2)
     farm = api.up(replicas, backend="process", name=name, adb_port=free_port(), first_port=first_port)
