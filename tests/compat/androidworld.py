@@ -1,10 +1,9 @@
 """Running AndroidWorld's own code against a simulated device, for the compatibility tests and docs.
 
-AndroidWorld is taken from $MGFARM_ANDROID_WORLD (never copied into this project): it is copied to a
-temporary folder, its protos are generated there, and that copy is imported. Its helpers talk to the
-device through android_env's AdbCallParser over the real adb binary; `make_env` builds the smallest
-android_env environment that gives them that (screens come from `screencap`, actions are adb calls),
-standing where AndroidEnv's emulator simulator would be.
+Finding AndroidWorld ($MGFARM_ANDROID_WORLD, never copied into this project), preparing its copy with
+generated protos, and its AsyncAndroidEnv over android_env's AdbCallParser are the package's
+(`mgfarm.suites.androidworld`, also behind `mgfarm eval --suite androidworld`); this module adds the
+checks of AndroidWorld's helpers and the table of what works.
 
 `python -m tests.compat.androidworld [--write docs/compat.md]` starts a simulated device on a private
 adb server, runs every helper and every registry task's `initialize_task`, and prints (or writes) the
@@ -13,11 +12,8 @@ table of what works.
 
 from __future__ import annotations
 
-import io
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 import traceback
@@ -26,11 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ENV_VAR = "MGFARM_ANDROID_WORLD"
-PROTOS = (
-    "android_world/task_evals/information_retrieval/proto/state.proto",
-    "android_world/task_evals/information_retrieval/proto/task.proto",
+from mgfarm.suites.androidworld import (
+    ENV_VAR,
+    android_world_source,
+    async_env,
+    make_env,
+    prepare_android_world,
 )
+
+__all__ = ["ENV_VAR", "android_world_source", "async_env", "make_env", "prepare_android_world"]
+
 # AndroidWorld app names (task.app_names) the simulated device has, and why the others are missing.
 SIM_APPS = {
     "settings",
@@ -46,103 +47,6 @@ SIM_APPS = {
     "simple sms messenger",
     "clipper",
 }
-
-
-def android_world_source() -> Path | None:
-    value = os.environ.get(ENV_VAR, "")
-    path = Path(value) if value else None
-    return path if path is not None and (path / "android_world" / "registry.py").is_file() else None
-
-
-def prepare_android_world(workdir: Path) -> Path:
-    """Copy AndroidWorld to `workdir`, generate its protos there, and put the copy on sys.path."""
-    source = android_world_source()
-    if source is None:
-        raise RuntimeError(f"set {ENV_VAR} to an AndroidWorld checkout (the folder holding android_world/)")
-    target = workdir / "android_world_copy"
-    stamp = f"{source}:{(source / 'android_world' / 'registry.py').stat().st_mtime_ns}"
-    marker = target / ".mgfarm-source"
-    if target.exists() and not (marker.is_file() and marker.read_text(errors="replace") == stamp):
-        shutil.rmtree(target)  # a copy of another (or an older) AndroidWorld
-    if not target.exists():
-        shutil.copytree(source, target, ignore=shutil.ignore_patterns(".git", "__pycache__"))
-        for proto in PROTOS:
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "grpc_tools.protoc",
-                    f"--proto_path={target}",
-                    f"--python_out={target}",
-                    proto,
-                ],
-                check=True,
-                cwd=target,
-            )
-        marker.write_text(stamp)
-    if str(target) not in sys.path:
-        sys.path.insert(0, str(target))
-    return target
-
-
-def make_env(adb_path: str, server_port: int, serial: str) -> Any:
-    """An android_env environment over adb only (the class is made here: android_env is optional)."""
-    import dm_env
-    import numpy as np
-    from android_env import env_interface
-    from android_env.components import action_type, adb_call_parser, adb_controller, config_classes
-    from android_env.proto import adb_pb2
-    from PIL import Image
-
-    class Env(env_interface.AndroidEnvInterface):
-        def __init__(self) -> None:
-            config = config_classes.AdbControllerConfig(
-                adb_path=adb_path, adb_server_port=server_port, device_name=serial, default_timeout=60.0
-            )
-            self.controller = adb_controller.AdbController(config)
-            self.parser = adb_call_parser.AdbCallParser(self.controller)
-
-        def action_spec(self) -> dict[str, Any]:
-            return {}
-
-        def observation_spec(self) -> dict[str, Any]:
-            return {}
-
-        def _observation(self) -> dict[str, Any]:
-            png = self.controller.execute_command(["exec-out", "screencap", "-p"])
-            pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
-            return {"pixels": pixels, "timedelta": np.array(0), "orientation": np.zeros(4)}
-
-        def reset(self) -> dm_env.TimeStep:
-            return dm_env.restart(self._observation())
-
-        def step(self, action: dict[str, Any]) -> dm_env.TimeStep:
-            if int(action.get("action_type", action_type.ActionType.LIFT)) == action_type.ActionType.TOUCH:
-                h, w = self._observation()["pixels"].shape[:2]
-                x, y = (float(v) for v in action["touch_position"])
-                self.execute_adb_call(
-                    adb_pb2.AdbRequest(tap=adb_pb2.AdbRequest.Tap(x=int(x * w), y=int(y * h)))
-                )
-            return dm_env.transition(0.0, self._observation())
-
-        def close(self) -> None:
-            pass
-
-        def execute_adb_call(self, call: Any) -> Any:
-            return self.parser.parse(call)
-
-    return Env()
-
-
-def async_env(adb_path: str, server_port: int, serial: str) -> Any:
-    """AndroidWorld's AsyncAndroidEnv over `make_env`, reading UI elements with `uiautomator dump`."""
-    from android_world.env import android_world_controller, interface
-
-    controller = android_world_controller.AndroidWorldController(
-        make_env(adb_path, server_port, serial),
-        a11y_method=android_world_controller.A11yMethod.UIAUTOMATOR,
-    )
-    return interface.AsyncAndroidEnv(controller)
 
 
 @dataclass

@@ -1,0 +1,59 @@
+"""The UI-only solutions of tests/integration/test_aw_<app>.py as one agent, for whole-suite runs.
+
+`ScriptedSolutions` is an agent factory for `mgfarm.suites.aw_eval.run_suite`: built with the
+episode's `AwInstance` (AndroidWorld's task, its raw parameters, the replica's AsyncAndroidEnv), it
+plays the solution written for that task class through the UI on its first turn, as `run_task`
+does after `initialize_task`, then says it is done. The Markor and SMS solutions, written inline on
+uiautomator2, are not in this table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import adbutils
+
+from mgfarm.suites.aw_tasks import AwInstance
+from mgfarm.tasks.agents import DONE
+from tests.integration import (
+    test_aw_broccoli,
+    test_aw_clock,
+    test_aw_contacts,
+    test_aw_expense,
+    test_aw_files,
+    test_aw_simple_calendar,
+)
+from tests.integration.aw_apps import AwDevice
+from tests.integration.phone_driver import Phone
+
+SOLUTIONS: dict[str, Any] = dict(
+    [
+        *test_aw_clock.TASKS,
+        *test_aw_expense.TASKS,
+        *test_aw_broccoli.TASKS,
+        *test_aw_simple_calendar.TASKS,
+        *test_aw_simple_calendar.IR_TASKS,
+        ("ContactsAddContact", test_aw_contacts.add_contact),
+        ("FilesDeleteFile", test_aw_files.delete_file),
+    ]
+)
+
+
+class ScriptedSolutions:
+    """Solves the episode's task with its scripted UI solution in one turn, then says done."""
+
+    def __init__(self, instance: AwInstance) -> None:
+        self.instance = instance
+        self.played = False
+
+    def act(self, observation: dict[str, Any]) -> dict[str, Any]:
+        if not self.played:
+            self.played = True
+            inst = self.instance
+            name = type(inst.task).__name__
+            if name not in SOLUTIONS:
+                raise LookupError(f"no scripted solution for {name}")
+            phone = Phone(adbutils.AdbClient(port=inst.adb_port).device(inst.serial))
+            phone.home()
+            SOLUTIONS[name](AwDevice(inst.env, phone), inst.task, inst.raw)
+        return DONE
