@@ -26,13 +26,13 @@ CONTACTS = (
 
 
 def seed(device: SimDevice) -> None:
-    device.services["clock"].set_ms(NOW_MS)
-    device.services["clock"].freeze(True)
-    apps = device.services["apps"]
+    device.services.clock.set_ms(NOW_MS)
+    device.services.clock.freeze(True)
+    apps = device.services.apps
     for first, last, phone, email in CONTACTS:
         apps["com.google.android.contacts"].db.create_contact(first, last, phone, email)
     apps["com.google.android.contacts"].db.set_starred(1, True)
-    reg = device.services["providers"]
+    reg = device.services.providers
     sms, _ = reg.resolve("content://sms")
     sms.insert(
         "content://sms/inbox",
@@ -91,7 +91,7 @@ async def main() -> None:
         device = SimDevice(DeviceConfig("docs", 5555, Path(tmp) / "d", Path(tmp) / "s"))
         await device.boot()
         seed(device)
-        wm, am = device.services["window"], device.services["activities"]
+        wm, am = device.services.window, device.services.activities
 
         def save(name: str) -> None:
             (OUT / f"{name}.png").write_bytes(wm.screencap_png())

@@ -16,7 +16,6 @@ from mgfarm.sim.system.telephony import (
     NETWORK_DELAYS,
     NETWORK_SPEEDS,
     REGISTRATION,
-    Telephony,
     TelephonyError,
 )
 
@@ -45,19 +44,12 @@ def ko(message: str) -> str:
     return reply(f"KO: {message}")
 
 
-def modem(device: SimDevice) -> Telephony:
-    service = device.services.get("telephony")
-    if not isinstance(service, Telephony):
-        service = device.services["telephony"] = Telephony(device)
-    return service
-
-
 def gsm(device: SimDevice, args: list[str], line: str) -> str:
     del line
     if not args:
         return ko("missing sub-command, try 'help gsm'")
     sub, rest = args[0].lower(), args[1:]
-    m = modem(device)
+    m = device.services.telephony
     if sub == "list":
         return reply(*m.listing(), "OK")
     if sub == "status":
@@ -93,7 +85,7 @@ def sms(device: SimDevice, args: list[str], line: str) -> str:
     # The text is the rest of the line as typed (spaces kept), after `sms send NUMBER `.
     text = line.split(None, 3)[3] if len(line.split(None, 3)) == 4 else ""
     try:
-        modem(device).receive_sms(args[1], text)
+        device.services.telephony.receive_sms(args[1], text)
     except TelephonyError as exc:
         return ko(str(exc))
     return reply("OK")
@@ -116,7 +108,7 @@ def geo(device: SimDevice, args: list[str], line: str) -> str:
     if not -90 <= latitude <= 90:
         return ko("invalid latitude value, use a value between -90 and 90")
     altitude = numbers[2] if len(numbers) > 2 else 0.0
-    modem(device).radio.location = (longitude, latitude, altitude)
+    device.services.telephony.radio.location = (longitude, latitude, altitude)
     return reply("OK")
 
 
@@ -125,7 +117,7 @@ def power(device: SimDevice, args: list[str], line: str) -> str:
     if not args:
         return ko("missing sub-command, try 'help power'")
     sub, rest = args[0].lower(), args[1:]
-    p = modem(device).power
+    p = device.services.telephony.power
     if sub == "display":
         return reply(
             f"AC: {'online' if p.ac else 'offline'}",
@@ -160,7 +152,7 @@ def network(device: SimDevice, args: list[str], line: str) -> str:
     if not args:
         return ko("missing sub-command, try 'help network'")
     sub, rest = args[0].lower(), args[1:]
-    radio = modem(device).radio
+    radio = device.services.telephony.radio
     if sub == "status":
         return reply(
             "Current network status:",
@@ -183,7 +175,7 @@ def network(device: SimDevice, args: list[str], line: str) -> str:
 def rotate(device: SimDevice, args: list[str], line: str) -> str:
     """Turns the virtual device a quarter clockwise; an app that follows the sensor sees it."""
     del args, line
-    radio = modem(device).radio
+    radio = device.services.telephony.radio
     radio.rotation = (radio.rotation + 1) % 4
     return reply("OK")
 

@@ -7,11 +7,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import LocalServer, ShellIO
 from mgfarm.sim.system.fs import DeviceFS
 from mgfarm.sim.system.props import Props, default_props
+
+if TYPE_CHECKING:
+    from mgfarm.sim.system.services import Services
 
 
 @dataclass
@@ -58,17 +61,23 @@ class SimDevice:
         self.root_adbd = True  # emulator images run adbd as root
         self.booted = asyncio.Event()
         self.killed = asyncio.Event()  # set by `kill` on the console or `reboot:`; hosts stop the device
-        self.services: dict[str, Any] = {}  # system services registered at boot, by name
+        self._services: Services | None = None  # made by `start_services`, the first part of boot
         self.started_at = time.monotonic()
         # Bumped after anything that may change what the screen shows (see `changed`).
         self.epoch = 0
         # Set by the host: drops and re-announces every transport, as when adbd restarts (root/unroot).
         self.on_adbd_restart: Callable[[], None] | None = None
 
+    @property
+    def services(self) -> Services:
+        """The system services (settings, packages, providers, clock, activities, window, apps...)."""
+        if self._services is None:
+            raise RuntimeError(f"device {self.config.name} has not started its services: boot it first")
+        return self._services
+
     def now(self) -> float:
-        """The device's wall time in seconds: its clock service once booted, host time before."""
-        clock = self.services.get("clock")
-        return clock.now() if clock is not None else time.time()
+        """The device's wall time in seconds: its clock service once started, host time before."""
+        return self._services.clock.now() if self._services is not None else time.time()
 
     def changed(self) -> None:
         """Note that state behind the screen may have changed: the window manager composes anew.
@@ -84,13 +93,18 @@ class SimDevice:
 
         return await run_command_line(self, command, io)
 
-    async def boot(self) -> None:
-        """Lay out the filesystem, start system services, install and seed apps, then report boot."""
-        from mgfarm.sim.apps import install_apps
-        from mgfarm.sim.system.services import start_system_services
+    def start_services(self) -> None:
+        """Lay out the filesystem and start the system services: the part of `boot` before the apps."""
+        from mgfarm.sim.system.services import start_services
 
         self.fs.create_skeleton()
-        start_system_services(self)
+        self._services = start_services(self)
+
+    async def boot(self) -> None:
+        """Start the system services, install and seed apps, then report boot."""
+        from mgfarm.sim.apps import install_apps
+
+        self.start_services()
         install_apps(self)
         self.props.set("sys.boot_completed", "1")
         self.props.set("dev.bootcomplete", "1")

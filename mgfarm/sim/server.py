@@ -100,6 +100,7 @@ class DeviceHost:
         self.console: Console | None = None
         self.device.on_adbd_restart = self.restart_adbd
         self._announcer: asyncio.Task[None] | None = None
+        self.grpc: grpc_hook.Serving | None = None  # the device's gRPC server, when `--grpc` asks for one
         self.announced = False  # an adb server took the first announcement
 
     async def start(self) -> None:
@@ -193,7 +194,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             host = DeviceHost(config, options.announce, token)
             await host.start()
             hosts.append(host)
-            await grpc_hook.serve(host.device, options.grpc_port, len(hosts) - 1)
+            host.grpc = await grpc_hook.serve(host.device, options.grpc_port, len(hosts) - 1)
             ready.append(asyncio.get_running_loop().create_task(say_ready(host, options.announce, say)))
         await wait_until_done(hosts, stop)
         for task in ready:
@@ -201,7 +202,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
     finally:
         for host in hosts:
             await host.stop()
-            await grpc_hook.stop(host.device)
+            await grpc_hook.stop(host.grpc)
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
 
@@ -212,7 +213,7 @@ async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[st
     config = host.device.config
     if host.announced and not await host.attached(ANNOUNCE_READY_TIMEOUT):
         log.warning("%s: the adb server on port %d has not attached it yet", config.serial, announce_to)
-    grpc = grpc_hook.ready(host.device)
+    grpc = grpc_hook.ready(host.grpc)
     say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}{grpc}")
 
 

@@ -61,21 +61,17 @@ def check_name(name: str) -> None:
 
 def export_state(device: SimDevice) -> dict[str, Any]:
     """Everything the device keeps in memory, as JSON-ready data."""
-    services: dict[str, Any] = {}
-    for name, service in device.services.items():
-        exporter = getattr(service, "export_state", None)
-        if callable(exporter):
-            services[name] = exporter()
+    services = {name: service.export_state() for name, service in device.services.stateful().items()}
     return {"props": dict(device.props.values), "root_adbd": device.root_adbd, "services": services}
 
 
 def import_state(device: SimDevice, state: dict[str, Any]) -> None:
     device.props.values = dict(state.get("props", device.props.values))
     device.root_adbd = bool(state.get("root_adbd", device.root_adbd))
+    stateful = device.services.stateful()
     for name, data in state.get("services", {}).items():
-        importer = getattr(device.services.get(name), "import_state", None)
-        if callable(importer):
-            importer(data)
+        if name in stateful:
+            stateful[name].import_state(data)
 
 
 # Staging names use '+', which snapshot names cannot hold, and the pid, so that `recover` never

@@ -38,10 +38,7 @@ class ShellDevice:
         if boot:
             self.loop.run_until_complete(self.device.boot())
         else:
-            from mgfarm.sim.system.services import start_system_services
-
-            self.device.fs.create_skeleton()
-            start_system_services(self.device)
+            self.device.start_services()
 
     def run(self, line: str, stdin: bytes = b"", timeout: float = 10.0) -> Result:
         io = ShellIO.buffered(stdin)

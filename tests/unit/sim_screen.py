@@ -52,8 +52,8 @@ class Screen:
 
     def __init__(self, device: SimDevice) -> None:
         self.device = device
-        self.wm = device.services["window"]
-        self.am = device.services["activities"]
+        self.wm = device.services.window
+        self.am = device.services.activities
 
     def xml(self) -> str:
         return str(self.wm.dump_xml())

@@ -30,7 +30,7 @@ def titles(screen: Screen) -> list[str]:
 
 
 def png(device: SimDevice) -> bytes:
-    data: bytes = device.services["window"].screencap_png()
+    data: bytes = device.services.window.screencap_png()
     assert data.startswith(b"\x89PNG")
     return data
 

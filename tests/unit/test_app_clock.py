@@ -17,7 +17,7 @@ ADD = (
 
 def test_one_time_alarms_show_today_tomorrow_or_not_scheduled(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    clock = device.services["clock"]
+    clock = device.services.clock
     clock.freeze(True)
     clock.set_ms(int(datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc).timestamp() * 1000))
     db = device.fs.host(ALARMS_DB, "/")

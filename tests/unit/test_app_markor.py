@@ -250,10 +250,9 @@ def test_the_editor_opens_only_regular_files_in_shared_storage(tmp_path: Path) -
 def test_a_snapshot_load_restores_the_clipboard(tmp_path: Path) -> None:
     """What one episode copied must not leak into the next one loaded from the same snapshot."""
     from mgfarm.sim import snapshot
-    from mgfarm.sim.system.clipboard import clipboard
 
     device = boot_device(tmp_path)
     snapshot.save(device, "clean")
-    clipboard(device).text = "the answer"
+    device.services.clipboard.text = "the answer"
     snapshot.load(device, "clean")
-    assert clipboard(device).text == ""
+    assert device.services.clipboard.text == ""

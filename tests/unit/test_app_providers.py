@@ -12,7 +12,7 @@ CONTACTS = "content://com.android.contacts"
 
 def test_contacts_provider_like_the_add_contact_setup_step(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    reg = device.services["providers"]
+    reg = device.services.providers
     prov, _ = reg.resolve(f"{CONTACTS}/raw_contacts")
     prov.insert(f"{CONTACTS}/raw_contacts", {"starred": 0})
     _, rows = prov.query(f"{CONTACTS}/raw_contacts", ["_id"], None, [], None)
@@ -47,7 +47,7 @@ def test_contacts_provider_like_the_add_contact_setup_step(tmp_path: Path) -> No
 
 def test_contacts_ui_create_edit_favourite_delete(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    contacts = s.device.services["apps"]["com.google.android.contacts"]
+    contacts = s.device.services.apps["com.google.android.contacts"]
     s.am.launch("com.google.android.contacts")
     s.tap(desc="Create contact")
     s.type_into("Grace", text="First name")
@@ -72,7 +72,7 @@ def test_contacts_ui_create_edit_favourite_delete(tmp_path: Path) -> None:
 
 def test_sms_and_calendar_uris_and_threads(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    reg = device.services["providers"]
+    reg = device.services.providers
     sms, _ = reg.resolve("content://sms/inbox")
     sms.insert("content://sms/inbox", {"address": "+14155550101", "body": "Lunch?", "date": 1, "read": 1})
     sms.insert("content://sms/sent", {"address": "+14155550101", "body": "Yes", "date": 2, "read": 1})
@@ -126,7 +126,7 @@ def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
 
 def test_contacts_search_filters_by_name_and_number(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    db = s.device.services["apps"]["com.google.android.contacts"].db
+    db = s.device.services.apps["com.google.android.contacts"].db
     db.create_contact("Ada", "Lovelace", "+1 415 555 0101", "")
     db.create_contact("Alan", "Turing", "+1 415 555 0102", "")
     s.am.launch("com.google.android.contacts")
@@ -145,8 +145,8 @@ def test_contacts_search_filters_by_name_and_number(tmp_path: Path) -> None:
 
 def test_calendar_month_day_and_edit(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    s.device.services["clock"].set_ms(1772616600000)  # 2026-03-04 09:30 UTC
-    cal, _ = s.device.services["providers"].resolve("content://com.android.calendar/events")
+    s.device.services.clock.set_ms(1772616600000)  # 2026-03-04 09:30 UTC
+    cal, _ = s.device.services.providers.resolve("content://com.android.calendar/events")
     cal.insert(
         "content://com.android.calendar/events",
         {"calendar_id": 1, "title": "Dentist", "dtstart": 1772719200000, "dtend": 1772724600000},
@@ -186,7 +186,7 @@ def test_expense_edit_and_delete(tmp_path: Path) -> None:
 
 def test_clock_timer_and_stopwatch_follow_the_device_clock(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    clock = s.device.services["clock"]
+    clock = s.device.services.clock
     clock.set_ms(1772616600000)
     clock.freeze(True)
     s.am.launch("com.google.android.deskclock")
@@ -220,9 +220,9 @@ def test_sound_slider_drag_sets_the_volume_setting(tmp_path: Path) -> None:
     slider = find(s.xml(), desc="Media volume")
     x, y = slider.center
     s.wm.swipe(x, y, 10_000, y, 300)  # dragged past the end: clamps at the maximum
-    assert s.device.services["settings"].get("system", "volume_music") == "25"
+    assert s.device.services.settings.get("system", "volume_music") == "25"
     s.wm.swipe(x, y, 0, y, 300)
-    assert s.device.services["settings"].get("system", "volume_music") == "0"
+    assert s.device.services.settings.get("system", "volume_music") == "0"
 
 
 def test_expense_first_run_setup_after_clear_and_multi_delete(tmp_path: Path) -> None:
@@ -230,7 +230,7 @@ def test_expense_first_run_setup_after_clear_and_multi_delete(tmp_path: Path) ->
     Expense Logs a long press selects rows and one Delete removes them all."""
     s = Screen(boot_device(tmp_path))
     db = s.device.fs.host("/data/data/com.arduia.expense/databases/accounting.db")
-    s.device.services["packages"].clear("com.arduia.expense")
+    s.device.services.packages.clear("com.arduia.expense")
     s.am.launch("com.arduia.expense")
     s.tap(text="Next")
     s.tap(text="Continue")

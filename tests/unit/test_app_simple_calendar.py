@@ -32,7 +32,7 @@ def ts(day: int, hour: int, minute: int = 0) -> int:
 
 def booted(tmp_path: Path) -> tuple[SimDevice, Screen, Path]:
     device = boot_device(tmp_path)
-    clock = device.services["clock"]
+    clock = device.services.clock
     clock.freeze(True)
     clock.set_ms(int(NOW.timestamp() * 1000))
     return device, Screen(device), device.fs.host(DB, "/")
@@ -192,7 +192,7 @@ def test_week_grid_places_overlapping_events_side_by_side(tmp_path: Path) -> Non
     assert short[0] >= long[2]  # the overlap moves to a second lane
     assert later[0] == long[0] and later[1] > long[3]  # the free first lane takes the later event
     assert (short[1] - long[1]) * 2 == long[3] - long[1]  # 10:00 sits halfway down 9:00-11:00
-    png = device.services["window"].screencap_png()
+    png = device.services.window.screencap_png()
     assert png.startswith(b"\x89PNG")
 
 
@@ -225,4 +225,4 @@ def test_rows_written_behind_the_app_with_bad_values_do_not_stop_it(tmp_path: Pa
     screen.am.launch(PKG)
     screen.tap(desc="16 October 2023")
     assert titles(screen) == ["Fine", "Odd repeat"]
-    assert device.services["window"].toast is None
+    assert device.services.window.toast is None

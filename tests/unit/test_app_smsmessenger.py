@@ -18,7 +18,7 @@ def rid(name: str) -> str:
 
 
 def sms(device: SimDevice) -> Any:
-    provider, _ = device.services["providers"].resolve("content://sms")
+    provider, _ = device.services.providers.resolve("content://sms")
     return provider
 
 
@@ -32,7 +32,7 @@ def texts(s: Screen, name: str) -> list[str]:
 
 def test_conversations_newest_first_and_a_reply_lands_in_sent(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    now = device.services["clock"].now_ms()
+    now = device.services.clock.now_ms()
     receive(device, "+15550001111", "first", now - 60_000)
     receive(device, "+15550002222", "hello there", now - 30_000)
     receive(device, "+15550001111", "later", now - 10_000)
@@ -61,7 +61,7 @@ def test_sms_queries_without_an_order_are_newest_first_as_on_android(tmp_path: P
 
 def test_new_conversation_by_number_or_contact_name(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    device.services["apps"]["com.google.android.contacts"].db.create_contact(
+    device.services.apps["com.google.android.contacts"].db.create_contact(
         "Ada", "Lovelace", "+15550104444", ""
     )
     s = Screen(device)

@@ -205,7 +205,7 @@ def test_an_agent_dialing_in_a_loop_holds_at_most_seven_calls(tmp_path: Path) ->
     dev = ShellDevice(tmp_path)
     r = dev.run("for i in 1 2 3 4 5 6 7 8 9; do am start -a android.intent.action.CALL -d tel:555000$i; done")
     assert r.status == 0
-    assert len(dev.device.services["telephony"].calls) == 7
+    assert len(dev.device.services.telephony.calls) == 7
     dev.close()
 
 

@@ -22,8 +22,8 @@ def boot(tmp: Path, profile: str) -> SimDevice:
 @pytest.mark.parametrize(("profile", "names"), [("android13", GOOGLE), ("aosp", AOSP)])
 def test_each_profile_installs_its_names(tmp_path: Path, profile: str, names: dict[str, AppNames]) -> None:
     device = boot(tmp_path, profile)
-    apps = device.services["apps"]
-    am = device.services["activities"]
+    apps = device.services.apps
+    am = device.services.activities
     for role in ("clock", "contacts", "dialer", "files"):
         want = app_names(profile, role)
         assert want is names[role] and want.package in apps
@@ -34,13 +34,13 @@ def test_each_profile_installs_its_names(tmp_path: Path, profile: str, names: di
     # The clock's alarms live in its own package's data folder; the contacts provider never moves.
     clock = app_names(profile, "clock").package
     assert device.fs.host(f"/data/data/{clock}/databases/alarms.db").exists()
-    assert device.services["providers"].resolve("content://com.android.contacts/contacts")
+    assert device.services.providers.resolve("content://com.android.contacts/contacts")
 
 
 def test_google_dialer_answers_dial_and_hosts_the_call_screen(tmp_path: Path) -> None:
     device = boot(tmp_path, "android13")
     query = Query("android.intent.action.DIAL", data="tel:5550100")
-    assert resolve(device.services["apps"], query) == (
+    assert resolve(device.services.apps, query) == (
         "com.google.android.dialer",
         "com.google.android.dialer.extensions.GoogleDialtactsActivity",
     )

@@ -78,7 +78,7 @@ def notes(sh: ShellDevice) -> str:
         "notes": Route("notes"),
         "notes/pinned": Route("notes", where="pinned = 1", defaults={"pinned": 1}),
     }
-    sh.device.services["providers"].register(
+    sh.device.services.providers.register(
         "com.example.notes", SqliteProvider("com.example.notes", lambda: db, routes)
     )
     return "content://com.example.notes/notes"
@@ -108,7 +108,7 @@ def test_content_insert_update_delete(sh: ShellDevice, notes: str) -> None:
 
 
 def test_provider_insert_returns_row_uri(sh: ShellDevice, notes: str) -> None:
-    provider, _ = sh.device.services["providers"].resolve(notes)
+    provider, _ = sh.device.services.providers.resolve(notes)
     uri = provider.insert(notes, {"title": "direct"})
     assert re.fullmatch(r"content://com\.example\.notes/notes/\d+", uri)
     provider.delete(uri, None, [])
@@ -302,7 +302,7 @@ def test_props_date_and_misc(sh: ShellDevice) -> None:
     assert sh.run("setprop debug.x 5; getprop debug.x").text == "5\n"
     assert sh.run("setprop ro.build.version.sdk 1").status == 1
     assert re.fullmatch(r"(\[[^\]]+\]: \[[^\]]*\]\n)+", sh.run("getprop").text)
-    sh.device.services["clock"].freeze(True)
+    sh.device.services.clock.freeze(True)
     sh.run("date -s '2024-03-05 06:07:08'")
     assert sh.run("date +%Y-%m-%d; date +%s").text == "2024-03-05\n1709618828\n"
     # the form the task setup step `set_time` sends: MMDDhhmmCCYY.ss
@@ -310,7 +310,7 @@ def test_props_date_and_misc(sh: ShellDevice) -> None:
     assert sh.run("date '+%F %T'").text == "2026-03-04 09:30:00\n"
     sh.run("date -s @1700000000")
     assert sh.run("date +%s").text == "1700000000\n"
-    sh.device.services["clock"].freeze(False)
+    sh.device.services.clock.freeze(False)
     assert sh.run("ime list -s").text == "com.android.inputmethod.latin/.LatinIME\n"
     assert sh.run("logcat -d").status == 0
     ps = sh.run("ps -A").text.splitlines()

@@ -15,21 +15,20 @@ from mgfarm.sim.system.apk import apk_package, axml_package
 from mgfarm.sim.system.clock import Clock
 from mgfarm.sim.system.packages import PackageInfo
 from mgfarm.sim.system.providers import ProviderError, Route, SqliteProvider
-from mgfarm.sim.system.services import start_system_services
 from mgfarm.sim.system.settings import SETTINGS_DB
 
 
 @pytest.fixture
 def device(tmp_path: Path) -> SimDevice:
     dev = SimDevice(DeviceConfig("svc", 5555, tmp_path / "dev", tmp_path / "snaps"))
-    dev.fs.create_skeleton()
-    start_system_services(dev)
+    dev.start_services()
     return dev
 
 
-def test_services_are_registered(device: SimDevice) -> None:
-    assert {"settings", "packages", "providers", "clock"} <= set(device.services)
+def test_services_start_with_their_databases(device: SimDevice) -> None:
     assert device.fs.host(SETTINGS_DB).is_file()
+    assert device.services.settings.get("global", "wifi_on") == "1"
+    assert device.services.apps == {}  # apps come with boot, after the services
 
 
 def test_frozen_clock_stands_still_and_set_moves_it() -> None:
@@ -56,7 +55,7 @@ def test_clock_state_round_trips() -> None:
 
 
 def test_settings_defaults_keep_user_changes_on_recreate(device: SimDevice) -> None:
-    settings = device.services["settings"]
+    settings = device.services.settings
     assert settings.get("global", "wifi_on") == "1"
     settings.put("global", "wifi_on", "0")
     settings.create()  # a second boot on the same data must not reset what the user changed
@@ -66,7 +65,7 @@ def test_settings_defaults_keep_user_changes_on_recreate(device: SimDevice) -> N
 
 
 def test_package_clear_calls_the_app_hook_and_state_round_trips(device: SimDevice) -> None:
-    packages = device.services["packages"]
+    packages = device.services.packages
     cleared: list[str] = []
     packages.add(PackageInfo("com.example.a", on_clear=lambda: cleared.append("a")))
     data = device.fs.host("/data/data/com.example.a/databases/x.db")

@@ -113,7 +113,7 @@ def test_find_or_and_not(sh: ShellDevice) -> None:
 
 def test_find_mtime_newer_and_exec(sh: ShellDevice) -> None:
     sh.run("mkdir /sdcard/m && touch /sdcard/m/old /sdcard/m/ref /sdcard/m/new")
-    now = sh.device.services["clock"].now()
+    now = sh.device.services.clock.now()
     set_times(sh, "/sdcard/m/old", now - 5 * 86400, now - 5 * 86400)
     set_times(sh, "/sdcard/m/ref", now - 2 * 86400, now - 2 * 86400)
     set_times(sh, "/sdcard/m/new", now - 60, now - 60)

@@ -12,7 +12,7 @@ from tests.unit.sim_screen import boot_device
 
 
 def test_start_resolves_relative_names_and_reports_missing_activities(tmp_path: Path) -> None:
-    am = boot_device(tmp_path).services["activities"]
+    am = boot_device(tmp_path).services.activities
     assert am.start("com.android.settings", ".Settings") is None
     assert am.resumed() == ("com.android.settings", "com.android.settings.Settings")
     err = am.start("com.android.settings", ".Nope")
@@ -25,7 +25,7 @@ def test_start_resolves_relative_names_and_reports_missing_activities(tmp_path: 
 
 
 def test_tasks_stack_back_and_force_stop(tmp_path: Path) -> None:
-    am = boot_device(tmp_path).services["activities"]
+    am = boot_device(tmp_path).services.activities
     am.launch("com.android.settings")
     am.start("com.android.settings", ".Settings$DisplaySettingsActivity")
     am.launch("com.google.android.contacts")
@@ -49,7 +49,7 @@ def test_tasks_stack_back_and_force_stop(tmp_path: Path) -> None:
 
 def test_export_import_round_trip(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    am = device.services["activities"]
+    am = device.services.activities
     am.launch("com.google.android.contacts")
     am.resumed_record().state["fields"] = {"search": "ada"}
     saved = am.export_state()
@@ -57,13 +57,13 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     am.import_state(saved)
     assert am.resumed()[0] == "com.google.android.contacts"
     assert am.resumed_record().state["fields"] == {"search": "ada"}
-    wm = device.services["window"]
+    wm = device.services.window
     wm.import_state(wm.export_state())
     assert wm.dump_xml().startswith("<?xml")
 
 
 def test_home_intent_goes_home_without_stacking_a_launcher(tmp_path: Path) -> None:
-    am = boot_device(tmp_path).services["activities"]
+    am = boot_device(tmp_path).services.activities
     am.launch("com.android.settings")
     assert am.start(None, action="android.intent.action.MAIN") is None
     assert am.resumed() == ("com.android.launcher3", "com.android.launcher3.uioverrides.QuickstepLauncher")
@@ -77,8 +77,8 @@ def test_snapshot_load_restores_screen_and_app_data(tmp_path: Path) -> None:
     from tests.unit.sim_screen import Screen
 
     s = Screen(boot_device(tmp_path))
-    s.device.services["clock"].set_ms(1772616600000)
-    s.device.services["clock"].freeze(True)
+    s.device.services.clock.set_ms(1772616600000)
+    s.device.services.clock.freeze(True)
     s.am.launch("com.google.android.contacts")
     s.tap(desc="Create contact")
     s.type_into("Ada", text="First name")
@@ -86,10 +86,10 @@ def test_snapshot_load_restores_screen_and_app_data(tmp_path: Path) -> None:
     snapshot.save(s.device, "mid")
     s.tap(text="Save")
     s.wm.key(3)
-    assert s.device.services["apps"]["com.google.android.contacts"].db.list()
+    assert s.device.services.apps["com.google.android.contacts"].db.list()
     snapshot.load(s.device, "mid")
     assert s.am.resumed()[1].endswith("ContactEditorActivity")
-    assert s.device.services["apps"]["com.google.android.contacts"].db.list() == []
+    assert s.device.services.apps["com.google.android.contacts"].db.list() == []
     assert s.wm.dump_xml() == before_xml
     assert s.wm.screencap_png() == before_png
 
@@ -98,9 +98,9 @@ def test_pm_clear_of_the_contacts_provider_recreates_both_databases(tmp_path: Pa
     from tests.unit.sim_screen import Screen
 
     s = Screen(boot_device(tmp_path))
-    s.device.services["apps"]["com.google.android.contacts"].db.create_contact("Ada", "", "1", "")
-    assert s.device.services["packages"].clear("com.android.providers.contacts")
-    assert s.device.services["apps"]["com.google.android.contacts"].db.list() == []
+    s.device.services.apps["com.google.android.contacts"].db.create_contact("Ada", "", "1", "")
+    assert s.device.services.packages.clear("com.android.providers.contacts")
+    assert s.device.services.apps["com.google.android.contacts"].db.list() == []
     s.am.launch("com.google.android.dialer")
     assert s.has(text="No recent calls")  # calllog.db is back, empty
 
@@ -118,7 +118,7 @@ def test_an_app_failing_is_stopped_not_the_device(tmp_path: Path) -> None:
 
 def test_intents_resolve_by_action_type_and_data(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    am = device.services["activities"]
+    am = device.services.activities
     insert = "android.intent.action.INSERT"
     assert (
         am.start(None, action=insert, mime_type="vnd.android.cursor.dir/contact", extras={"name": "Ada B"})
@@ -170,7 +170,7 @@ def test_resolution_answers_any_intent(
     if not APPS:
         import tempfile
 
-        APPS.append(boot_device(Path(tempfile.mkdtemp(prefix="intents-"))).services["apps"])
+        APPS.append(boot_device(Path(tempfile.mkdtemp(prefix="intents-"))).services.apps)
     hit = resolve(APPS[0], Query(action, data, mime, categories))
     assert hit is None or (hit[0] in APPS[0] and hit[1] in APPS[0][hit[0]].activities)
 

@@ -48,9 +48,9 @@ def count_builds(monkeypatch: pytest.MonkeyPatch, wm: WindowManager) -> list[int
 
 
 def test_reads_share_one_composition(dev: ShellDevice, monkeypatch: pytest.MonkeyPatch) -> None:
-    dev.device.services["clock"].freeze(True)  # the clock's second is part of what a frame depends on
+    dev.device.services.clock.freeze(True)  # the clock's second is part of what a frame depends on
     dev.run("screencap -p")
-    builds = count_builds(monkeypatch, dev.device.services["window"])
+    builds = count_builds(monkeypatch, dev.device.services.window)
     for line in READS:
         assert dev.run(line).status == 0, line
     assert builds[0] == 0
@@ -68,9 +68,9 @@ def test_reads_share_one_composition(dev: ShellDevice, monkeypatch: pytest.Monke
     ],
 )
 def test_every_write_composes_anew(dev: ShellDevice, monkeypatch: pytest.MonkeyPatch, write: str) -> None:
-    dev.device.services["clock"].freeze(True)
+    dev.device.services.clock.freeze(True)
     dev.run("screencap -p")
-    builds = count_builds(monkeypatch, dev.device.services["window"])
+    builds = count_builds(monkeypatch, dev.device.services.window)
     assert dev.run(write).status == 0, dev.run(write).error
     dev.run("screencap -p")
     assert builds[0] == 1
@@ -84,7 +84,7 @@ def test_a_change_behind_the_ui_shows_on_the_next_screenshot(dev: ShellDevice) -
 
 
 def test_a_running_clock_recomposes_each_second(dev: ShellDevice) -> None:
-    clock = dev.device.services["clock"]
+    clock = dev.device.services.clock
     clock.set_ms(1772641800000)  # 16:30:00 UTC
     clock.freeze(True)
     before = dev.run("screencap -p").out
@@ -121,11 +121,11 @@ def test_screen_neutral(argv: list[str], neutral: bool) -> None:
 def test_devices_in_the_same_state_share_a_screenshot(tmp_path: Path) -> None:
     a, b = ShellDevice(tmp_path / "a"), ShellDevice(tmp_path / "b")
     for d in (a, b):
-        d.device.services["clock"].set_ms(1772641800000)
-        d.device.services["clock"].freeze(True)
+        d.device.services.clock.set_ms(1772641800000)
+        d.device.services.clock.freeze(True)
         d.run("am start -n com.android.settings/.Settings")
-    shot_a = a.device.services["window"].screencap_png()
-    assert b.device.services["window"].screencap_png() is shot_a  # encoded once for both
+    shot_a = a.device.services.window.screencap_png()
+    assert b.device.services.window.screencap_png() is shot_a  # encoded once for both
     a.close()
     b.close()
 
@@ -198,8 +198,8 @@ def test_a_kept_frame_always_equals_a_fresh_composition(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str]
 ) -> None:
     dev = ShellDevice(tmp_path_factory.mktemp("dev"))
-    dev.device.services["clock"].freeze(True)
-    wm = dev.device.services["window"]
+    dev.device.services.clock.freeze(True)
+    wm = dev.device.services.window
     try:
         for line in lines:
             dev.run(line)

@@ -67,7 +67,7 @@ def test_keyboard_keys_type_into_the_field(tmp_path: Path) -> None:
 
 def test_swipe_scrolls_a_list_and_clamps(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    contacts = device.services["apps"]["com.google.android.contacts"]
+    contacts = device.services.apps["com.google.android.contacts"]
     for i in range(40):
         contacts.db.create_contact("Person", f"{i:02d}", "", "")
     s = Screen(device)
@@ -85,8 +85,8 @@ def test_unchanged_screen_is_cached_and_rendering_is_deterministic(tmp_path: Pat
     a = Screen(boot_device(tmp_path, "a"))
     b = Screen(boot_device(tmp_path, "b"))
     for s in (a, b):
-        s.device.services["clock"].set_ms(1772616600000)
-        s.device.services["clock"].freeze(True)
+        s.device.services.clock.set_ms(1772616600000)
+        s.device.services.clock.freeze(True)
         s.am.launch("com.android.settings")
     png = a.wm.screencap_png()
     assert a.wm.screencap_png() is png  # not re-encoded
@@ -105,7 +105,7 @@ def test_changes_behind_the_ui_show_up(tmp_path: Path) -> None:
     s.am.launch("com.android.settings")
     s.tap(text="Network & internet")
     light = s.wm.screencap_png()
-    s.device.services["settings"].put("secure", "ui_night_mode", "2")
+    s.device.services.settings.put("secure", "ui_night_mode", "2")
     dark = s.wm.screencap_png()
     assert dark != light
     corner = Image.open(io.BytesIO(dark)).getpixel((540, 1200))
@@ -155,7 +155,7 @@ def test_screen_size_and_density_are_configurable(tmp_path: Path) -> None:
 
     device = SimDevice(DeviceConfig("small", 5555, tmp_path / "small", tmp_path / "snap", 720, 1600, 320))
     asyncio.run(device.boot())
-    wm = device.services["window"]
+    wm = device.services.window
     assert wm.size == (720, 1600) and wm.density == 320
     assert Image.open(io.BytesIO(wm.screencap_png())).size == (720, 1600)
     nav = find(wm.dump_xml(all_windows=True), rid="com.android.systemui:id/home")
@@ -164,17 +164,17 @@ def test_screen_size_and_density_are_configurable(tmp_path: Path) -> None:
 
 def test_status_bar_clock_follows_time_and_24_hour_setting(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    clock = s.device.services["clock"]
+    clock = s.device.services.clock
     clock.set_ms(1772641800000)  # 16:30 UTC
     clock.freeze(True)
     assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "4:30"
-    s.device.services["settings"].put("system", "time_12_24", "24")
+    s.device.services.settings.put("system", "time_12_24", "24")
     assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "16:30"
 
 
 def test_pull_down_shade_quick_settings_tiles(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
-    settings = s.device.services["settings"]
+    settings = s.device.services.settings
     settings.put("global", "wifi_on", "1")
     s.am.launch("com.google.android.deskclock")
     s.wm.swipe(540, 20, 540, 1400, 300)

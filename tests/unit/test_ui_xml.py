@@ -82,7 +82,7 @@ def test_bounds_resource_ids_naf_and_hint_text() -> None:
 
 def test_home_screen_dump_has_launcher_icons_and_system_bars(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    wm = device.services["window"]
+    wm = device.services.window
     assert "com.android.systemui" not in wm.dump_xml()  # by default only the active window
     xml = wm.dump_xml(all_windows=True)
     for label in ("Contacts", "Settings", "Phone", "Messages", "Clock", "Calendar", "Files"):
@@ -97,11 +97,11 @@ def test_home_screen_dump_has_launcher_icons_and_system_bars(tmp_path: Path) -> 
 
 def test_offscreen_list_rows_are_not_dumped(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    contacts = device.services["apps"]["com.google.android.contacts"]
+    contacts = device.services.apps["com.google.android.contacts"]
     for i in range(40):
         contacts.db.create_contact("Person", f"{i:02d}", "", "")
-    device.services["activities"].launch("com.google.android.contacts")
-    xml = device.services["window"].dump_xml()
+    device.services.activities.launch("com.google.android.contacts")
+    xml = device.services.window.dump_xml()
     assert 'text="Person 00"' in xml
     assert 'text="Person 39"' not in xml
     lst = find(xml, rid="com.google.android.contacts:id/contact_list")

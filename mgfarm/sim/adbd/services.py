@@ -268,10 +268,7 @@ FRAMEBUFFER_HEADER = struct.Struct("<14I")
 
 async def framebuffer(device: SimDevice, stream: Stream) -> None:
     """Version-2 framebuffer header (RGBA 8888) followed by the pixels."""
-    window = device.services.get("window")
-    if window is None:
-        return
-    raw: bytes = window.screencap_raw()
+    raw = device.services.window.screencap_raw()
     width, height = struct.unpack_from("<II", raw)
     size = width * height * 4
     pixels = raw[len(raw) - size :]

@@ -29,15 +29,10 @@ def discover() -> list[type[App]]:
 
 
 def install_apps(device: SimDevice) -> None:
-    """Register the activity and window managers, then install and seed every app."""
-    from mgfarm.sim.system.activities import ActivityManager
+    """Install and seed every app, register its packages, then go home."""
     from mgfarm.sim.system.packages import PackageInfo
-    from mgfarm.sim.system.windows import WindowManager
 
-    am = device.services.setdefault("activities", ActivityManager(device))
-    apps: dict[str, App] = device.services.setdefault("apps", {})
-    device.services.setdefault("window", WindowManager(device))
-    packages = device.services.get("packages")
+    apps, packages = device.services.apps, device.services.packages
     # A provider package can hold several apps' data (contacts2.db and calllog.db): `pm clear` on it
     # must let each of them re-create its schema.
     provider_hooks: dict[str, list[Callable[[], None]]] = {}
@@ -68,15 +63,14 @@ def install_apps(device: SimDevice) -> None:
                     )
                 )
         app.install()
-    am.home()
+    device.services.activities.home()
 
 
 def app_for(device: SimDevice, role: str) -> App | None:
     """The installed app playing `role` (clock, contacts, dialer, files) under the device's profile."""
     from mgfarm.sim.system.profiles import package_of
 
-    app: App | None = device.services.get("apps", {}).get(package_of(device.config.profile, role))
-    return app
+    return device.services.apps.get(package_of(device.config.profile, role))
 
 
 def apk_path(label: str) -> str:

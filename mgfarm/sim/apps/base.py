@@ -40,8 +40,7 @@ class ScreenContext:
 
     @property
     def am(self) -> ActivityManager:
-        am: ActivityManager = self.device.services["activities"]
-        return am
+        return self.device.services.activities
 
     def field(self, key: str, default: str = "") -> str:
         return str(self.state.setdefault("fields", {}).get(key, default))
@@ -69,9 +68,7 @@ class ScreenContext:
         self.am.finish(self.record)
 
     def toast(self, text: str) -> None:
-        window = self.device.services.get("window")
-        if window is not None:
-            window.toast = text
+        self.device.services.window.toast = text
 
     def on_back(self, handler: Callable[[], None]) -> None:
         """Let the screen handle BACK first (close a dialog, leave search)."""
@@ -85,22 +82,16 @@ class ScreenContext:
         return now_ms(self.device)
 
     def setting(self, ns: str, key: str, default: str | None = None) -> str | None:
-        store = self.device.services.get("settings")
-        value = store.get(ns, key) if store is not None else None
+        value = self.device.services.settings.get(ns, key)
         return default if value is None else value
 
     def put_setting(self, ns: str, key: str, value: str) -> None:
-        self.device.services["settings"].put(ns, key, value)
+        self.device.services.settings.put(ns, key, value)
 
 
 def now_ms(device: SimDevice) -> int:
-    """Device time: the clock service when present (tasks set and freeze it), else host time."""
-    clock = device.services.get("clock")
-    if clock is not None:
-        return int(clock.now_ms())
-    import time
-
-    return int(time.time() * 1000)
+    """Device time from its clock service (tasks set and freeze it)."""
+    return device.services.clock.now_ms()
 
 
 class App:

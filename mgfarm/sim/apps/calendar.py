@@ -61,9 +61,7 @@ class Calendar(App):
 
     def install(self) -> None:
         self.create_data()
-        providers = self.device.services.get("providers")
-        if providers is None:
-            return
+        providers = self.device.services.providers
         path = lambda: self.db_file("calendar.db", PROVIDER_PKG)  # noqa: E731
         routes = {
             "events": Route("Events", where="deleted = 0"),

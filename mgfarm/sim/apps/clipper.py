@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
-from mgfarm.sim.system.clipboard import clipboard
 from mgfarm.sim.ui.views import Column, Text, View
 from mgfarm.sim.ui.widgets import app_bar
 
@@ -27,16 +26,12 @@ class Clipper(App):
     icon_color = "#6D4C41"
     version_name = "1.2.1"
 
-    def install(self) -> None:
-        """The clipboard exists from boot, so every snapshot records it (empty in a fresh one)."""
-        clipboard(self.device)
-
     def screens(self) -> dict[str, ScreenFn]:
         return {MAIN: self.main}
 
     def receive(self, action: str, extras: dict[str, Any]) -> tuple[int, str] | None:
         """The app's broadcast receiver: (result code, data) for its actions, None for others."""
-        board = clipboard(self.device)
+        board = self.device.services.clipboard
         if action == "clipper.set":
             board.text = str(extras.get("text", ""))
             return RESULT_OK, COPIED
@@ -45,7 +40,7 @@ class Clipper(App):
         return None
 
     def main(self, ctx: ScreenContext) -> View:
-        text = clipboard(self.device).text
+        text = self.device.services.clipboard.text
         return Column(
             bg="surface",
             children=[

@@ -331,13 +331,10 @@ class Contacts(App):
             "data/phones": Route("view_phones", insert_table="view_data", defaults={"mimetype": PHONE}),
             "data/emails": Route("view_emails", insert_table="view_data", defaults={"mimetype": EMAIL}),
         }
-        providers = self.device.services.get("providers")
-        if providers is not None:
-            providers.register("com.android.contacts", SqliteProvider("com.android.contacts", path, routes))
-            legacy = {
-                "phones": Route("view_v1_phones", insert_table="view_data", defaults={"mimetype": PHONE})
-            }
-            providers.register("contacts", SqliteProvider("contacts", path, legacy))
+        providers = self.device.services.providers
+        providers.register("com.android.contacts", SqliteProvider("com.android.contacts", path, routes))
+        legacy = {"phones": Route("view_v1_phones", insert_table="view_data", defaults={"mimetype": PHONE})}
+        providers.register("contacts", SqliteProvider("contacts", path, legacy))
 
     # ---- screens
     def people(self, ctx: ScreenContext) -> View:

@@ -10,6 +10,8 @@ from datetime import datetime, timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.apps.contacts import contacts_db
+from mgfarm.sim.apps.messages import PKG as MESSAGING
+from mgfarm.sim.apps.messages import Messages
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.system.telephony import NUMBER, TelephonyError
@@ -71,17 +73,15 @@ class Dialer(App):
 
     def install(self) -> None:
         self.create_data()
-        providers = self.device.services.get("providers")
-        if providers is not None:
-            path = lambda: self.db_file("calllog.db", PROVIDER_PKG)  # noqa: E731
-            providers.register("call_log", SqliteProvider("call_log", path, {"calls": Route("calls")}))
-        activities = self.device.services.get("activities")
-        if activities is not None:
-            activities.listeners.append(self.place_requested_call)
+        path = lambda: self.db_file("calllog.db", PROVIDER_PKG)  # noqa: E731
+        self.device.services.providers.register(
+            "call_log", SqliteProvider("call_log", path, {"calls": Route("calls")})
+        )
+        self.device.services.activities.listeners.append(self.place_requested_call)
 
     def place_requested_call(self) -> None:
         """A CALL intent (`am start -a CALL -d tel:N`) places its call when the in-call screen comes up."""
-        record = self.device.services["activities"].resumed_record()
+        record = self.device.services.activities.resumed_record()
         if record is None or record.package != self.package or record.activity != INCALL:
             return
         if record.extras.get("placed") or record.extras.get("incoming") or record.state.get("placed"):
@@ -89,20 +89,16 @@ class Dialer(App):
         record.state["placed"] = True
         data = str(record.extras.get("data", ""))
         number = data[4:] if data.startswith("tel:") else str(record.extras.get("number", ""))
-        modem = self.device.services.get("telephony")
-        if modem is not None and NUMBER.fullmatch(number):
+        if NUMBER.fullmatch(number):
             with contextlib.suppress(TelephonyError):  # the modem is full: the screen shows, no call
-                modem.dial(number)
+                self.device.services.telephony.dial(number)
 
     def screens(self) -> dict[str, ScreenFn]:
         return {self.main_activity: self.main, INCALL: self.in_call}
 
     def call(self, ctx: ScreenContext, number: str) -> None:
-        names = (
-            self.device.services["apps"]["com.android.messaging"].names()
-            if "com.android.messaging" in self.device.services["apps"]
-            else {}
-        )
+        messaging = self.device.services.apps.get(MESSAGING)
+        names = messaging.names() if isinstance(messaging, Messages) else {}
         digits = "".join(ch for ch in number if ch.isdigit())[-10:]
         sql(
             self.db_file("calllog.db", PROVIDER_PKG),
@@ -110,10 +106,9 @@ class Dialer(App):
             "VALUES (?, ?, 0, ?, 0, 1, ?, 'US')",
             (number, ctx.now_ms(), OUTGOING, names.get(digits)),
         )
-        modem = self.device.services.get("telephony")
-        if modem is not None and NUMBER.fullmatch(number):
+        if NUMBER.fullmatch(number):
             with contextlib.suppress(TelephonyError):
-                modem.dial(number, logged=True)
+                self.device.services.telephony.dial(number, logged=True)
         ctx.start(INCALL, {"number": number, "name": names.get(digits, ""), "placed": True})
 
     def main(self, ctx: ScreenContext) -> View:
@@ -297,18 +292,18 @@ class Dialer(App):
         data = str(ctx.extras.get("data", ""))
         number = str(ctx.extras.get("number", "")) or (data[4:] if data.startswith("tel:") else "")
         name = str(ctx.extras.get("name", "")) or number
-        modem = self.device.services.get("telephony")
-        call = modem.find(number) if modem is not None else None
+        modem = self.device.services.telephony
+        call = modem.find(number)
         ringing = call is not None and call.state == "incoming"
 
         def end() -> None:
-            if call is not None and modem is not None and modem.find(number) is call:
+            if call is not None and modem.find(number) is call:
                 modem.hang_up(number)
             if ctx.record in (r for t in ctx.am.tasks() for r in t.records):
                 ctx.finish()
 
         def answer() -> None:
-            if modem is not None and ringing:
+            if ringing:
                 modem.accept(number)
 
         status = (

@@ -33,7 +33,7 @@ class Launcher(App):
         return {HOME: self.home, RECENTS: self.recents}
 
     def launchable(self) -> list[App]:
-        apps: dict[str, App] = self.device.services["apps"]
+        apps = self.device.services.apps
         return sorted((a for a in apps.values() if a.in_launcher), key=lambda a: a.label.lower())
 
     def icon_for(self, ctx: ScreenContext, app: App, label_color: str = "#FFFFFF") -> View:
@@ -169,7 +169,7 @@ class Launcher(App):
     def recents(self, ctx: ScreenContext) -> View:
         ctx.edge_to_edge = True
         tasks = ctx.am.recent_tasks()
-        apps: dict[str, App] = self.device.services["apps"]
+        apps = self.device.services.apps
 
         def opener(pkg: str) -> None:
             ctx.am.launch(pkg)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
-from mgfarm.sim.system.clipboard import clipboard, paste
+from mgfarm.sim.system.clipboard import paste
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.intents import IntentFilter
@@ -476,7 +476,7 @@ class Markor(App):
             pad=(12, 8, 12, 8),
         )
         menu: list[View] = []
-        if ctx.state.get("paste") and clipboard(self.device).text and not read_only:
+        if ctx.state.get("paste") and self.device.services.clipboard.text and not read_only:
 
             def run_paste() -> None:
                 paste(self.device, ctx.state.setdefault("fields", {}), "text")

@@ -71,9 +71,7 @@ class Messages(App):
 
     def install(self) -> None:
         self.create_data()
-        providers = self.device.services.get("providers")
-        if providers is None:
-            return
+        providers = self.device.services.providers
         path = lambda: self.db_file("mmssms.db", PROVIDER_PKG)  # noqa: E731
         routes = {
             "": Route("sms"),

@@ -165,7 +165,7 @@ class Settings(App):
 
     def set_airplane(self, ctx: ScreenContext, on: bool) -> None:
         """Airplane mode switches the radios off; turning it off brings Wi-Fi back, as on a phone."""
-        set_airplane(ctx.device.services["settings"], on)
+        set_airplane(ctx.device.services.settings, on)
 
     def wifi(self, ctx: ScreenContext) -> View:
         on = self.flag(ctx, "global", "wifi_on")

@@ -14,9 +14,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
-from mgfarm.sim.system.clipboard import clipboard, paste
+from mgfarm.sim.system.clipboard import paste
 from mgfarm.sim.system.intents import IntentFilter
-from mgfarm.sim.system.providers import ProviderError
+from mgfarm.sim.system.providers import ProviderError, ProviderRegistry
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item, paste_menu
 
@@ -91,8 +91,8 @@ class SimpleSmsMessenger(App):
         return {MAIN: self.main, NEW: self.new_conversation, THREAD: self.thread}
 
     # ---- the providers
-    def providers(self) -> Any:
-        return self.device.services["providers"]
+    def providers(self) -> ProviderRegistry:
+        return self.device.services.providers
 
     def query(self, uri: str, projection: list[str], sort: str) -> list[dict[str, Any]]:
         try:
@@ -313,7 +313,7 @@ class SimpleSmsMessenger(App):
             ctx.state.setdefault("scroll", {})["messages"] = BOTTOM
 
         menu: list[View] = []
-        if ctx.state.get("paste") and clipboard(self.device).text:
+        if ctx.state.get("paste") and self.device.services.clipboard.text:
 
             def run_paste() -> None:
                 paste(self.device, ctx.state.setdefault("fields", {}), "compose")

@@ -65,7 +65,7 @@ def android_key(event: Any) -> int | None:
 class EmulatorController(pb_grpc.EmulatorControllerServicer):
     def __init__(self, device: SimDevice) -> None:
         self.device = device
-        self.gestures = Gestures(device.services["window"])
+        self.gestures = Gestures(device.services.window)
         self.mouse_down = False
         self.seq = 0
         self.rotation = [0.0, 0.0, 0.0]
@@ -97,7 +97,7 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
 
         Pixels come from the window manager's kept PNG (decoding it is several times cheaper than
         composing the screen again), and the last decoded frame is reused while the PNG is the same."""
-        png = self.device.services["window"].screencap_png()
+        png = self.device.services.window.screencap_png()
         if png is not self._png:
             self._png, self._rgb = png, decode_png(png)
         rgb = self._rgb
@@ -139,7 +139,7 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
         return empty_pb2.Empty()
 
     async def sendKey(self, request: Any, context: Any) -> Any:
-        window = self.device.services["window"]
+        window = self.device.services.window
         if request.text:
             window.text(request.text)
         elif request.eventType != pb.KeyboardEvent.keyup:
@@ -154,9 +154,8 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
     async def setPhysicalModel(self, request: Any, context: Any) -> Any:
         if request.target == pb.PhysicalModelValue.ROTATION:
             self.rotation = [*request.value.data, 0.0, 0.0, 0.0][:3]
-            modem = self.device.services.get("telephony")
-            if modem is not None:  # the device's sensor orientation, as `rotate` on the console sets it
-                modem.radio.rotation = round(-self.rotation[2] / 90) % 4
+            # the device's sensor orientation, as `rotate` on the console sets it
+            self.device.services.telephony.radio.rotation = round(-self.rotation[2] / 90) % 4
         return empty_pb2.Empty()
 
     async def getPhysicalModel(self, request: Any, context: Any) -> Any:

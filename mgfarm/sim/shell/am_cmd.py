@@ -145,10 +145,7 @@ async def start(inv: Invocation, args: list[str]) -> int:
         inv.err(f"Error: {exc}\n")
         return 1
     inv.out(f"Starting: {intent.short()}\n")
-    activities = inv.device.services.get("activities")
-    if activities is None:
-        inv.err("Error: Activity manager is not running\n")
-        return 1
+    activities = inv.device.services.activities
     error = activities.start(
         intent.package,
         intent.activity,
@@ -176,15 +173,14 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
         inv.err("usage: am [start|force-stop|broadcast|kill|get-current-user] ...\n")
         return 1
     verb, rest = args[0], args[1:]
-    activities = inv.device.services.get("activities")
     if verb in ("start", "start-activity"):
         return await start(inv, rest)
     if verb in ("force-stop", "kill", "stop-app"):
         words = [a for a in rest if not a.startswith("-")]
         if "--user" in rest and words:
             words = words[1:]
-        if activities is not None and words:
-            activities.force_stop(words[0])
+        if words:
+            inv.device.services.activities.force_stop(words[0])
         return 0
     if verb == "broadcast":
         try:
@@ -197,7 +193,7 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
         result = adb_keyboard_broadcast(inv, intent.action or "", intent.extras)
         data = None
         # Apps with a receiver (Clipper's clipper.set/get) answer with a result code and data.
-        for app in inv.device.services.get("apps", {}).values() if result == RESULT_NONE else ():
+        for app in inv.device.services.apps.values() if result == RESULT_NONE else ():
             receive = getattr(app, "receive", None)
             answer = receive(intent.action or "", intent.extras) if receive is not None else None
             if answer is not None:
@@ -237,9 +233,8 @@ async def monkey(inv: Invocation) -> int:
             package = args.pop(0)
         elif opt in ("-c", "-s", "--throttle", "--pct-syskeys") and args:
             args.pop(0)
-    activities = inv.device.services.get("activities")
-    apps = inv.device.services.get("apps", {})
-    if package is None or activities is None or package not in apps:
+    activities = inv.device.services.activities
+    if package is None or package not in inv.device.services.apps:
         inv.err("** No activities found to run, monkey aborted.\n")
         return 252
     error = activities.start(package)

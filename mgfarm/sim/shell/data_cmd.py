@@ -15,7 +15,7 @@ from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import run_bounded
 from mgfarm.sim.system import sqlsafe
 from mgfarm.sim.system.fs import DeviceFS, PathEscapeError
-from mgfarm.sim.system.providers import ProviderError, ProviderRegistry, SqliteProvider, Value, split_uri
+from mgfarm.sim.system.providers import ProviderError, SqliteProvider, Value, split_uri
 
 CONTENT_USAGE = """usage: adb shell content [subcommand] [options]
 
@@ -126,7 +126,7 @@ async def content(inv: Invocation) -> int:
         inv.err(f"[ERROR] {exc}\n{CONTENT_USAGE}")
         return 1
     uri = opts["uri"]
-    registry: ProviderRegistry = inv.device.services["providers"]
+    registry = inv.device.services.providers
     try:
         provider, _ = registry.resolve(uri)
 

@@ -8,26 +8,21 @@ from __future__ import annotations
 
 from mgfarm.sim.shell.registry import Invocation
 from mgfarm.sim.shell.ui_cmd import physical_density, physical_size
-from mgfarm.sim.system.telephony import BATTERY_HEALTH, BATTERY_STATUS, Telephony
+from mgfarm.sim.system.telephony import BATTERY_HEALTH, BATTERY_STATUS
 
 DISPLAY_UNIQUE_ID = "local:4619827259835644672"
 
 
 def rotation(inv: Invocation) -> int:
-    """The display's rotation, 0-3. The window manager composes portrait screens only, so it reports 0
-    unless it says otherwise: a rotation the screen does not show would send taps to the wrong place."""
-    value = getattr(inv.device.services.get("window"), "rotation", 0)
-    return value if isinstance(value, int) and 0 <= value <= 3 else 0
+    """The display's rotation, 0-3: always 0, as the window manager composes portrait screens only (a
+    rotation the screen does not show would send taps to the wrong place)."""
+    del inv
+    return 0
 
 
 def logical_size(inv: Invocation) -> tuple[int, int]:
     w, h = physical_size(inv)
     return (h, w) if rotation(inv) % 2 else (w, h)
-
-
-def telephony(inv: Invocation) -> Telephony | None:
-    service = inv.device.services.get("telephony")
-    return service if isinstance(service, Telephony) else None
 
 
 def viewport(inv: Invocation) -> str:
@@ -179,13 +174,10 @@ def display_section(inv: Invocation) -> str:
 
 
 def battery_section(inv: Invocation) -> str:
-    modem = telephony(inv)
-    power = modem.power if modem is not None else None
-    ac = power.ac if power else True
-    level = power.capacity if power else 100
-    status = BATTERY_STATUS.get(power.status, 1) if power else 2
-    health = BATTERY_HEALTH.get(power.health, 1) if power else 2
-    present = power.present if power else True
+    power = inv.device.services.telephony.power
+    ac, level, present = power.ac, power.capacity, power.present
+    status = BATTERY_STATUS.get(power.status, 1)
+    health = BATTERY_HEALTH.get(power.health, 1)
     return (
         "Current Battery Service state:\n"
         f"  AC powered: {str(ac).lower()}\n"
@@ -208,12 +200,12 @@ def battery_section(inv: Invocation) -> str:
 
 def telephony_registry_section(inv: Invocation) -> str:
     """TelephonyRegistry.dump: the last known state of phone 0 (what TelephonyManager listeners got)."""
-    modem = telephony(inv)
-    state = int(modem.state()) if modem is not None else 0
-    number = modem.incoming_number() if modem is not None else ""
+    modem = inv.device.services.telephony
+    state = int(modem.state())
+    number = modem.incoming_number()
     ringing = 1 if state == 1 else 0
     foreground = 1 if state == 2 else 0
-    voice = modem.radio.voice if modem is not None else "home"
+    voice = modem.radio.voice
     in_service = 0 if voice in ("home", "roaming", "on") else 1
     reg = "OUT_OF_SERVICE" if in_service else "IN_SERVICE"
     return (

@@ -15,7 +15,6 @@ import os
 import posixpath
 import shutil
 import stat as statmod
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -873,8 +872,7 @@ async def find(inv: Invocation) -> int:
         query = parse_find(inv.argv[1:])
     except CommandError as exc:
         return report(inv, exc)
-    clock = inv.device.services.get("clock")
-    run = FindRun(inv, query, clock.now() if clock is not None else time.time())
+    run = FindRun(inv, query, inv.device.services.clock.now())
     fs = inv.device.fs
     follow = "-L" in inv.argv[1:] or "-follow" in inv.argv[1:]
     seen = 0

@@ -25,18 +25,18 @@ FOCUSED_FIELD = re.compile(
 
 
 def available(inv: Invocation) -> list[str]:
-    packages = inv.device.services["packages"]
+    packages = inv.device.services.packages
     return [ime for pkg, ime in IMES.items() if packages.get(pkg) is not None]
 
 
 def enabled(inv: Invocation) -> list[str]:
-    raw = inv.device.services["settings"].get("secure", "enabled_input_methods") or ""
+    raw = inv.device.services.settings.get("secure", "enabled_input_methods") or ""
     ids = [part.split(";", 1)[0] for part in raw.split(":") if part]
     return [ime for ime in ids if ime in available(inv)]
 
 
 def _set_enabled(inv: Invocation, ids: list[str]) -> None:
-    inv.device.services["settings"].put("secure", "enabled_input_methods", ":".join(ids))
+    inv.device.services.settings.put("secure", "enabled_input_methods", ":".join(ids))
 
 
 def _describe(ime: str) -> str:
@@ -67,7 +67,7 @@ async def run_ime(inv: Invocation, args: list[str]) -> int:
             _set_enabled(inv, [*current, ime])
         elif verb == "disable" and was:
             _set_enabled(inv, [i for i in current if i != ime])
-            settings = inv.device.services["settings"]
+            settings = inv.device.services.settings
             if settings.get("secure", "default_input_method") == ime:
                 settings.put("secure", "default_input_method", next(iter(enabled(inv)), ""))
         state = "already" if was == (verb == "enable") else "now"
@@ -78,7 +78,7 @@ async def run_ime(inv: Invocation, args: list[str]) -> int:
         if ime not in enabled(inv):
             inv.err(f"Unknown input method {ime} cannot be selected for user #0\n")
             return 1
-        inv.device.services["settings"].put("secure", "default_input_method", ime)
+        inv.device.services.settings.put("secure", "default_input_method", ime)
         inv.out(f"Input method {ime} selected for user #0\n")
         return 0
     inv.err(
@@ -96,11 +96,9 @@ def adb_keyboard_broadcast(inv: Invocation, action: str, extras: dict[str, Any])
     """The ADB keyboard's receiver: RESULT_OK when it is the selected IME and knows the action."""
     if not action.startswith("ADB_KEYBOARD_"):
         return RESULT_NONE
-    if inv.device.services["settings"].get("secure", "default_input_method") != ADB_KEYBOARD:
+    if inv.device.services.settings.get("secure", "default_input_method") != ADB_KEYBOARD:
         return RESULT_NONE
-    window = inv.device.services.get("window")
-    if window is None:
-        return RESULT_NONE
+    window = inv.device.services.window
     if action == "ADB_KEYBOARD_INPUT_TEXT":
         try:
             text = base64.b64decode(str(extras.get("text", "")), validate=True).decode("utf-8")

@@ -12,7 +12,7 @@ import re
 
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.shell.system import device_zone
-from mgfarm.sim.system.logs import BUFFERS, Entry, LogBuffer, shell_pid
+from mgfarm.sim.system.logs import BUFFERS, Entry, shell_pid
 
 LEVELS = "VDIWEFS"
 FORMATS = ("threadtime", "brief", "time", "epoch", "raw", "tag", "process", "long", "monotonic")
@@ -22,13 +22,6 @@ USAGE = "Usage: logcat [options] [filterspecs]\n"
 
 class LogcatError(Exception):
     """A bad option; the message is what logcat prints before exiting 1."""
-
-
-def buffer_of(inv: Invocation) -> LogBuffer:
-    logs = inv.device.services.get("logs")
-    if not isinstance(logs, LogBuffer):
-        logs = inv.device.services["logs"] = LogBuffer(inv.device)
-    return logs
 
 
 def parse_filters(specs: list[str]) -> list[tuple[str, str]]:
@@ -108,7 +101,7 @@ async def run_logcat(inv: Invocation, args: list[str]) -> int:
         elif arg in ("-c", "--clear"):
             clear = True
         elif arg in ("-g", "--buffer-size"):
-            logs = buffer_of(inv)
+            logs = inv.device.services.logs
             for name in sorted(buffers or {"main", "system", "crash"}):
                 inv.out(
                     f"{name}: ring buffer is 256 KiB ({logs.used_bytes(name)} B consumed), "
@@ -166,7 +159,7 @@ async def run_logcat(inv: Invocation, args: list[str]) -> int:
             specs.append(arg)
         i += 1
     filters = parse_filters(specs)
-    logs = buffer_of(inv)
+    logs = inv.device.services.logs
     wanted = buffers or {"main", "system", "crash"}
     if clear:
         logs.clear(wanted)
@@ -219,5 +212,5 @@ async def log_cmd(inv: Invocation) -> int:
             inv.err(f"log: bad option {opt}: use -p PRIORITY (v d i w e f) and -t TAG\n")
             return 1
         args = args[2:]
-    buffer_of(inv).write(level, tag, " ".join(args), pid=shell_pid())
+    inv.device.services.logs.write(level, tag, " ".join(args), pid=shell_pid())
     return 0

@@ -9,13 +9,9 @@ from pathlib import Path
 from mgfarm.sim.shell.files import CommandError, host_path
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.apk import apk_package
-from mgfarm.sim.system.packages import PackageInfo, PackageManager
+from mgfarm.sim.system.packages import PackageInfo
 
 PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
-
-
-def packages(inv: Invocation) -> PackageManager:
-    return inv.device.services["packages"]
 
 
 # What the Android 13 emulator image declares (a subset: the features apps and tools query).
@@ -67,7 +63,7 @@ def list_packages(inv: Invocation, args: list[str]) -> int:
     if "--user" in args:
         words = words[1:]
     needle = words[0] if words else ""
-    for info in packages(inv).all():
+    for info in inv.device.services.packages.all():
         if ("-3" in flags and info.system) or ("-s" in flags and not info.system):
             continue
         if needle and needle not in info.package:
@@ -104,7 +100,7 @@ def install(inv: Invocation, args: list[str]) -> int:
     if package is None:
         inv.out("Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse: not an APK with a package name]\n")
         return 1
-    pm = packages(inv)
+    pm = inv.device.services.packages
     old = pm.get(package)
     if old is not None and "-r" not in args and old.system:
         inv.out(
@@ -129,7 +125,7 @@ def grant(inv: Invocation, args: list[str], verb: str) -> int:
     if len(words) < 2:
         inv.err("Error: no package or permission specified\n")
         return 1
-    info = packages(inv).get(words[0])
+    info = inv.device.services.packages.get(words[0])
     if info is None:
         return unknown_package(inv, verb, words[0])
     if verb == "grant":
@@ -144,7 +140,7 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
         inv.err("usage: pm [list|path|install|uninstall|clear|grant|revoke] ...\n")
         return 1
     verb, rest = args[0], args[1:]
-    pm = packages(inv)
+    pm = inv.device.services.packages
     words = [a for a in rest if not a.startswith("-")]
     if "--user" in rest and words:
         words = words[1:]
@@ -160,9 +156,8 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
     if verb == "clear":
         # Android kills the package before wiping its data: its activities go, and with them what
         # lives only in the UI (a running stopwatch, a typed timer); AndroidWorld's clock tasks rely on it.
-        activities = inv.device.services.get("activities")
-        if words and activities is not None and pm.get(words[0]) is not None:
-            activities.force_stop(words[0])
+        if words and pm.get(words[0]) is not None:
+            inv.device.services.activities.force_stop(words[0])
         ok = bool(words) and pm.clear(words[0])
         inv.out("Success\n" if ok else "Failed\n")
         return 0 if ok else 1
@@ -173,9 +168,7 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
         if info is None or info.system:
             inv.out("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
             return 1
-        activities = inv.device.services.get("activities")
-        if activities is not None:
-            activities.force_stop(info.package)
+        inv.device.services.activities.force_stop(info.package)
         pm.remove(info.package)
         inv.out("Success\n")
         return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mgfarm.sim.shell.registry import Invocation, command
-from mgfarm.sim.system.settings import NAMESPACES, SettingsStore
+from mgfarm.sim.system.settings import NAMESPACES
 
 SETTINGS_USAGE = """Settings provider (settings) commands:
   help
@@ -21,10 +21,6 @@ SETTINGS_USAGE = """Settings provider (settings) commands:
 
 # `svc X enable|disable` and the global setting it flips.
 SVC_SETTINGS = {"wifi": "wifi_on", "bluetooth": "bluetooth_on", "data": "mobile_data"}
-
-
-def store(inv: Invocation) -> SettingsStore:
-    return inv.device.services["settings"]
 
 
 @command("settings")
@@ -46,7 +42,7 @@ async def settings(inv: Invocation) -> int:
     if need is None or len(rest) < need:
         inv.err("Bad arguments\n")
         return 255
-    s = store(inv)
+    s = inv.device.services.settings
     if verb == "get":
         value = s.get(ns, rest[1])
         inv.out(("null" if value is None else value) + "\n")
@@ -63,7 +59,7 @@ async def settings(inv: Invocation) -> int:
 async def svc(inv: Invocation) -> int:
     args = inv.argv[1:]
     if len(args) >= 2 and args[0] in SVC_SETTINGS and args[1] in ("enable", "disable"):
-        store(inv).put("global", SVC_SETTINGS[args[0]], "1" if args[1] == "enable" else "0")
+        inv.device.services.settings.put("global", SVC_SETTINGS[args[0]], "1" if args[1] == "enable" else "0")
         return 0
     if len(args) >= 2 and args[0] == "power" and args[1] == "stayon":
         return 0
@@ -77,7 +73,7 @@ async def svc(inv: Invocation) -> int:
 
 async def airplane_mode(inv: Invocation, args: list[str]) -> int:
     """`cmd connectivity airplane-mode [enable|disable]`."""
-    s = store(inv)
+    s = inv.device.services.settings
     if not args:
         inv.out("enabled\n" if s.get("global", "airplane_mode_on") == "1" else "disabled\n")
         return 0
@@ -90,7 +86,7 @@ async def airplane_mode(inv: Invocation, args: list[str]) -> int:
 
 async def wifi_cmd(inv: Invocation, args: list[str]) -> int:
     """`cmd wifi set-wifi-enabled enabled|disabled` and `cmd wifi status`."""
-    s = store(inv)
+    s = inv.device.services.settings
     if args[:1] == ["set-wifi-enabled"] and len(args) > 1 and args[1] in ("enabled", "disabled"):
         s.put("global", "wifi_on", "1" if args[1] == "enabled" else "0")
         return 0

@@ -59,9 +59,9 @@ def run_stack(inv: Invocation, verb: str, args: list[str]) -> int:
             ]
             inv.out(lines[0] + "\n" if lines else "null\n")
             return 0
-        activities = inv.device.services.get("activities")
-        if activities is not None:
-            activities.remove_task(task_id)  # an unknown id is ignored, as ActivityTaskManager does
+        inv.device.services.activities.remove_task(
+            task_id
+        )  # an unknown id is ignored, as ActivityTaskManager does
         return 0
     inv.err(f"Error: unknown command '{sub}'\n")
     return 255

@@ -9,16 +9,8 @@ import zlib
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mgfarm.sim.shell.registry import Invocation, command
-from mgfarm.sim.system.clock import Clock
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
-
-
-def device_clock(inv: Invocation) -> Clock:
-    clock = inv.device.services.get("clock")
-    if clock is None:
-        clock = inv.device.services["clock"] = Clock()
-    return clock
 
 
 def device_zone(inv: Invocation, utc: bool) -> dt.tzinfo:
@@ -64,7 +56,7 @@ def strftime(moment: dt.datetime, fmt: str) -> str:
 
 @command("date")
 async def date(inv: Invocation) -> int:
-    clock = device_clock(inv)
+    clock = inv.device.services.clock
     args = inv.argv[1:]
     utc = False
     set_to: str | None = None
@@ -112,10 +104,10 @@ def _uptime_seconds(inv: Invocation) -> float:
 async def uptime(inv: Invocation) -> int:
     up = _uptime_seconds(inv)
     if "-s" in inv.argv[1:]:
-        since = dt.datetime.fromtimestamp(device_clock(inv).now() - up, device_zone(inv, False))
+        since = dt.datetime.fromtimestamp(inv.device.services.clock.now() - up, device_zone(inv, False))
         inv.out(since.strftime("%Y-%m-%d %H:%M:%S") + "\n")
         return 0
-    now = dt.datetime.fromtimestamp(device_clock(inv).now(), device_zone(inv, False))
+    now = dt.datetime.fromtimestamp(inv.device.services.clock.now(), device_zone(inv, False))
     hours, minutes = int(up // 3600), int(up % 3600 // 60)
     span = f"{hours}:{minutes:02d}" if hours else f"{minutes} min"
     inv.out(f" {now:%H:%M:%S} up {span},  0 users,  load average: 0.00, 0.00, 0.00\n")
@@ -173,11 +165,9 @@ def app_pid(package: str) -> int:
 
 def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
     rows = list(BASE_PROCESSES)
-    activities = inv.device.services.get("activities")
-    tasks = activities.tasks() if activities is not None and hasattr(activities, "tasks") else []
     seen: set[str] = set()
-    for task in tasks:
-        package = getattr(task, "package", "")
+    for task in inv.device.services.activities.tasks():
+        package = task.package
         if package and package not in seen:
             seen.add(package)
             rows.append((f"u0_a{app_uid(package) - 10000}", app_pid(package), 300, package))
@@ -296,7 +286,7 @@ async def run_as(inv: Invocation) -> int:
         inv.err("usage: run-as <package-name> [--user <uid>] <command> [<args>]\n")
         return 1
     package = inv.argv[1]
-    if inv.device.services["packages"].get(package) is None:
+    if inv.device.services.packages.get(package) is None:
         inv.err(f"run-as: unknown package: {package}\n")
         return 1
     argv = inv.argv[2:]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mgfarm.sim.shell.files import CommandError
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.system.fs import PathEscapeError
@@ -97,13 +95,6 @@ INPUT_SOURCES = {
 }
 
 
-def window(inv: Invocation) -> Any:
-    win = inv.device.services.get("window")
-    if win is None:
-        raise CommandError("window manager is not running")
-    return win
-
-
 def keycode(name: str) -> int:
     """A key given as a number, `KEYCODE_X` or `X`."""
     if is_number(name):
@@ -130,7 +121,7 @@ async def input_(inv: Invocation) -> int:
         return 1
     verb, rest = args[0], args[1:]
     try:
-        win = window(inv)
+        win = inv.device.services.window
         if verb == "tap" and len(rest) == 2:
             win.tap(number(rest[0]), number(rest[1]))
         elif verb in ("swipe", "draganddrop") and len(rest) in (4, 5):
@@ -179,7 +170,7 @@ async def uiautomator(inv: Invocation) -> int:
         return 1
     target = next((a for a in args[1:] if not a.startswith("--")), "/sdcard/window_dump.xml")
     try:
-        xml = window(inv).dump_xml()
+        xml = inv.device.services.window.dump_xml()
         if target == "/dev/tty" or target == "/dev/stdout":
             inv.out(xml)
         else:
@@ -215,7 +206,7 @@ async def screencap(inv: Invocation) -> int:
     if target is not None and target.endswith(".png"):
         png = True
     try:
-        win = window(inv)
+        win = inv.device.services.window
         data = win.screencap_png() if png else win.screencap_raw()
         if target is None:
             inv.out(data)
@@ -231,21 +222,16 @@ async def screencap(inv: Invocation) -> int:
 
 
 def physical_size(inv: Invocation) -> tuple[int, int]:
-    win = inv.device.services.get("window")
-    size = getattr(win, "size", None)
-    if isinstance(size, tuple) and len(size) == 2:
-        return int(size[0]), int(size[1])
-    return inv.device.config.width, inv.device.config.height
+    return inv.device.services.window.size
 
 
 def physical_density(inv: Invocation) -> int:
-    density = getattr(inv.device.services.get("window"), "density", None)
-    return density if isinstance(density, int) else inv.device.config.density
+    return inv.device.services.window.density
 
 
 async def run_wm(inv: Invocation, args: list[str]) -> int:
     """`wm size [WxH|reset]`, `wm density [N|reset]`; overrides live where Android keeps them (settings)."""
-    settings = inv.device.services["settings"]
+    settings = inv.device.services.settings
     if args[:1] == ["size"]:
         if len(args) > 1:
             if args[1] == "reset":

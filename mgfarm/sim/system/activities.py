@@ -72,8 +72,7 @@ class ActivityManager:
 
     # ---- helpers
     def apps(self) -> dict[str, App]:
-        apps: dict[str, App] = self.device.services.get("apps", {})
-        return apps
+        return self.device.services.apps
 
     def _record(self, package: str, activity: str, extras: dict[str, Any] | None) -> ActivityRecord:
         rec = ActivityRecord(package, activity, dict(extras or {}), {}, self.next_serial)

@@ -22,12 +22,6 @@ class Clipboard:
         self.text = str(state.get("text", ""))
 
 
-def clipboard(device: SimDevice) -> Clipboard:
-    """The device's clipboard service (made at boot by the Clipper app's install, else on first use)."""
-    board: Clipboard = device.services.setdefault("clipboard", Clipboard())
-    return board
-
-
 def paste(device: SimDevice, fields: dict[str, str], key: str) -> None:
     """Paste the clip at the end of a field (fields have no cursor: typing appends there too)."""
-    fields[key] = fields.get(key, "") + clipboard(device).text
+    fields[key] = fields.get(key, "") + device.services.clipboard.text

@@ -37,8 +37,7 @@ class LogBuffer:
         self.next_seq = 1
 
     def write(self, level: str, tag: str, message: str, pid: int = SYSTEM_PID, buffer: str = "main") -> None:
-        clock = self.device.services.get("clock")
-        now = int(clock.now_ms()) if clock is not None else 0
+        now = self.device.services.clock.now_ms()
         tid = pid if buffer != "system" else pid + 17
         for line in message[:MAX_MESSAGE].split("\n") or [""]:
             self.entries.append(Entry(self.next_seq, now, pid, tid, level, tag, line, buffer))
@@ -57,10 +56,8 @@ class LogBuffer:
 def log(
     device: SimDevice, level: str, tag: str, message: str, pid: int = SYSTEM_PID, buffer: str = "main"
 ) -> None:
-    """Append to the device's log when it has one (devices built without services simply drop it)."""
-    logs = device.services.get("logs")
-    if isinstance(logs, LogBuffer):
-        logs.write(level, tag, message, pid, buffer)
+    """Append to the device's log."""
+    device.services.logs.write(level, tag, message, pid, buffer)
 
 
 def shell_pid() -> int:

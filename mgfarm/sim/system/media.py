@@ -130,8 +130,7 @@ class MediaStore(SqliteProvider):
         relative = path[len(STORAGE) + 1 : -len(name)]
         mime = guess_mime(name)
         bucket = relative.rstrip("/").rsplit("/", 1)[-1] if relative else ""
-        clock = self.device.services.get("clock")
-        added = int(clock.now()) if clock is not None else mtime
+        added = int(self.device.services.clock.now())
         title = name.rsplit(".", 1)[0]
         bucket_id = zlib.crc32(relative.lower().encode()) if relative else 0
         download = 1 if relative.startswith("Download/") else 0

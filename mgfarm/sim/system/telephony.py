@@ -160,11 +160,8 @@ class Telephony:
     def receive_sms(self, number: str, text: str) -> None:
         """`sms send NUMBER TEXT`: an SMS arrives in the telephony provider's inbox."""
         self._check_number(number)
-        providers = self.device.services.get("providers")
-        if providers is None:
-            raise TelephonyError("no SMS storage on this device")
         try:
-            provider, _ = providers.resolve("content://sms/inbox")
+            provider, _ = self.device.services.providers.resolve("content://sms/inbox")
         except ProviderError as exc:
             raise TelephonyError("no SMS storage on this device") from exc
         now = self._now()
@@ -190,20 +187,18 @@ class Telephony:
         raise TelephonyError("bad phone number" if number else "no call in progress")
 
     def _now(self) -> int:
-        clock = self.device.services.get("clock")
-        return int(clock.now_ms()) if clock is not None else 0
+        return self.device.services.clock.now_ms()
 
     def _show(self, number: str, incoming: bool) -> None:
-        activities = self.device.services.get("activities")
         dialer = package_of(self.device.config.profile, "dialer")
-        if activities is not None and dialer in self.device.services.get("apps", {}):
-            activities.start(dialer, IN_CALL, extras={"number": number, "incoming": incoming})
+        if dialer in self.device.services.apps:
+            self.device.services.activities.start(
+                dialer, IN_CALL, extras={"number": number, "incoming": incoming}
+            )
         self.device.changed()
 
     def _close_screen(self) -> None:
-        activities = self.device.services.get("activities")
-        if activities is None:
-            return
+        activities = self.device.services.activities
         dialer = package_of(self.device.config.profile, "dialer")
         for task in activities.tasks():
             for record in list(task.records):
@@ -211,11 +206,8 @@ class Telephony:
                     activities.finish(record)
 
     def _log(self, number: str, kind: int, started_ms: int, duration: int) -> None:
-        providers = self.device.services.get("providers")
-        if providers is None:
-            return
         try:
-            provider, _ = providers.resolve("content://call_log/calls")
+            provider, _ = self.device.services.providers.resolve("content://call_log/calls")
         except ProviderError:
             return  # no dialer installed: nothing keeps a call log
         provider.insert(

@@ -147,7 +147,7 @@ def _input(method: Callable[..., None]) -> Callable[..., None]:
 
 
 class WindowManager:
-    """`device.services["window"]`: input events in, screenshots and uiautomator XML out."""
+    """`device.services.window`: input events in, screenshots and uiautomator XML out."""
 
     def __init__(self, device: SimDevice) -> None:
         self.device = device
@@ -177,12 +177,10 @@ class WindowManager:
 
     @property
     def am(self) -> ActivityManager:
-        am: ActivityManager = self.device.services["activities"]
-        return am
+        return self.device.services.activities
 
     def palette(self) -> Palette:
-        settings = self.device.services.get("settings")
-        night = settings.get("secure", "ui_night_mode") if settings is not None else None
+        night = self.device.services.settings.get("secure", "ui_night_mode")
         return DARK if night == "2" else LIGHT
 
     # ---- composing a frame
@@ -198,8 +196,8 @@ class WindowManager:
             self.ime_visible = True
         ctx: ScreenContext | None = None
         package = "android"
-        if rec is not None and rec.package in self.device.services.get("apps", {}):
-            app = self.device.services["apps"][rec.package]
+        app = self.device.services.apps.get(rec.package) if rec is not None else None
+        if rec is not None and app is not None:
             ctx = ScreenContext(self.device, app, rec)
             builder = app.activities.get(rec.activity)
             try:
@@ -260,9 +258,8 @@ class WindowManager:
             keyboard_view = kb.keyboard(self.text, self.key, self.shifted, self._toggle_shift)
             keyboard_view.layout(lctx, 0, m.height - m.nav_bar - kb_h, m.width, kb_h)
         shade_view: View | None = None
-        settings = self.device.services.get("settings")
-        if self.shade_open and settings is not None:
-            shade_view = quick_settings(settings, self._open_settings, self._close_shade)
+        if self.shade_open:
+            shade_view = quick_settings(self.device.services.settings, self._open_settings, self._close_shade)
             shade_view.layout(lctx, 0, 0, m.width, m.height - m.nav_bar)
         screen = (0, 0, m.width, m.height)
         for root in (app_root, status, nav, keyboard_view, shade_view):
@@ -278,14 +275,11 @@ class WindowManager:
         self.shade_open = False
 
     def _clock(self) -> str:
-        settings = self.device.services.get("settings")
-        h24 = settings is not None and settings.get("system", "time_12_24") == "24"
+        h24 = self.device.services.settings.get("system", "time_12_24") == "24"
         return clock_text(now_ms(self.device), self.device.props.get("persist.sys.timezone", "UTC"), h24)
 
     def _radio_state(self) -> tuple[bool, bool, bool]:
-        settings = self.device.services.get("settings")
-        if settings is None:
-            return True, False, False
+        settings = self.device.services.settings
         return (
             settings.get("global", "wifi_on") == "1",
             settings.get("global", "bluetooth_on") == "1",
@@ -508,8 +502,8 @@ class WindowManager:
 
     @_input
     def key(self, code: int) -> None:
-        modem = self.device.services.get("telephony")
-        if code == KEY_ENDCALL and modem is not None and modem.calls:
+        modem = self.device.services.telephony
+        if code == KEY_ENDCALL and modem.calls:
             modem.hang_up()  # ENDCALL ends the call in progress (without one it would turn the screen off)
             return
         if code in (KEY_POWER, KEY_SLEEP, KEY_WAKEUP):

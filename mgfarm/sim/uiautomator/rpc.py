@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import inspect
 import io
 import time
 import xml.etree.ElementTree as ET
@@ -24,6 +23,7 @@ from mgfarm.sim.uiautomator.selector import (
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.system.windows import WindowManager
 
 NOT_FOUND = -32002
 METHOD_NOT_FOUND = -32601
@@ -64,10 +64,6 @@ class RpcError(Exception):
 
 def _not_found(selector: dict[str, Any]) -> RpcError:
     return RpcError(NOT_FOUND, f"androidx.test.uiautomator.UiObjectNotFoundException: {describe(selector)}")
-
-
-async def _maybe_await(value: object) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 Method = Callable[[list[Any]], Awaitable[Any]]
@@ -131,14 +127,11 @@ class UiAutomatorRpc:
 
     # -- helpers -----------------------------------------------------------------------------
     @property
-    def window(self) -> Any:
-        window = self.device.services.get("window")
-        if window is None:
-            raise RpcError(SERVER_ERROR, "UiAutomation not connected: the window manager is not running")
-        return window
+    def window(self) -> WindowManager:
+        return self.device.services.window
 
     async def _root(self) -> ET.Element:
-        xml = await _maybe_await(self.window.dump_xml())
+        xml = self.window.dump_xml()
         return ET.fromstring(str(xml).strip().encode("utf-8"))
 
     async def _find(self, selector: dict[str, Any]) -> ET.Element | None:
@@ -161,14 +154,14 @@ class UiAutomatorRpc:
 
     async def _type_replacing(self, node: ET.Element, text: str) -> None:
         window = self.window
-        await _maybe_await(window.tap(*center(node)))
+        window.tap(*center(node))
         old = node.get("text", "")
         if old:
-            await _maybe_await(window.key(KEY_MOVE_END))
+            window.key(KEY_MOVE_END)
             for _ in old:
-                await _maybe_await(window.key(KEY_DEL))
+                window.key(KEY_DEL)
         if text:
-            await _maybe_await(window.text(text))
+            window.text(text)
 
     # -- methods -----------------------------------------------------------------------------
     async def no_op(self, args: list[Any]) -> bool:
@@ -177,8 +170,7 @@ class UiAutomatorRpc:
     async def device_info(self, args: list[Any]) -> dict[str, Any]:
         width, height = self.window.size
         density = int(self.window.density)
-        activities = self.device.services.get("activities")
-        resumed = activities.resumed() if activities is not None else None
+        resumed = self.device.services.activities.resumed()
         sdk = self.device.props.get("ro.build.version.sdk") or "0"
         return {
             "currentPackageName": resumed[0] if resumed else "",
@@ -194,51 +186,51 @@ class UiAutomatorRpc:
         }
 
     async def dump_window_hierarchy(self, args: list[Any]) -> str:
-        return str(await _maybe_await(self.window.dump_xml()))
+        return str(self.window.dump_xml())
 
     async def click(self, args: list[Any]) -> bool:
         if args and isinstance(args[0], dict):  # click(selector): the old server-side click
             node = await self._find(args[0])
             if node is None:
                 return False
-            await _maybe_await(self.window.tap(*center(node)))
+            self.window.tap(*center(node))
             return True
         x, y = round(float(args[0])), round(float(args[1]))
         if len(args) > 2 and int(args[2]) >= LONG_CLICK_MS:
-            await _maybe_await(self.window.long_press(x, y))
+            self.window.long_press(x, y)
         else:
-            await _maybe_await(self.window.tap(x, y))
+            self.window.tap(x, y)
         return True
 
     async def long_click(self, args: list[Any]) -> bool:
         node = await self._find(args[0])
         if node is None:
             return False
-        await _maybe_await(self.window.long_press(*center(node)))
+        self.window.long_press(*center(node))
         return True
 
     async def swipe(self, args: list[Any]) -> bool:
         fx, fy, tx, ty = (round(float(v)) for v in args[:4])
         steps = int(args[4]) if len(args) > 4 else 10
         # uiautomator throttles each step to 5 ms
-        await _maybe_await(self.window.swipe(fx, fy, tx, ty, max(steps, 2) * 5))
+        self.window.swipe(fx, fy, tx, ty, max(steps, 2) * 5)
         return True
 
     async def press_key(self, args: list[Any]) -> bool:
         name = str(args[0]).lower()
         if name not in KEY_NAMES:
             raise RpcError(INVALID_PARAMS, f"Unknown key name: {args[0]}")
-        await _maybe_await(self.window.key(KEY_NAMES[name]))
+        self.window.key(KEY_NAMES[name])
         return True
 
     async def press_key_code(self, args: list[Any]) -> bool:
-        await _maybe_await(self.window.key(int(args[0])))
+        self.window.key(int(args[0]))
         return True
 
     async def take_screenshot(self, args: list[Any]) -> str:
         scale = float(args[0]) if args else 1.0
         quality = int(args[1]) if len(args) > 1 else 100
-        png = await _maybe_await(self.window.screencap_png())
+        png = self.window.screencap_png()
         image = Image.open(io.BytesIO(png)).convert("RGB")
         if 0 < scale < 1:
             image = image.resize((max(1, int(image.width * scale)), max(1, int(image.height * scale))))
@@ -283,4 +275,4 @@ class UiAutomatorRpc:
 
     async def paste_clipboard(self, args: list[Any]) -> None:
         if self.clipboard:
-            await _maybe_await(self.window.text(self.clipboard))
+            self.window.text(self.clipboard)
