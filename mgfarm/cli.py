@@ -142,7 +142,7 @@ def k8s_render(
 @snapshot_app.command("build")
 def snapshot_build(
     recipe: str = typer.Argument(..., help="Recipe name (e.g. golden) or path to a recipe YAML."),
-    backend: str = typer.Option("process", "--backend", help="process or docker."),
+    backend: str = typer.Option("process", "--backend", help="process or docker (they build snapshots)."),
     image: str = typer.Option("", "--image", help="Docker image to build on (docker backend)."),
     adb_port: int = typer.Option(0, "--adb-port", help="adb server to use (default: a private one)."),
 ) -> None:
@@ -462,9 +462,18 @@ def demo(
 @app.command()
 def up(
     replicas: int | None = typer.Option(None, "--replicas", "-n", help="Devices to start (default 1)."),
-    backend: str | None = typer.Option(None, "--backend", help="process (default) or docker."),
+    backend: str | None = typer.Option(
+        None, "--backend", help="process (default), docker, or existing (devices you already run)."
+    ),
+    devices: list[str] | None = typer.Option(
+        None,
+        "--device",
+        help="With --backend existing: a device to adopt, SERIAL or HOST:PORT[,console=PORT]; repeat it.",
+    ),
     image: str | None = typer.Option(None, "--image", help="Docker image (default mgfarm/sim:latest)."),
-    snapshot: str | None = typer.Option(None, "--snapshot", help="Snapshot every replica starts from."),
+    snapshot: str | None = typer.Option(
+        None, "--snapshot", help="Snapshot every replica starts from (none: never reset, existing only)."
+    ),
     name: str | None = typer.Option(None, "--farm", "--name", help="Farm name (default 'default')."),
     adb_port: int | None = typer.Option(
         None, "--adb-port", help="Share this adb server (default: the farm gets a private one)."
@@ -484,6 +493,7 @@ def up(
 
     Defaults come from ./mgfarm.yaml when present; flags win.
     Example: mgfarm up --replicas 16 --backend process
+    Example: mgfarm up --backend existing --device emulator-5554 --device 10.0.0.5:5555,console=5554
     Example: mgfarm up --ray 10.0.0.1:6379 --replicas-per-node 16   (see docs/scaling.md)
     """
     import time
@@ -499,18 +509,21 @@ def up(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from mgfarm.farm import api
     from mgfarm.farm.config import load_config
     from mgfarm.farm.render import farm_table, summary_line
+    from mgfarm.snapshots.farm import up as farm_up
 
-    overrides: dict[str, object] = {"replicas": replicas, "backend": backend, "image": image}
+    # Adopted devices are as many as named: --replicas may be left out.
+    count = replicas if replicas is not None or not devices else len(devices)
+    overrides: dict[str, object] = {"replicas": count, "backend": backend, "image": image}
     overrides.update(snapshot=snapshot, name=name, adb_port=adb_port, cpus=cpus, memory=memory)
+    overrides.update(devices=devices or None)
     cfg = load_config(overrides)
     started = time.monotonic()
     columns = (TextColumn("booting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("boot", total=cfg.replicas)
-        farm = api.up(
+        farm = farm_up(
             cfg.replicas,
             backend=cfg.backend,
             name=cfg.name,
@@ -524,6 +537,7 @@ def up(
             workers=cfg.workers,
             cpus=cfg.cpus,
             memory=cfg.memory,
+            devices=cfg.devices,
             on_progress=lambda _rep, done, _total: progress.update(task, completed=done),
         )
     out.print(farm_table(farm))

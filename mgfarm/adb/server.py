@@ -124,3 +124,19 @@ def announce(port: int, adb_port: int) -> None:
         _host(port, f"host:emulator:{adb_port}", read_reply=False)
     except OSError as exc:
         raise AdbError(f"Cannot reach the adb server on port {port} ({exc}); is it running?") from None
+
+
+def connect(port: int, address: str, timeout: float = 15.0) -> str:
+    """`adb connect HOST:PORT` on the server on `port`; its reply ('connected to ...', 'failed ...')."""
+    try:
+        return _host(port, f"host:connect:{address}", timeout=timeout)
+    except OSError as exc:
+        raise AdbError(f"Cannot reach the adb server on port {port} ({exc}); is it running?") from None
+
+
+def disconnect(port: int, address: str) -> None:
+    """`adb disconnect HOST:PORT` (no error when it was not connected or no server runs)."""
+    try:
+        _host(port, f"host:disconnect:{address}")
+    except (OSError, AdbError):
+        return

@@ -16,9 +16,9 @@ from mgfarm.bench.workloads import (
     new_frame_counted,
     steps_for,
 )
-from mgfarm.farm import api
 from mgfarm.farm.ports import quiet_range_start
 from mgfarm.farm.state import Replica, load_farm
+from mgfarm.snapshots.farm import up as farm_up
 
 scripted_action = mixed_action  # the name benchmarks/bench_env.py imports
 
@@ -95,7 +95,7 @@ def measure_up(
     def on_progress(_rep: Replica, _done: int, _total: int) -> None:
         ready.append(time.perf_counter() - start)
 
-    api.up(
+    farm_up(
         replicas,
         backend=backend,
         name=name,

@@ -56,7 +56,7 @@ def farm_processes(farm: FarmState, adb_server_pid: int = 0) -> FarmProcesses:
     found = FarmProcesses(
         adb=[server] if procs.pid_alive(server) else [],
         watchdog=[farm.watchdog_pid] if procs.pid_alive(farm.watchdog_pid) else [],
-        containers=farm.backend != "process",
+        containers=not farm.workers,  # no worker processes: the backend measures its devices
     )
     for worker in farm.workers:
         if procs.pid_alive(worker.pid):

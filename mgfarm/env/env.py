@@ -132,7 +132,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             device = Device(
                 rep.serial,
                 adb_port=farm.adb_server_port,
-                console_port=rep.console_port,
+                console_port=rep.console_port or None,  # 0: an adopted device without a console
                 console_token=rep.console_token,
                 ui_source=self.ui_source,
             )
@@ -146,7 +146,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 continue
             self.lease = lease
             if self._snapshot_override is None:
-                self.snapshot = farm.snapshot or DEFAULT_SNAPSHOT
+                self.snapshot = farm.snapshot  # '' (`up --snapshot none`): episodes are not restored
             return device
 
     @property
@@ -350,6 +350,8 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
     def _load_snapshot(self) -> None:
         """Restore the episode's snapshot; a missing one is told with the ones that exist."""
+        if not self.snapshot:
+            return  # a farm of adopted devices without a console: the setup starts from their state
         try:
             self.device.snapshot_load(self.snapshot)
         except ConsoleError:

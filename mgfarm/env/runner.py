@@ -244,6 +244,7 @@ def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
         yield load_farm(name)  # its error says how to start a missing farm
         return
     from mgfarm.farm import api
+    from mgfarm.snapshots.farm import up
 
     if not 1 <= replicas <= PRIVATE_PORTS // 2:
         raise MgfarmError(
@@ -252,7 +253,7 @@ def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
     private = f"tasks-{os.getpid()}"
     # A random first port keeps private farms of parallel runs (CI, several users) off each other's ports.
     first = random.randrange(PRIVATE_FIRST_PORT, PRIVATE_FIRST_PORT + PRIVATE_PORTS - 2 * replicas + 1, 2)
-    farm = api.up(replicas, backend="process", name=private, adb_port=free_port(), first_port=first)
+    farm = up(replicas, backend="process", name=private, adb_port=free_port(), first_port=first)
     try:
         yield farm
     finally:

@@ -11,19 +11,20 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
+from typing import Protocol
 
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.binary import adb_args
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import procs
-from mgfarm.farm.backends import BACKENDS, Backend, get_backend, relocate_if_taken
+from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_class, get_backend
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
-from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs, quiet_range_start
+from mgfarm.farm.ports import FIRST_CONSOLE_PORT
 from mgfarm.farm.state import (
-    BOOTING,
     FAILED,
     READY,
     FarmState,
@@ -43,6 +44,29 @@ from mgfarm.farm.state import (
 )
 
 Progress = Callable[[Replica, int, int], None]  # (replica that finished, done, total)
+NO_SNAPSHOT = "none"  # `--snapshot none`: the farm never resets its devices (adopted ones without a console)
+
+
+class BuiltSnapshot(Protocol):
+    """A snapshot built for the farm's backend (`mgfarm snapshot build`), found and checked by the
+    snapshots layer and handed to `up`, which boots every replica into it."""
+
+    @property
+    def ram_mb(self) -> int:
+        """Guest RAM its emulator needs (0 on a simulated device)."""
+        ...
+
+    def place(self, farm_dir: Path) -> None:
+        """Put its files where the farm's devices load it (nothing when the image holds it)."""
+        ...
+
+    def check_device(self, farm: FarmState, rep: Replica) -> None:
+        """Refuse, before it loads, a booted device it does not fit (another screen size, say)."""
+        ...
+
+
+# (the farm's backend, the snapshot name) -> the built snapshot, or None when none was built.
+SnapshotFinder = Callable[[Backend, str], "BuiltSnapshot | None"]
 
 
 @dataclass
@@ -76,23 +100,20 @@ def _refuse_existing(name: str) -> None:
 
 
 class _ScreenCheck:
-    """Runs the built snapshot's screen check once, on the first booted replica, before any load."""
+    """Runs the built snapshot's device check once, on the first booted replica, before any load."""
 
-    def __init__(self, farm: FarmState, manifest: object | None) -> None:
-        self.farm, self.manifest = farm, manifest
+    def __init__(self, farm: FarmState, built: BuiltSnapshot | None) -> None:
+        self.farm, self.built = farm, built
         self.lock = threading.Lock()
         self.passed = False
 
     def __call__(self, rep: Replica) -> None:
         """Raises (for this replica's attempt) until one check passes; a flaky device gets retried."""
-        if self.manifest is None:
+        if self.built is None:
             return
-        from mgfarm.snapshots.farm import check_screen
-
         with self.lock:
             if not self.passed:
-                # check_screen asks the farm's first replica; hand it the one that has booted.
-                check_screen(self.manifest, replace(self.farm, replicas=[rep]))  # type: ignore[arg-type]
+                self.built.check_device(self.farm, rep)
                 self.passed = True
 
 
@@ -116,20 +137,10 @@ def _boot_all(
                 if attempt:
                     with lock:
                         backend.kill(farm, rep)
-                        relocate_if_taken(farm, rep)
+                        backend.relocate(farm, rep)
                         backend.start(farm, [rep], farm_dir(farm.name))
                         save_farm(farm)
-                alive = partial(backend.alive, farm, rep)
-                bring_up(
-                    rep,
-                    farm.adb_server_port,
-                    farm.snapshot,
-                    farm.boot_timeout,
-                    before_load,
-                    alive,
-                    backend.shared_snapshots,
-                    partial(_publish, farm, backend, lock),
-                )
+                bring_up(farm, backend, rep, before_load, partial(_publish, farm, backend, lock))
                 error = ""
                 break
             except MgfarmError as exc:
@@ -156,10 +167,10 @@ def _publish(farm: FarmState, backend: Backend, lock: threading.Lock, rep: Repli
 
 def up(
     replicas: int,
-    backend: str = "process",
+    backend: str = DEFAULT_BACKEND,
     name: str = "default",
     image: str = "",
-    snapshot: str = "golden",
+    snapshot: str = DEFAULT_SNAPSHOT,
     adb_port: int = 0,
     first_port: int = FIRST_CONSOLE_PORT,
     keep_partial: bool = False,
@@ -168,62 +179,58 @@ def up(
     workers: int = 0,
     cpus: float | None = None,
     memory: str | None = None,
+    devices: list[str] | None = None,
     on_progress: Progress | None = None,
+    find_snapshot: SnapshotFinder | None = None,
 ) -> FarmState:
     """Start `replicas` devices, wait until each is booted on its snapshot, write the state file.
 
     `adb_port` 0 gives the farm an adb server of its own on a free port, so no other farm or user
-    sees its devices; name a port to share a server on purpose.
+    sees its devices (the existing backend: the user's adb server); name a port to share a server
+    on purpose. `devices`: what the existing backend adopts (SERIAL or HOST:PORT[,console=PORT]).
+    `find_snapshot` finds the built snapshot to boot into (`mgfarm.snapshots.farm.up` passes it);
+    without it, or when none was built, a fresh device saves the golden snapshot.
     """
     check_name(name)
     if replicas <= 0:
         raise MgfarmError(f"--replicas must be at least 1 (got {replicas}); pass --replicas N with N >= 1.")
-    if backend not in BACKENDS:
-        raise MgfarmError(f"Unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}.")
+    entry = backend_class(backend)
+    if devices and entry.owns_devices:
+        raise MgfarmError(
+            f"--device names devices to adopt, which the {backend} backend does not do; "
+            "use --backend existing or leave --device out."
+        )
     if farm_exists(name):
         _refuse_existing(name)
-    options: dict[str, object] = {"workers": workers} if backend == "process" else {}
-    if backend == "docker":
-        from mgfarm.farm.backends.docker import resolve_image
-        from mgfarm.snapshots.manifest import built_image
-
-        # No --image: the image `mgfarm snapshot build --backend docker` committed for this snapshot.
-        image = resolve_image(image or built_image(snapshot))
-        options = {"image": image, "cpus": cpus, "memory": memory}
+    flags = UpFlags(image=image, workers=workers, cpus=cpus, memory=memory, devices=list(devices or []))
+    options = entry.options(flags)
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts
-    adb_port = adb_port or quiet_range_start(1)
-    reserved = ports_of_other_farms(name) | {adb_port}
-    pairs = allocate_pairs(replicas, first_port, reserved)
-
-    folder = farm_dir(name)
-    remove_folder(folder)  # no state file: leftovers of an earlier farm only
-    folder.mkdir(parents=True)
-    token = secrets.token_urlsafe(12)
-    write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
+    snapshot = "" if snapshot == NO_SNAPSHOT else snapshot
+    if not snapshot and runner.owns_devices:
+        raise MgfarmError(
+            f"--snapshot {NO_SNAPSHOT} is for adopted devices (--backend existing); the {backend} "
+            f"backend resets to a snapshot, leave --snapshot at {DEFAULT_SNAPSHOT} or name a built one."
+        )
     # A built snapshot (`mgfarm snapshot build`) must fit this farm; it is put where devices load it.
-    from mgfarm.snapshots.farm import prepare
-
-    try:
-        manifest = prepare(folder, backend, image, snapshot)
-    except BaseException:
-        remove_folder(folder)
-        raise
-    limit = str(getattr(runner, "memory", "") or "")  # docker: each container's memory limit
-    if manifest is not None and manifest.ram_mb and limit:
-        from mgfarm.farm.backends.docker import check_guest_memory
-
-        try:
-            check_guest_memory(limit, manifest.ram_mb, snapshot)
-        except BaseException:
-            remove_folder(folder)
-            raise
-    if manifest is None and snapshot != DEFAULT_SNAPSHOT:
-        remove_folder(folder)
+    built = find_snapshot(runner, snapshot) if find_snapshot is not None and snapshot else None
+    if built is not None:
+        runner.check_snapshot(built.ram_mb, snapshot)
+    elif snapshot not in ("", DEFAULT_SNAPSHOT) and runner.snapshot_store != "device":
         raise MgfarmError(
             f"No snapshot {snapshot!r} was built for the {backend} backend; build it with "
             f"`mgfarm snapshot build {snapshot}` or leave --snapshot at {DEFAULT_SNAPSHOT}."
         )
+    adb_port = adb_port or runner.default_adb_port()
+    token = secrets.token_urlsafe(12)
+    planned = runner.plan(replicas, first_port, ports_of_other_farms(name) | {adb_port}, token, snapshot)
+
+    folder = farm_dir(name)
+    remove_folder(folder)  # no state file: leftovers of an earlier farm only
+    folder.mkdir(parents=True)
+    write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
     try:
+        if built is not None:
+            built.place(folder)
         server_pid = adbserver.ensure_server(adb_port)
     except BaseException:
         remove_folder(folder)
@@ -233,29 +240,19 @@ def up(
         backend=backend,
         adb_server_port=adb_port,
         snapshot=snapshot,
-        image=image,
+        image=runner.image,
         created_at=time.time(),
         adb_server_pid=server_pid,
         options=options,
         boot_timeout=boot_timeout,
         first_port=first_port,
-        replicas=[
-            Replica(
-                index=i,
-                serial=f"emulator-{console}",
-                adb_port=adb,
-                console_port=console,
-                console_token=token,
-                state=BOOTING,
-            )
-            for i, (console, adb) in enumerate(pairs)
-        ],
+        replicas=planned,
     )
     save_farm(farm)  # first, so that `down` can clean up even if this process dies mid-way
     try:
         runner.start(farm, farm.replicas, folder)
         save_farm(farm)
-        errors = _boot_all(farm, runner, retries, on_progress, _ScreenCheck(farm, manifest))
+        errors = _boot_all(farm, runner, retries, on_progress, _ScreenCheck(farm, built))
         if errors and not keep_partial:
             first = min(errors)
             raise MgfarmError(
@@ -282,7 +279,9 @@ def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
             farm = load_farm(farm.name)  # what the watchdog restored since
     if backend is not None:
         left += backend.stop_all(farm)
-    serials = {r.serial for r in farm.replicas}
+    # Adopted devices stay on the adb server: only the farm's own must go away.
+    owned = backend is None or backend.owns_devices
+    serials = {r.serial for r in farm.replicas} if owned else set()
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and serials & set(adbserver.devices(farm.adb_server_port)):
         time.sleep(0.1)  # transports go when the device sockets close

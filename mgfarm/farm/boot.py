@@ -1,4 +1,7 @@
-"""Bringing one started replica to `ready`: attach to adb, wait for boot, load the golden snapshot."""
+"""Bringing one started replica to `ready`: attach to adb, wait for boot, reset to the farm's snapshot.
+
+The steps are the backend's (`Backend.attach`, `Backend.reset`); the emulator-style defaults live here.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +9,18 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
 
 import adbutils
 
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.console import console_alive, console_command, snapshot_names
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.state import Replica
+from mgfarm.farm.state import FarmState, Replica
+
+if TYPE_CHECKING:  # the backends build on this module's steps
+    from mgfarm.farm.backends.base import Backend
 
 DEFAULT_SNAPSHOT = "golden"
 
@@ -91,19 +99,16 @@ def load_snapshot(
 
 
 def bring_up(
+    farm: FarmState,
+    backend: Backend,
     rep: Replica,
-    adb_server_port: int,
-    snapshot: str,
-    timeout: float,
     before_load: Callable[[Replica], None] | None = None,
-    alive: Callable[[], bool] | None = None,
-    shared_snapshots: bool = True,
     publish: Callable[[Replica, str], None] | None = None,
 ) -> None:
-    """Attach, wait for boot, (check,) load the snapshot; raises BootError naming the failed step."""
-    deadline = time.monotonic() + timeout
-    wait_attached(rep, adb_server_port, deadline, alive)
-    wait_boot_completed(rep, adb_server_port, deadline)
+    """Attach, wait for boot, (check,) reset to the snapshot; raises BootError naming the failed step."""
+    deadline = time.monotonic() + farm.boot_timeout
+    backend.attach(farm, rep, deadline, partial(backend.alive, farm, rep))
+    wait_boot_completed(rep, farm.adb_server_port, deadline)
     if before_load is not None:
         before_load(rep)
-    load_snapshot(rep, snapshot, snapshot == DEFAULT_SNAPSHOT, shared_snapshots, publish)
+    backend.reset(farm, rep, publish)

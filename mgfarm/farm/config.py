@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.backends import BACKENDS, DEFAULT_BACKEND
 from mgfarm.farm.ports import FIRST_CONSOLE_PORT
 
 CONFIG_FILE = "mgfarm.yaml"
@@ -21,7 +22,7 @@ class FarmConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "default"
-    backend: Literal["process", "docker"] = "process"
+    backend: str = DEFAULT_BACKEND  # a name in mgfarm.farm.backends.BACKENDS
     replicas: int = Field(default=1, ge=1)
     image: str = ""  # docker backend; empty means the sim image built by `mgfarm images build`
     snapshot: str = "golden"
@@ -30,6 +31,7 @@ class FarmConfig(BaseModel):
     cpus: float | None = Field(default=None, gt=0)  # per container; None: the image's default
     memory: str | None = None  # per container, docker syntax; None: the image's default
     workers: int = Field(default=0, ge=0)  # process backend; 0 = one per core
+    devices: list[str] = Field(default_factory=list)  # existing backend: SERIAL or HOST:PORT[,console=PORT]
     retries: int = Field(default=2, ge=0)
     boot_timeout: float = Field(default=120.0, gt=0)
 
@@ -61,9 +63,15 @@ def load_config(overrides: dict[str, Any] | None = None, path: Path | None = Non
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     flags = {k for k, v in (overrides or {}).items() if v is not None}
     try:
-        return FarmConfig(**data)
+        config = FarmConfig(**data)
     except ValidationError as exc:
         raise MgfarmError(invalid_setting(exc, flags, path)) from None
+    if config.backend not in BACKENDS:
+        where = "--backend" if "backend" in flags else f"Setting 'backend' in {path}"
+        raise MgfarmError(
+            f"{where} names an unknown backend ({config.backend!r}); use one of: {', '.join(BACKENDS)}."
+        )
+    return config
 
 
 def yaml_problem(exc: yaml.YAMLError) -> str:

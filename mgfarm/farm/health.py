@@ -11,7 +11,6 @@ Whatever goes wrong in a pass (engine, processes, files) is logged, and the next
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
@@ -22,7 +21,7 @@ from functools import partial
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.backends import Backend, get_backend, relocate_if_taken
+from mgfarm.farm.backends import Backend, get_backend
 from mgfarm.farm.boot import bring_up
 from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, Replica, edit, farm_dir, load_farm
 
@@ -73,7 +72,7 @@ def answers(rep: Replica, timeout: float = PROBE_TIMEOUT) -> bool:
 
 def frozen_replicas(farm: FarmState, candidates: list[int]) -> list[int]:
     """Of these ready, running replicas, the ones silent FROZEN_AFTER probes in a row."""
-    reps = [farm.replica(i) for i in candidates]
+    reps = [farm.replica(i) for i in candidates if farm.replica(i).console_port]  # no console: no probe
     with ThreadPoolExecutor(max_workers=min(32, len(reps)) or 1) as pool:
         replies = list(pool.map(answers, reps))
     frozen = []
@@ -84,21 +83,6 @@ def frozen_replicas(farm: FarmState, candidates: list[int]) -> list[int]:
             frozen.append(rep.index)
             _silent.pop(key)
     return frozen
-
-
-def _stop_device(farm: FarmState, backend: Backend, index: int, frozen: bool = False) -> None:
-    """Stop one replica; through its console first, because a process worker may host others too.
-
-    A frozen replica cannot hear its console: its process or container is killed outright.
-    """
-    rep = farm.replica(index)
-    if not frozen and backend.alive(farm, rep) and console_alive(rep.console_port):
-        with contextlib.suppress(MgfarmError):  # already going away
-            console_command(rep.console_port, rep.console_token, "kill", timeout=5)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and console_alive(rep.console_port):
-            time.sleep(0.1)
-    backend.kill(farm, rep, force=frozen)
 
 
 def silent(farm: FarmState, backend: Backend, indices: list[int]) -> set[int]:
@@ -147,16 +131,15 @@ def restore(
             rep = farm.replica(index)
             rep.state, rep.reason = RESTORING, reason
         for index in indices:
-            _stop_device(farm, backend, index, index in stuck)
+            backend.stop(farm, farm.replica(index), index in stuck)
         for index in indices:
-            relocate_if_taken(farm, farm.replica(index))
+            backend.relocate(farm, farm.replica(index))
         backend.start(farm, [farm.replica(i) for i in indices], farm_dir(name))
-        snapshot, port, timeout = farm.snapshot, farm.adb_server_port, farm.boot_timeout
         reps = {i: farm.replica(i) for i in indices}
 
     def one(index: int) -> str:
         try:
-            bring_up(reps[index], port, snapshot, timeout, shared_snapshots=backend.shared_snapshots)
+            bring_up(farm, backend, reps[index])
         except Exception as exc:  # any failure marks this replica failed, never the pass
             return str(exc) or exc.__class__.__name__
         return ""

@@ -14,6 +14,7 @@ from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.state import READY, farm_exists, home
 from mgfarm.ray.resources import farm_name
+from mgfarm.snapshots.farm import up
 
 
 def current_node_id() -> str:
@@ -40,7 +41,7 @@ class NodeFarm:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with lock_path.open("a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            api.up(replicas=self.replicas, backend=self.backend, name=self.name, **self.options)
+            up(self.replicas, backend=self.backend, name=self.name, **self.options)
         return self.status()
 
     def status(self) -> dict[str, Any]:

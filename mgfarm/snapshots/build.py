@@ -21,11 +21,10 @@ from mgfarm.catalog import load_catalog
 from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.api import down
-from mgfarm.farm.backends import BACKENDS, get_backend
+from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_class, get_backend
 from mgfarm.farm.boot import wait_attached, wait_boot_completed
-from mgfarm.farm.ports import allocate_pairs, quiet_range_start
+from mgfarm.farm.ports import quiet_range_start
 from mgfarm.farm.state import (
-    BOOTING,
     READY,
     FarmState,
     Replica,
@@ -64,7 +63,7 @@ def sim_image_name() -> str:
 
 def build(
     recipe_name: str,
-    backend: str = "process",
+    backend: str = DEFAULT_BACKEND,
     image: str = "",
     adb_port: int = 0,
     boot_timeout: float = 300.0,
@@ -72,11 +71,14 @@ def build(
 ) -> Manifest:
     """Build the recipe's snapshot on `backend` and return its manifest (also written to the store)."""
     say = report or (lambda _msg: None)
-    if backend not in BACKENDS:
-        raise MgfarmError(f"Unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}.")
+    if backend_class(backend).snapshot_store == "device":
+        raise MgfarmError(
+            f"The {backend} backend's devices keep their own snapshots, so it builds none; build on "
+            "--backend process or docker, or save one on the device (`adb emu avd snapshot save NAME`)."
+        )
     recipe = load_recipe(recipe_name)
     started = time.monotonic()
-    farm = _start_one(recipe, backend, image, adb_port, boot_timeout, say)
+    farm, runner = _start_one(recipe, backend, image, adb_port, boot_timeout, say)
     try:
         rep = farm.replicas[0]
         device = Device(
@@ -104,8 +106,8 @@ def build(
             mgfarm_version=mgfarm.__version__,
             **facts,
         )
-        if backend == "process":
-            _keep_sim_snapshot(farm, recipe.name)
+        if runner.snapshot_store == "files":
+            _keep_sim_snapshot(farm, runner, recipe.name)
         else:
             manifest = _commit_image(farm, rep, manifest, say)
         manifest.build_seconds = round(time.monotonic() - started, 1)
@@ -117,17 +119,13 @@ def build(
 
 def _start_one(
     recipe: Recipe, backend: str, image: str, adb_port: int, boot_timeout: float, say: Report
-) -> FarmState:
+) -> tuple[FarmState, Backend]:
     """A one-replica farm booted fresh (no snapshot loaded), registered so `down` can clean it up."""
     name = BUILD_FARM_PREFIX + recipe.name
     if farm_exists(name):
         down(name)  # a build that crashed earlier left its farm behind
-    options: dict[str, Any] = {"workers": 1}
-    if backend == "docker":
-        from mgfarm.farm.backends.docker import resolve_image
-
-        image = resolve_image(image)
-        options = {"image": image, "farm": name}  # CPUs and memory: the image's defaults
+    # One worker; a container gets the image's CPUs and memory.
+    options = backend_class(backend).options(UpFlags(image=image, workers=1))
     runner = get_backend(backend, **options)
     folder = farm_dir(name)
     remove_folder(folder)
@@ -136,18 +134,17 @@ def _start_one(
     write_private(folder / "console_token", token)
     adb_port = adb_port or quiet_range_start(1)  # 0: a private server, seen by no other farm
     server_pid = adbserver.ensure_server(adb_port)
-    console, adb = allocate_pairs(1, quiet_range_start(1), {adb_port})[0]
     farm = FarmState(
         name=name,
         backend=backend,
         adb_server_port=adb_port,
         snapshot=recipe.name,
-        image=image,
+        image=runner.image,
         created_at=time.time(),
         adb_server_pid=server_pid,
         options=options,  # `down` rebuilds the backend from these (the build's image, not the default)
         boot_timeout=boot_timeout,
-        replicas=[Replica(0, f"emulator-{console}", adb, console, token, state=BOOTING)],
+        replicas=runner.plan(1, quiet_range_start(1), {adb_port}, token, recipe.name),
     )
     save_farm(farm)
     try:
@@ -155,14 +152,14 @@ def _start_one(
         runner.start(farm, farm.replicas, folder)
         save_farm(farm)
         deadline = time.monotonic() + boot_timeout
-        wait_attached(farm.replicas[0], adb_port, deadline)
+        runner.attach(farm, farm.replicas[0], deadline)
         wait_boot_completed(farm.replicas[0], adb_port, deadline)
         farm.replicas[0].state = READY
         save_farm(farm)
     except BaseException:
         down(name)
         raise
-    return farm
+    return farm, runner
 
 
 def become_root(device: Device, farm: FarmState, timeout: float) -> None:
@@ -215,18 +212,18 @@ def device_facts(device: Device) -> dict[str, Any]:
     return facts
 
 
-def _keep_sim_snapshot(farm: FarmState, name: str) -> None:
+def _keep_sim_snapshot(farm: FarmState, runner: Backend, name: str) -> None:
     """Copy the simulated device's snapshot folder out of the build farm into the store.
 
     The device saved it into its worker's own folder; publishing moves it to the farm's read-only
     snapshot folder, as a farm does with a golden saved by a fresh device.
     """
     folder = farm_dir(farm.name)
-    get_backend("process", **farm.options).publish_snapshot(farm, farm.replicas[0], name, folder)
+    runner.publish_snapshot(farm, farm.replicas[0], name, folder)
     saved = folder / "snapshots" / name
     if not (saved / "state.json").is_file():
         raise MgfarmError(f"The device saved no snapshot at {saved}; check `mgfarm sim serve --snapshots`.")
-    remove_built("process", name)
+    remove_built(farm.backend, name)
     target = snapshot_files(name)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(saved, target, symlinks=True)
@@ -268,7 +265,7 @@ def _commit_image(farm: FarmState, rep: Replica, manifest: Manifest, say: Report
         committed = container.commit(
             repository=SNAPSHOT_IMAGE_REPO, tag=tag, changes=[f"LABEL {MANIFEST_LABEL}='{label}'"]
         )
-        _remove_replaced_image(client, manifest.name, committed.id, reference)
+        _remove_replaced_image(client, manifest, committed.id, reference)
         return manifest.model_copy(update={"snapshot_image_id": committed.id})
     except docker.errors.DockerException as exc:
         raise MgfarmError(f"Committing the snapshot image failed ({exc}); check `docker info`.") from exc
@@ -319,10 +316,10 @@ def _refuse_secrets(container: Any, paths: list[str]) -> None:
         )
 
 
-def _remove_replaced_image(client: Any, name: str, keep_id: str, reference: str) -> None:
+def _remove_replaced_image(client: Any, manifest: Manifest, keep_id: str, reference: str) -> None:
     """Drop the image of this snapshot's previous build on the same base image (rebuilds would pile
     up otherwise); a build on another base image has a tag of its own and stays."""
-    previous = read_manifest("docker", name)
+    previous = read_manifest(manifest.backend, manifest.name)
     if previous is None or not previous.snapshot_image_id or previous.snapshot_image_id == keep_id:
         return
     if previous.snapshot_image != reference:

@@ -1,19 +1,29 @@
-"""What `mgfarm up` calls so a farm boots into a built snapshot, and refuses one that does not fit."""
+"""What `mgfarm up` calls so a farm boots into a built snapshot, and refuses one that does not fit.
+
+The farm layer knows nothing of builds: `up` here finds the built snapshot for the farm's backend
+and hands `mgfarm.farm.api.up` a finder, which it calls once the backend is chosen.
+"""
 
 from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import mgfarm
 from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.state import FarmState, remove_folder
+from mgfarm.farm import api
+from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, backend_class
+from mgfarm.farm.boot import DEFAULT_SNAPSHOT
+from mgfarm.farm.state import FarmState, Replica, remove_folder
 from mgfarm.snapshots.manifest import (
     MANIFEST_LABEL,
     Manifest,
     Screen,
+    built_image,
     check_manifest,
     docker_sdk,
     parse_manifest,
@@ -23,18 +33,76 @@ from mgfarm.snapshots.manifest import (
 from mgfarm.snapshots.recipe import list_recipes
 
 
-def prepare(folder: Path, backend: str, image: str, snapshot: str) -> Manifest | None:
-    """Before devices start: find the built snapshot, check it fits, and put it where devices load it.
+def up(
+    replicas: int,
+    backend: str = DEFAULT_BACKEND,
+    *,
+    image: str = "",
+    snapshot: str = DEFAULT_SNAPSHOT,
+    **options: Any,
+) -> FarmState:
+    """`mgfarm.farm.api.up` booting into the snapshot `mgfarm snapshot build` made for this backend.
 
-    Returns its manifest, or None when no snapshot of that name was built (the farm then saves one
-    from its freshly booted devices).
+    Without --image, a backend whose snapshots live in images runs the image the build committed.
     """
-    if backend == "docker":
-        return _docker_manifest(image, snapshot)
-    manifest = read_manifest("process", snapshot)
+    if backend_class(backend).snapshot_store == "image" and not image:
+        image = built_image(snapshot)
+    return api.up(replicas, backend, image=image, snapshot=snapshot, find_snapshot=_find, **options)
+
+
+@dataclass
+class Built:
+    """A built snapshot a farm is about to use: its manifest and, for shared files, their folder."""
+
+    manifest: Manifest
+    files: Path | None = None
+
+    @property
+    def ram_mb(self) -> int:
+        return self.manifest.ram_mb
+
+    def place(self, farm_dir: Path) -> None:
+        """Copy the files into the farm's snapshot folder, which its devices load from (read-only)."""
+        if self.files is None:
+            return
+        target = farm_dir / "snapshots" / self.manifest.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_folder(target)
+        shutil.copytree(self.files, target, symlinks=True)
+
+    def check_device(self, farm: FarmState, rep: Replica) -> None:
+        """After boot, before the snapshot loads: the farm's devices must have the snapshot's screen."""
+        device = Device(rep.serial, adb_port=farm.adb_server_port)
+        try:
+            screen = device_screen(device)
+        finally:
+            device.close()
+        check_manifest(
+            self.manifest,
+            farm.backend,
+            image=farm.image,
+            screen=screen,
+            image_id=self.manifest.snapshot_image_id,
+        )
+
+
+def _find(backend: Backend, snapshot: str) -> Built | None:
+    return find_built(backend.name, backend.image, snapshot)
+
+
+def find_built(backend: str, image: str, snapshot: str) -> Built | None:
+    """Before devices start: the built snapshot, checked to fit; None when none was built (the farm
+    then saves one from its freshly booted devices) or the backend's devices keep their own."""
+    store = backend_class(backend).snapshot_store
+    if store == "image":
+        manifest = _image_manifest(backend, image, snapshot)
+        return None if manifest is None else Built(manifest)
+    if store != "files":
+        return None
+    manifest = read_manifest(backend, snapshot)
     if manifest is None:
         return None
-    check_manifest(manifest, "process", mgfarm_version=mgfarm.__version__)
+    check_manifest(manifest, backend, mgfarm_version=mgfarm.__version__)
     check_recipe_unchanged(manifest)
     source = snapshot_files(snapshot)
     if not (source / "state.json").is_file():
@@ -42,14 +110,10 @@ def prepare(folder: Path, backend: str, image: str, snapshot: str) -> Manifest |
             f"Snapshot {snapshot!r} has a manifest but its files are gone from {source}; "
             f"rebuild it with `mgfarm snapshot build {snapshot}`."
         )
-    target = folder / "snapshots" / snapshot
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_folder(target)
-    shutil.copytree(source, target, symlinks=True)
-    return manifest
+    return Built(manifest, source)
 
 
-def _docker_manifest(image: str, snapshot: str) -> Manifest | None:
+def _image_manifest(backend: str, image: str, snapshot: str) -> Manifest | None:
     """The manifest inside the farm's image, checked; or the refusal when a build exists elsewhere."""
     docker = docker_sdk()
     client = docker.from_env()
@@ -61,12 +125,12 @@ def _docker_manifest(image: str, snapshot: str) -> Manifest | None:
     finally:
         client.close()
     text = labels.get(MANIFEST_LABEL)
-    manifest = parse_manifest(text, f"in image {image}") if text else read_manifest("docker", snapshot)
+    manifest = parse_manifest(text, f"in image {image}") if text else read_manifest(backend, snapshot)
     if manifest is None or manifest.name != snapshot:
         return None
     if text:  # the label was written before the commit, so it cannot know the committed id
         manifest = manifest.model_copy(update={"snapshot_image_id": image_id})
-    check_manifest(manifest, "docker", image=image, image_id=image_id)
+    check_manifest(manifest, backend, image=image, image_id=image_id)
     check_recipe_unchanged(manifest)
     return manifest
 
@@ -75,7 +139,7 @@ def check_recipe_unchanged(manifest: Manifest) -> None:
     """Refuse a snapshot whose shipped recipe changed since the build (`mgfarm snapshot list`: stale)."""
     current = {r.name: r.content_hash() for r in list_recipes()}.get(manifest.name)
     if current is not None and current != manifest.recipe_hash:
-        backend = "" if manifest.backend == "process" else f" --backend {manifest.backend}"
+        backend = "" if manifest.backend == DEFAULT_BACKEND else f" --backend {manifest.backend}"
         raise MgfarmError(
             f"Snapshot {manifest.name!r} is stale: its recipe changed after it was built "
             f"({manifest.recipe_hash} -> {current}); rebuild it with "
@@ -88,13 +152,3 @@ def device_screen(device: Device) -> Screen:
     width, height = device.window_size()
     densities = re.findall(r"density: (\d+)", device.shell("wm density"))
     return Screen(width=width, height=height, density=int(densities[-1]) if densities else 0)
-
-
-def check_screen(manifest: Manifest, farm: FarmState) -> None:
-    """After boot, before the snapshot loads: the farm's devices must have the snapshot's screen."""
-    rep = farm.replicas[0]
-    device = Device(rep.serial, adb_port=farm.adb_server_port)
-    screen = device_screen(device)
-    check_manifest(
-        manifest, farm.backend, image=farm.image, screen=screen, image_id=manifest.snapshot_image_id
-    )

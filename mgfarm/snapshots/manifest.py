@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.backends import backend_class
 from mgfarm.farm.state import home, remove_folder
 
 MANIFEST_LABEL = "org.mgfarm.snapshot"
@@ -184,7 +185,8 @@ def remove_snapshot(name: str, backend: str = "") -> list[str]:
     backends = [backend] if backend else sorted(p.name for p in store_root().glob("*") if p.is_dir())
     removed = [f"{b} manifest" for b in backends if manifest_path(b, name).is_file()]
     images: list[Any] = []
-    docker: Any = docker_sdk() if backend in ("", "docker") else None
+    in_images = not backend or backend_class(backend).snapshot_store == "image"
+    docker: Any = docker_sdk() if in_images else None
     client: Any = None
     if docker is not None:
         with contextlib.suppress(docker.errors.DockerException):
@@ -223,7 +225,7 @@ def check_manifest(
             f"Snapshot {manifest.name!r} was built on the {manifest.backend} backend, "
             f"not {backend}; {rebuild}."
         )
-    if backend == "docker":
+    if backend_class(backend).snapshot_store == "image":
         ours = {manifest.snapshot_image, manifest.snapshot_image_id} - {""}
         if image not in ours and image_id not in ours:
             # Rebuilding cannot help a farm on a base image: a build makes a new image to run.

@@ -10,8 +10,8 @@ import pytest
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
-from mgfarm.farm.backends import relocate_if_taken
 from mgfarm.farm.backends.docker import needs_kvm, parse_memory
+from mgfarm.farm.backends.process import ProcessBackend
 from mgfarm.farm.config import load_config
 from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port, quiet_range_start
 from mgfarm.farm.state import FarmState, Replica, edit, list_farms, load_farm, save_farm, state_path
@@ -134,7 +134,7 @@ def test_a_relocated_replica_stays_in_the_farms_port_range(
     with socket.socket() as holder:  # something else took the replica's console port
         holder.bind(("127.0.0.1", first))
         holder.listen()
-        assert relocate_if_taken(farm, rep)
+        assert ProcessBackend(workers=1).relocate(farm, rep)
     assert rep.console_port >= first and rep.console_port != 5554
     assert (rep.adb_port, rep.serial) == (rep.console_port + 1, f"emulator-{rep.console_port}")
 

@@ -151,30 +151,33 @@ def test_mismatched_manifest_is_refused_with_the_fix(
     assert message.endswith(".")
 
 
-def test_prepare_puts_a_built_process_snapshot_where_devices_load_it(tmp_path: Path) -> None:
+def test_a_built_process_snapshot_is_found_and_placed_where_devices_load_it(tmp_path: Path) -> None:
     farm_folder = tmp_path / "farm"
-    assert snapfarm.prepare(farm_folder, "process", "", "golden") is None  # nothing built yet
+    assert snapfarm.find_built("process", "", "golden") is None  # nothing built yet
     write_manifest(_manifest())
     with pytest.raises(MgfarmError, match="files are gone"):
-        snapfarm.prepare(farm_folder, "process", "", "golden")
+        snapfarm.find_built("process", "", "golden")
     files = snapshot_files("golden")
     (files / "files").mkdir(parents=True)
     (files / "state.json").write_text("{}")
     (files / "files" / "marker").write_text("seeded")
-    assert snapfarm.prepare(farm_folder, "process", "", "golden") == _manifest()
+    built = snapfarm.find_built("process", "", "golden")
+    assert built is not None and built.manifest == _manifest()
+    built.place(farm_folder)
     assert (farm_folder / "snapshots/golden/files/marker").read_text() == "seeded"
+    assert snapfarm.find_built("existing", "", "golden") is None  # its devices keep their own
 
 
-def test_prepare_refuses_a_snapshot_from_another_mgfarm_version(tmp_path: Path) -> None:
+def test_finding_refuses_a_snapshot_from_another_mgfarm_version(tmp_path: Path) -> None:
     write_manifest(_manifest(mgfarm_version="0.0.1"))
     with pytest.raises(MgfarmError, match=r"built by mgfarm 0\.0\.1"):
-        snapfarm.prepare(tmp_path, "process", "", "golden")
+        snapfarm.find_built("process", "", "golden")
 
 
-def test_prepare_refuses_a_stale_snapshot(tmp_path: Path) -> None:
+def test_finding_refuses_a_stale_snapshot(tmp_path: Path) -> None:
     write_manifest(_manifest(recipe_hash="0123456789ab"))
     with pytest.raises(MgfarmError, match=r"'golden' is stale.*`mgfarm snapshot build golden`\.$"):
-        snapfarm.prepare(tmp_path, "process", "", "golden")
+        snapfarm.find_built("process", "", "golden")
 
 
 def test_list_rows_mark_stale_and_unbuilt_snapshots() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.backends import relocate_if_taken
+from mgfarm.farm.backends.base import Backend, UpFlags
 from mgfarm.farm.images import SIM_IMAGE, docker_client, resource_defaults, sdk
 from mgfarm.farm.state import FarmState, Replica, owner_id
 
@@ -92,11 +92,11 @@ def needs_kvm(labels: dict[str, str]) -> bool:
     return labels.get("org.mgfarm.backend") == "emulator"
 
 
-class DockerBackend:
+class DockerBackend(Backend):
     """Runs each replica as a container of an mgfarm-compatible image."""
 
     name = "docker"
-    shared_snapshots = False  # each container keeps its own snapshots
+    snapshot_store = "image"  # each container keeps its own, a built one comes in a committed image
 
     def __init__(
         self, image: str = SIM_IMAGE, cpus: float | None = None, memory: str | None = None, farm: str = ""
@@ -127,6 +127,15 @@ class DockerBackend:
             self.devices = ["/dev/kvm:/dev/kvm:rwm"]
             # The image runs as a non-root user; the node keeps the host's owner group.
             self.groups = [str(os.stat("/dev/kvm").st_gid)]
+
+    @classmethod
+    def options(cls, flags: UpFlags) -> dict[str, object]:
+        """The image (default: the sim image), and CPUs and memory (None: the image's defaults)."""
+        return {"image": resolve_image(flags.image), "cpus": flags.cpus, "memory": flags.memory}
+
+    def check_snapshot(self, ram_mb: int, snapshot: str) -> None:
+        if ram_mb:
+            check_guest_memory(self.memory, ram_mb, snapshot)
 
     def _container_name(self, farm: FarmState, rep: Replica) -> str:
         return f"mgfarm-{owner_id()}-{farm.name}-{rep.index}"
@@ -187,7 +196,7 @@ class DockerBackend:
                 if not taken or attempt == PORT_ATTEMPTS - 1:
                     raise
                 with self._ports_lock:
-                    relocate_if_taken(farm, rep)
+                    self.relocate(farm, rep)
         rep.backend_id = container.id
         rep.started_at = time.time()
         self._listed_at = 0.0  # the listing predates this container

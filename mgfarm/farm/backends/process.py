@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import procs
+from mgfarm.farm.backends.base import Backend, UpFlags
 from mgfarm.farm.ports import consecutive_runs
 from mgfarm.farm.state import FarmState, Replica, Worker
 
@@ -34,14 +35,18 @@ def _names(line: str, serial: str) -> bool:
     return False
 
 
-class ProcessBackend:
+class ProcessBackend(Backend):
     """Runs replicas as `python -m mgfarm.sim serve` worker processes."""
 
     name = "process"
-    shared_snapshots = True  # every worker gets the farm's snapshots/ folder
+    snapshot_store = "files"  # every worker gets the farm's snapshots/ folder
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
+
+    @classmethod
+    def options(cls, flags: UpFlags) -> dict[str, object]:
+        return {"workers": flags.workers}
 
     def _chunks(self, replicas: list[Replica]) -> list[list[Replica]]:
         """Group replicas into at most ~`self.workers` workers of consecutive port pairs."""
