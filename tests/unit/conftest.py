@@ -1,0 +1,37 @@
+"""Unit fixtures: simulated devices inside the test process, reached through a real adb server.
+
+`adb_server` (module scope): a private adb server (see tests/integration/conftest.py).
+`sim_thread` (module scope): a `SimThread` announcing its devices to `adb_server`; `sims.start()`
+boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+
+import pytest
+
+from mgfarm.adb.binary import find_adb
+from tests.integration.conftest import AdbServer, start_adb_server, stop_adb_server
+from tests.simhost import SimThread
+
+
+@pytest.fixture(scope="module")
+def adb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AdbServer]:
+    server = start_adb_server(find_adb(), tmp_path_factory.mktemp("adbhome"))
+    try:
+        yield server
+    finally:
+        stop_adb_server(server)
+
+
+@pytest.fixture(scope="module")
+def sim_thread(adb_server: AdbServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimThread]:
+    token_file = adb_server.home / ".emulator_console_auth_token"  # where `adb emu` reads it too
+    token_file.write_text(secrets.token_hex(8))
+    sims = SimThread(tmp_path_factory.mktemp("sims"), adb_server.port, token_file)
+    try:
+        yield sims
+    finally:
+        sims.close()
