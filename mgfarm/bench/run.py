@@ -18,6 +18,7 @@ from mgfarm.bench.stats import summarize
 from mgfarm.bench.workloads import WORKLOADS
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
+from mgfarm.farm.backends import DEFAULT_BACKEND
 from mgfarm.farm.ports import free_port
 from mgfarm.farm.state import farm_exists
 
@@ -28,7 +29,7 @@ Progress = Callable[[str], None]  # called once per finished phase with what com
 class BenchConfig:
     """What to measure; `quick` picks small counts that finish in minutes on a 2-core machine."""
 
-    backend: str = "process"
+    backend: str = DEFAULT_BACKEND
     replicas: list[int] = field(default_factory=lambda: [1, 8, 64])
     image: str = ""
     task: str = ""
@@ -43,7 +44,7 @@ class BenchConfig:
 
     @classmethod
     def quick(
-        cls, backend: str = "process", replicas: list[int] | None = None, image: str = ""
+        cls, backend: str = DEFAULT_BACKEND, replicas: list[int] | None = None, image: str = ""
     ) -> BenchConfig:
         return cls(
             backend, replicas or [1, 4, 16], image, cold_starts=3, episodes=3, steps=5, warmup=10, window=50

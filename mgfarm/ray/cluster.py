@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from mgfarm.errors import MgfarmError
+from mgfarm.farm.backends import DEFAULT_BACKEND
 from mgfarm.ray.connect import NodeInfo, alive_nodes, connect, import_ray
 from mgfarm.ray.farm_actor import NodeFarm
 from mgfarm.ray.resources import FARM_ACTOR_PREFIX, KVM_RESOURCE, NAMESPACE, REPLICA_RESOURCE, farm_actor_name
@@ -59,7 +60,7 @@ def farm_actors() -> list[Any]:
 def up(
     address: str,
     replicas_per_node: int,
-    backend: str = "process",
+    backend: str = DEFAULT_BACKEND,
     options: dict[str, Any] | None = None,
     kvm: bool = False,
 ) -> list[dict[str, Any]]:

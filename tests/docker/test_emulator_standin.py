@@ -25,6 +25,7 @@ from mgfarm.farm import api
 from mgfarm.farm.images import EMULATOR_IMAGE, build_images
 from mgfarm.farm.ports import quiet_range_start
 from mgfarm.snapshots.build import build
+from mgfarm.snapshots.farm import up as farm_up
 from mgfarm.snapshots.manifest import MANIFEST_LABEL, Manifest, read_manifest, remove_snapshot, secret_paths
 from mgfarm.snapshots.recipe import load_recipe
 
@@ -108,7 +109,7 @@ def test_snapshot_build_commits_a_clean_image_that_a_plain_up_runs(
     assert _locks_in_image(engine, golden.snapshot_image) == []
 
     # No --image: the farm runs the image the build committed, with the image's resources.
-    farm = api.up(1, backend="docker", name="emu-plain", adb_port=adb_port, first_port=quiet_range_start(1))
+    farm = farm_up(1, backend="docker", name="emu-plain", adb_port=adb_port, first_port=quiet_range_start(1))
     try:
         assert farm.image == golden.snapshot_image
         container = engine.containers.get(farm.replicas[0].backend_id)
@@ -127,7 +128,7 @@ def test_snapshot_build_commits_a_clean_image_that_a_plain_up_runs(
 
     # An explicit base image is refused with a fix that works (the fix is the plain up above).
     with pytest.raises(MgfarmError, match="or without --image"):
-        api.up(1, backend="docker", name="emu-base", image=emulator_image, adb_port=adb_port)
+        farm_up(1, backend="docker", name="emu-base", image=emulator_image, adb_port=adb_port)
 
     removed = remove_snapshot("golden", "docker")
     assert f"image {golden.snapshot_image}" in removed
@@ -139,7 +140,7 @@ def test_snapshot_build_commits_a_clean_image_that_a_plain_up_runs(
 def test_the_health_check_follows_the_device_not_a_process(
     engine: Any, emulator_image: str, farm_home: Path, adb_port: int
 ) -> None:
-    farm = api.up(1, backend="docker", name="emu-health", image=emulator_image, adb_port=adb_port)
+    farm = farm_up(1, backend="docker", name="emu-health", image=emulator_image, adb_port=adb_port)
     try:
         container = engine.containers.get(farm.replicas[0].backend_id)
         assert _health(engine, container.id, "healthy", 300) == "healthy"

@@ -17,6 +17,7 @@ from mgfarm.farm import api
 from mgfarm.farm.backends.docker import FARM_LABEL
 from mgfarm.farm.ports import quiet_range_start
 from mgfarm.snapshots.build import build
+from mgfarm.snapshots.farm import up as farm_up
 from mgfarm.snapshots.manifest import MANIFEST_LABEL, Manifest
 from mgfarm.snapshots.recipe import load_recipe
 
@@ -45,7 +46,7 @@ def test_golden_image_boots_a_farm_into_the_seeded_state(
     assert not engine.containers.list(all=True, filters={"label": f"{FARM_LABEL}=snapshot-build-golden"})
 
     names = {s["add_contact"]["name"] for s in GOLDEN.seed if "add_contact" in s}
-    farm = api.up(
+    farm = farm_up(
         2,
         backend="docker",
         name="golden-dk",
@@ -63,6 +64,6 @@ def test_golden_image_boots_a_farm_into_the_seeded_state(
         api.down("golden-dk")
 
     with pytest.raises(MgfarmError) as info:
-        api.up(1, backend="docker", name="wrong-image", image=sim_image, adb_port=adb_port)
+        farm_up(1, backend="docker", name="wrong-image", image=sim_image, adb_port=adb_port)
     assert f"start the farm with `--image {golden_image.snapshot_image}`" in str(info.value)
     assert not engine.containers.list(all=True, filters={"label": f"{FARM_LABEL}=wrong-image"})

@@ -44,8 +44,12 @@ def listed(server: AdbServer) -> dict[str, str]:
     return dict(line.split("\t", 1) for line in lines if "\t" in line)
 
 
-def test_up_existing_runs_a_task_resets_and_down_leaves_the_devices_running(
-    adb_server: AdbServer, sim_device: SimHandle, network_device: int, user_env: dict[str, str]
+def test_up_existing_runs_tasks_resets_and_down_leaves_the_devices_running(
+    adb_server: AdbServer,
+    sim_device: SimHandle,
+    network_device: int,
+    user_env: dict[str, str],
+    tmp_path: Path,
 ) -> None:
     address = f"127.0.0.1:{network_device}"
     devices = ["--device", sim_device.serial, "--device", f"{address},console={network_device - 1}"]
@@ -77,19 +81,25 @@ def test_up_existing_runs_a_task_resets_and_down_leaves_the_devices_running(
 
         task = mgfarm("run-task", "settings.wifi_off", "--agent", "oracle", "--farm", "adopt", env=user_env)
         assert task.returncode == 0, task.stdout + task.stderr
+        runs = str(tmp_path / "runs")
+        suite = mgfarm(
+            "eval", "--suite", "smoke", "--farm", "adopt", "--out", runs, "--no-record", env=user_env
+        )
+        assert suite.returncode == 0, suite.stderr
+        assert "9/9 succeeded" in suite.stdout and "on 2 replicas" in suite.stdout, suite.stdout
+        logs = mgfarm("logs", "0", "--farm", "adopt", "--tail", "5", env=user_env)
+        assert logs.returncode == 0, logs.stderr
 
-        # The task left wifi off on the device it ran on; a restart resets that device to the golden
-        # snapshot saved when it was adopted (console `avd snapshot load`) and does not restart it.
-        wifi = {
-            i: adb_server.adb("-s", serial, "shell", "settings get global wifi_on").stdout.strip()
-            for i, serial in enumerate([sim_device.serial, address])
-        }
-        assert sorted(wifi.values()) == ["0", "1"], wifi
-        used = next(i for i, value in wifi.items() if value == "0")
-        restart = mgfarm("restart", str(used), "--farm", "adopt", env=user_env)
-        assert restart.returncode == 0, restart.stderr
-        serial = [sim_device.serial, address][used]
-        assert adb_server.adb("-s", serial, "shell", "settings get global wifi_on").stdout.strip() == "1"
+        # A restart resets the device to the golden snapshot saved when it was adopted (console
+        # `avd snapshot load`), detaching and attaching it again, and does not restart it.
+        for index, serial in enumerate([sim_device.serial, address]):
+            off = mgfarm(
+                "exec", str(index), "--farm", "adopt", "--", "settings put global wifi_on 0", env=user_env
+            )
+            assert off.returncode == 0, off.stderr
+            restart = mgfarm("restart", str(index), "--farm", "adopt", env=user_env)
+            assert restart.returncode == 0, restart.stderr
+            assert adb_server.adb("-s", serial, "shell", "settings get global wifi_on").stdout.strip() == "1"
     finally:
         down = mgfarm("down", "--farm", "adopt", env=user_env)
     assert down.returncode == 0, down.stderr

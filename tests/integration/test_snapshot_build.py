@@ -17,6 +17,7 @@ from mgfarm.farm import api
 from mgfarm.farm.ports import quiet_range_start
 from mgfarm.farm.state import farm_dir, farm_exists
 from mgfarm.snapshots.build import build
+from mgfarm.snapshots.farm import up as farm_up
 from mgfarm.snapshots.manifest import Manifest, manifest_path, read_manifest
 from mgfarm.snapshots.recipe import load_recipe
 from tests.integration.conftest import AdbServer
@@ -44,7 +45,7 @@ def golden(home: Path, adb_server: AdbServer) -> Manifest:
 
 @pytest.fixture(scope="module")
 def farm(golden: Manifest, adb_server: AdbServer) -> Iterator[list[Device]]:
-    state = api.up(2, name="golden-test", adb_port=adb_server.port, first_port=quiet_range_start(2))
+    state = farm_up(2, name="golden-test", adb_port=adb_server.port, first_port=quiet_range_start(2))
     devices = [
         Device(r.serial, adb_port=adb_server.port, console_port=r.console_port, console_token=r.console_token)
         for r in state.replicas
@@ -107,7 +108,7 @@ def test_other_screen_size_is_refused_and_nothing_is_left(golden: Manifest, adb_
     original = _edit_manifest({"screen": {"width": 720, "height": 1280, "density": 320}})
     try:
         with pytest.raises(MgfarmError) as info:
-            api.up(1, name="mismatch", adb_port=adb_server.port, first_port=quiet_range_start(1))
+            farm_up(1, name="mismatch", adb_port=adb_server.port, first_port=quiet_range_start(1))
     finally:
         manifest_path("process", "golden").write_text(original)
     assert "saved on a 720x1280 at 320 dpi screen" in str(info.value)
@@ -119,7 +120,7 @@ def test_a_stale_snapshot_is_refused_until_rebuilt(golden: Manifest, adb_server:
     original = _edit_manifest({"recipe_hash": "0123456789ab"})  # as if the recipe changed since
     try:
         with pytest.raises(MgfarmError) as info:
-            api.up(1, name="stale", adb_port=adb_server.port, first_port=quiet_range_start(1))
+            farm_up(1, name="stale", adb_port=adb_server.port, first_port=quiet_range_start(1))
     finally:
         manifest_path("process", "golden").write_text(original)
     assert str(info.value) == (
