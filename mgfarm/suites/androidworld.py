@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -193,17 +194,14 @@ def registry() -> dict[str, Any]:
     return dict(reg.get_registry(reg.ANDROID_WORLD_FAMILY))
 
 
-def app_packages(cls: Any) -> dict[str, str | None]:
-    """A task class's AndroidWorld app names and the package each opens (None: AndroidWorld knows none)."""
+def missing_apps(app_names: Iterable[str], installed: set[str]) -> list[str]:
+    """The AndroidWorld app names (a task's `app_names`) whose package is not installed on the device;
+    a name AndroidWorld maps to no package counts as missing."""
     from android_world.env import adb_utils
 
-    found: dict[str, str | None] = {}
-    for name in getattr(cls, "app_names", ()) or ():
+    missing = []
+    for name in app_names:
         activity = adb_utils.get_adb_activity(name)
-        found[name] = activity.split("/")[0] if activity else None
-    return found
-
-
-def missing_apps(cls: Any, installed: set[str]) -> list[str]:
-    """The app names of a task class whose package is not installed on the device."""
-    return sorted(name for name, pkg in app_packages(cls).items() if pkg is None or pkg not in installed)
+        if activity is None or activity.split("/")[0] not in installed:
+            missing.append(name)
+    return sorted(missing)

@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+from rich.table import Table
+
 from mgfarm.adb.binary import find_adb
 from mgfarm.device.device import Device
 from mgfarm.env.evaluate import run_with_progress
@@ -25,7 +28,7 @@ from mgfarm.env.runner import wants_screenshot
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import READY, farm_dir, load_farm
 from mgfarm.suites import androidworld
-from mgfarm.suites.aw_tasks import AwAgentAdapter, AwEnvs, AwInstance, draw_task
+from mgfarm.suites.aw_tasks import AwAgentAdapter, AwEnvs, AwInstance, AwTask, draw_task
 from mgfarm.tasks import report
 from mgfarm.tasks.adversaries import AgentFactory
 from mgfarm.tasks.agents import failure, make_agent
@@ -57,22 +60,11 @@ class SuiteRun:
     devices: int
 
 
-def select(reg: dict[str, Any], patterns: list[str], installed: set[str]) -> tuple[list[str], dict[str, str]]:
-    """The task classes to run and those skipped with why.
-
-    Without patterns: every registry task whose apps the device has (the others are skipped, "app
-    not on the device"); with names or globs ('Markor*'): those tasks, as asked.
-    """
+def select(reg: dict[str, Any], patterns: list[str]) -> list[str]:
+    """The task classes named by `patterns` (class names or globs such as 'Markor*'); all without."""
     if not patterns:
-        chosen, skipped = [], {}
-        for name in sorted(reg):
-            missing = androidworld.missing_apps(reg[name], installed)
-            if missing:
-                skipped[name] = f"skipped: app not on the device: {', '.join(missing)}"
-            else:
-                chosen.append(name)
-        return chosen, skipped
-    chosen = []
+        return sorted(reg)
+    chosen: list[str] = []
     for pattern in patterns:
         hits = [n for n in sorted(reg) if fnmatch.fnmatchcase(n, pattern)]
         if not hits:
@@ -81,7 +73,18 @@ def select(reg: dict[str, Any], patterns: list[str], installed: set[str]) -> tup
                 "(e.g. ClockTimerEntry) or globs (e.g. 'Markor*')."
             )
         chosen += [n for n in hits if n not in chosen]
-    return chosen, {}
+    return chosen
+
+
+def not_on_device(tasks: list[AwTask], installed: set[str]) -> dict[str, str]:
+    """Why each task whose apps the device lacks is skipped (a task's apps are known once drawn:
+    AndroidWorld's information-retrieval tasks name theirs per instance)."""
+    skipped = {}
+    for task in tasks:
+        missing = androidworld.missing_apps(getattr(task.task, "app_names", ()) or (), installed)
+        if missing:
+            skipped[task.id] = f"skipped: app not on the device: {', '.join(missing)}"
+    return skipped
 
 
 def agent_for(spec: str) -> tuple[str | AgentFactory, bool]:
@@ -144,6 +147,17 @@ def markdown(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rows_table(rows: list[Row]) -> Table:
+    """The per-task table for the terminal."""
+    table = Table(title=f"AndroidWorld: {len(rows)} tasks")
+    for column in ("task", "seed", "success", "steps", "seconds"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("error", overflow="fold")
+    for r in rows:
+        table.add_row(r.task, str(r.seed), r.success, str(r.steps), f"{r.seconds:.1f}", escape(r.error))
+    return table
+
+
 def run_suite(
     farm: str,
     agent: str | AgentFactory,
@@ -169,15 +183,18 @@ def run_suite(
     else:
         job_agent, screenshots, label = agent, False, getattr(agent, "__name__", type(agent).__name__)
     reg = androidworld.registry()
-    names, skipped = select(reg, patterns, installed_packages(farm))
-    if not names:
-        raise MgfarmError("No AndroidWorld task to run: the devices have none of their apps; pass --tasks.")
+    names = select(reg, patterns)
     state = load_farm(farm)
     home_dir = androidworld.console_home(
         farm_dir(farm) / "androidworld-home", state.replicas[0].console_token
     )
     envs = AwEnvs(str(find_adb()), home_dir)
-    jobs = [Job(draw_task(name, reg[name], seed, envs), seed, job_agent, label) for name in names]
+    drawn = [draw_task(name, reg[name], seed, envs) for name in names]
+    # Named tasks run as asked; the whole registry runs what the devices have apps for.
+    skipped = {} if patterns else not_on_device(drawn, installed_packages(farm))
+    jobs = [Job(task, seed, job_agent, label) for task in drawn if task.id not in skipped]
+    if not jobs:
+        raise MgfarmError("No AndroidWorld task to run: the devices have none of their apps; pass --tasks.")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     folder = out / f"{stamp}-androidworld" if out is not None else None
     try:

@@ -128,7 +128,7 @@ def draw_task(name: str, cls: Any, seed: int, envs: AwEnvs) -> AwTask:
     params["seed"] = drawn
     raw = dict(params)
     task = cls(params)
-    app = ", ".join(getattr(cls, "app_names", ()) or ()) or "-"
+    app = ", ".join(getattr(task, "app_names", ()) or ()) or "-"  # some name theirs per instance
     return AwTask(name, app, f"complexity {task.complexity:g}", seed, raw, task, envs)
 
 

@@ -106,6 +106,19 @@ def test_scripted_solutions_score_one_on_every_task(farm_env: dict[str, str], tm
 
 
 @needs_aw
+def test_an_androidworld_agent_runs_through_the_adapter(farm_env: dict[str, str]) -> None:
+    """`--agent module:Class` naming an EnvironmentInteractingAgent: built on the replica's
+    AsyncAndroidEnv, one `step(goal)` per turn, its own JSON actions; done ends the episode."""
+    from mgfarm.suites.aw_eval import run_suite
+
+    spec = "tests.integration.aw_agents:StopwatchAgent"
+    run = run_suite(FARM, spec, 30, ["ClockStopWatchRunning"], 1, None, show=False)
+    [result] = run.results
+    assert (result.success, result.error, result.status, result.steps) == (True, "", "complete", 4)
+    assert result.agent == spec
+
+
+@needs_aw
 def test_nothing_agent_scores_zero(farm_env: dict[str, str], tmp_path: Path) -> None:
     proc = run_mgfarm(
         "eval",
