@@ -513,18 +513,18 @@ def up(
     from mgfarm.farm.render import farm_table, summary_line
     from mgfarm.snapshots.farm import up as farm_up
 
-    # Adopted devices are as many as named: --replicas may be left out.
-    count = replicas if replicas is not None or not devices else len(devices)
-    overrides: dict[str, object] = {"replicas": count, "backend": backend, "image": image}
+    overrides: dict[str, object] = {"replicas": replicas, "backend": backend, "image": image}
     overrides.update(snapshot=snapshot, name=name, adb_port=adb_port, cpus=cpus, memory=memory)
     overrides.update(devices=devices or None)
     cfg = load_config(overrides)
+    # Adopted devices (flags or mgfarm.yaml) are as many as named: --replicas may be left out.
+    count = len(cfg.devices) if cfg.devices and replicas is None else cfg.replicas
     started = time.monotonic()
     columns = (TextColumn("booting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task("boot", total=cfg.replicas)
+        task = progress.add_task("boot", total=count)
         farm = farm_up(
-            cfg.replicas,
+            count,
             backend=cfg.backend,
             name=cfg.name,
             image=cfg.image,
