@@ -95,6 +95,8 @@ def test_existing_needs_devices_each_once_and_a_console_to_reset() -> None:
     )
     (rep,) = backend.plan(1, 5554, set(), "tok", "")  # --snapshot none: no console needed
     assert (rep.serial, rep.adb_port, rep.console_port, rep.console_token) == ("127.0.0.1:6555", 6555, 0, "")
+    (rep,) = ExistingBackend(devices=["emulator-5554"]).plan(1, 5554, set(), "tok", "")
+    assert (rep.serial, rep.adb_port, rep.console_port) == ("emulator-5554", 5555, 0)  # nor is one used
 
 
 def test_device_with_another_backend_and_snapshot_none_with_ours_are_refused(home: Path) -> None:

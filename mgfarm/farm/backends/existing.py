@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.binary import adb_args
-from mgfarm.adb.console import read_token
+from mgfarm.adb.console import DEFAULT_TOKEN_FILE, read_token
 from mgfarm.adb.errors import AdbError, ConsoleError
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends.base import Backend, UpFlags
@@ -125,13 +125,16 @@ class ExistingBackend(Backend):
         if snapshot and any(spec.console_port for spec in self.specs):
             try:
                 console_token = read_token()
-            except ConsoleError as exc:
+            except ConsoleError:
                 raise MgfarmError(
-                    f"{exc} The emulator console of an adopted device needs it; create it or start the "
-                    "device with that token."
+                    f"Resetting adopted devices needs their console token in {DEFAULT_TOKEN_FILE}, which "
+                    "cannot be read; write the token the devices use there, or pass --snapshot none."
                 ) from None
+        # Without a snapshot the farm never opens a console (no reset, no frozen-console probe).
         return [
-            Replica(i, spec.serial, spec.adb_port, spec.console_port, console_token, state=BOOTING)
+            Replica(
+                i, spec.serial, spec.adb_port, spec.console_port if snapshot else 0, console_token, BOOTING
+            )
             for i, spec in enumerate(self.specs)
         ]
 
