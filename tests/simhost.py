@@ -3,22 +3,22 @@
 `SimThread` runs the listeners `mgfarm sim serve` runs (`mgfarm.sim.server.DeviceHost`: adbd and the
 console) on an asyncio loop in a daemon thread. Clients reach such a device exactly as they reach a
 served one, through the real adb server and the console port; what the tests save is the worker
-process (an interpreter, the imports and the sandbox: about a second per device). The device's
-state is at hand too, but only through `on_loop`: the loop thread owns it.
+process (an interpreter, the imports and the sandbox: about a second per device) and a boot per test,
+as a module's tests can share devices and reset them with a snapshot load.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.ports import quiet_range_start
-from mgfarm.sim.device import DeviceConfig, SimDevice
+from mgfarm.sim.device import DeviceConfig
 from mgfarm.sim.server import DeviceHost
 
 T = TypeVar("T")
@@ -33,7 +33,6 @@ class InProcessSim:
     adb_port: int
     console_port: int
     token: str
-    device: SimDevice  # touch it only through `SimThread.on_loop`
 
 
 class SimThread:
@@ -51,14 +50,6 @@ class SimThread:
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = START_TIMEOUT) -> T:
         """Run a coroutine on the loop thread and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
-
-    def on_loop(self, fn: Callable[[], T]) -> T:
-        """Call `fn` on the loop thread (the devices are not thread-safe) and return its result."""
-
-        async def call() -> T:
-            return fn()
-
-        return self.run(call())
 
     def start(self) -> InProcessSim:
         """Boot one device on free ports and announce it; returns once its listeners are up."""
@@ -80,7 +71,7 @@ class SimThread:
                     raise
                 continue
             self.hosts.append(host)
-            return InProcessSim(config.serial, config.adb_port, console_port, token, host.device)
+            return InProcessSim(config.serial, config.adb_port, console_port, token)
         raise AssertionError("unreachable")
 
     def close(self) -> None:
