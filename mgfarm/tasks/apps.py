@@ -65,12 +65,11 @@ class AppTable:
         return {n: app.candidates() for app in self.apps.values() for n in app.names()}
 
 
-def launch_command(app: AppDecl, package: str | None = None) -> str:
-    """The shell command that brings the app's launcher activity (of `package`, default the default) up."""
-    package = package or app.package
+def launch_command(app: AppDecl) -> str:
+    """The shell command that brings the app's launcher activity (the default profile's package) up."""
     if app.activity:
-        return f"am start -n {package}/{app.activity}"
-    return f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
+        return f"am start -n {app.package}/{app.activity}"
+    return f"monkey -p {app.package} -c android.intent.category.LAUNCHER 1"
 
 
 def load_apps(path: Path) -> AppTable:
