@@ -51,8 +51,12 @@ def server_running(port: int) -> bool:
     return True
 
 
-def ensure_server(port: int) -> int:
-    """Start a private adb server on `port` unless one runs; returns the pid we started, or 0."""
+def ensure_server(port: int, private: bool = True) -> int:
+    """Start an adb server on `port` unless one runs; returns the pid we started, or 0.
+
+    `private`: it scans for no emulators and looks for no mDNS devices (a farm's own server); else
+    it finds devices like the user's own adb server does (adopted devices are found that way).
+    """
     if server_running(port):
         return 0
     probe = socket.socket()
@@ -74,7 +78,7 @@ def ensure_server(port: int) -> int:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        env={**os.environ, **PRIVATE_SERVER_ENV},
+        env={**os.environ, **(PRIVATE_SERVER_ENV if private else {})},
     )
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

@@ -231,7 +231,7 @@ def up(
     try:
         if built is not None:
             built.place(folder)
-        server_pid = adbserver.ensure_server(adb_port)
+        server_pid = adbserver.ensure_server(adb_port, private=runner.owns_devices)
     except BaseException:
         remove_folder(folder)
         raise

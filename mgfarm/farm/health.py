@@ -159,9 +159,9 @@ def restore(
 def watch_once(name: str) -> list[int]:
     """One watchdog pass; returns the replicas it restored."""
     farm = load_farm(name)
-    if not adbserver.server_running(farm.adb_server_port):
-        adbserver.ensure_server(farm.adb_server_port)
     backend = backend_of(farm)
+    if not adbserver.server_running(farm.adb_server_port):
+        adbserver.ensure_server(farm.adb_server_port, private=backend.owns_devices)
     dead = dead_replicas(farm, backend)
     running = [r.index for r in farm.replicas if r.state == READY and r.index not in dead]
     frozen = frozen_replicas(farm, running)

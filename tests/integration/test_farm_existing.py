@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from mgfarm.adb import server as adbserver
 from mgfarm.farm.ports import free_port, quiet_range_start
 from mgfarm.farm.state import farm_dir
 from tests.support import run_mgfarm
 
-from .conftest import AdbServer, SimHandle, serving
+from .conftest import AdbServer, SimHandle, free_scanned_adb_port, serving
 
 mgfarm = partial(run_mgfarm, timeout=180)
 
@@ -172,3 +173,24 @@ def test_an_unreachable_device_is_one_sentence_and_nothing_is_left(
         assert "Traceback" not in text and text.startswith("error: ") and text.endswith(".")
         assert not farm_dir("gone").exists()
     assert not any(serial.startswith("127.0.0.1:") for serial in listed(adb_server))
+
+
+def test_an_emulator_without_an_adb_server_is_found_by_the_server_up_starts(
+    tmp_path: Path, user_env: dict[str, str]
+) -> None:
+    """As an emulator started by hand before any adb server: the server `up` starts scans for it (a
+    farm's private server would not), and `down` stops that server but not the device."""
+    adb_port = free_scanned_adb_port()
+    if adb_port is None:
+        pytest.skip("every emulator port pair 5554-5585 is taken on this machine")
+    server_port = free_port()
+    serial = f"emulator-{adb_port - 1}"
+    with serving(adb_port, tmp_path / "emu") as (line, serve):
+        assert line.startswith(f"ready {serial}"), line
+        args = ["--device", serial, "--snapshot", "none", "--farm", "byhand", "--adb-port", str(server_port)]
+        up = mgfarm("up", "--backend", "existing", *args, env=user_env)
+        assert up.returncode == 0, up.stderr
+        assert adbserver.devices(server_port) == {serial: "device"}
+        assert mgfarm("down", "--farm", "byhand", env=user_env).returncode == 0
+        assert not adbserver.server_running(server_port)  # it was the farm's, started for it
+        assert serve.poll() is None
