@@ -52,6 +52,21 @@ def test_load_restores_files_folders_and_props_exactly(tmp_path: Path) -> None:
     assert device.props.get("debug.test") == "saved"
 
 
+def test_state_files_keep_the_service_names_older_snapshots_use(tmp_path: Path) -> None:
+    """Golden snapshots outlive code changes: each service's state is filed under its old name."""
+    device = booted(tmp_path)
+    services = snapshot.export_state(device)["services"]
+    assert list(services) == ["packages", "clock", "telephony", "activities", "window", "clipboard"]
+    device.services.clock.set_ms(1_700_000_000_000)
+    device.services.clock.freeze(True)
+    device.services.clipboard.text = "kept"
+    snapshot.save(device, "named")
+    device.services.clock.freeze(False)
+    device.services.clipboard.text = ""
+    snapshot.load(device, "named")
+    assert device.services.clock.now_ms() == 1_700_000_000_000 and device.services.clipboard.text == "kept"
+
+
 def test_load_never_writes_through_a_planted_symlink(tmp_path: Path) -> None:
     device = booted(tmp_path)
     fs = device.fs
