@@ -4,9 +4,10 @@
 `--device` names each one: a serial the adb server lists (`emulator-5554`, a USB serial) or a
 network address `HOST:PORT` that the farm `adb connect`s. Reset is the console's
 `avd snapshot load`, so a device needs a console for it: an `emulator-NNNN` serial has one on port
-NNNN, any other device gets one named as `SERIAL,console=PORT`. A farm of devices without a console
-runs with `--snapshot none`: episodes then start from whatever state the device is in. Stopping
-disconnects what the farm connected and leaves every device running.
+NNNN, any other device gets one named as `SERIAL,console=PORT`. A device without a `golden`
+snapshot gets one saved from its state at adoption, as a fresh farm's devices do. A farm of devices
+without a console runs with `--snapshot none`: episodes then start from whatever state the device
+is in. Stopping disconnects what the farm connected and leaves every device running.
 """
 
 from __future__ import annotations
