@@ -1,6 +1,6 @@
 """Unit fixtures: simulated devices inside the test process, reached through a real adb server.
 
-`adb_server` (module scope): a private adb server (see tests/integration/conftest.py).
+`adb_server` (module scope): the private adb server of tests/integration/conftest.py.
 `sim_thread` (module scope): a `SimThread` announcing its devices to `adb_server`; `sims.start()`
 boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
 """
@@ -12,18 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from mgfarm.adb.binary import find_adb
-from tests.integration.conftest import AdbServer, start_adb_server, stop_adb_server
+from tests.integration.conftest import AdbServer, adb_server
 from tests.simhost import SimThread
 
-
-@pytest.fixture(scope="module")
-def adb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AdbServer]:
-    server = start_adb_server(find_adb(), tmp_path_factory.mktemp("adbhome"))
-    try:
-        yield server
-    finally:
-        stop_adb_server(server)
+__all__ = ["adb_server", "sim_thread"]  # the fixtures of tests/unit
 
 
 @pytest.fixture(scope="module")
