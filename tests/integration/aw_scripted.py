@@ -57,3 +57,22 @@ class ScriptedSolutions:
             phone.home()
             SOLUTIONS[name](AwDevice(inst.env, phone), inst.task, inst.raw)
         return DONE
+
+
+def main(argv: list[str]) -> int:
+    """`python -m tests.integration.aw_scripted FARM [REPLICAS]`: every task with a scripted solution
+    on a running farm (AndroidWorld's seed 30), the per-task table and the wall time."""
+    from mgfarm.suites.aw_eval import markdown, run_suite
+
+    farm, replicas = argv[0], int(argv[1]) if len(argv) > 1 else None
+    run = run_suite(farm, ScriptedSolutions, 30, sorted(SOLUTIONS), replicas, None, show=False)
+    print(markdown(run.rows))
+    ok = sum(r.success for r in run.results)
+    print(f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {run.devices} replicas")
+    return 0 if ok == len(run.results) else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
