@@ -1,7 +1,7 @@
 """Unit fixtures: simulated devices inside the test process, reached through a real adb server.
 
 `adb_server` (module scope): the private adb server of tests/integration/conftest.py.
-`sim_thread` (module scope): a `SimThread` announcing its devices to `adb_server`; `sims.start()`
+`sim_thread` (module scope): a `SimThread` announcing its devices to `adb_server`; `sim_thread.start()`
 boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
 """
 

@@ -367,23 +367,20 @@ class WindowManager:
 
     @_input
     def tap(self, x: int, y: int) -> None:
-        if not self._input_begins():
-            return
-        frame = self.frame()
-        target = self._hit(frame, x, y)
-        if target is None or target is BLOCKED:
-            return
-        self._activate(frame, target, x, long=False)
+        self._press(x, y, long=False)
 
     @_input
     def long_press(self, x: int, y: int) -> None:
+        self._press(x, y, long=True)
+
+    def _press(self, x: int, y: int, long: bool) -> None:
         if not self._input_begins():
             return
         frame = self.frame()
         target = self._hit(frame, x, y)
         if target is None or target is BLOCKED:
             return
-        self._activate(frame, target, x, long=True)
+        self._activate(frame, target, x, long=long)
 
     def _hit(self, frame: Frame, x: int, y: int) -> View | None:
         for root in frame.input_roots():
