@@ -137,6 +137,17 @@ def _rates_table(title: str, rows: list[tuple[str, int, float, float, float]]) -
     )
 
 
+def _rows_table(title: str, rows: list[dict[str, Any]]) -> str:
+    """A table of dicts with the same keys (a suite's per-task table, `meta["table"]`)."""
+    if not rows:
+        return ""
+    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row.values()) + "</tr>" for row in rows
+    )
+    return f"<table><caption>{html.escape(title)}</caption><tr>{head}</tr>{body}</table>"
+
+
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:24px;background:#fafafa;color:#222}
 h1{margin:0 0 4px}
@@ -177,6 +188,7 @@ def write_html(results: list[EpisodeResult], folder: Path, meta: dict[str, Any])
     tables = _rates_table("By app", rates(results, "app")) + _rates_table(
         "By difficulty", rates(results, "difficulty")
     )
+    tables += _rows_table("By task", list(meta.get("table") or []))
     episodes = "".join(_episode_html(r, folder) for r in results)
     page = (
         "<!doctype html><html><head><meta charset=utf-8><title>mgfarm eval report</title>"

@@ -100,7 +100,7 @@ def test_scripted_solutions_score_one_on_every_task(farm_env: dict[str, str], tm
     assert first["checks"][0]["name"] == "androidworld.is_successful"
     assert first["trajectory"] and (run.folder / first["trajectory"][0]["screen"]).is_file()
     assert (
-        "ClockTimerEntry" in run.report.read_text()
+        "<caption>By task</caption><tr><th>task</th>" in run.report.read_text()
         and "| ClockTimerEntry | 30 | yes |" in (run.folder / "tasks.md").read_text()
     )
 
