@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from datetime import timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo
 
 from mgfarm.sim.system.profiles import app_names
 from mgfarm.sim.ui.views import View
@@ -92,6 +94,14 @@ class ScreenContext:
 def now_ms(device: SimDevice) -> int:
     """Device time from its clock service (tasks set and freeze it)."""
     return device.services.clock.now_ms()
+
+
+def device_tz(device: SimDevice) -> tzinfo:
+    """The device's time zone (persist.sys.timezone), UTC when unset or unknown."""
+    try:
+        return ZoneInfo(device.props.get("persist.sys.timezone", "UTC") or "UTC")
+    except (KeyError, ValueError):
+        return timezone.utc
 
 
 class App:
