@@ -46,6 +46,8 @@ SIM_APPS = {
     "markor",
     "simple sms messenger",
     "clipper",
+    "tasks",
+    "open tracks sports tracker",
 }
 
 
