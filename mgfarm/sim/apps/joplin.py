@@ -1,0 +1,309 @@
+"""Joplin (net.cozic.joplin): notes and to-dos in notebooks, on its SQLite database `joplin.sqlite`.
+
+Joplin's mobile app is one React Native activity, so its screens (note list, sidebar of notebooks,
+search, note view) are states of MainActivity. The tables hold the columns AndroidWorld reads and writes:
+`notes` (parent_id is the notebook's id; is_todo, todo_completed), `folders` and `notes_normalized`
+(the lower-cased copy search reads). The list shows a to-do as a checkbox before its title, sorted as the
+app's defaults sort: uncompleted to-dos on top, then by update time, newest first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.ui.views import CheckBox, Column, EditText, IconButton, Row, Scrim, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import action, empty_state, header, list_item
+
+PKG = "net.cozic.joplin"
+MAIN = f"{PKG}.MainActivity"
+DB = "joplin.sqlite"
+ALL_NOTES = "All notes"
+# Joplin's tables as its migrations leave them (the columns AndroidWorld's JoplinNote, JoplinFolder and
+# JoplinNormalizedNote rows carry; `select *` on folders must give exactly JoplinFolder's fields).
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS folders (id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '',
+  created_time INT NOT NULL, updated_time INT NOT NULL, user_created_time INT NOT NULL DEFAULT 0,
+  user_updated_time INT NOT NULL DEFAULT 0, encryption_cipher_text TEXT NOT NULL DEFAULT '',
+  encryption_applied INT NOT NULL DEFAULT 0, parent_id TEXT NOT NULL DEFAULT '',
+  is_shared INT NOT NULL DEFAULT 0, share_id TEXT NOT NULL DEFAULT '', master_key_id TEXT NOT NULL DEFAULT '',
+  icon TEXT NOT NULL DEFAULT '', user_data TEXT NOT NULL DEFAULT '', deleted_time INT NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS notes (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL DEFAULT '',
+  title TEXT NOT NULL DEFAULT '', body TEXT NOT NULL DEFAULT '', created_time INT NOT NULL,
+  updated_time INT NOT NULL, is_conflict INT NOT NULL DEFAULT 0, latitude NUMERIC NOT NULL DEFAULT 0,
+  longitude NUMERIC NOT NULL DEFAULT 0, altitude NUMERIC NOT NULL DEFAULT 0, author TEXT NOT NULL DEFAULT '',
+  source_url TEXT NOT NULL DEFAULT '', is_todo INT NOT NULL DEFAULT 0, todo_due INT NOT NULL DEFAULT 0,
+  todo_completed INT NOT NULL DEFAULT 0, source TEXT NOT NULL DEFAULT '',
+  source_application TEXT NOT NULL DEFAULT '', application_data TEXT NOT NULL DEFAULT '',
+  `order` NUMERIC NOT NULL DEFAULT 0, user_created_time INT NOT NULL DEFAULT 0,
+  user_updated_time INT NOT NULL DEFAULT 0, encryption_cipher_text TEXT NOT NULL DEFAULT '',
+  encryption_applied INT NOT NULL DEFAULT 0, markup_language INT NOT NULL DEFAULT 1,
+  is_shared INT NOT NULL DEFAULT 0, share_id TEXT NOT NULL DEFAULT '',
+  conflict_original_id TEXT NOT NULL DEFAULT '', master_key_id TEXT NOT NULL DEFAULT '',
+  user_data TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS notes_parent_id ON notes (parent_id);
+CREATE TABLE IF NOT EXISTS notes_normalized (id TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
+  body TEXT NOT NULL DEFAULT '', user_created_time INT NOT NULL DEFAULT 0,
+  user_updated_time INT NOT NULL DEFAULT 0, is_todo INT NOT NULL DEFAULT 0,
+  todo_completed INT NOT NULL DEFAULT 0, parent_id TEXT NOT NULL DEFAULT '',
+  latitude NUMERIC NOT NULL DEFAULT 0, longitude NUMERIC NOT NULL DEFAULT 0,
+  altitude NUMERIC NOT NULL DEFAULT 0, source_url TEXT NOT NULL DEFAULT '', todo_due INT NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS tags (id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '',
+  created_time INT NOT NULL, updated_time INT NOT NULL, user_created_time INT NOT NULL DEFAULT 0,
+  user_updated_time INT NOT NULL DEFAULT 0, parent_id TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS note_tags (id TEXT PRIMARY KEY, note_id TEXT NOT NULL, tag_id TEXT NOT NULL,
+  created_time INT NOT NULL, updated_time INT NOT NULL);
+CREATE TABLE IF NOT EXISTS version (version INT NOT NULL, table_fields_version INT NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS android_metadata (locale TEXT);
+"""
+SEED = (("INSERT OR IGNORE INTO android_metadata (rowid, locale) VALUES (1, 'en_US')", ()),)
+NOTE_COLUMNS = ("id", "parent_id", "title", "body", "is_todo", "todo_completed")
+# The app's default note order: uncompleted to-dos first, then most recently updated.
+ORDER = "ORDER BY (is_todo = 1 AND todo_completed = 0) DESC, user_updated_time DESC, title COLLATE NOCASE, id"
+CHECKLIST = re.compile(r"^\s*[-*+] \[( |x|X)\] (.*)$")
+BULLET = re.compile(r"^\s*[-*+] (.*)$")
+HEADING = re.compile(r"^(#{1,6}) (.*)$")
+
+
+def markdown_views(body: str) -> list[View]:
+    """The note body as the viewer renders its Markdown: headings, bullets, checklists as checkboxes."""
+    views: list[View] = []
+    for line in body.split("\n"):
+        if m := CHECKLIST.match(line):
+            views.append(
+                Row(
+                    spacing=8,
+                    children=[CheckBox(on=m[1] != " "), Text(text=m[2], size=16, lines=10, weight=1)],
+                )
+            )
+        elif m := BULLET.match(line):
+            views.append(Text(text="• " + m[1], size=16, lines=10, pad=(8, 2, 0, 2)))
+        elif m := HEADING.match(line):
+            views.append(Text(text=m[2], size=28 - 3 * len(m[1]), medium=True, lines=4, pad=(0, 8, 0, 4)))
+        elif line.strip():
+            views.append(Text(text=line, size=16, lines=20, pad=(0, 2, 0, 2)))
+        else:
+            views.append(Column(height=12))
+    return views
+
+
+class Joplin(App):
+    package = PKG
+    label = "Joplin"
+    main_activity = MAIN
+    icon = "note"
+    icon_color = "#1071D3"
+
+    def create_data(self) -> None:
+        sql_script(self.db_file(DB), SCHEMA, SEED)  # a fresh install has no notebooks and no notes
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main}
+
+    # ---- data
+    def notes(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        rows = sql(
+            self.db_file(DB), f"SELECT {', '.join(NOTE_COLUMNS)} FROM notes WHERE {where} {ORDER}", args
+        )
+        return [dict(zip(NOTE_COLUMNS, r, strict=True)) for r in rows]
+
+    def folders(self) -> list[tuple[str, str]]:
+        """(id, title) of every notebook, A to Z as the sidebar lists them."""
+        rows = sql(self.db_file(DB), "SELECT id, title FROM folders ORDER BY title COLLATE NOCASE, id")
+        return [(str(i), str(t)) for i, t in rows]
+
+    def search(self, query: str) -> list[dict[str, Any]]:
+        """Notes whose title or body holds every word of the query (search reads notes_normalized)."""
+        words = query.lower().split()
+        if not words:
+            return []
+        cond = " AND ".join("(n.title LIKE ? OR n.body LIKE ?)" for _ in words)
+        args = tuple(a for w in words for a in (f"%{w}%", f"%{w}%"))
+        return self.notes(f"id IN (SELECT n.id FROM notes_normalized n WHERE {cond})", args)
+
+    # ---- screens
+    def main(self, ctx: ScreenContext) -> View:
+        st = ctx.state
+        if st.get("note"):
+            return self.note_view(ctx, str(st["note"]))
+        if st.get("searching"):
+            return self.search_screen(ctx)
+        folder_id = st.get("folder")
+        titles = dict(self.folders())
+        if folder_id is not None and folder_id not in titles:
+            folder_id = None  # the notebook was deleted under us
+        notes = self.notes("parent_id = ?", (folder_id,)) if folder_id else self.notes()
+
+        def start_search() -> None:
+            st["searching"] = True
+            ctx.set_fields({})
+            ctx.focus("query")
+
+        bar = Row(
+            height=64,
+            pad=(4, 0, 4, 0),
+            bg="primary_container",
+            children=[
+                IconButton(
+                    name="menu", desc="Sidebar", tint="on_surface", on_click=lambda: st.update(drawer=True)
+                ),
+                Text(text=titles[folder_id] if folder_id else ALL_NOTES, size=22, weight=1, pad=(4, 0, 0, 0)),
+                action("search", "Search", start_search),
+            ],
+        )
+        layers: list[View] = [
+            Column(
+                bg="surface",
+                children=[
+                    bar,
+                    Scroll(
+                        key="notes",
+                        weight=1,
+                        children=[self.note_row(ctx, n) for n in notes]
+                        or [empty_state("note", "There are currently no notes.")],
+                    ),
+                ],
+            )
+        ]
+        if st.get("drawer"):
+            layers.append(self.sidebar(ctx, folder_id))
+        return Stack(children=layers)
+
+    def note_row(self, ctx: ScreenContext, note: dict[str, Any]) -> View:
+        """One line of the note list: a to-do's checkbox (ticked when completed), then the title."""
+        nid = str(note["id"])
+        lead: list[View] = []
+        if note["is_todo"]:
+            lead.append(self.todo_box(ctx, note))
+        title = str(note["title"]) or "Untitled"
+        return Row(
+            height=56,
+            pad=(16 if not lead else 8, 0, 16, 0),
+            spacing=8,
+            on_click=lambda: ctx.state.update(note=nid),
+            children=[
+                *lead,
+                Text(
+                    text=title,
+                    size=16,
+                    weight=1,
+                    color="on_surface_variant" if note["todo_completed"] else "on_surface",
+                ),
+            ],
+        )
+
+    def todo_box(self, ctx: ScreenContext, note: dict[str, Any]) -> View:
+        """A to-do's checkbox; ticking stores the completion time (0 when unticked), as Joplin does."""
+        db = self.db_file(DB)
+
+        def toggle() -> None:
+            done = 0 if note["todo_completed"] else ctx.now_ms()
+            for table in ("notes", "notes_normalized"):
+                sql(db, f"UPDATE {table} SET todo_completed = ? WHERE id = ?", (done, str(note["id"])))
+
+        return CheckBox(on=bool(note["todo_completed"]), on_click=toggle)
+
+    def sidebar(self, ctx: ScreenContext, current: str | None) -> View:
+        st = ctx.state
+
+        def close() -> None:
+            st.pop("drawer", None)
+
+        def go(folder_id: str | None) -> Callable[[], None]:
+            def run() -> None:
+                st["folder"] = folder_id
+                st.setdefault("scroll", {}).pop("notes", None)
+                close()
+
+            return run
+
+        ctx.on_back(close)
+        items: list[View] = [
+            list_item(ALL_NOTES, icon="note", on_click=go(None), selected=current is None),
+            header("Notebooks"),
+        ]
+        items += [
+            list_item(title, icon="folder", on_click=go(fid), selected=fid == current)
+            for fid, title in self.folders()
+        ]
+        panel = Scroll(
+            key="sidebar",
+            bg="surface_container",
+            height=900,  # the sidebar runs the height of the screen
+            width=300,
+            blocks=True,
+            pad=(12, 24, 12, 12),
+            children=[Text(text="Joplin", size=22, medium=True, pad=(16, 8, 16, 16)), *items],
+        )
+        return Scrim(on_click=close, children=[panel])
+
+    def search_screen(self, ctx: ScreenContext) -> View:
+        st = ctx.state
+        query = ctx.field("query").strip()
+
+        def stop() -> None:
+            st.pop("searching", None)
+            ctx.set_fields({})
+
+        ctx.on_back(stop)
+        found = self.search(query)
+        bar = Row(
+            height=64,
+            pad=(4, 0, 8, 0),
+            bg="primary_container",
+            children=[
+                IconButton(name="arrow_back", desc="Back", tint="on_surface", on_click=stop),
+                Text(text="Search", size=22, pad=(4, 0, 0, 0)),
+            ],
+        )
+        results: list[View] = [self.note_row(ctx, n) for n in found]
+        if query and not results:
+            results = [empty_state("search", "No notes match the search.")]
+        return Column(
+            bg="surface",
+            children=[
+                bar,
+                EditText(key="query", hint="Search", style="search", text=query, pad=(8, 8, 8, 8), height=64),
+                Scroll(key="results", weight=1, children=results),
+            ],
+        )
+
+    def note_view(self, ctx: ScreenContext, nid: str) -> View:
+        """The note as the viewer shows it: its notebook, a to-do's checkbox with the title, the body."""
+        st = ctx.state
+
+        def close() -> None:
+            st.pop("note", None)
+            st.setdefault("scroll", {}).pop("note", None)
+
+        ctx.on_back(close)
+        found = self.notes("id = ?", (nid,))
+        if not found:
+            close()
+            return self.main(ctx)
+        note = found[0]
+        folder = dict(self.folders()).get(str(note["parent_id"]), "")
+
+        bar = Row(
+            height=64,
+            pad=(4, 0, 4, 0),
+            bg="primary_container",
+            children=[
+                IconButton(name="arrow_back", desc="Back", tint="on_surface", on_click=close),
+                Text(text=folder, size=18, weight=1, pad=(4, 0, 0, 0), color="on_surface_variant"),
+            ],
+        )
+        title_row: list[View] = []
+        if note["is_todo"]:
+            title_row.append(self.todo_box(ctx, note))
+        title_row.append(Text(text=str(note["title"]), size=24, lines=3, weight=1))
+        return Column(
+            bg="surface",
+            children=[
+                bar,
+                Row(pad=(12, 8, 16, 8), spacing=8, children=title_row),
+                Scroll(key="note", weight=1, pad=(16, 8, 16, 24), children=markdown_views(str(note["body"]))),
+            ],
+        )
