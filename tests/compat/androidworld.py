@@ -48,6 +48,7 @@ SIM_APPS = {
     "clipper",
     "tasks",
     "open tracks sports tracker",
+    "joplin",
 }
 
 
