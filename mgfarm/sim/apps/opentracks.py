@@ -1,0 +1,231 @@
+"""OpenTracks (de.dennisguse.opentracks): recorded tracks in its SQLite database `databases/database.db`.
+
+The `tracks` table has the real app's columns (TracksColumns: `category` holds the localized activity
+type, `activity_type` its id, times in ms since the epoch, distance in meters). The track list shows
+the newest track first, each row as the app's track_list_item: name, the start date relative to today
+(Today, Yesterday, the weekday within a week, else "8 Oct"), the start time, "total time (distance)"
+and "[category] description". Distances use imperial units, as the app does on an en_US device:
+miles with two decimals above half a mile, else whole feet. A tap opens the track's statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
+from mgfarm.sim.ui.widgets import app_bar, empty_state, list_item
+
+PKG = "de.dennisguse.opentracks"
+MAIN = f"{PKG}.TrackListActivity"
+DETAIL = f"{PKG}.TrackRecordedActivity"
+DB = "database.db"
+# TracksColumns.CREATE_TABLE and its uuid index (the trackpoints and markers tables are not modelled:
+# no AndroidWorld task reads them).
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tracks (_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, description TEXT,
+  category TEXT, starttime INTEGER, stoptime INTEGER, numpoints INTEGER, totaldistance FLOAT,
+  totaltime INTEGER, movingtime INTEGER, avgspeed FLOAT, avgmovingspeed FLOAT, maxspeed FLOAT,
+  minelevation FLOAT, maxelevation FLOAT, elevationgain FLOAT, icon TEXT, uuid BLOB, elevationloss FLOAT,
+  starttime_offset INTEGER, activity_type TEXT);
+CREATE UNIQUE INDEX IF NOT EXISTS tracks_uuid_index ON tracks(uuid);
+CREATE TABLE IF NOT EXISTS android_metadata (locale TEXT);
+"""
+SEED = (("INSERT OR IGNORE INTO android_metadata (rowid, locale) VALUES (1, 'en_US')", ()),)
+COLUMNS = (
+    "_id",
+    "name",
+    "description",
+    "category",
+    "starttime",
+    "totaldistance",
+    "totaltime",
+    "movingtime",
+    "avgspeed",
+    "maxspeed",
+    "elevationgain",
+    "elevationloss",
+)
+M_TO_MI = 1 / 1609.344
+M_TO_FT = 1 / 0.3048
+
+
+def format_elapsed(ms: int) -> str:
+    """DateUtils.formatElapsedTime: "MM:SS" under an hour, else "H:MM:SS"."""
+    seconds = int(ms // 1000)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def format_distance(meters: float) -> str:
+    """Imperial units: miles (two decimals) above half a mile, whole feet below."""
+    miles = meters * M_TO_MI
+    if miles > 0.5:
+        return f"{miles:.2f} mi"
+    return f"{meters * M_TO_FT:.0f} ft"
+
+
+def time_distance(ms: int, meters: float) -> str:
+    """ListItemUtils.getTimeDistanceText: "total time (distance)"."""
+    return f"{format_elapsed(ms)} ({format_distance(meters)})"
+
+
+def format_speed(mps: float) -> str:
+    return f"{mps * 3600 * M_TO_MI:.2f} mph"
+
+
+def relative_date(day: date, today: date) -> str:
+    """StringUtils.formatDateTodayRelative: Today, Yesterday, the weekday within a week, else a short date."""
+    days = (today - day).days
+    if days == 0:
+        return "Today"
+    if days == 1:
+        return "Yesterday"
+    if days < 7:
+        return day.strftime("%A")
+    if day.year == today.year:
+        return f"{day.day} {day.strftime('%b')}"
+    return f"{day.day} {day.strftime('%b %Y')}"
+
+
+def category_description(category: str, description: str) -> str:
+    """StringUtils.getCategoryDescription: "[category] description"."""
+    if not category:
+        return description
+    return f"[{category}] {description}".rstrip()
+
+
+class OpenTracks(App):
+    package = PKG
+    label = "OpenTracks"
+    main_activity = MAIN
+    icon = "history"
+    icon_color = "#1565C0"
+    version_name = "4.8.1"
+
+    def create_data(self) -> None:
+        sql_script(self.db_file(DB), SCHEMA, SEED)  # the app starts with no tracks
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main, DETAIL: self.detail}
+
+    # ---- data
+    def tracks(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        rows = sql(
+            self.db_file(DB),
+            f"SELECT {', '.join(COLUMNS)} FROM tracks WHERE {where} ORDER BY starttime DESC, _id DESC",
+            args,
+        )
+        return [{k: ("" if v is None else v) for k, v in zip(COLUMNS, r, strict=True)} for r in rows]
+
+    def tz(self) -> timezone | ZoneInfo:
+        try:
+            return ZoneInfo(self.device.props.get("persist.sys.timezone", "UTC") or "UTC")
+        except (KeyError, ValueError):
+            return timezone.utc
+
+    def started(self, track: dict[str, Any]) -> datetime:
+        return datetime.fromtimestamp(int(track["starttime"] or 0) / 1000, self.tz())
+
+    # ---- screens
+    def main(self, ctx: ScreenContext) -> View:
+        today = datetime.fromtimestamp(ctx.now_ms() / 1000, self.tz()).date()
+
+        def open_track(tid: int) -> Callable[[], None]:
+            return lambda: ctx.start(DETAIL, {"track_id": tid})
+
+        rows: list[View] = [self.list_row(t, today, open_track(int(t["_id"]))) for t in self.tracks()]
+        return Column(
+            bg="surface",
+            children=[
+                app_bar("OpenTracks"),
+                Scroll(
+                    id="track_list",
+                    key="tracks",
+                    weight=1,
+                    children=rows or [empty_state("history", "No tracks yet")],
+                ),
+            ],
+        )
+
+    def list_row(self, t: dict[str, Any], today: date, on_click: Callable[[], None]) -> View:
+        start = self.started(t)
+        small = "on_surface_variant"
+        lines: list[View] = [
+            Row(
+                children=[
+                    Text(id="track_list_item_name", text=str(t["name"]), size=16, weight=1),
+                    Text(
+                        id="track_list_item_date",
+                        text=relative_date(start.date(), today),
+                        size=12,
+                        color=small,
+                    ),
+                ]
+            ),
+            Row(
+                children=[
+                    Text(
+                        id="track_list_item_time_distance",
+                        text=time_distance(int(t["totaltime"] or 0), float(t["totaldistance"] or 0)),
+                        size=12,
+                        color=small,
+                        weight=1,
+                    ),
+                    Text(id="track_list_item_time", text=start.strftime("%H:%M"), size=12, color=small),
+                ]
+            ),
+        ]
+        text = category_description(str(t["category"]), str(t["description"]))
+        if text:
+            lines.append(
+                Text(id="track_list_item_category_description", text=text, size=12, lines=2, color=small)
+            )
+        return Row(
+            pad=(8, 8, 8, 8),
+            spacing=8,
+            on_click=on_click,
+            children=[
+                Icon(id="track_list_item_icon", name="history", size=24, desc="Track", tint="primary"),
+                Column(weight=1, spacing=2, children=lines),
+            ],
+        )
+
+    def detail(self, ctx: ScreenContext) -> View:
+        tid = int(ctx.extras.get("track_id", 0))
+        found = self.tracks("_id = ?", (tid,))
+        if not found:
+            return Column(
+                bg="surface", children=[app_bar("", back=ctx.finish), empty_state("history", "Not found")]
+            )
+        t = found[0]
+        start = self.started(t)
+        stats = [
+            ("stats_activity_type", "Activity type", str(t["category"])),
+            (
+                "stats_start_time",
+                "Start time",
+                f"{start.strftime('%b')} {start.day}, {start.year} {start.strftime('%H:%M')}",
+            ),
+            ("stats_total_time", "Total time", format_elapsed(int(t["totaltime"] or 0))),
+            ("stats_moving_time", "Moving time", format_elapsed(int(t["movingtime"] or 0))),
+            ("stats_distance", "Distance", format_distance(float(t["totaldistance"] or 0))),
+            ("stats_average_speed", "Average speed", format_speed(float(t["avgspeed"] or 0))),
+            ("stats_max_speed", "Max speed", format_speed(float(t["maxspeed"] or 0))),
+            ("stats_elevation_gain", "Elevation gain", f"{float(t['elevationgain'] or 0) * M_TO_FT:.0f} ft"),
+            ("stats_elevation_loss", "Elevation loss", f"{float(t['elevationloss'] or 0) * M_TO_FT:.0f} ft"),
+        ]
+        body: list[View] = [
+            list_item(value, label, id=rid, title_id=f"{rid}_value", subtitle_id=f"{rid}_label")
+            for rid, label, value in stats
+        ]
+        if t["description"]:
+            body.append(list_item(str(t["description"]), "Description", id="stats_description"))
+        return Column(
+            bg="surface",
+            children=[app_bar(str(t["name"]), back=ctx.finish), Scroll(key="stats", weight=1, children=body)],
+        )
