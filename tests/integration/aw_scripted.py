@@ -3,8 +3,7 @@
 `ScriptedSolutions` is an agent factory for `mgfarm.suites.aw_eval.run_suite`: built with the
 episode's `AwInstance` (AndroidWorld's task, its raw parameters, the replica's AsyncAndroidEnv), it
 plays the solution written for that task class through the UI on its first turn, as `run_task`
-does after `initialize_task`, then says it is done. The Markor and SMS solutions, written inline on
-uiautomator2, are not in this table.
+does after `initialize_task`, then says it is done.
 """
 
 from __future__ import annotations
@@ -21,7 +20,9 @@ from tests.integration import (
     test_aw_contacts,
     test_aw_expense,
     test_aw_files,
+    test_aw_markor,
     test_aw_simple_calendar,
+    test_aw_smsmessenger,
 )
 from tests.integration.aw_apps import AwDevice
 from tests.integration.phone_driver import Phone
@@ -37,6 +38,11 @@ SOLUTIONS: dict[str, Any] = dict(
         ("FilesDeleteFile", test_aw_files.delete_file),
     ]
 )
+# The Markor and SMS solutions act through uiautomator2 (test_aw_markor.World), started once per replica.
+UI_SOLUTIONS = {**test_aw_markor.SOLUTIONS, **test_aw_smsmessenger.SOLUTIONS}
+WORLDS: dict[tuple[int, str], test_aw_markor.World] = {}
+# Their apps (Simple Gallery Pro, VLC) are not on the device yet: the suite skips them.
+SKIPPED = {"MarkorTranscribeReceipt", "MarkorTranscribeVideo"}
 
 
 class ScriptedSolutions:
@@ -51,11 +57,18 @@ class ScriptedSolutions:
             self.played = True
             inst = self.instance
             name = type(inst.task).__name__
-            if name not in SOLUTIONS:
-                raise LookupError(f"no scripted solution for {name}")
             phone = Phone(adbutils.AdbClient(port=inst.adb_port).device(inst.serial))
             phone.home()
-            SOLUTIONS[name](AwDevice(inst.env, phone), inst.task, inst.raw)
+            device = AwDevice(inst.env, phone)
+            if name in UI_SOLUTIONS:
+                key = (inst.adb_port, inst.serial)  # one replica is one worker's: no lock needed
+                world = WORLDS[key] = WORLDS.get(key) or test_aw_markor.connect_ui(device)
+                world.device = device  # this episode's AndroidWorld env
+                UI_SOLUTIONS[name](world, inst.raw)
+            elif name in SOLUTIONS:
+                SOLUTIONS[name](device, inst.task, inst.raw)
+            else:
+                raise LookupError(f"no scripted solution for {name}")
         return DONE
 
 
@@ -65,7 +78,8 @@ def main(argv: list[str]) -> int:
     from mgfarm.suites.aw_eval import markdown, run_suite
 
     farm, replicas = argv[0], int(argv[1]) if len(argv) > 1 else None
-    run = run_suite(farm, ScriptedSolutions, 30, sorted(SOLUTIONS), replicas, None, show=False)
+    names = sorted({*SOLUTIONS, *UI_SOLUTIONS} - SKIPPED)
+    run = run_suite(farm, ScriptedSolutions, 30, names, replicas, None, show=False)
     print(markdown(run.rows))
     ok = sum(r.success for r in run.results)
     print(f"{ok}/{len(run.results)} succeeded in {run.seconds:.1f} s on {run.devices} replicas")

@@ -36,8 +36,8 @@ class World:
         return self.device.env
 
 
-def with_ui(device: AwDevice) -> Iterator[World]:
-    """A module fixture's body: uiautomator2 started on the AndroidWorld device, stopped after."""
+def connect_ui(device: AwDevice) -> World:
+    """uiautomator2 started on the AndroidWorld device."""
     u2 = pytest.importorskip("uiautomator2", reason="uiautomator2 is not installed")
     ui = u2.connect(device.phone.d)
     ui.settings["wait_timeout"] = 3.0
@@ -48,8 +48,14 @@ def with_ui(device: AwDevice) -> Iterator[World]:
         except u2.exceptions.LaunchUiAutomationError:
             if attempt == 2:
                 raise
-    yield World(device, ui)
-    ui.stop_uiautomator()
+    return World(device, ui)
+
+
+def with_ui(device: AwDevice) -> Iterator[World]:
+    """A module fixture's body: uiautomator2 started on the AndroidWorld device, stopped after."""
+    world = connect_ui(device)
+    yield world
+    world.ui.stop_uiautomator()
 
 
 def check_task(w: World, cls: Any, seed: int, solve: Callable[[World, dict[str, Any]], None]) -> None:
@@ -145,160 +151,188 @@ def markor(name: str) -> Any:
     return getattr(tasks, name)
 
 
+# ---- one solution per task class (tests/integration/aw_scripted.py plays them as an agent)
+def create_note(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    new_note(w, p["file_name"], p["text"])
+
+
+def create_folder(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    w.ui(description="Create a new file or folder").click()
+    w.ui(resourceId=rid("new_file_dialog__name")).set_text(p["folder_name"])
+    w.ui(text="Folder").click()
+
+
+def edit_note(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    text = open_note(w, p["file_name"])
+    if p["edit_type"] == "header":
+        text = p["header"] + "\n" + text
+    elif p["edit_type"] == "footer":
+        text = text.rstrip("\n") + "\n" + p["footer"]
+    else:
+        text = p["replace_text"]
+    write_and_leave(w, text)
+
+
+def delete_note(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    select(w, p["file_name"])
+    delete_selected(w)
+
+
+def delete_newest_note(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    w.ui(description="Sort by date").click()
+    w.ui(resourceId=rid("ui__filesystem_item__title"))[0].long_click()  # newest first
+    delete_selected(w)
+
+
+def delete_all_notes(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    w.ui(resourceId=rid("ui__filesystem_item__title"))[0].long_click()
+    w.ui(description="Select all").click()
+    delete_selected(w)
+
+
+def move_note(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    item(w, p["source_folder"]).click()
+    select(w, p["file_name"])
+    w.ui(description="Move").click()
+    scroll_to(w, resourceId=rid("move_item_title"), text=p["destination_folder"]).click()
+    w.ui(text="OK").click()
+
+
+def merge_notes(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    parts = []
+    for key in ("file1_name", "file2_name", "file3_name"):
+        parts.append(open_note(w, p[key]).strip())
+        w.ui.press("back")
+    new_note(w, p["new_file_name"], "\n\n".join(parts), ext="")
+
+
+def change_note_content(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    open_note(w, p["original_name"])
+    write_and_leave(w, p["updated_content"])
+    select(w, p["original_name"])
+    rename_selected(w, p["new_name"])
+
+
+def add_note_header(w: World, p: dict[str, Any]) -> None:
+    launch(w, "markor")
+    text = open_note(w, p["original_name"])
+    write_and_leave(w, p["header"] + "\n\n" + text)
+    select(w, p["original_name"])
+    rename_selected(w, p["new_name"])
+
+
+def transcribe_receipt(w: World, p: dict[str, Any]) -> None:
+    """The receipt image lands in DCIM; the scripted agent already knows its rows (there is no
+    Simple Gallery on the sim to look at it with), and writes them through Markor's screens."""
+    launch(w, "markor")
+    new_note(w, p["file_name"], p["text"])
+
+
+def transcribe_video(w: World, p: dict[str, Any]) -> None:
+    """The videos land in Download; the scripted agent knows the frames' words (there is no VLC on
+    the sim to watch them with), and writes them through Markor's screens."""
+    launch(w, "markor")
+    new_note(w, p["file_name"], ", ".join(p["messages"]))
+
+
+def create_note_from_clipboard(w: World, p: dict[str, Any]) -> None:
+    """AndroidWorld sets the clipboard through the Clipper app; the note gets it by long press, Paste."""
+    launch(w, "markor")
+    w.ui(description="Create a new file or folder").click()
+    w.ui(resourceId=rid("new_file_dialog__name")).set_text(p["file_name"])
+    w.ui(text="OK").click()
+    w.ui(resourceId=rid("document__fragment__edit__highlighting_editor")).long_click()
+    w.ui(text="Paste").click()
+    w.ui.press("back")
+    w.ui.press("back")
+
+
+SOLUTIONS: dict[str, Callable[[World, dict[str, Any]], None]] = {
+    "MarkorCreateNote": create_note,
+    "MarkorCreateFolder": create_folder,
+    "MarkorEditNote": edit_note,
+    "MarkorDeleteNote": delete_note,
+    "MarkorDeleteNewestNote": delete_newest_note,
+    "MarkorDeleteAllNotes": delete_all_notes,
+    "MarkorMoveNote": move_note,
+    "MarkorMergeNotes": merge_notes,
+    "MarkorChangeNoteContent": change_note_content,
+    "MarkorAddNoteHeader": add_note_header,
+    "MarkorTranscribeReceipt": transcribe_receipt,
+    "MarkorTranscribeVideo": transcribe_video,
+    "MarkorCreateNoteFromClipboard": create_note_from_clipboard,
+}
+
+
 SEEDS = (1, 2)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_create_note(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        new_note(w, p["file_name"], p["text"])
-
-    check_task(w, markor("MarkorCreateNote"), seed, solve)
+    check_task(w, markor("MarkorCreateNote"), seed, create_note)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_create_folder(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        w.ui(description="Create a new file or folder").click()
-        w.ui(resourceId=rid("new_file_dialog__name")).set_text(p["folder_name"])
-        w.ui(text="Folder").click()
-
-    check_task(w, markor("MarkorCreateFolder"), seed, solve)
+    check_task(w, markor("MarkorCreateFolder"), seed, create_folder)
 
 
 @pytest.mark.parametrize("seed", (1, 2, 3))
 def test_edit_note(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        text = open_note(w, p["file_name"])
-        if p["edit_type"] == "header":
-            text = p["header"] + "\n" + text
-        elif p["edit_type"] == "footer":
-            text = text.rstrip("\n") + "\n" + p["footer"]
-        else:
-            text = p["replace_text"]
-        write_and_leave(w, text)
-
-    check_task(w, markor("MarkorEditNote"), seed, solve)
+    check_task(w, markor("MarkorEditNote"), seed, edit_note)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_delete_note(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        select(w, p["file_name"])
-        delete_selected(w)
-
-    check_task(w, markor("MarkorDeleteNote"), seed, solve)
+    check_task(w, markor("MarkorDeleteNote"), seed, delete_note)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_delete_newest_note(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        w.ui(description="Sort by date").click()
-        w.ui(resourceId=rid("ui__filesystem_item__title"))[0].long_click()  # newest first
-        delete_selected(w)
-
-    check_task(w, markor("MarkorDeleteNewestNote"), seed, solve)
+    check_task(w, markor("MarkorDeleteNewestNote"), seed, delete_newest_note)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_delete_all_notes(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        w.ui(resourceId=rid("ui__filesystem_item__title"))[0].long_click()
-        w.ui(description="Select all").click()
-        delete_selected(w)
-
-    check_task(w, markor("MarkorDeleteAllNotes"), seed, solve)
+    check_task(w, markor("MarkorDeleteAllNotes"), seed, delete_all_notes)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_move_note(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        item(w, p["source_folder"]).click()
-        select(w, p["file_name"])
-        w.ui(description="Move").click()
-        scroll_to(w, resourceId=rid("move_item_title"), text=p["destination_folder"]).click()
-        w.ui(text="OK").click()
-
-    check_task(w, markor("MarkorMoveNote"), seed, solve)
+    check_task(w, markor("MarkorMoveNote"), seed, move_note)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_merge_notes(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        parts = []
-        for key in ("file1_name", "file2_name", "file3_name"):
-            parts.append(open_note(w, p[key]).strip())
-            w.ui.press("back")
-        new_note(w, p["new_file_name"], "\n\n".join(parts), ext="")
-
-    check_task(w, markor("MarkorMergeNotes"), seed, solve)
+    check_task(w, markor("MarkorMergeNotes"), seed, merge_notes)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_change_note_content(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        open_note(w, p["original_name"])
-        write_and_leave(w, p["updated_content"])
-        select(w, p["original_name"])
-        rename_selected(w, p["new_name"])
-
-    check_task(w, markor("MarkorChangeNoteContent"), seed, solve)
+    check_task(w, markor("MarkorChangeNoteContent"), seed, change_note_content)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_add_note_header(w: World, seed: int) -> None:
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        text = open_note(w, p["original_name"])
-        write_and_leave(w, p["header"] + "\n\n" + text)
-        select(w, p["original_name"])
-        rename_selected(w, p["new_name"])
-
-    check_task(w, markor("MarkorAddNoteHeader"), seed, solve)
+    check_task(w, markor("MarkorAddNoteHeader"), seed, add_note_header)
 
 
 def test_transcribe_receipt(w: World) -> None:
-    """The receipt image lands in DCIM; the scripted agent already knows its rows (there is no
-    Simple Gallery on the sim to look at it with), and writes them through Markor's screens."""
-
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        new_note(w, p["file_name"], p["text"])
-
-    check_task(w, markor("MarkorTranscribeReceipt"), 1, solve)
+    check_task(w, markor("MarkorTranscribeReceipt"), 1, transcribe_receipt)
 
 
 def test_transcribe_video(w: World) -> None:
-    """The videos land in Download; the scripted agent knows the frames' words (there is no VLC on
-    the sim to watch them with), and writes them through Markor's screens."""
-
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        new_note(w, p["file_name"], ", ".join(p["messages"]))
-
-    check_task(w, markor("MarkorTranscribeVideo"), 1, solve)
+    check_task(w, markor("MarkorTranscribeVideo"), 1, transcribe_video)
 
 
 def test_create_note_from_clipboard(w: World) -> None:
-    """AndroidWorld sets the clipboard through the Clipper app; the note gets it by long press, Paste."""
-
-    def solve(w: World, p: dict[str, Any]) -> None:
-        launch(w, "markor")
-        w.ui(description="Create a new file or folder").click()
-        w.ui(resourceId=rid("new_file_dialog__name")).set_text(p["file_name"])
-        w.ui(text="OK").click()
-        w.ui(resourceId=rid("document__fragment__edit__highlighting_editor")).long_click()
-        w.ui(text="Paste").click()
-        w.ui.press("back")
-        w.ui.press("back")
-
-    check_task(w, markor("MarkorCreateNoteFromClipboard"), 1, solve)
+    check_task(w, markor("MarkorCreateNoteFromClipboard"), 1, create_note_from_clipboard)

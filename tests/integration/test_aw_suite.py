@@ -24,12 +24,14 @@ from tests.support import run_mgfarm
 
 FARM = "awsuite"
 REPLICAS = 3
-# One or two tasks per app, an information-retrieval one among them (its answer goes through the
-# env's interaction cache): a handful that keeps the run near a minute on two shared cores.
+# One task or two per app: an information-retrieval one (its answer goes through the env's interaction
+# cache), Markor and SMS over uiautomator2; a handful keeps the run near a minute on two shared cores.
 CI_TASKS = [
     "ClockTimerEntry",
     "ContactsAddContact",
     "FilesDeleteFile",
+    "MarkorCreateNote",
+    "SimpleSmsReply",
     "ExpenseAddSingle",
     "RecipeDeleteSingleRecipe",
     "SimpleCalendarAddOneEvent",
