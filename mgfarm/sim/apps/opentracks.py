@@ -44,7 +44,6 @@ COLUMNS = (
     "totaldistance",
     "totaltime",
     "movingtime",
-    "avgspeed",
     "maxspeed",
     "elevationgain",
     "elevationloss",
@@ -72,6 +71,12 @@ def format_distance(meters: float) -> str:
 def time_distance(ms: int, meters: float) -> str:
     """ListItemUtils.getTimeDistanceText: "total time (distance)"."""
     return f"{format_elapsed(ms)} ({format_distance(meters)})"
+
+
+def average_speed(track: dict[str, Any]) -> float:
+    """Meters per second over the total time: the app recomputes a stored speed that does not fit."""
+    ms = int(track["totaltime"] or 0)
+    return float(track["totaldistance"] or 0) / (ms / 1000) if ms > 0 else 0.0
 
 
 def format_speed(mps: float) -> str:
@@ -214,7 +219,7 @@ class OpenTracks(App):
             ("stats_total_time", "Total time", format_elapsed(int(t["totaltime"] or 0))),
             ("stats_moving_time", "Moving time", format_elapsed(int(t["movingtime"] or 0))),
             ("stats_distance", "Distance", format_distance(float(t["totaldistance"] or 0))),
-            ("stats_average_speed", "Average speed", format_speed(float(t["avgspeed"] or 0))),
+            ("stats_average_speed", "Average speed", format_speed(average_speed(t))),
             ("stats_max_speed", "Max speed", format_speed(float(t["maxspeed"] or 0))),
             ("stats_elevation_gain", "Elevation gain", f"{float(t['elevationgain'] or 0) * M_TO_FT:.0f} ft"),
             ("stats_elevation_loss", "Elevation loss", f"{float(t['elevationloss'] or 0) * M_TO_FT:.0f} ft"),

@@ -1,0 +1,60 @@
+"""OpenTracks keeps tracks in the real app's `tracks` table and lists them as the app does: newest first,
+the date relative to today, "total time (distance)" in imperial units and "[category] description"."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from mgfarm.sim.apps.base import sql
+from mgfarm.sim.apps.opentracks import format_distance, format_elapsed, relative_date
+from tests.unit.sim_screen import Screen, boot_device, nodes
+
+PKG = "de.dennisguse.opentracks"
+DB = f"/data/data/{PKG}/databases/database.db"
+ID = PKG + ":id/"
+NOW = datetime(2023, 10, 15, 15, 34, tzinfo=timezone.utc)
+ADD = (
+    "INSERT INTO tracks (name, description, category, activity_type, starttime, stoptime, totaldistance,"
+    " totaltime, movingtime, uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, randomblob(16))"
+)
+
+
+def ms(day: int, hour: int) -> int:
+    return int(datetime(2023, 10, day, hour, tzinfo=timezone.utc).timestamp() * 1000)
+
+
+def test_formats_follow_the_app() -> None:
+    assert format_elapsed(45 * 60_000) == "45:00"
+    assert format_elapsed(135 * 60_000) == "2:15:00"
+    assert format_distance(1979) == "1.23 mi"
+    assert format_distance(370) == "1214 ft"
+    today = NOW.date()
+    labels = [relative_date(datetime(2023, 10, d).date(), today) for d in (15, 14, 9, 8)]
+    assert labels == ["Today", "Yesterday", "Monday", "8 Oct"]
+
+
+def test_track_list_shows_each_track_newest_first(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
+    device.services.clock.freeze(True)
+    db = device.fs.host(DB, "/")
+    sql(db, ADD, ("Morning Run", "", "running", "running", ms(14, 7), ms(14, 8), 1979.0, 45 * 60_000, 0))
+    sql(
+        db,
+        ADD,
+        ("Lake Kayaking", "calm", "kayaking", "kayaking", ms(8, 9), ms(8, 11), 370.0, 135 * 60_000, 0),
+    )
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    rows = [
+        n.attrs["text"]
+        for n in nodes(screen.xml())
+        if n.attrs["resource-id"].removeprefix(ID).startswith("track_list_item_") and n.attrs["text"]
+    ]
+    assert rows == [
+        *("Morning Run", "Yesterday", "45:00 (1.23 mi)", "07:00", "[running]"),
+        *("Lake Kayaking", "8 Oct", "2:15:00 (1214 ft)", "09:00", "[kayaking] calm"),
+    ]
+    screen.tap(text="Lake Kayaking")
+    assert screen.has(text="kayaking") and screen.has(text="Oct 8, 2023 09:00")
