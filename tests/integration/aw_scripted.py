@@ -21,8 +21,10 @@ from tests.integration import (
     test_aw_expense,
     test_aw_files,
     test_aw_markor,
+    test_aw_opentracks,
     test_aw_simple_calendar,
     test_aw_smsmessenger,
+    test_aw_tasks,
 )
 from tests.integration.aw_apps import AwDevice
 from tests.integration.phone_driver import Phone
@@ -34,6 +36,8 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_broccoli.TASKS,
         *test_aw_simple_calendar.TASKS,
         *test_aw_simple_calendar.IR_TASKS,
+        *test_aw_tasks.IR_TASKS,
+        *test_aw_opentracks.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
         ("FilesDeleteFile", test_aw_files.delete_file),
     ]
