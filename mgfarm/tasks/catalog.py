@@ -47,6 +47,12 @@ class Catalog:
         for folder in task_dirs:
             for path in sorted(folder.glob("*.yaml")):
                 for template in empty.parse_file(path):
+                    unknown = [a for a in template.apps if a not in apps.apps]
+                    if unknown:
+                        raise MgfarmError(
+                            f"{template.source}: app {unknown[0]!r} is not in the app table; use one of "
+                            f"{', '.join(sorted(apps.apps))} or declare it in mgfarm/catalog/apps.yaml."
+                        )
                     if template.id in templates:
                         raise MgfarmError(
                             f"{template.source}: task id {template.id} is already defined at "

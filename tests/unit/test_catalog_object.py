@@ -73,6 +73,14 @@ def test_two_catalogs_with_different_template_folders_do_not_leak(tmp_path: Path
     assert first.state.databases.keys() == second.state.databases.keys() >= {"contacts", "sms", "alarms"}
 
 
+def test_a_template_naming_an_undeclared_app_is_a_user_error(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, "a", "mine.first")
+    path = folder / "t.yaml"
+    path.write_text(path.read_text().replace("apps: [settings]", "apps: [solitaire]"))
+    with pytest.raises(MgfarmError, match=r"t\.yaml:1: app 'solitaire' is not in the app table"):
+        load_catalog([folder])
+
+
 def test_every_app_is_declared_once_and_every_template_and_database_names_a_declared_app() -> None:
     catalog = load_catalog([TASKS_DIR])
     names = [n for app in catalog.apps for n in app.names()]
