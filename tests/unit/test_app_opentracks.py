@@ -1,5 +1,6 @@
 """OpenTracks keeps tracks in the real app's `tracks` table and lists them as the app does: newest first,
-the date relative to today, "total time (distance)" in imperial units and "[category] description"."""
+the date relative to today, "total time (distance)" in imperial units, the marker count and
+"[category] description"."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_formats_follow_the_app() -> None:
     assert labels == ["Today", "Yesterday", "Monday", "8 Oct"]
 
 
-def test_track_list_shows_each_track_newest_first(tmp_path: Path) -> None:
+def test_track_list_shows_each_track_newest_first_with_its_marker_count(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
     device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     device.services.clock.freeze(True)
@@ -45,6 +46,7 @@ def test_track_list_shows_each_track_newest_first(tmp_path: Path) -> None:
         ADD,
         ("Lake Kayaking", "calm", "kayaking", "kayaking", ms(8, 9), ms(8, 11), 370.0, 135 * 60_000, 0),
     )
+    sql(db, "INSERT INTO markers (name, trackid, time) VALUES ('Summit', 1, ?)", (ms(14, 7),))
     screen = Screen(device)
     screen.am.launch(PKG)
     rows = [
@@ -53,7 +55,7 @@ def test_track_list_shows_each_track_newest_first(tmp_path: Path) -> None:
         if n.attrs["resource-id"].removeprefix(ID).startswith("track_list_item_") and n.attrs["text"]
     ]
     assert rows == [
-        *("Morning Run", "Yesterday", "45:00 (1.23 mi)", "07:00", "[running]"),
+        *("Morning Run", "Yesterday", "45:00 (1.23 mi)  ‧", "1", "07:00", "[running]"),
         *("Lake Kayaking", "8 Oct", "2:15:00 (1214 ft)", "09:00", "[kayaking] calm"),
     ]
     screen.tap(text="Lake Kayaking")

@@ -23,8 +23,7 @@ PKG = "de.dennisguse.opentracks"
 MAIN = f"{PKG}.TrackListActivity"
 DETAIL = f"{PKG}.TrackRecordedActivity"
 DB = "database.db"
-# TracksColumns.CREATE_TABLE and its uuid index (the trackpoints and markers tables are not modelled:
-# no AndroidWorld task reads them).
+# TracksColumns, TrackPointsColumns and MarkerColumns: CREATE_TABLE and CREATE_TABLE_INDEX of each.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tracks (_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, description TEXT,
   category TEXT, starttime INTEGER, stoptime INTEGER, numpoints INTEGER, totaldistance FLOAT,
@@ -32,6 +31,18 @@ CREATE TABLE IF NOT EXISTS tracks (_id INTEGER PRIMARY KEY AUTOINCREMENT, name T
   minelevation FLOAT, maxelevation FLOAT, elevationgain FLOAT, icon TEXT, uuid BLOB, elevationloss FLOAT,
   starttime_offset INTEGER, activity_type TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS tracks_uuid_index ON tracks(uuid);
+CREATE TABLE IF NOT EXISTS trackpoints (_id INTEGER PRIMARY KEY AUTOINCREMENT, trackid INTEGER NOT NULL,
+  longitude INTEGER, latitude INTEGER, time INTEGER, elevation FLOAT, accuracy FLOAT, speed FLOAT,
+  bearing FLOAT, sensor_heartrate FLOAT, sensor_cadence FLOAT, sensor_power FLOAT, elevation_gain FLOAT,
+  elevation_loss FLOAT, type TEXT CHECK(type IN (-2, -1, 0, 1, 2)), sensor_distance FLOAT,
+  accuracy_vertical FLOAT,
+  FOREIGN KEY (trackid) REFERENCES tracks(_id) ON UPDATE CASCADE ON DELETE CASCADE);
+CREATE INDEX IF NOT EXISTS trackpoints_trackid_index ON trackpoints(trackid);
+CREATE TABLE IF NOT EXISTS markers (_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, description TEXT,
+  category TEXT, icon TEXT, trackid INTEGER NOT NULL, length FLOAT, duration INTEGER, longitude INTEGER,
+  latitude INTEGER, time INTEGER, elevation FLOAT, accuracy FLOAT, bearing FLOAT, photoUrl TEXT,
+  FOREIGN KEY (trackid) REFERENCES tracks(_id) ON UPDATE CASCADE ON DELETE CASCADE);
+CREATE INDEX IF NOT EXISTS markers_trackid_index ON markers(trackid);
 CREATE TABLE IF NOT EXISTS android_metadata (locale TEXT);
 """
 SEED = (("INSERT OR IGNORE INTO android_metadata (rowid, locale) VALUES (1, 'en_US')", ()),)
@@ -48,6 +59,8 @@ COLUMNS = (
     "elevationgain",
     "elevationloss",
 )
+# TracksColumns.MARKER_COUNT, the virtual column the app's track query adds.
+MARKER_COUNT = "(SELECT count(*) FROM markers WHERE markers.trackid = tracks._id) AS markerCount"
 M_TO_MI = 1 / 1609.344
 M_TO_FT = 1 / 0.3048
 
@@ -68,9 +81,10 @@ def format_distance(meters: float) -> str:
     return f"{meters * M_TO_FT:.0f} ft"
 
 
-def time_distance(ms: int, meters: float) -> str:
-    """ListItemUtils.getTimeDistanceText: "total time (distance)"."""
-    return f"{format_elapsed(ms)} ({format_distance(meters)})"
+def time_distance(ms: int, meters: float, markers: int = 0) -> str:
+    """ListItemUtils.getTimeDistanceText: "total time (distance)", a dot after it when there are markers."""
+    text = f"{format_elapsed(ms)} ({format_distance(meters)})"
+    return text + "  ‧" if markers > 0 else text
 
 
 def average_speed(track: dict[str, Any]) -> float:
@@ -122,10 +136,12 @@ class OpenTracks(App):
     def tracks(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         rows = sql(
             self.db_file(DB),
-            f"SELECT {', '.join(COLUMNS)} FROM tracks WHERE {where} ORDER BY starttime DESC, _id DESC",
+            f"SELECT {', '.join(COLUMNS)}, {MARKER_COUNT} FROM tracks WHERE {where}"
+            " ORDER BY starttime DESC, _id DESC",
             args,
         )
-        return [{k: ("" if v is None else v) for k, v in zip(COLUMNS, r, strict=True)} for r in rows]
+        keys = (*COLUMNS, "markerCount")
+        return [{k: ("" if v is None else v) for k, v in zip(keys, r, strict=True)} for r in rows]
 
     def tz(self) -> timezone | ZoneInfo:
         try:
@@ -160,6 +176,12 @@ class OpenTracks(App):
     def list_row(self, t: dict[str, Any], today: date, on_click: Callable[[], None]) -> View:
         start = self.started(t)
         small = "on_surface_variant"
+        count = int(t["markerCount"])
+        markers: list[View] = (
+            [Text(id="track_list_item_marker_count", text=str(count), size=12, color=small, pad=(0, 0, 8, 0))]
+            if count
+            else []
+        )
         lines: list[View] = [
             Row(
                 children=[
@@ -176,11 +198,12 @@ class OpenTracks(App):
                 children=[
                     Text(
                         id="track_list_item_time_distance",
-                        text=time_distance(int(t["totaltime"] or 0), float(t["totaldistance"] or 0)),
+                        text=time_distance(int(t["totaltime"] or 0), float(t["totaldistance"] or 0), count),
                         size=12,
                         color=small,
                         weight=1,
                     ),
+                    *markers,
                     Text(id="track_list_item_time", text=start.strftime("%H:%M"), size=12, color=small),
                 ]
             ),
