@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS room_master_table (id INTEGER PRIMARY KEY, identity_h
 SEED = (("INSERT OR IGNORE INTO android_metadata (rowid, locale) VALUES (1, 'en_US')", ()),)
 COLUMNS = ("_id", "title", "importance", "dueDate", "hideUntil", "completed", "notes")
 PRIORITIES = ("High", "Medium", "Low", "None")  # by `importance`, 0 to 3
-# The checkbox colour that tells a task's priority in the list.
+# The checkbox colour that tells a task's priority in the list (high red, medium orange, low blue).
 PRIORITY_COLORS = ("#F44336", "#FB8C00", "#2196F3", "#9E9E9E")
 
 
@@ -148,8 +148,8 @@ class TasksOrg(App):
         if st.get("menu"):
             ctx.on_back(lambda: st.pop("menu", None))
             items = [
-                ("Show unstarted", "show_unstarted", show_unstarted),
                 ("Show completed", "show_completed", show_completed),
+                ("Show unstarted", "show_unstarted", show_unstarted),
             ]
             layers.append(
                 Column(
@@ -176,34 +176,36 @@ class TasksOrg(App):
     def row(
         self, t: dict[str, Any], today: date, toggle: Callable[[], None], open_task: Callable[[], None]
     ) -> View:
+        """A task row as the app lays it out: checkbox in the priority's colour, title, due date last."""
         importance = min(max(int(t["importance"]), 0), 3)
-        texts: list[View] = [
-            Text(
-                id="title",
-                text=str(t["title"] or ""),
-                size=16,
-                color="on_surface_variant" if t["completed"] else "on_surface",
-            )
-        ]
+        due: list[View] = []
         if t["dueDate"]:
-            texts.append(
-                Text(id="due_date", text=self.when(int(t["dueDate"]), today), size=13, color="primary")
+            due.append(
+                Text(id="due_date", text=self.when(int(t["dueDate"]), today), size=14, pad=(8, 0, 8, 0))
             )
         return Row(
             id="row",
-            height=64,
-            pad=(4, 0, 16, 0),
+            height=56,
+            pad=(4, 0, 8, 0),
             spacing=8,
             on_click=open_task,
             children=[
-                View(width=4, height=32, bg=PRIORITY_COLORS[importance], radius=2),
                 CheckBox(
                     id="completeBox",
                     on=bool(t["completed"]),
+                    tint=PRIORITY_COLORS[importance],
                     desc=f"{PRIORITIES[importance]} priority",
+                    width=48,
                     on_click=toggle,
                 ),
-                Column(weight=1, children=texts),
+                Text(
+                    id="title",
+                    text=str(t["title"] or ""),
+                    size=16,
+                    weight=1,
+                    color="on_surface_variant" if t["completed"] else "on_surface",
+                ),
+                *due,
             ],
         )
 

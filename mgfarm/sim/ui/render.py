@@ -335,11 +335,12 @@ def draw_toggle(cv: Canvas, v: Toggle, ctx: LayoutCtx) -> None:
         s = ctx.px(18)
         cx = (x0 + x1) // 2
         r = (cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2)
+        tint = cv.color(v.tint) if v.tint else None
         if v.on:
-            cv.rect(r, p.primary, ctx.px(2))
+            cv.rect(r, tint or p.primary, ctx.px(2))
             cv.icon("check", (r[0] + 1, r[1] + 1, r[2] - 1, r[3] - 1), p.on_primary)
         else:
-            cv.rect(r, None, ctx.px(2), outline=p.on_surface_variant, width=ctx.px(2))
+            cv.rect(r, None, ctx.px(2), outline=tint or p.on_surface_variant, width=ctx.px(2))
         return
     tw, th = ctx.px(52), ctx.px(32)
     tx = x1 - tw

@@ -410,6 +410,7 @@ class Toggle(View):
     klass: ClassVar[str] = "android.widget.Switch"
     on: bool = False
     kind: str = "switch"  # switch, checkbox
+    tint: str | None = None  # a checkbox's colour instead of the theme's (Tasks colours it by priority)
     width: float | None = 52
     height: float | None = 32
 
