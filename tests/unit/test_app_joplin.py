@@ -76,6 +76,7 @@ def test_search_opens_a_note_whose_markdown_is_shown_line_by_line(tmp_path: Path
     screen.wm.text("PANCAKES")
     screen.tap(text="Pancakes")
     assert screen.has(text="Recipes")  # the notebook in the bar
+    assert not screen.device.services.window.ime_visible
     assert screen.has(text="• 1 cup flour")
     assert screen.has(text="eggs bought")
     assert [

@@ -174,6 +174,11 @@ class Joplin(App):
     def note_row(self, ctx: ScreenContext, note: dict[str, Any]) -> View:
         """One line of the note list: a to-do's checkbox (ticked when completed), then the title."""
         nid = str(note["id"])
+
+        def open_note() -> None:
+            ctx.focus(None)  # the keyboard of the search field leaves with it
+            ctx.state["note"] = nid
+
         lead: list[View] = []
         if note["is_todo"]:
             lead.append(self.todo_box(ctx, note))
@@ -182,7 +187,7 @@ class Joplin(App):
             height=56,
             pad=(16 if not lead else 8, 0, 16, 0),
             spacing=8,
-            on_click=lambda: ctx.state.update(note=nid),
+            on_click=open_note,
             children=[
                 *lead,
                 Text(
