@@ -110,3 +110,19 @@ def test_editor_shows_a_task_and_the_checkbox_completes_it(tmp_path: Path) -> No
     screen.tap(desc="Low priority")
     assert sql(db, "SELECT completed FROM tasks") == [(int(NOW.timestamp() * 1000),)]
     assert rows(screen) == []
+
+
+def test_a_new_task_is_saved_with_its_title_and_an_untitled_one_is_discarded(tmp_path: Path) -> None:
+    _, screen, db = booted(tmp_path)
+    screen.am.launch(PKG)
+    screen.tap(desc="Create new task")
+    screen.wm.text("Buy milk")
+    screen.wm.key(4)  # BACK hides the keyboard
+    screen.wm.key(4)  # then leaves the editor, saving the title
+    assert rows(screen) == [("Buy milk", "", "Low priority")]
+    screen.tap(desc="Create new task")
+    screen.wm.key(4)
+    screen.wm.key(4)
+    assert sql(db, "SELECT title, importance, dueDate, completed, deleted FROM tasks") == [
+        ("Buy milk", 2, 0, 0, 0)
+    ]

@@ -210,6 +210,8 @@ class TasksOrg(App):
         )
 
     def new_task(self, ctx: ScreenContext) -> Callable[[], None]:
+        """An empty task to edit, with the app's default priority (Low, 2) and no dates."""
+
         def run() -> None:
             now = ctx.now_ms()
             tid = sql_insert(
