@@ -34,6 +34,9 @@ def booted(tmp_path: Path) -> tuple[SimDevice, Screen, Path]:
     return device, Screen(device), db
 
 
+TITLES = ("Pancakes", "Call Bob", "Send invoice", "Minutes", "Buy stamps")
+
+
 def rows(screen: Screen) -> list[tuple[str, str]]:
     """(checkbox state or '-', title) of each line of the note list, top to bottom."""
     found: list[tuple[str, str]] = []
@@ -41,12 +44,7 @@ def rows(screen: Screen) -> list[tuple[str, str]]:
     for n in nodes(screen.xml()):
         if n.attrs["class"] == "android.widget.CheckBox":
             mark = n.attrs["checked"]
-        elif n.attrs["class"] == "android.widget.TextView" and n.attrs["text"] in (
-            "Pancakes",
-            "Call Bob",
-            "Send invoice",
-            "Minutes",
-        ):
+        elif n.attrs["class"] == "android.widget.TextView" and n.attrs["text"] in TITLES:
             found.append((mark, n.attrs["text"]))
             mark = "-"
     return found
@@ -99,3 +97,49 @@ def test_ticking_a_todo_stores_its_completion_time(tmp_path: Path) -> None:
     assert done[0][0] > 0 and done[0][0] == done[0][1]
     screen.wm.key(4)  # BACK leaves the note for the list
     assert ("true", "Call Bob") in rows(screen)
+
+
+def test_a_new_todo_goes_to_the_shown_notebook_and_into_search(tmp_path: Path) -> None:
+    _, screen, db = booted(tmp_path)
+    screen.am.launch(PKG)
+    screen.tap(desc="Sidebar")
+    screen.tap(text="Work")
+    screen.tap(desc="Add new")
+    screen.tap(desc="New to-do")
+    screen.wm.text("Buy stamps")  # the title has focus
+    screen.tap(text="Type your note here")
+    screen.wm.text("At the Post Office")
+    screen.tap(desc="Save")
+    assert sql(
+        db, "SELECT parent_id, body, is_todo, todo_completed FROM notes WHERE title = 'Buy stamps'"
+    ) == [("f2", "At the Post Office", 1, 0)]
+    assert sql(
+        db,
+        "SELECT title, body, is_todo FROM notes_normalized WHERE parent_id = 'f2' AND is_todo = 1 ORDER BY rowid",
+    ) == [
+        ("call bob", "About the report.", 1),  # as the test wrote it
+        ("send invoice", "", 1),
+        ("buy stamps", "at the post office", 1),
+    ]
+    assert screen.has(text="At the Post Office")  # the saved note is shown
+    screen.wm.key(4)
+    assert rows(screen)[:2] == [("false", "Buy stamps"), ("false", "Call Bob")]
+
+
+def test_editing_a_note_and_ticking_its_checklist_rewrite_the_body(tmp_path: Path) -> None:
+    _, screen, db = booted(tmp_path)
+    screen.am.launch(PKG)
+    screen.tap(text="Pancakes")
+    box = next(n for n in nodes(screen.xml()) if n.attrs["class"] == "android.widget.CheckBox")
+    screen.wm.tap(*box.center)
+    body = "Ingredients:\n- 1 cup flour\n- [ ] eggs bought\n"
+    assert sql(db, "SELECT body FROM notes WHERE id = 'a'") == [(body,)]
+    screen.tap(desc="Edit")
+    screen.tap(text="Pancakes")
+    screen.wm.text(" for two")
+    screen.wm.key(4)  # BACK hides the keyboard
+    screen.wm.key(4)  # and then leaves the editor, saving
+    assert sql(
+        db, "SELECT n.title, m.title FROM notes n JOIN notes_normalized m USING (id) WHERE id = 'a'"
+    ) == [("Pancakes for two", "pancakes for two")]
+    assert screen.has(text="Pancakes for two") and screen.has(desc="Edit")

@@ -1,7 +1,7 @@
 """Joplin (net.cozic.joplin): notes and to-dos in notebooks, on its SQLite database `joplin.sqlite`.
 
 Joplin's mobile app is one React Native activity, so its screens (note list, sidebar of notebooks,
-search, note view) are states of MainActivity. The tables hold the columns AndroidWorld reads and writes:
+search, note view, editor) are states of MainActivity. The tables hold the columns AndroidWorld reads and writes:
 `notes` (parent_id is the notebook's id; is_todo, todo_completed), `folders` and `notes_normalized`
 (the lower-cased copy search reads). The list shows a to-do as a checkbox before its title, sorted as the
 app's defaults sort: uncompleted to-dos on top, then by update time, newest first.
@@ -10,12 +10,13 @@ app's defaults sort: uncompleted to-dos on top, then by update time, newest firs
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable
 from typing import Any
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, SqlValue, sql, sql_script
 from mgfarm.sim.ui.views import CheckBox, Column, EditText, IconButton, Row, Scrim, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, empty_state, header, list_item
+from mgfarm.sim.ui.widgets import action, empty_state, fab, header, list_item
 
 PKG = "net.cozic.joplin"
 MAIN = f"{PKG}.MainActivity"
@@ -67,15 +68,23 @@ BULLET = re.compile(r"^\s*[-*+] (.*)$")
 HEADING = re.compile(r"^(#{1,6}) (.*)$")
 
 
-def markdown_views(body: str) -> list[View]:
-    """The note body as the viewer renders its Markdown: headings, bullets, checklists as checkboxes."""
+def markdown_views(body: str, tick: Callable[[int], None]) -> list[View]:
+    """The note body as the viewer renders its Markdown: headings, bullets, checklists as checkboxes
+    (`tick` gets the line number of a checklist item tapped)."""
     views: list[View] = []
-    for line in body.split("\n"):
+
+    def ticker(i: int) -> Callable[[], None]:
+        return lambda: tick(i)
+
+    for i, line in enumerate(body.split("\n")):
         if m := CHECKLIST.match(line):
             views.append(
                 Row(
                     spacing=8,
-                    children=[CheckBox(on=m[1] != " "), Text(text=m[2], size=16, lines=10, weight=1)],
+                    children=[
+                        CheckBox(on=m[1] != " ", on_click=ticker(i)),
+                        Text(text=m[2], size=16, lines=10, weight=1),
+                    ],
                 )
             )
         elif m := BULLET.match(line):
@@ -87,6 +96,17 @@ def markdown_views(body: str) -> list[View]:
         else:
             views.append(Column(height=12))
     return views
+
+
+def toggle_checklist_line(body: str, index: int) -> str:
+    """The body with the checklist item on line `index` ticked or unticked."""
+    lines = body.split("\n")
+    m = CHECKLIST.match(lines[index])
+    if m:
+        mark = " " if m[1] != " " else "x"
+        start = lines[index].index("[")
+        lines[index] = lines[index][: start + 1] + mark + lines[index][start + 2 :]
+    return "\n".join(lines)
 
 
 class Joplin(App):
@@ -114,6 +134,37 @@ class Joplin(App):
         rows = sql(self.db_file(DB), "SELECT id, title FROM folders ORDER BY title COLLATE NOCASE, id")
         return [(str(i), str(t)) for i, t in rows]
 
+    def add_note(self, folder_id: str, title: str, body: str, is_todo: bool, now: int) -> str:
+        """A new note (or to-do) in a notebook, with its normalized copy for search; returns its id."""
+        nid = uuid.uuid4().hex
+        db = self.db_file(DB)
+        sql(
+            db,
+            "INSERT INTO notes (id, parent_id, title, body, created_time, updated_time, is_todo,"
+            " user_created_time, user_updated_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (nid, folder_id, title, body, now, now, int(is_todo), now, now),
+        )
+        sql(
+            db,
+            "INSERT INTO notes_normalized (id, parent_id, title, body, is_todo, user_created_time,"
+            " user_updated_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (nid, folder_id, title.lower(), body.lower(), int(is_todo), now, now),
+        )
+        return nid
+
+    def update_note(self, nid: str, values: dict[str, SqlValue], now: int) -> None:
+        """Change a note's columns in `notes` and its normalized copy, and stamp the update time."""
+        norm = {
+            k: (v.lower() if isinstance(v, str) and k in ("title", "body") else v) for k, v in values.items()
+        }
+        db = self.db_file(DB)
+        for table, cols, stamps in (
+            ("notes", values, ("updated_time", "user_updated_time")),
+            ("notes_normalized", norm, ("user_updated_time",)),
+        ):
+            sets = ", ".join([f"{k} = ?" for k in cols] + [f"{k} = ?" for k in stamps])
+            sql(db, f"UPDATE {table} SET {sets} WHERE id = ?", (*cols.values(), *(now for _ in stamps), nid))
+
     def search(self, query: str) -> list[dict[str, Any]]:
         """Notes whose title or body holds every word of the query (search reads notes_normalized)."""
         words = query.lower().split()
@@ -126,6 +177,8 @@ class Joplin(App):
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
         st = ctx.state
+        if st.get("editing"):
+            return self.editor(ctx)
         if st.get("note"):
             return self.note_view(ctx, str(st["note"]))
         if st.get("searching"):
@@ -167,9 +220,97 @@ class Joplin(App):
                 ],
             )
         ]
+        folder_ids = list(titles)
+        if folder_ids:  # a note needs a notebook: the shown one, else the first
+            target = folder_id or folder_ids[0]
+            if st.get("fab_open"):
+                ctx.on_back(lambda: st.pop("fab_open", None))
+                layers.append(
+                    Column(
+                        align="bottom_end",
+                        width=200,
+                        spacing=12,
+                        children=[
+                            fab(
+                                "check",
+                                "New to-do",
+                                lambda: self.start_new(ctx, target, True),
+                                label="New to-do",
+                            ),
+                            fab(
+                                "note",
+                                "New note",
+                                lambda: self.start_new(ctx, target, False),
+                                label="New note",
+                            ),
+                            fab("close", "Close", lambda: st.pop("fab_open", None)),
+                        ],
+                    )
+                )
+            else:
+                layers.append(fab("add", "Add new", lambda: st.update(fab_open=True)))
         if st.get("drawer"):
             layers.append(self.sidebar(ctx, folder_id))
         return Stack(children=layers)
+
+    def start_new(self, ctx: ScreenContext, folder_id: str, is_todo: bool) -> None:
+        ctx.state.pop("fab_open", None)
+        ctx.state["editing"] = {"folder": folder_id, "todo": is_todo}
+        ctx.set_fields({"title": "", "body": ""})
+        ctx.focus("title")
+
+    def editor(self, ctx: ScreenContext) -> View:
+        """Title and Markdown body of a new or opened note; saved with the tick or on leaving, as Joplin
+        saves as you go (a new note left empty is not kept)."""
+        st = ctx.state
+        editing: dict[str, Any] = st["editing"]
+        nid = editing.get("id")
+
+        def save() -> None:
+            title, body = ctx.field("title"), ctx.field("body")
+            now = ctx.now_ms()
+            if nid is not None:
+                self.update_note(str(nid), {"title": title, "body": body}, now)
+            elif title.strip() or body.strip():
+                st["note"] = self.add_note(str(editing["folder"]), title, body, bool(editing["todo"]), now)
+            st.pop("editing", None)
+            ctx.set_fields({})
+
+        ctx.on_back(save)
+        bar = Row(
+            height=64,
+            pad=(4, 0, 4, 0),
+            bg="primary_container",
+            children=[
+                IconButton(name="arrow_back", desc="Back", tint="on_surface", on_click=save),
+                Text(text=dict(self.folders()).get(str(editing.get("folder")), ""), size=18, weight=1),
+                action("check", "Save", save),
+            ],
+        )
+        return Column(
+            bg="surface",
+            children=[
+                bar,
+                Column(
+                    weight=1,
+                    pad=(16, 8, 16, 8),
+                    spacing=8,
+                    children=[
+                        EditText(key="title", hint="Title", text=ctx.field("title"), style="plain", size=22),
+                        EditText(
+                            key="body",
+                            hint="Type your note here",
+                            text=ctx.field("body"),
+                            style="plain",
+                            multiline=True,
+                            lines=40,
+                            height=None,
+                            weight=1,
+                        ),
+                    ],
+                ),
+            ],
+        )
 
     def note_row(self, ctx: ScreenContext, note: dict[str, Any]) -> View:
         """One line of the note list: a to-do's checkbox (ticked when completed), then the title."""
@@ -201,12 +342,10 @@ class Joplin(App):
 
     def todo_box(self, ctx: ScreenContext, note: dict[str, Any]) -> View:
         """A to-do's checkbox; ticking stores the completion time (0 when unticked), as Joplin does."""
-        db = self.db_file(DB)
 
         def toggle() -> None:
-            done = 0 if note["todo_completed"] else ctx.now_ms()
-            for table in ("notes", "notes_normalized"):
-                sql(db, f"UPDATE {table} SET todo_completed = ? WHERE id = ?", (done, str(note["id"])))
+            now = ctx.now_ms()
+            self.update_note(str(note["id"]), {"todo_completed": 0 if note["todo_completed"] else now}, now)
 
         return CheckBox(on=bool(note["todo_completed"]), on_click=toggle)
 
@@ -291,6 +430,13 @@ class Joplin(App):
         note = found[0]
         folder = dict(self.folders()).get(str(note["parent_id"]), "")
 
+        def edit() -> None:
+            st["editing"] = {"id": nid, "folder": str(note["parent_id"])}
+            ctx.set_fields({"title": str(note["title"]), "body": str(note["body"])})
+
+        def tick(line: int) -> None:
+            self.update_note(nid, {"body": toggle_checklist_line(str(note["body"]), line)}, ctx.now_ms())
+
         bar = Row(
             height=64,
             pad=(4, 0, 4, 0),
@@ -298,6 +444,7 @@ class Joplin(App):
             children=[
                 IconButton(name="arrow_back", desc="Back", tint="on_surface", on_click=close),
                 Text(text=folder, size=18, weight=1, pad=(4, 0, 0, 0), color="on_surface_variant"),
+                action("edit", "Edit", edit),
             ],
         )
         title_row: list[View] = []
@@ -309,6 +456,11 @@ class Joplin(App):
             children=[
                 bar,
                 Row(pad=(12, 8, 16, 8), spacing=8, children=title_row),
-                Scroll(key="note", weight=1, pad=(16, 8, 16, 24), children=markdown_views(str(note["body"]))),
+                Scroll(
+                    key="note",
+                    weight=1,
+                    pad=(16, 8, 16, 24),
+                    children=markdown_views(str(note["body"]), tick),
+                ),
             ],
         )
