@@ -20,6 +20,7 @@ from tests.integration import (
     test_aw_contacts,
     test_aw_expense,
     test_aw_files,
+    test_aw_joplin,
     test_aw_markor,
     test_aw_opentracks,
     test_aw_simple_calendar,
@@ -38,6 +39,7 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_simple_calendar.IR_TASKS,
         *test_aw_tasks.IR_TASKS,
         *test_aw_opentracks.IR_TASKS,
+        *test_aw_joplin.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
         ("FilesDeleteFile", test_aw_files.delete_file),
     ]
