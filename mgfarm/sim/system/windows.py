@@ -26,6 +26,7 @@ from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
 from mgfarm.sim.ui.views import (
+    DrawingPad,
     EditText,
     LayoutCtx,
     Scroll,
@@ -442,6 +443,11 @@ class WindowManager:
         if isinstance(target, Slider) and target.on_change is not None:
             on_change = target.on_change
             self._guarded(frame, lambda: on_change(target.value_at(frame.lctx, x2)))
+            return
+        if isinstance(target, DrawingPad) and target.on_stroke is not None:
+            on_stroke = target.on_stroke
+            start, end = target.fraction(x1, y1), target.fraction(x2, y2)
+            self._guarded(frame, lambda: on_stroke(*start, *end))
             return
         rec = self._record()
         vertical = abs(y2 - y1) >= abs(x2 - x1)

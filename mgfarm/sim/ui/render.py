@@ -15,6 +15,7 @@ from mgfarm.sim.ui.views import (
     Avatar,
     Button,
     Column,
+    DrawingPad,
     EditText,
     Icon,
     LayoutCtx,
@@ -192,6 +193,8 @@ def draw_self(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
         draw_avatar(cv, v, ctx)
     elif isinstance(v, Slider):
         draw_slider(cv, v, ctx)
+    elif isinstance(v, DrawingPad):
+        draw_pad(cv, v, ctx)
 
 
 def draw_text(cv: Canvas, v: Text, ctx: LayoutCtx, color: Color | None = None) -> None:
@@ -393,6 +396,14 @@ def draw_slider(cv: Canvas, v: Slider, ctx: LayoutCtx) -> None:
     cv.rect((t0, cy - h // 2, t1, cy + h // 2), p.secondary_container, h // 2)
     cv.rect((t0, cy - h // 2, max(kx, t0 + h), cy + h // 2), p.primary, h // 2)
     cv.rect((kx - ctx.px(2), cy - ctx.px(22), kx + ctx.px(2), cy + ctx.px(22)), p.primary, ctx.px(2))
+
+
+def draw_pad(cv: Canvas, v: DrawingPad, ctx: LayoutCtx) -> None:
+    x0, y0, x1, y1 = cv.box(v.bounds)
+    w, h = x1 - x0, y1 - y0
+    for fx1, fy1, fx2, fy2 in v.strokes:
+        line = (x0 + fx1 * w, y0 + fy1 * h, x0 + fx2 * w, y0 + fy2 * h)
+        cv.draw.line(line, fill=cv.color(v.color), width=max(1, ctx.px(4)))
 
 
 def draw_gradient(cv: Canvas, r: Rect, spec: str) -> None:

@@ -438,6 +438,33 @@ class CheckBox(Toggle):
 
 
 @dataclass(eq=False, kw_only=True)
+class RadioButton(CheckBox):
+    klass: ClassVar[str] = "android.widget.RadioButton"
+
+
+@dataclass(eq=False, kw_only=True)
+class DrawingPad(View):
+    """A finger-painting surface: each swipe over it adds a straight stroke through `on_stroke`.
+
+    Strokes are (x1, y1, x2, y2) as fractions of the pad's size, so they survive a relayout.
+    """
+
+    strokes: tuple[tuple[float, float, float, float], ...] = ()
+    color: str = "#000000"
+    on_stroke: Callable[[float, float, float, float], None] | None = None
+
+    @property
+    def clickable(self) -> bool:
+        return self.on_stroke is not None
+
+    def fraction(self, x: int, y: int) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.bounds
+        fx = (x - x0) / max(1, x1 - x0)
+        fy = (y - y0) / max(1, y1 - y0)
+        return min(1.0, max(0.0, fx)), min(1.0, max(0.0, fy))
+
+
+@dataclass(eq=False, kw_only=True)
 class Icon(View):
     """ImageView, or ImageButton when clickable; `size` is the glyph size in dp."""
 
