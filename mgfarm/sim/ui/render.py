@@ -19,6 +19,7 @@ from mgfarm.sim.ui.views import (
     EditText,
     Icon,
     LayoutCtx,
+    Picture,
     Rect,
     Row,
     Scrim,
@@ -195,6 +196,8 @@ def draw_self(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
         draw_slider(cv, v, ctx)
     elif isinstance(v, DrawingPad):
         draw_pad(cv, v, ctx)
+    elif isinstance(v, Picture):
+        draw_picture(cv, v)
 
 
 def draw_text(cv: Canvas, v: Text, ctx: LayoutCtx, color: Color | None = None) -> None:
@@ -404,6 +407,33 @@ def draw_pad(cv: Canvas, v: DrawingPad, ctx: LayoutCtx) -> None:
     for fx1, fy1, fx2, fy2 in v.strokes:
         line = (x0 + fx1 * w, y0 + fy1 * h, x0 + fx2 * w, y0 + fy2 * h)
         cv.draw.line(line, fill=cv.color(v.color), width=max(1, ctx.px(4)))
+
+
+@lru_cache(maxsize=32)  # a grid of thumbnails redraws every frame; decoding each time would dominate
+def scaled_picture(source: str, stamp: str, w: int, h: int, crop: bool) -> Image.Image | None:
+    """The image file scaled to fit inside w x h (or to cover it, centre-cropped); None if unreadable."""
+    try:
+        with Image.open(source) as img:
+            img.draft("RGB", (w, h))  # JPEG decodes at a reduced scale when that is enough
+            rgb = img.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
+    scale = (max if crop else min)(w / rgb.width, h / rgb.height)
+    size = (max(1, round(rgb.width * scale)), max(1, round(rgb.height * scale)))
+    out = rgb.resize(size, Image.Resampling.BILINEAR)
+    if crop:
+        left, top = (size[0] - w) // 2, (size[1] - h) // 2
+        out = out.crop((left, top, left + w, top + h))
+    return out
+
+
+def draw_picture(cv: Canvas, v: Picture) -> None:
+    x0, y0, x1, y1 = cv.box(v.bounds)
+    if x1 <= x0 or y1 <= y0 or not v.source:
+        return
+    pic = scaled_picture(v.source, v.stamp, x1 - x0, y1 - y0, v.crop)
+    if pic is not None:
+        cv.image.paste(pic, (x0 + (x1 - x0 - pic.width) // 2, y0 + (y1 - y0 - pic.height) // 2))
 
 
 def draw_gradient(cv: Canvas, r: Rect, spec: str) -> None:

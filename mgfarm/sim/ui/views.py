@@ -465,6 +465,19 @@ class DrawingPad(View):
 
 
 @dataclass(eq=False, kw_only=True)
+class Picture(View):
+    """An ImageView showing an image file's pixels, scaled to fit (fitCenter) or to fill (centerCrop).
+
+    `source` is the file's host path and `stamp` its size and mtime, so a changed file is a new frame.
+    """
+
+    klass: ClassVar[str] = "android.widget.ImageView"
+    source: str = ""
+    stamp: str = ""
+    crop: bool = False
+
+
+@dataclass(eq=False, kw_only=True)
 class Icon(View):
     """ImageView, or ImageButton when clickable; `size` is the glyph size in dp."""
 
