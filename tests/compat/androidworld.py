@@ -49,6 +49,8 @@ SIM_APPS = {
     "tasks",
     "open tracks sports tracker",
     "joplin",
+    "simple draw pro",
+    "audio recorder",
 }
 
 

@@ -15,6 +15,7 @@ import adbutils
 from mgfarm.suites.aw_tasks import AwInstance
 from mgfarm.tasks.agents import DONE
 from tests.integration import (
+    test_aw_audiorecorder,
     test_aw_broccoli,
     test_aw_clock,
     test_aw_contacts,
@@ -24,6 +25,7 @@ from tests.integration import (
     test_aw_markor,
     test_aw_opentracks,
     test_aw_simple_calendar,
+    test_aw_simpledraw,
     test_aw_smsmessenger,
     test_aw_tasks,
 )
@@ -39,6 +41,8 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_simple_calendar.IR_TASKS,
         *test_aw_tasks.IR_TASKS,
         *test_aw_opentracks.IR_TASKS,
+        *test_aw_audiorecorder.TASKS,
+        ("SimpleDrawProCreateDrawing", test_aw_simpledraw.create_drawing),
         *test_aw_joplin.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
         ("FilesDeleteFile", test_aw_files.delete_file),
