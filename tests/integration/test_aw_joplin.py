@@ -114,6 +114,10 @@ def todo_count(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
     """Pick the notebook in the sidebar and count the checkboxes of its list, scrolling to its end."""
     dev.launch(APP)
     dev.phone.tap(desc="Sidebar")
+    for _ in range(3):  # a dozen notebooks: the last ones are further down the sidebar
+        if dev.phone.has(raw["folder"]):
+            break
+        dev.phone.sh("input swipe 300 1800 300 900 400")
     dev.phone.tap(text=raw["folder"])
     seen: list[tuple[bool, str]] = []
     page = list_rows(dev)

@@ -115,7 +115,8 @@ def test_a_new_todo_goes_to_the_shown_notebook_and_into_search(tmp_path: Path) -
     ) == [("f2", "At the Post Office", 1, 0)]
     assert sql(
         db,
-        "SELECT title, body, is_todo FROM notes_normalized WHERE parent_id = 'f2' AND is_todo = 1 ORDER BY rowid",
+        "SELECT title, body, is_todo FROM notes_normalized WHERE parent_id = 'f2' AND is_todo = 1"
+        " ORDER BY rowid",
     ) == [
         ("call bob", "About the report.", 1),  # as the test wrote it
         ("send invoice", "", 1),
@@ -143,3 +144,32 @@ def test_editing_a_note_and_ticking_its_checklist_rewrite_the_body(tmp_path: Pat
         db, "SELECT n.title, m.title FROM notes n JOIN notes_normalized m USING (id) WHERE id = 'a'"
     ) == [("Pancakes for two", "pancakes for two")]
     assert screen.has(text="Pancakes for two") and screen.has(desc="Edit")
+
+
+def test_a_dozen_notebooks_scroll_in_the_sidebar(tmp_path: Path) -> None:
+    _, screen, db = booted(tmp_path)
+    more = [
+        "Finance",
+        "Health",
+        "Home",
+        "Ideas",
+        "Meetings",
+        "Misc",
+        "Personal",
+        "Projects",
+        "School",
+        "Tasks",
+        "Travel",
+    ]
+    for title in more:
+        sql(
+            db,
+            "INSERT INTO folders (id, title, created_time, updated_time) VALUES (?, ?, 0, 0)",
+            (title, title),
+        )
+    screen.am.launch(PKG)
+    screen.tap(desc="Sidebar")
+    assert not screen.has(text="Work")  # A to Z, the last notebook is below the screen's end
+    screen.wm.swipe(300, 1800, 300, 900, 400)
+    screen.tap(text="Work")
+    assert rows(screen) == [("false", "Call Bob"), ("-", "Minutes"), ("true", "Send invoice")]

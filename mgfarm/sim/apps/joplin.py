@@ -1,10 +1,10 @@
 """Joplin (net.cozic.joplin): notes and to-dos in notebooks, on its SQLite database `joplin.sqlite`.
 
 Joplin's mobile app is one React Native activity, so its screens (note list, sidebar of notebooks,
-search, note view, editor) are states of MainActivity. The tables hold the columns AndroidWorld reads and writes:
-`notes` (parent_id is the notebook's id; is_todo, todo_completed), `folders` and `notes_normalized`
-(the lower-cased copy search reads). The list shows a to-do as a checkbox before its title, sorted as the
-app's defaults sort: uncompleted to-dos on top, then by update time, newest first.
+search, note view, editor) are states of MainActivity. The tables hold the columns AndroidWorld reads
+and writes: `notes` (parent_id is the notebook's id; is_todo, todo_completed), `folders` and
+`notes_normalized` (the lower-cased copy search reads). The list shows a to-do as a checkbox before its
+title, sorted as the app's defaults sort: uncompleted to-dos on top, then by update time, newest first.
 """
 
 from __future__ import annotations
@@ -375,7 +375,6 @@ class Joplin(App):
         panel = Scroll(
             key="sidebar",
             bg="surface_container",
-            height=900,  # the sidebar runs the height of the screen
             width=300,
             blocks=True,
             pad=(12, 24, 12, 12),
