@@ -1,0 +1,368 @@
+"""Simple Gallery Pro (com.simplemobiletools.gallery.pro): folders and media from the media store.
+
+MainActivity shows the folders that hold images or videos (content://media/external/file, the
+newest folder first), each as a tile with the newest item's thumbnail, the folder name and the item
+count. A folder opens MediaActivity, a grid of its items, newest first, each with its file name (the
+app's "Show file names" option, on here so that a name can be found on screen). An item opens
+ViewPagerActivity: the picture's real pixels scaled to fit a black screen. "Copy to" and "Move to",
+from the viewer's overflow menu or a long-press selection's, open the app's FilePickerDialog in
+folder mode and copy (or move) the file under the same name into the picked folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.media import IMAGE, STORAGE, VIDEO
+from mgfarm.sim.system.providers import ProviderError
+from mgfarm.sim.ui.views import Column, IconButton, Picture, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, list_item
+
+PKG = "com.simplemobiletools.gallery.pro"
+MAIN = f"{PKG}.activities.MainActivity"
+MEDIA = f"{PKG}.activities.MediaActivity"
+VIEWER = f"{PKG}.activities.ViewPagerActivity"
+FILES_URI = "content://media/external/file"
+COLUMNS = 3  # the app's default column count for folders and media in portrait
+TILE = 120  # dp: a grid cell's thumbnail height
+
+
+@dataclass(frozen=True)
+class Medium:
+    path: str  # device path, /storage/emulated/0/...
+    name: str
+    modified: int
+    size: int
+
+    @property
+    def folder(self) -> str:
+        return posixpath.dirname(self.path)
+
+
+def humanize(path: str) -> str:
+    """How the app's dialogs show a path: internal storage as "Internal"."""
+    return "Internal" + path.removeprefix(STORAGE)
+
+
+def grid(cells: list[View]) -> list[View]:
+    """Rows of COLUMNS equal cells (RecyclerView's GridLayoutManager)."""
+    rows: list[View] = []
+    for i in range(0, len(cells), COLUMNS):
+        chunk = cells[i : i + COLUMNS]
+        chunk += [Column(weight=1) for _ in range(COLUMNS - len(chunk))]
+        rows.append(Row(spacing=2, pad=(0, 0, 0, 2), children=chunk))
+    return rows
+
+
+class Gallery(App):
+    package = PKG
+    label = "Simple Gallery"
+    main_activity = MAIN
+    icon = "image"
+    icon_color = "#F57C00"
+    version_name = "6.28.1"
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main, MEDIA: self.media_screen, VIEWER: self.viewer}
+
+    # ---- data
+    def media(self) -> list[Medium]:
+        """Images and videos of shared storage, newest first, hidden files and folders left out."""
+        try:
+            provider, _ = self.device.services.providers.resolve(FILES_URI)
+            _, rows = provider.query(
+                FILES_URI,
+                ["_data", "_display_name", "date_modified", "_size"],
+                f"media_type IN ({IMAGE}, {VIDEO})",
+                [],
+                "date_modified DESC, _display_name COLLATE NOCASE",
+            )
+        except ProviderError:
+            return []
+        found = [Medium(str(p), str(n), int(m or 0), int(s or 0)) for p, n, m, s in rows]
+        return [m for m in found if "/." not in m.path]
+
+    def picture(
+        self, m: Medium, crop: bool, id: str, height: float | None = None, weight: float = 0.0
+    ) -> Picture:
+        """The item's pixels; its file name is the ImageView's content description."""
+        try:
+            source = str(self.device.fs.host(m.path))
+        except PathEscapeError:
+            source = ""
+        return Picture(
+            id=id,
+            height=height,
+            weight=weight,
+            desc=m.name,
+            source=source,
+            stamp=f"{m.size}:{m.modified}",
+            crop=crop,
+        )
+
+    # ---- screens
+    def main(self, ctx: ScreenContext) -> View:
+        folders: dict[str, list[Medium]] = {}
+        for m in self.media():
+            folders.setdefault(m.folder, []).append(m)
+
+        def open_folder(path: str) -> Callable[[], None]:
+            return lambda: ctx.start(MEDIA, {"directory": path})
+
+        cells: list[View] = [
+            Column(
+                id="dir_holder",
+                weight=1,
+                on_click=open_folder(path),
+                children=[
+                    self.picture(items[0], True, id="dir_thumbnail", height=TILE),
+                    Text(id="dir_name", text=posixpath.basename(path), size=14, pad=(4, 4, 4, 0)),
+                    Text(
+                        id="photo_cnt",
+                        text=str(len(items)),
+                        size=12,
+                        color="on_surface_variant",
+                        pad=(4, 0, 4, 4),
+                    ),
+                ],
+            )
+            for path, items in folders.items()
+        ]
+        return Column(
+            bg="surface",
+            children=[
+                app_bar("Simple Gallery"),
+                Scroll(
+                    id="directories_grid",
+                    key="folders",
+                    weight=1,
+                    children=grid(cells) or [empty_state("image", "No media files have been found")],
+                ),
+            ],
+        )
+
+    def media_screen(self, ctx: ScreenContext) -> View:
+        folder = str(ctx.extras.get("directory", ""))
+        items = [m for m in self.media() if m.folder == folder]
+        selected = set(ctx.state.get("selected", []))
+
+        def tap(m: Medium) -> Callable[[], None]:
+            def run() -> None:
+                if selected:
+                    ctx.state["selected"] = sorted(selected ^ {m.path})
+                else:
+                    ctx.start(VIEWER, {"path": m.path})
+
+            return run
+
+        def hold(m: Medium) -> Callable[[], None]:
+            return lambda: ctx.state.update(selected=sorted(selected | {m.path}))
+
+        cells: list[View] = [
+            Column(
+                id="media_item_holder",
+                weight=1,
+                on_click=tap(m),
+                on_long_click=hold(m),
+                selected=m.path in selected,
+                bg="secondary_container" if m.path in selected else None,
+                children=[
+                    self.picture(m, True, id="medium_thumbnail", height=TILE),
+                    Text(id="medium_name", text=m.name, size=12, lines=2, pad=(4, 2, 4, 4)),
+                ],
+            )
+            for m in items
+        ]
+        if selected:
+            ctx.on_back(lambda: ctx.state.pop("selected", None))
+            bar = app_bar(
+                f"{len(selected)} / {len(items)}",
+                back=lambda: ctx.state.pop("selected", None),
+                actions=[
+                    action("delete", "Delete", lambda: ctx.state.update(dialog="delete"), id="cab_delete"),
+                    action("more_vert", "More options", lambda: ctx.state.update(dialog="menu")),
+                ],
+                bg="secondary_container",
+            )
+        else:
+            bar = app_bar(posixpath.basename(folder), back=ctx.finish)
+        layers: list[View] = [
+            Column(
+                bg="surface",
+                children=[
+                    bar,
+                    Scroll(
+                        id="media_grid",
+                        key="media",
+                        weight=1,
+                        children=grid(cells) or [empty_state("image", "No media files have been found")],
+                    ),
+                ],
+            )
+        ]
+        layers += self.dialogs(ctx, sorted(selected), lambda: ctx.state.pop("selected", None))
+        return Stack(children=layers)
+
+    def viewer(self, ctx: ScreenContext) -> View:
+        path = str(ctx.extras.get("path", ""))
+        found = [m for m in self.media() if m.path == path]
+        if not found:
+            return Column(
+                bg="surface", children=[app_bar("", back=ctx.finish), empty_state("image", "Not found")]
+            )
+        m = found[0]
+        bar = Row(
+            id="toolbar",
+            height=64,
+            pad=(4, 0, 4, 0),
+            children=[
+                IconButton(name="arrow_back", desc="Navigate up", on_click=ctx.finish, tint="#FFFFFF"),
+                Text(id="title", text=m.name, size=20, weight=1, color="#FFFFFF", pad=(4, 0, 0, 0)),
+                IconButton(
+                    name="more_vert",
+                    desc="More options",
+                    on_click=lambda: ctx.state.update(dialog="menu"),
+                    tint="#FFFFFF",
+                ),
+            ],
+        )
+        layers: list[View] = [
+            Column(
+                bg="#000000",
+                children=[
+                    bar,
+                    self.picture(m, False, id="gestures_view", weight=1),
+                ],
+            )
+        ]
+        layers += self.dialogs(ctx, [m.path], lambda: None)
+        return Stack(bg="#000000", children=layers)
+
+    # ---- menus and the copy / move flow
+    def dialogs(self, ctx: ScreenContext, paths: list[str], done: Callable[[], None]) -> list[View]:
+        kind = ctx.state.get("dialog")
+
+        def close() -> None:
+            ctx.state.pop("dialog", None)
+
+        if kind is None or not paths:
+            return []
+        ctx.on_back(close)
+        if kind == "menu":
+            return [self.menu(ctx, close)]
+        if kind == "delete":
+
+            def delete() -> None:
+                for p in paths:
+                    with contextlib.suppress(OSError, PathEscapeError):
+                        self.device.fs.unlink(p)
+                close()
+                done()
+                if ctx.record.activity == VIEWER:
+                    ctx.finish()
+
+            count = "this item" if len(paths) == 1 else f"{len(paths)} items"
+            return [
+                dialog(
+                    "Delete",
+                    [],
+                    [("Cancel", close), ("Delete", delete)],
+                    close,
+                    f"Are you sure you want to delete {count}?",
+                )
+            ]
+        return [self.picker(ctx, paths, move=kind == "move", close=close, done=done)]
+
+    def menu(self, ctx: ScreenContext, close: Callable[[], None]) -> View:
+        """The overflow popup, anchored at the top end."""
+
+        def pick(kind: str) -> Callable[[], None]:
+            def run() -> None:
+                ctx.state["dialog"] = kind
+                ctx.state["browse"] = posixpath.dirname(self.first_path(ctx))
+
+            return run
+
+        entries = [("Copy to", pick("copy")), ("Move to", pick("move"))]
+        items: list[View] = [
+            Text(id="title", text=label, size=16, pad=(16, 14, 32, 14), on_click=fn) for label, fn in entries
+        ]
+        card = Column(
+            bg="surface_container", radius=4, width=200, align="top_end", blocks=True, children=items
+        )
+        return Stack(on_click=close, children=[card])
+
+    def first_path(self, ctx: ScreenContext) -> str:
+        chosen = ctx.state.get("selected") or [ctx.extras.get("path", "")]
+        return str(chosen[0])
+
+    def picker(
+        self,
+        ctx: ScreenContext,
+        paths: list[str],
+        move: bool,
+        close: Callable[[], None],
+        done: Callable[[], None],
+    ) -> View:
+        """FilePickerDialog in folder mode: breadcrumbs, the folder's subfolders; OK copies or moves there."""
+        here = str(ctx.state.get("browse") or STORAGE)
+        fs = self.device.fs
+        names: list[str] = []
+        with contextlib.suppress(OSError, PathEscapeError):
+            names = [n for n in fs.listdir(here) if not n.startswith(".") and fs.is_dir(f"{here}/{n}")]
+
+        def go(path: str) -> Callable[[], None]:
+            return lambda: ctx.state.update(browse=path)
+
+        def up() -> None:
+            if here.rstrip("/") == STORAGE:
+                close()
+            else:
+                ctx.state["browse"] = posixpath.dirname(here)
+
+        def choose() -> None:
+            if all(posixpath.dirname(p) == here for p in paths):
+                ctx.toast("Source and destination cannot be the same")
+                return
+            ok = True
+            for p in paths:
+                target = f"{here}/{posixpath.basename(p)}"
+                try:
+                    if move:
+                        fs.rename(p, target)
+                    else:
+                        fs.write_bytes(target, fs.read_bytes(p))
+                except (OSError, PathEscapeError):
+                    ok = False
+            close()
+            done()
+            if ok:
+                ctx.toast("Files moved successfully" if move else "Files copied successfully")
+            else:
+                ctx.toast("An error occurred")
+            if move and ctx.record.activity == VIEWER:
+                ctx.finish()
+
+        ctx.on_back(up)
+        crumbs: list[View] = []
+        path = STORAGE
+        for i, part in enumerate(["Internal", *here.removeprefix(STORAGE).strip("/").split("/")]):
+            if not part:
+                continue
+            if i:
+                path = f"{path}/{part}"
+            crumbs.append(Text(id="breadcrumb_text", text=f"{part} >", color="primary", on_click=go(path)))
+        rows: list[View] = [
+            list_item(n, icon="folder", on_click=go(f"{here}/{n}"), id="list_item", title_id="list_item_name")
+            for n in sorted(names, key=str.lower)
+        ]
+        body: list[View] = [
+            Row(id="filepicker_breadcrumbs", spacing=4, children=crumbs),
+            Scroll(id="filepicker_list", key="picker", height=336, children=rows),
+        ]
+        return dialog("Select a folder", body, [("Cancel", close), ("OK", choose)], close)
