@@ -17,6 +17,7 @@ from mgfarm.tasks.agents import DONE
 from tests.integration import (
     test_aw_audiorecorder,
     test_aw_broccoli,
+    test_aw_camera,
     test_aw_clock,
     test_aw_contacts,
     test_aw_expense,
@@ -42,6 +43,8 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_tasks.IR_TASKS,
         *test_aw_opentracks.IR_TASKS,
         *test_aw_audiorecorder.TASKS,
+        *test_aw_camera.TASKS,
+        ("OpenAppTaskEval", test_aw_camera.open_app),
         ("SimpleDrawProCreateDrawing", test_aw_simpledraw.create_drawing),
         *test_aw_joplin.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
