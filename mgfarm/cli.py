@@ -142,7 +142,9 @@ def k8s_render(
 @snapshot_app.command("build")
 def snapshot_build(
     recipe: str = typer.Argument(..., help="Recipe name (e.g. golden) or path to a recipe YAML."),
-    backend: str = typer.Option("process", "--backend", help="process or docker (they build snapshots)."),
+    backend: str = typer.Option(
+        "process", "--backend", help="process, docker or emulator (they build snapshots)."
+    ),
     image: str = typer.Option("", "--image", help="Docker image to build on (docker backend)."),
     adb_port: int = typer.Option(0, "--adb-port", help="adb server to use (default: a private one)."),
 ) -> None:
@@ -463,7 +465,7 @@ def demo(
 def up(
     replicas: int | None = typer.Option(None, "--replicas", "-n", help="Devices to start (default 1)."),
     backend: str | None = typer.Option(
-        None, "--backend", help="process (default), docker, or existing (devices you already run)."
+        None, "--backend", help="process (default), docker, emulator, or existing (devices you already run)."
     ),
     devices: list[str] | None = typer.Option(
         None,

@@ -46,7 +46,7 @@ def up(
     Without --image, a backend whose snapshots live in images runs the image the build committed.
     """
     if backend_class(backend).snapshot_store == "image" and not image:
-        image = built_image(snapshot)
+        image = built_image(backend, snapshot)
     return api.up(replicas, backend, image=image, snapshot=snapshot, find_snapshot=_find, **options)
 
 

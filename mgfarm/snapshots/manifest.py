@@ -141,10 +141,11 @@ def secret_paths(labels: dict[str, str]) -> list[str]:
     return named or list(SIM_SECRETS)
 
 
-def built_image(snapshot: str) -> str:
-    """The committed image of the docker snapshot `snapshot`, or '' when none was built; refuses a
-    record whose image was removed behind mgfarm's back (docker rmi, docker system prune)."""
-    manifest = read_manifest("docker", snapshot)
+def built_image(backend: str, snapshot: str) -> str:
+    """The committed image of the snapshot `snapshot` built on `backend` (docker, emulator), or ''
+    when none was built; refuses a record whose image was removed behind mgfarm's back (docker rmi,
+    docker system prune)."""
+    manifest = read_manifest(backend, snapshot)
     if manifest is None or not manifest.snapshot_image:
         return ""
     docker = docker_sdk()
@@ -157,8 +158,8 @@ def built_image(snapshot: str) -> str:
     except docker.errors.ImageNotFound:
         raise MgfarmError(
             f"Snapshot {snapshot!r} was built into image {manifest.snapshot_image}, which is gone; rebuild "
-            f"it with `mgfarm snapshot build {snapshot} --backend docker --image {manifest.image}` or "
-            f"forget it with `mgfarm snapshot rm {snapshot} --backend docker`."
+            f"it with `mgfarm snapshot build {snapshot} --backend {backend} --image {manifest.image}` or "
+            f"forget it with `mgfarm snapshot rm {snapshot} --backend {backend}`."
         ) from None
     except docker.errors.DockerException:
         pass  # no engine: the backend says so in its own words

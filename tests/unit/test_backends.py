@@ -14,6 +14,7 @@ from mgfarm.farm.backends import BACKENDS, Backend, UpFlags, backend_class, get_
 from mgfarm.farm.backends.existing import ExistingBackend, parse_device
 from mgfarm.farm.backends.process import ProcessBackend
 from mgfarm.farm.config import load_config
+from mgfarm.farm.images import EMULATOR_IMAGE
 from mgfarm.farm.state import farm_dir
 from tests.support import run_mgfarm
 
@@ -25,7 +26,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_each_backend_is_one_registered_class_with_what_the_farm_asks_of_it() -> None:
-    assert list(BACKENDS) == ["process", "docker", "existing"]
+    assert list(BACKENDS) == ["process", "docker", "emulator", "existing"]
     for name, cls in BACKENDS.items():
         assert issubclass(cls, Backend) and cls.name == name
         assert cls.snapshot_store in ("files", "image", "device")
@@ -34,8 +35,17 @@ def test_each_backend_is_one_registered_class_with_what_the_farm_asks_of_it() ->
     assert isinstance(process, ProcessBackend) and process.workers == 3 and process.shared_snapshots
 
 
+def test_the_emulator_entry_is_the_docker_backend_on_the_emulator_image() -> None:
+    emulator = BACKENDS["emulator"]
+    assert emulator.snapshot_store == "image" and emulator.owns_devices
+    assert emulator.options(UpFlags())["image"] == EMULATOR_IMAGE
+    assert emulator.options(UpFlags(image="mgfarm/emulator:standin"))["image"] == "mgfarm/emulator:standin"
+
+
 def test_an_unknown_backend_is_refused_naming_the_choices(home: Path) -> None:
-    with pytest.raises(MgfarmError, match=r"^Unknown backend 'vm'; use one of: process, docker, existing\.$"):
+    with pytest.raises(
+        MgfarmError, match=r"^Unknown backend 'vm'; use one of: process, docker, emulator, existing\.$"
+    ):
         backend_class("vm")
     with pytest.raises(MgfarmError, match=r"^--backend names an unknown backend \('vm'\); use one of: "):
         load_config({"backend": "vm"})

@@ -159,10 +159,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_plain_up_finds_the_image_a_docker_build_committed(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert built_image("golden") == ""
+    assert built_image("docker", "golden") == ""
     write_manifest(_manifest())
     monkeypatch.setenv("DOCKER_HOST", f"unix://{home}/no-engine.sock")  # the backend reports that
-    assert built_image("golden") == "mgfarm-snapshot:golden-abc123-on-mgfarm-sim-latest"
+    assert built_image("docker", "golden") == "mgfarm-snapshot:golden-abc123-on-mgfarm-sim-latest"
 
 
 def test_a_record_whose_image_is_gone_is_refused_with_both_fixes(home: Path) -> None:
@@ -172,7 +172,7 @@ def test_a_record_whose_image_is_gone_is_refused_with_both_fixes(home: Path) -> 
         pytest.skip(f"no Docker engine to ask about the image: {exc}")
     write_manifest(_manifest())  # its image was never built on this machine
     with pytest.raises(MgfarmError, match="which is gone") as info:
-        built_image("golden")
+        built_image("docker", "golden")
     assert "`mgfarm snapshot build golden --backend docker --image mgfarm/sim:latest`" in str(info.value)
     assert "`mgfarm snapshot rm golden --backend docker`" in str(info.value)
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends.base import Backend, UpFlags
 from mgfarm.farm.backends.docker import DockerBackend
+from mgfarm.farm.backends.emulator import EmulatorBackend
 from mgfarm.farm.backends.existing import ExistingBackend
 from mgfarm.farm.backends.process import ProcessBackend
 
 BACKENDS: dict[str, type[Backend]] = {
     ProcessBackend.name: ProcessBackend,
     DockerBackend.name: DockerBackend,
+    EmulatorBackend.name: EmulatorBackend,
     ExistingBackend.name: ExistingBackend,
 }
 

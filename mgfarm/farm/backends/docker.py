@@ -19,7 +19,7 @@ from typing import Any
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends.base import Backend, UpFlags
-from mgfarm.farm.images import SIM_IMAGE, docker_client, resource_defaults, sdk
+from mgfarm.farm.images import EMULATOR_IMAGE, SIM_IMAGE, docker_client, resource_defaults, sdk
 from mgfarm.farm.state import FarmState, Replica, owner_id
 
 FARM_LABEL = "org.mgfarm.farm"
@@ -109,7 +109,11 @@ class DockerBackend(Backend):
         try:
             labels = self.client.images.get(image).labels or {}
         except sdk().errors.ImageNotFound:
-            hint = "build it with `mgfarm images build`" if image == SIM_IMAGE else "build or load it first"
+            hints = {
+                SIM_IMAGE: "build it with `mgfarm images build`",
+                EMULATOR_IMAGE: "build it with `mgfarm images build emulator --accept-android-sdk-licenses`",
+            }
+            hint = hints.get(image, "build or load it first")
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
         self.kind = labels.get("org.mgfarm.backend", "sim")
         default_cpus, default_memory = resource_defaults(labels)
