@@ -74,7 +74,8 @@ def build(
     if backend_class(backend).snapshot_store == "device":
         raise MgfarmError(
             f"The {backend} backend's devices keep their own snapshots, so it builds none; build on "
-            "--backend process or docker, or save one on the device (`adb emu avd snapshot save NAME`)."
+            "--backend process, docker or emulator, or save one on the device "
+            "(`adb emu avd snapshot save NAME`)."
         )
     recipe = load_recipe(recipe_name)
     started = time.monotonic()
