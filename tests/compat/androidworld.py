@@ -51,6 +51,7 @@ SIM_APPS = {
     "joplin",
     "simple draw pro",
     "audio recorder",
+    "simple gallery pro",
     "camera",
 }
 
