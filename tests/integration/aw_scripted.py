@@ -22,6 +22,7 @@ from tests.integration import (
     test_aw_contacts,
     test_aw_expense,
     test_aw_files,
+    test_aw_gallery,
     test_aw_joplin,
     test_aw_markor,
     test_aw_opentracks,
@@ -38,6 +39,7 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_clock.TASKS,
         *test_aw_expense.TASKS,
         *test_aw_broccoli.TASKS,
+        *test_aw_gallery.TASKS,
         *test_aw_simple_calendar.TASKS,
         *test_aw_simple_calendar.IR_TASKS,
         *test_aw_tasks.IR_TASKS,
@@ -52,10 +54,10 @@ SOLUTIONS: dict[str, Any] = dict(
     ]
 )
 # The Markor and SMS solutions act through uiautomator2 (test_aw_markor.World), started once per replica.
-UI_SOLUTIONS = {**test_aw_markor.SOLUTIONS, **test_aw_smsmessenger.SOLUTIONS}
+UI_SOLUTIONS = {**test_aw_markor.SOLUTIONS, **test_aw_smsmessenger.SOLUTIONS, **test_aw_gallery.UI_SOLUTIONS}
 WORLDS: dict[tuple[int, str], test_aw_markor.World] = {}
-# Their apps (Simple Gallery Pro, VLC) are not on the device yet: the suite skips them.
-SKIPPED = {"MarkorTranscribeReceipt", "MarkorTranscribeVideo"}
+# Its app (VLC) is not on the device yet: the suite skips it.
+SKIPPED = {"MarkorTranscribeVideo"}
 
 
 class ScriptedSolutions:
