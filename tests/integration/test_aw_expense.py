@@ -2,8 +2,7 @@
 taps the app's Next and Continue setup), scores 0.0 untouched and 1.0 after a solution that only taps,
 long-presses, types, scrolls and reads the screen.
 
-ExpenseAddMultipleFromGallery is not here: the simulated device has no Simple Gallery Pro, so its
-initialisation (writing expenses.jpg into the gallery) has nothing to open the picture with.
+ExpenseAddMultipleFromGallery is in test_aw_gallery.py (it views expenses.jpg in Simple Gallery Pro first).
 """
 
 from __future__ import annotations

@@ -231,8 +231,8 @@ def add_note_header(w: World, p: dict[str, Any]) -> None:
 
 
 def transcribe_receipt(w: World, p: dict[str, Any]) -> None:
-    """The receipt image lands in DCIM; the scripted agent already knows its rows (there is no
-    Simple Gallery on the sim to look at it with), and writes them through Markor's screens."""
+    """The receipt's rows (which a model reads from receipt.png in the gallery: test_aw_gallery views
+    it first) written as receipt.md through Markor's screens."""
     launch(w, "markor")
     new_note(w, p["file_name"], p["text"])
 
