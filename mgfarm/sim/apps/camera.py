@@ -258,12 +258,8 @@ class Camera(App):
             )
             for key, text, desc, glyph in items
         ]
-        return Column(
-            id="mode_list_layout",
-            width=280,
-            bg="#263238",
-            pad=(0, 96, 0, 0),
-            align="top_start",
-            blocks=True,
-            children=rows,
+        # The list slides over the left part; a tap on the rest of the viewfinder closes it.
+        panel = Column(
+            id="mode_list_layout", width=280, bg="#263238", pad=(0, 96, 0, 0), blocks=True, children=rows
         )
+        return Stack(children=[Spacer(on_click=lambda: ctx.state.update(mode_list=False)), panel])
