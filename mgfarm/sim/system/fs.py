@@ -54,6 +54,7 @@ ALIASES = {
     "/sdcard": "/storage/emulated/0",
     "/storage/self/primary": "/storage/emulated/0",
     "/mnt/sdcard": "/storage/emulated/0",
+    "/data/media/0": "/storage/emulated/0",  # the backing store, as root sees it
 }
 
 # Host symlink targets start with this folder name, which no device path may contain: the kernel
