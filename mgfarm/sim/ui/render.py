@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -409,11 +410,17 @@ def draw_pad(cv: Canvas, v: DrawingPad, ctx: LayoutCtx) -> None:
         cv.draw.line(line, fill=cv.color(v.color), width=max(1, ctx.px(4)))
 
 
-@lru_cache(maxsize=32)  # a grid of thumbnails redraws every frame; decoding each time would dominate
-def scaled_picture(source: str, stamp: str, w: int, h: int, crop: bool) -> Image.Image | None:
-    """The image file scaled to fit inside w x h (or to cover it, centre-cropped); None if unreadable."""
+MAX_PICTURE_BYTES = 32 * 1024 * 1024  # a larger file draws nothing rather than stall every frame
+
+
+# Keyed by the file's bytes, not its path: replicas of one task show the same pictures from their
+# own files, and a grid of thumbnails is redrawn on every change of the screen.
+@lru_cache(maxsize=64)
+def scaled_picture(data: bytes, w: int, h: int, crop: bool) -> Image.Image | None:
+    """An image file's pixels scaled to fit inside w x h (or to cover it, centre-cropped); None if
+    it is not an image Pillow reads."""
     try:
-        with Image.open(source) as img:
+        with Image.open(io.BytesIO(data)) as img:
             img.draft("RGB", (w, h))  # JPEG decodes at a reduced scale when that is enough
             rgb = img.convert("RGB")
     except (OSError, ValueError, Image.DecompressionBombError):
@@ -431,7 +438,12 @@ def draw_picture(cv: Canvas, v: Picture) -> None:
     x0, y0, x1, y1 = cv.box(v.bounds)
     if x1 <= x0 or y1 <= y0 or not v.source:
         return
-    pic = scaled_picture(v.source, v.stamp, x1 - x0, y1 - y0, v.crop)
+    try:
+        with open(v.source, "rb") as f:
+            data = f.read(MAX_PICTURE_BYTES + 1)
+    except OSError:
+        return
+    pic = scaled_picture(data, x1 - x0, y1 - y0, v.crop) if len(data) <= MAX_PICTURE_BYTES else None
     if pic is not None:
         cv.image.paste(pic, (x0 + (x1 - x0 - pic.width) // 2, y0 + (y1 - y0 - pic.height) // 2))
 
