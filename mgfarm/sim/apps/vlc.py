@@ -1,0 +1,564 @@
+"""VLC (org.videolan.vlc): videos from shared storage, playlists in its media library database.
+
+The media library is libvlc's medialibrary SQLite file `app_db/vlc_media.db` with its real tables and
+columns: `Media` (id_media, type 1 = video, title, filename, duration in ms, insertion_date, ...),
+`File` (the media's mrl), `Playlist` (id_playlist, name, creation_date, counters) and
+`PlaylistMediaRelation` (media_id, playlist_id, position: contiguous from 0, as the library keeps it).
+`Media.filename` is declared COLLATE NOCASE: newer libraries declare their own FILENAME collation,
+which they register in-process and which a plain sqlite3 reading a copy of the file cannot load.
+
+As the app does on start, the Video tab brings the library up to date with the video files of shared
+storage (here through the media store): a new file gets a Media and a File row, a removed one loses
+them. A video row's overflow ("More Actions") opens its context sheet; "Add to playlist" opens the
+playlist dialog: a name field and Create make a new playlist (or add to the one of that name), a tap
+on an existing playlist appends to it. A long press starts a selection whose "Add to playlist" adds
+the selected videos in list order. The Playlists tab lists playlists; one opens its videos in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.providers import ProviderError
+from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Scrim, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, tabs
+
+PKG = "org.videolan.vlc"
+MAIN = f"{PKG}.gui.MainActivity"
+PLAYLIST = f"{PKG}.gui.HeaderMediaListActivity"
+PLAYER = f"{PKG}.gui.video.VideoPlayerActivity"
+DB = f"/data/data/{PKG}/app_db/vlc_media.db"
+# AndroidWorld's VLC setup makes this folder; its tasks push their videos into it.
+VIDEOS_DIR = "/storage/emulated/0/VLCVideos"
+VIDEO_URI = "content://media/external/video/media"
+TYPE_VIDEO = 1  # IMedia::Type
+FILE_MAIN = 1  # IFile::Type
+TABS = ("Video", "Playlists")
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS Media(id_media INTEGER PRIMARY KEY AUTOINCREMENT, type INTEGER,
+  subtype INTEGER NOT NULL DEFAULT 0, duration INTEGER DEFAULT -1, last_position REAL DEFAULT -1,
+  last_time INTEGER DEFAULT -1, play_count UNSIGNED INTEGER NOT NULL DEFAULT 0,
+  last_played_date UNSIGNED INTEGER, insertion_date UNSIGNED INTEGER, release_date UNSIGNED INTEGER,
+  title TEXT COLLATE NOCASE, filename TEXT COLLATE NOCASE, is_favorite BOOLEAN NOT NULL DEFAULT 0,
+  is_present BOOLEAN NOT NULL DEFAULT 1, device_id INTEGER,
+  nb_playlists UNSIGNED INTEGER NOT NULL DEFAULT 0, folder_id UNSIGNED INTEGER,
+  import_type UNSIGNED INTEGER NOT NULL, group_id UNSIGNED INTEGER,
+  forced_title BOOLEAN NOT NULL DEFAULT 0, artist_id UNSIGNED INTEGER, genre_id UNSIGNED INTEGER,
+  track_number UNSIGNED INTEGER, album_id UNSIGNED INTEGER, disc_number UNSIGNED INTEGER, lyrics TEXT,
+  is_public BOOLEAN NOT NULL DEFAULT FALSE, nb_subscriptions UNSIGNED INTEGER NOT NULL DEFAULT 0,
+  description TEXT);
+CREATE TABLE IF NOT EXISTS File(id_file INTEGER PRIMARY KEY AUTOINCREMENT,
+  media_id UNSIGNED INT DEFAULT NULL, playlist_id UNSIGNED INT DEFAULT NULL, mrl TEXT,
+  type UNSIGNED INTEGER, last_modification_date UNSIGNED INT, size UNSIGNED INT,
+  folder_id UNSIGNED INTEGER, is_removable BOOLEAN NOT NULL, is_external BOOLEAN NOT NULL,
+  is_network BOOLEAN NOT NULL);
+CREATE TABLE IF NOT EXISTS Playlist(id_playlist INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT COLLATE NOCASE, creation_date UNSIGNED INT NOT NULL, artwork_mrl TEXT,
+  nb_video UNSIGNED INT NOT NULL DEFAULT 0, nb_audio UNSIGNED INT NOT NULL DEFAULT 0,
+  nb_unknown UNSIGNED INT NOT NULL DEFAULT 0,
+  nb_present_video UNSIGNED INT NOT NULL DEFAULT 0 CHECK(nb_present_video <= nb_video),
+  nb_present_audio UNSIGNED INT NOT NULL DEFAULT 0 CHECK(nb_present_audio <= nb_audio),
+  nb_present_unknown UNSIGNED INT NOT NULL DEFAULT 0 CHECK(nb_present_unknown <= nb_unknown),
+  duration UNSIGNED INT NOT NULL DEFAULT 0, nb_duration_unknown UNSIGNED INT NOT NULL DEFAULT 0,
+  is_favorite BOOLEAN NOT NULL DEFAULT FALSE);
+CREATE TABLE IF NOT EXISTS PlaylistMediaRelation(media_id INTEGER, playlist_id INTEGER,
+  position INTEGER,
+  FOREIGN KEY(media_id) REFERENCES Media(id_media) ON DELETE NO ACTION,
+  FOREIGN KEY(playlist_id) REFERENCES Playlist(id_playlist) ON DELETE CASCADE);
+CREATE INDEX IF NOT EXISTS playlist_position_pl_id_index ON PlaylistMediaRelation(playlist_id, position);
+CREATE TRIGGER IF NOT EXISTS playlist_media_added AFTER INSERT ON PlaylistMediaRelation
+BEGIN
+  UPDATE Media SET nb_playlists = nb_playlists + 1 WHERE id_media = new.media_id;
+  UPDATE Playlist SET nb_video = nb_video + 1, nb_present_video = nb_present_video + 1,
+    duration = duration + max(0, (SELECT duration FROM Media WHERE id_media = new.media_id))
+    WHERE id_playlist = new.playlist_id;
+END;
+"""
+
+
+@dataclass(frozen=True)
+class Video:
+    id: int
+    title: str
+    filename: str
+    duration: int  # ms, -1 when unknown
+    mrl: str
+
+
+def mp4_duration_ms(data: bytes) -> int:
+    """The movie header's duration (ISO/IEC 14496-12 mvhd), -1 when the file has none."""
+    i = data.find(b"mvhd")
+    if i < 0 or len(data) < i + 32:
+        return -1
+    version = data[i + 4]
+    if version == 1:
+        scale, length = struct.unpack(">IQ", data[i + 24 : i + 36])
+    else:
+        scale, length = struct.unpack(">II", data[i + 16 : i + 24])
+    return length * 1000 // scale if scale else -1
+
+
+def format_duration(ms: int) -> str:
+    """Tools.millisToString: "m:ss", or "h:mm:ss" past an hour."""
+    if ms < 0:
+        return ""
+    seconds = ms // 1000
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def count_label(n: int) -> str:
+    return "1 video" if n == 1 else f"{n} videos"
+
+
+class Vlc(App):
+    package = PKG
+    label = "VLC"
+    main_activity = MAIN
+    icon = "play"
+    icon_color = "#FF8800"
+    version_name = "3.5.4"
+
+    def create_data(self) -> None:
+        sql_script(self.db(), SCHEMA)
+        with contextlib.suppress(OSError, PathEscapeError):
+            self.device.fs.mkdir(VIDEOS_DIR, parents=True)
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main, PLAYLIST: self.playlist_screen, PLAYER: self.player}
+
+    # ---- the media library
+    def db(self) -> Path:
+        path = self.device.fs.host(DB)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def video_files(self) -> dict[str, tuple[str, int, int]]:
+        """Video files of shared storage from the media store: path -> (name, size, mtime)."""
+        try:
+            provider, _ = self.device.services.providers.resolve(VIDEO_URI)
+            _, rows = provider.query(
+                VIDEO_URI, ["_data", "_display_name", "_size", "date_modified"], None, [], None
+            )
+        except ProviderError:
+            return {}
+        return {str(p): (str(n), int(s or 0), int(m or 0)) for p, n, s, m in rows if "/." not in str(p)}
+
+    def refresh(self, now_s: int) -> None:
+        """The library's discovery: add the new video files, drop the ones gone (and stale File rows)."""
+        files = self.video_files()
+        con = sqlite3.connect(self.db())
+        try:
+            with con:
+                # Media rows deleted behind the library's back leave their File rows: rediscover those files.
+                con.execute("DELETE FROM File WHERE media_id NOT IN (SELECT id_media FROM Media)")
+                known = {str(mrl): int(mid) for mrl, mid in con.execute("SELECT mrl, media_id FROM File")}
+                for mrl, mid in known.items():
+                    if mrl.removeprefix("file://") not in files:
+                        con.execute("DELETE FROM PlaylistMediaRelation WHERE media_id = ?", (mid,))
+                        con.execute("DELETE FROM File WHERE media_id = ?", (mid,))
+                        con.execute("DELETE FROM Media WHERE id_media = ?", (mid,))
+                for path, (name, size, mtime) in sorted(files.items()):
+                    if "file://" + path in known:
+                        continue
+                    cur = con.execute(
+                        "INSERT INTO Media (type, duration, insertion_date, title, filename, device_id,"
+                        " import_type) VALUES (?, ?, ?, ?, ?, 1, 0)",
+                        (TYPE_VIDEO, self.duration(path), now_s, name.rsplit(".", 1)[0], name),
+                    )
+                    con.execute(
+                        "INSERT INTO File (media_id, mrl, type, last_modification_date, size, is_removable,"
+                        " is_external, is_network) VALUES (?, ?, ?, ?, ?, 0, 1, 0)",
+                        (cur.lastrowid, "file://" + path, FILE_MAIN, mtime, size),
+                    )
+        finally:
+            con.close()
+
+    def duration(self, path: str) -> int:
+        try:
+            return mp4_duration_ms(self.device.fs.host(path).read_bytes())
+        except (OSError, PathEscapeError):
+            return -1
+
+    def videos(self) -> list[Video]:
+        rows = sql(
+            self.db(),
+            "SELECT id_media, title, filename, duration, mrl FROM Media JOIN File ON File.media_id = id_media"
+            " WHERE Media.type = ? AND is_present = 1 ORDER BY title COLLATE NOCASE, id_media",
+            (TYPE_VIDEO,),
+        )
+        return [
+            Video(int(i), str(t), str(f), int(d if d is not None else -1), str(m)) for i, t, f, d, m in rows
+        ]
+
+    def playlists(self) -> list[tuple[int, str, int]]:
+        rows = sql(
+            self.db(),
+            "SELECT id_playlist, name, (SELECT count(*) FROM PlaylistMediaRelation"
+            " WHERE playlist_id = id_playlist) FROM Playlist ORDER BY name COLLATE NOCASE, id_playlist",
+        )
+        return [(int(i), str(n), int(c)) for i, n, c in rows]
+
+    def playlist_videos(self, pid: int) -> list[Video]:
+        rows = sql(
+            self.db(),
+            "SELECT id_media, title, filename, duration, coalesce(mrl, '') FROM PlaylistMediaRelation"
+            " JOIN Media ON id_media = media_id LEFT JOIN File ON File.media_id = id_media"
+            " WHERE playlist_id = ? ORDER BY position",
+            (pid,),
+        )
+        return [
+            Video(int(i), str(t), str(f), int(d if d is not None else -1), str(m)) for i, t, f, d, m in rows
+        ]
+
+    def add_to_playlist(self, name: str, media: list[int], now_s: int) -> None:
+        """Append media to the playlist of that name (made first when there is none), positions from 0."""
+        con = sqlite3.connect(self.db())
+        try:
+            with con:
+                row = con.execute("SELECT id_playlist FROM Playlist WHERE name = ?", (name,)).fetchone()
+                if row is None:
+                    cur = con.execute(
+                        "INSERT INTO Playlist (name, creation_date) VALUES (?, ?)", (name, now_s)
+                    )
+                    pid = int(cur.lastrowid or 0)
+                else:
+                    pid = int(row[0])
+                (count,) = con.execute(
+                    "SELECT count(*) FROM PlaylistMediaRelation WHERE playlist_id = ?", (pid,)
+                ).fetchone()
+                for i, mid in enumerate(media):
+                    con.execute(
+                        "INSERT INTO PlaylistMediaRelation (media_id, playlist_id, position)"
+                        " VALUES (?, ?, ?)",
+                        (mid, pid, int(count) + i),
+                    )
+        finally:
+            con.close()
+
+    # ---- screens
+    def main(self, ctx: ScreenContext) -> View:
+        st = ctx.state
+        tab = int(st.get("tab", 0))
+        if tab == 0:
+            self.refresh(ctx.now_ms() // 1000)
+        body = self.video_tab(ctx) if tab == 0 else self.playlists_tab(ctx)
+
+        def choose(i: int) -> None:
+            st.clear()
+            st["tab"] = i
+
+        screen = Column(
+            bg="surface", children=[*body[:1], *body[1:2], tabs(TABS, tab, choose, ("play", "menu"))]
+        )
+        return Stack(bg="surface", children=[screen, *body[2:]])
+
+    def video_tab(self, ctx: ScreenContext) -> list[View]:
+        """The app bar, the list, then any sheet or dialog layered over the screen."""
+        st = ctx.state
+        videos = self.videos()
+        selected: list[int] = [int(i) for i in st.get("selected", [])]
+
+        def tap(v: Video) -> Callable[[], None]:
+            def run() -> None:
+                if selected:
+                    st["selected"] = (
+                        [i for i in selected if i != v.id] if v.id in selected else [*selected, v.id]
+                    )
+                else:
+                    ctx.start(PLAYER, {"media_id": v.id})
+
+            return run
+
+        def hold(v: Video) -> Callable[[], None]:
+            return lambda: st.update(selected=selected if v.id in selected else [*selected, v.id])
+
+        def more(v: Video) -> Callable[[], None]:
+            return lambda: st.update(sheet=v.id)
+
+        rows: list[View] = [
+            Row(
+                id="video_list_item",
+                height=72,
+                pad=(16, 4, 4, 4),
+                spacing=12,
+                on_click=tap(v),
+                on_long_click=hold(v),
+                selected=v.id in selected,
+                bg="secondary_container" if v.id in selected else None,
+                children=[
+                    Icon(
+                        id="ml_item_thumbnail",
+                        name="play",
+                        size=32,
+                        width=80,
+                        height=56,
+                        bg="#212121",
+                        tint="#FFFFFF",
+                    ),
+                    Column(
+                        weight=1,
+                        children=[
+                            Text(id="ml_item_title", text=v.title, size=16, lines=2),
+                            Text(
+                                id="ml_item_time",
+                                text=format_duration(v.duration),
+                                size=13,
+                                color="on_surface_variant",
+                            ),
+                        ],
+                    ),
+                    IconButton(id="item_more", name="more_vert", desc="More Actions", on_click=more(v)),
+                ],
+            )
+            for v in videos
+        ]
+        if selected:
+            ctx.on_back(lambda: st.pop("selected", None))
+            bar = app_bar(
+                f"{len(selected)} selected",
+                back=lambda: st.pop("selected", None),
+                actions=[
+                    action(
+                        "add",
+                        "Add to playlist",
+                        lambda: st.update(dialog=[i for v in videos for i in [v.id] if i in selected]),
+                        id="action_mode_audio_add_playlist",
+                    )
+                ],
+                bg="secondary_container",
+            )
+        else:
+            bar = app_bar("Videos")
+        listing = Scroll(
+            id="media_list", key="videos", weight=1, children=rows or [empty_state("play", "No video found")]
+        )
+        layers: list[View] = [bar, listing]
+        sheet = st.get("sheet")
+        found = [v for v in videos if v.id == sheet]
+        if found:
+            layers.append(self.context_sheet(ctx, found[0]))
+        if st.get("dialog"):
+            layers.append(self.playlist_dialog(ctx, [int(i) for i in st["dialog"]]))
+        return layers
+
+    def context_sheet(self, ctx: ScreenContext, v: Video) -> View:
+        """ContextSheet: the video's actions in a bottom sheet."""
+        st = ctx.state
+
+        def close() -> None:
+            st.pop("sheet", None)
+
+        def play() -> None:
+            close()
+            ctx.start(PLAYER, {"media_id": v.id})
+
+        def add() -> None:
+            close()
+            st["dialog"] = [v.id]
+            ctx.set_fields({})
+
+        ctx.on_back(close)
+        items: list[View] = [
+            Row(
+                id="ctx_item",
+                height=56,
+                pad=(24, 0, 24, 0),
+                spacing=24,
+                on_click=fn,
+                children=[
+                    Icon(name=icon, size=24, tint="on_surface_variant", width=24),
+                    Text(id="ctx_option_title", text=label, size=16, weight=1),
+                ],
+            )
+            for label, icon, fn in (("Play", "play", play), ("Add to playlist", "add", add))
+        ]
+        card = Column(
+            id="ctx_list",
+            bg="surface_container_low",
+            radius=16,
+            pad=(0, 16, 0, 24),
+            align="bottom",
+            blocks=True,
+            children=[Text(id="ctx_title", text=v.title, size=18, medium=True, pad=(24, 0, 24, 8)), *items],
+        )
+        return Scrim(on_click=close, children=[card])
+
+    def playlist_dialog(self, ctx: ScreenContext, media: list[int]) -> View:
+        """SavePlaylistDialog: a new playlist's name, or one of the existing playlists."""
+        st = ctx.state
+
+        def close() -> None:
+            st.pop("dialog", None)
+            st.pop("selected", None)
+            st.pop("focus", None)
+
+        def add_to(name: str) -> None:
+            self.add_to_playlist(name, media, ctx.now_ms() // 1000)
+            ctx.toast(f"Added to {name}" if len(media) == 1 else f"{len(media)} items added to {name}")
+            close()
+
+        def create() -> None:
+            name = ctx.field("playlist").strip()
+            if not name:
+                ctx.toast("Enter a playlist name")
+                return
+            add_to(name)
+
+        def pick(name: str) -> Callable[[], None]:
+            return lambda: add_to(name)
+
+        ctx.on_back(close)
+        body: list[View] = [
+            EditText(
+                id="dialog_playlist_name", key="playlist", hint="New playlist", text=ctx.field("playlist")
+            )
+        ]
+        existing = self.playlists()
+        if existing:
+            body.append(Text(text="Existing playlists", size=14, medium=True, color="primary"))
+            body.append(
+                Scroll(
+                    id="list",
+                    key="dialog_playlists",
+                    height=min(240, 48 * len(existing)),
+                    children=[
+                        Text(
+                            id="playlist_item_title",
+                            text=name,
+                            size=16,
+                            pad=(0, 12, 0, 12),
+                            on_click=pick(name),
+                        )
+                        for _, name, _ in existing
+                    ],
+                )
+            )
+        return dialog("Add to playlist", body, [("Cancel", close), ("Create", create)], close)
+
+    def playlists_tab(self, ctx: ScreenContext) -> list[View]:
+        def open_playlist(pid: int) -> Callable[[], None]:
+            return lambda: ctx.start(PLAYLIST, {"playlist_id": pid})
+
+        rows: list[View] = [
+            Row(
+                id="playlist_item",
+                height=72,
+                pad=(16, 4, 16, 4),
+                spacing=16,
+                on_click=open_playlist(pid),
+                children=[
+                    Icon(name="menu", size=32, width=56, height=56, bg="#FF8800", tint="#FFFFFF"),
+                    Column(
+                        weight=1,
+                        children=[
+                            Text(id="ml_item_title", text=name, size=16),
+                            Text(
+                                id="ml_item_subtitle",
+                                text=count_label(n),
+                                size=13,
+                                color="on_surface_variant",
+                            ),
+                        ],
+                    ),
+                ],
+            )
+            for pid, name, n in self.playlists()
+        ]
+        listing = Scroll(
+            id="playlist_list",
+            key="playlists",
+            weight=1,
+            children=rows or [empty_state("menu", "No playlist")],
+        )
+        return [app_bar("Playlists"), listing]
+
+    def playlist_screen(self, ctx: ScreenContext) -> View:
+        pid = int(ctx.extras.get("playlist_id", 0))
+        names = [name for i, name, _ in self.playlists() if i == pid]
+        items = self.playlist_videos(pid)
+
+        def play(mid: int) -> Callable[[], None]:
+            return lambda: ctx.start(PLAYER, {"media_id": mid})
+
+        rows: list[View] = [
+            Row(
+                id="playlist_media_item",
+                height=64,
+                pad=(16, 4, 16, 4),
+                spacing=12,
+                on_click=play(v.id),
+                children=[
+                    Text(
+                        id="ml_item_position", text=str(n + 1), size=14, width=24, color="on_surface_variant"
+                    ),
+                    Column(
+                        weight=1,
+                        children=[
+                            Text(id="ml_item_title", text=v.title, size=16),
+                            Text(
+                                id="ml_item_time",
+                                text=format_duration(v.duration),
+                                size=13,
+                                color="on_surface_variant",
+                            ),
+                        ],
+                    ),
+                ],
+            )
+            for n, v in enumerate(items)
+        ]
+        return Column(
+            bg="surface",
+            children=[
+                app_bar(names[0] if names else "", back=ctx.finish),
+                Text(
+                    id="header_subtitle",
+                    text=count_label(len(items)),
+                    size=14,
+                    pad=(16, 0, 16, 8),
+                    color="on_surface_variant",
+                ),
+                Scroll(
+                    key="items", weight=1, children=rows or [empty_state("play", "This playlist is empty")]
+                ),
+            ],
+        )
+
+    def player(self, ctx: ScreenContext) -> View:
+        """VideoPlayerActivity's overlay: the title and length over a black surface. The sim decodes no
+        video, so the frames themselves are not shown."""
+        mid = int(ctx.extras.get("media_id", 0))
+        found = [v for v in self.videos() if v.id == mid]
+        title = found[0].title if found else ""
+        length = format_duration(found[0].duration) if found else ""
+        return Stack(
+            bg="#000000",
+            children=[
+                Column(
+                    children=[
+                        Row(
+                            height=56,
+                            pad=(4, 0, 16, 0),
+                            children=[
+                                IconButton(
+                                    name="arrow_back", desc="Navigate up", on_click=ctx.finish, tint="#FFFFFF"
+                                ),
+                                Text(
+                                    id="player_overlay_title", text=title, size=18, color="#FFFFFF", weight=1
+                                ),
+                            ],
+                        ),
+                    ]
+                ),
+                Text(id="player_overlay_length", text=length, size=14, color="#FFFFFF", align="bottom_end"),
+            ],
+        )
