@@ -1,0 +1,687 @@
+"""OsmAnd (net.osmand): an offline map of Liechtenstein with search, favourites, map markers and tracks.
+
+The map is drawn, not tiled from real data: a tile grid and the places of the small gazetteer below
+(the places of the Liechtenstein map AndroidWorld preloads, with its coordinates) around a centre
+cross. The search box finds those places by name (accents optional) or a "lat, lon" pair; a result
+centres the map on it and opens the place card, whose "Favorite" button opens the favourite editor
+and whose "Marker" button adds a map marker. The menu opens "My places" (favourites and tracks),
+"Map markers" and "Plan a route": there "Add point" adds the map centre (move it with the search or
+a swipe), and "Save" writes the route as a track.
+
+Where the real app keeps them: favourites in `files/favorites/favorites.gpx` of its external files
+folder (GPX 1.1 `wpt` elements with OsmAnd's extensions), markers in the SQLite database
+`databases/map_markers_db` (table `map_markers`, MapMarkersDbHelper's columns), tracks as GPX files
+(`trk`/`trkseg`/`trkpt`) under `files/tracks/`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import unicodedata
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.ui.fonts import font
+from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Picture, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.widgets import app_bar, dialog, empty_state, list_item
+
+PKG = "net.osmand"
+MAIN = "net.osmand.plus.activities.MapActivity"
+FILES = "/storage/emulated/0/Android/data/net.osmand/files"
+FAVORITES = f"{FILES}/favorites/favorites.gpx"
+TRACKS = f"{FILES}/tracks"
+MARKERS_DB = "map_markers_db"
+# MapMarkersDbHelper: the markers table (with the title column of OsmAnd 4.x) and the groups table.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS map_markers (marker_id TEXT PRIMARY KEY, marker_lat double, marker_lon double,
+  marker_description TEXT, marker_active int, marker_added long, marker_visited long, group_name TEXT,
+  group_key TEXT, marker_color int, marker_next_key TEXT, marker_disabled int, marker_selected int,
+  marker_map_object_name TEXT, title TEXT);
+CREATE TABLE IF NOT EXISTS map_markers_groups (group_name TEXT, group_marker_id TEXT, group_type int,
+  group_disabled int, group_categories TEXT, group_wpt_categories TEXT);
+CREATE TABLE IF NOT EXISTS android_metadata (locale TEXT);
+"""
+SEED = (("INSERT OR IGNORE INTO android_metadata (rowid, locale) VALUES (1, 'en_US')", ()),)
+GPX_NS = "http://www.topografix.com/GPX/1/1"
+OSMAND_NS = "https://osmand.net"
+CREATOR = "OsmAnd Maps 4.6.13"
+COUNTRY = "Liechtenstein"
+# The places of AndroidWorld's preloaded Liechtenstein map, with the coordinates it uses.
+PLACES: dict[str, tuple[float, float]] = {
+    "Balzers": (47.0688832, 9.5061564),
+    "Bendern": (47.2122151, 9.5062101),
+    "Malbun": (47.1026191, 9.6083057),
+    "Nendeln": (47.1973857, 9.5430636),
+    "Oberplanken": (47.1784977, 9.5450163),
+    "Planken": (47.1858882, 9.5452201),
+    "Rotenboden": (47.1275785, 9.5387131),
+    "Ruggell": (47.23976, 9.5262837),
+    "Schaan": (47.1663432, 9.5103085),
+    "Schaanwald": (47.2165476, 9.5699984),
+    "Schönberg": (47.1303814, 9.5930117),
+    "Triesen": (47.106997, 9.5274854),
+}
+HOME = (
+    sum(lat for lat, _ in PLACES.values()) / len(PLACES),
+    sum(lon for _, lon in PLACES.values()) / len(PLACES),
+)
+ZOOM = 11  # the whole country fits the screen
+TILE_PX = 512  # a 256-pixel tile on a 2x screen
+MAP_SIZE = (1080, 2000)
+NEAR_DEG = 0.0005  # a point this close to a place takes its name
+Place = dict[str, Any]  # name, subtitle, lat, lon
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: "Schonberg" finds Schönberg, as OsmAnd's search does."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def parse_coords(text: str) -> tuple[float, float] | None:
+    """A "lat, lon" pair typed into the search, if that is what it is."""
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", text)
+    if len(numbers) != 2 or re.search(r"[A-Za-z]", text):
+        return None
+    lat, lon = float(numbers[0]), float(numbers[1])
+    return (lat, lon) if abs(lat) <= 90 and abs(lon) <= 180 else None
+
+
+def coords_text(lat: float, lon: float) -> str:
+    return f"{lat:.5f}, {lon:.5f}"
+
+
+def search(query: str) -> list[Place]:
+    """Places whose name (or "name, country") contains the query; a coordinate pair is itself a result."""
+    q = fold(query.strip())
+    if not q:
+        return []
+    coords = parse_coords(query)
+    if coords is not None:
+        return [{"name": coords_text(*coords), "subtitle": "Location", "lat": coords[0], "lon": coords[1]}]
+    found = [
+        {"name": name, "subtitle": COUNTRY, "lat": lat, "lon": lon}
+        for name, (lat, lon) in PLACES.items()
+        if q in fold(f"{name}, {COUNTRY}")
+    ]
+    # An exact name first, then the rest A to Z.
+    return sorted(found, key=lambda p: (fold(p["name"]) != q.split(",")[0].strip(), p["name"]))
+
+
+def place_at(lat: float, lon: float) -> Place:
+    """The point as a place: a gazetteer name when it is on one, else its coordinates."""
+    for name, (plat, plon) in PLACES.items():
+        if abs(plat - lat) < NEAR_DEG and abs(plon - lon) < NEAR_DEG:
+            return {"name": name, "subtitle": COUNTRY, "lat": plat, "lon": plon}
+    return {"name": coords_text(lat, lon), "subtitle": "Location", "lat": lat, "lon": lon}
+
+
+# ---- the drawn map
+def mercator_y(lat: float) -> float:
+    rad = math.radians(lat)
+    return math.log(math.tan(math.pi / 4 + rad / 2))
+
+
+def world_px(lat: float, lon: float, zoom: int) -> tuple[float, float]:
+    """Web Mercator pixel coordinates of a point at a zoom level (TILE_PX-pixel tiles)."""
+    size = TILE_PX * 2**zoom
+    return (lon + 180) / 360 * size, (1 - mercator_y(lat) / math.pi) / 2 * size
+
+
+def render_map(path: str, center: tuple[float, float], zoom: int) -> None:
+    """A map image centred on `center`: tile grid, places with names, the centre cross."""
+    w, h = MAP_SIZE
+    cx, cy = world_px(*center, zoom)
+    left, top = cx - w / 2, cy - h / 2
+    image = Image.new("RGB", MAP_SIZE, (242, 239, 233))
+    draw = ImageDraw.Draw(image)
+    first_x = math.floor(left / TILE_PX) * TILE_PX
+    first_y = math.floor(top / TILE_PX) * TILE_PX
+    for gx in range(int(first_x), int(left + w) + 1, TILE_PX):
+        draw.line((gx - left, 0, gx - left, h), fill=(222, 216, 206), width=2)
+    for gy in range(int(first_y), int(top + h) + 1, TILE_PX):
+        draw.line((0, gy - top, w, gy - top), fill=(222, 216, 206), width=2)
+    label = font(34, medium=True)
+    for name, (lat, lon) in PLACES.items():
+        px, py = world_px(lat, lon, zoom)
+        x, y = px - left, py - top
+        if -200 < x < w + 200 and -50 < y < h + 50:
+            draw.ellipse(
+                (x - 10, y - 10, x + 10, y + 10), fill=(96, 96, 96), outline=(255, 255, 255), width=3
+            )
+            draw.text(
+                (x + 16, y - 20), name, font=label, fill=(60, 60, 60), stroke_width=3, stroke_fill="white"
+            )
+    mx, my = w / 2, h / 2
+    draw.line((mx - 28, my, mx + 28, my), fill=(230, 81, 0), width=5)
+    draw.line((mx, my - 28, mx, my + 28), fill=(230, 81, 0), width=5)
+    image.save(path, format="PNG")
+
+
+def pan(center: tuple[float, float], zoom: int, dx_px: float, dy_px: float) -> tuple[float, float]:
+    """The centre moved by a number of map pixels."""
+    size = TILE_PX * 2**zoom
+    cx, cy = world_px(*center, zoom)
+    x, y = cx + dx_px, cy + dy_px
+    lon = x / size * 360 - 180
+    lat = math.degrees(2 * math.atan(math.exp((1 - 2 * y / size) * math.pi)) - math.pi / 2)
+    return lat, lon
+
+
+# ---- files
+def gpx_root() -> ET.Element:
+    root = ET.Element(f"{{{GPX_NS}}}gpx", {"version": "1.1", "creator": CREATOR})
+    return root
+
+
+def write_gpx(fs: Any, path: str, root: ET.Element) -> None:
+    ET.register_namespace("", GPX_NS)
+    ET.register_namespace("osmand", OSMAND_NS)
+    ET.indent(root)
+    data = ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+    fs.mkdir(path.rsplit("/", 1)[0], parents=True)
+    fs.write_bytes(path, data)
+
+
+def iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class OsmAnd(App):
+    package = PKG
+    label = "OsmAnd"
+    main_activity = MAIN
+    icon = "language"
+    icon_color = "#FF8800"
+    version_name = "4.6.13"
+
+    def create_data(self) -> None:
+        sql_script(self.db_file(MARKERS_DB), SCHEMA, SEED)  # no markers yet
+        self.device.fs.mkdir(TRACKS, parents=True)
+        self.device.fs.mkdir(FAVORITES.rsplit("/", 1)[0], parents=True)
+
+    def screens(self) -> dict[str, ScreenFn]:
+        return {MAIN: self.main}
+
+    # ---- data
+    def favorites(self) -> list[Place]:
+        fs = self.device.fs
+        if not fs.is_file(FAVORITES):
+            return []
+        try:
+            root = ET.fromstring(fs.read_bytes(FAVORITES))
+        except ET.ParseError:
+            return []
+        found = []
+        for wpt in root.iter(f"{{{GPX_NS}}}wpt"):
+            name = wpt.findtext(f"{{{GPX_NS}}}name") or ""
+            found.append({"name": name, "subtitle": wpt.findtext(f"{{{GPX_NS}}}desc") or "", **latlon(wpt)})
+        return found
+
+    def add_favorite(self, place: Place, name: str, description: str, now_ms: int) -> None:
+        """Append a waypoint to favorites.gpx, keeping what is there (AndroidWorld rewrites it too)."""
+        fs = self.device.fs
+        root = gpx_root()
+        if fs.is_file(FAVORITES):
+            with contextlib.suppress(ET.ParseError):
+                root = ET.fromstring(fs.read_bytes(FAVORITES))
+        wpt = ET.SubElement(
+            root, f"{{{GPX_NS}}}wpt", {"lat": f"{place['lat']:.7f}", "lon": f"{place['lon']:.7f}"}
+        )
+        ET.SubElement(wpt, f"{{{GPX_NS}}}time").text = iso(now_ms)
+        ET.SubElement(wpt, f"{{{GPX_NS}}}name").text = name
+        if description:
+            ET.SubElement(wpt, f"{{{GPX_NS}}}desc").text = description
+        ext = ET.SubElement(wpt, f"{{{GPX_NS}}}extensions")
+        for key, value in (("icon", "special_star"), ("background", "circle"), ("color", "#eecc22")):
+            ET.SubElement(ext, f"{{{OSMAND_NS}}}{key}").text = value
+        write_gpx(fs, FAVORITES, root)
+
+    def markers(self) -> list[Place]:
+        rows = sql(
+            self.db_file(MARKERS_DB),
+            "SELECT title, marker_lat, marker_lon FROM map_markers WHERE marker_active = 1"
+            " ORDER BY marker_added DESC",
+        )
+        return [
+            {"name": t or coords_text(a, o), "subtitle": coords_text(a, o), "lat": a, "lon": o}
+            for t, a, o in rows
+        ]
+
+    def add_marker(self, place: Place, now_ms: int) -> None:
+        sql(
+            self.db_file(MARKERS_DB),
+            "INSERT OR REPLACE INTO map_markers (marker_id, marker_lat, marker_lon,"
+            " marker_description, marker_active, marker_added, marker_visited, group_name, group_key,"
+            " marker_color, marker_next_key, marker_disabled, marker_selected, marker_map_object_name, title)"
+            " VALUES (?, ?, ?, ?, 1, ?, 0, '', '', 0, '', 0, 0, '', ?)",
+            (
+                f"{place['lat']},{place['lon']}",
+                place["lat"],
+                place["lon"],
+                place["name"],
+                now_ms,
+                place["name"],
+            ),
+        )
+
+    def tracks(self) -> list[str]:
+        fs = self.device.fs
+        try:
+            return sorted(n for n in fs.listdir(TRACKS) if n.endswith(".gpx"))
+        except (OSError, PathEscapeError):
+            return []
+
+    def save_track(self, name: str, points: list[Place]) -> str:
+        root = gpx_root()
+        ET.SubElement(ET.SubElement(root, f"{{{GPX_NS}}}metadata"), f"{{{GPX_NS}}}name").text = name
+        trk = ET.SubElement(root, f"{{{GPX_NS}}}trk")
+        ET.SubElement(trk, f"{{{GPX_NS}}}name").text = name
+        seg = ET.SubElement(trk, f"{{{GPX_NS}}}trkseg")
+        for p in points:
+            ET.SubElement(seg, f"{{{GPX_NS}}}trkpt", {"lat": f"{p['lat']:.7f}", "lon": f"{p['lon']:.7f}"})
+        path = f"{TRACKS}/{name}.gpx"
+        write_gpx(self.device.fs, path, root)
+        return path
+
+    def map_image(self, center: tuple[float, float], zoom: int) -> tuple[str, str]:
+        """The host path of the map picture for this view (drawn once per centre and zoom)."""
+        key = f"{center[0]:.6f}_{center[1]:.6f}_{zoom}"
+        host = self.device.fs.host(f"/data/data/{PKG}/cache/map_{key}.png")
+        if not host.exists():
+            host.parent.mkdir(parents=True, exist_ok=True)
+            for old in host.parent.glob("map_*.png"):
+                old.unlink()
+            render_map(str(host), center, zoom)
+        return str(host), key
+
+    # ---- screens
+    def main(self, ctx: ScreenContext) -> View:
+        st = ctx.state
+        st.setdefault("center", list(HOME))
+        st.setdefault("zoom", ZOOM)
+        mode = st.get("mode", "map")
+        if mode == "search":
+            return self.search_screen(ctx)
+        if mode in ("places", "markers"):
+            return self.list_screen(ctx, mode)
+        return self.map_screen(ctx)
+
+    def go(self, ctx: ScreenContext, mode: str) -> Callable[[], None]:
+        def switch() -> None:
+            ctx.state.update(mode=mode, menu=False)
+            if mode == "search":  # a new search starts empty, the keyboard up
+                ctx.set_fields({"query": ""})
+                ctx.focus("query")
+
+        return switch
+
+    def show(self, ctx: ScreenContext, place: Place) -> None:
+        """Centre the map on a place and open its card (unless a route is being planned)."""
+        ctx.state.update(center=[place["lat"], place["lon"]], mode="map", menu=False)
+        if ctx.state.get("plan") is None:
+            ctx.state["card"] = place
+
+    def map_screen(self, ctx: ScreenContext) -> View:
+        st = ctx.state
+        center = (float(st["center"][0]), float(st["center"][1]))
+        zoom = int(st["zoom"])
+        source, key = self.map_image(center, zoom)
+
+        def zoom_by(step: int) -> Callable[[], None]:
+            return lambda: st.update(zoom=max(8, min(17, zoom + step)))
+
+        def swiped(direction: str) -> None:
+            dx, dy = {"left": (300, 0), "right": (-300, 0), "up": (0, 500), "down": (0, -500)}[direction]
+            st["center"] = list(pan(center, zoom, dx, dy))
+            st.pop("card", None)
+
+        ctx.on_swipe(swiped)
+        layers: list[View] = [
+            Picture(id="map_view", desc="Map", source=source, stamp=key, crop=True),
+            Row(
+                align="top_start",
+                spacing=8,
+                children=[
+                    IconButton(
+                        id="map_menu_button",
+                        name="menu",
+                        desc="Menu",
+                        on_click=lambda: st.update(menu=True),
+                        bg="surface",
+                        radius=24,
+                        tint="on_surface",
+                    ),
+                    IconButton(
+                        id="map_search_button",
+                        name="search",
+                        desc="Search",
+                        on_click=self.go(ctx, "search"),
+                        bg="surface",
+                        radius=24,
+                        tint="on_surface",
+                    ),
+                ],
+            ),
+            Column(
+                align="center_end",
+                spacing=8,
+                children=[
+                    IconButton(
+                        id="map_zoom_in_button",
+                        name="add",
+                        desc="Zoom in",
+                        on_click=zoom_by(1),
+                        bg="surface",
+                        radius=24,
+                        tint="on_surface",
+                    ),
+                    IconButton(
+                        id="map_zoom_out_button",
+                        name="close",
+                        desc="Zoom out",
+                        on_click=zoom_by(-1),
+                        bg="surface",
+                        radius=24,
+                        tint="on_surface",
+                    ),
+                ],
+            ),
+        ]
+        if st.get("plan") is not None:
+            layers.append(self.plan_panel(ctx, center))
+        elif st.get("card"):
+            layers.append(self.card(ctx, st["card"]))
+        else:
+            layers.append(
+                Text(
+                    id="map_center_coordinates",
+                    text=coords_text(*center),
+                    size=14,
+                    align="bottom",
+                    bg="surface",
+                    pad=(12, 6, 12, 6),
+                    radius=12,
+                )
+            )
+        if st.get("menu"):
+            ctx.on_back(lambda: st.update(menu=False))
+            layers.append(self.menu(ctx))
+        elif st.get("dialog"):
+            layers.append(self.dialog(ctx, center))
+        elif st.get("card"):
+            ctx.on_back(lambda: st.pop("card", None))
+        return Stack(bg="surface", children=layers)
+
+    def card(self, ctx: ScreenContext, place: Place) -> View:
+        """The context menu of a place: its name, where it is, and what can be done with it."""
+
+        def favorite() -> None:
+            ctx.state["dialog"] = "favorite"
+            ctx.set_fields({"name": place["name"], "description": ""})
+            ctx.focus("name")
+
+        def marker() -> None:
+            self.add_marker(place, ctx.now_ms())
+            ctx.toast(f"Marker added: {place['name']}")
+
+        def action(rid: str, label: str, icon: str, fn: Callable[[], None]) -> View:
+            return Column(
+                id=rid,
+                on_click=fn,
+                weight=1,
+                pad=(0, 8, 0, 8),
+                children=[
+                    IconButton(name=icon, desc=label, tint="primary", width=48, height=32),
+                    Text(text=label, size=14, gravity="center", color="primary"),
+                ],
+            )
+
+        return Column(
+            id="context_menu_main",
+            align="bottom",
+            bg="surface",
+            radius=16,
+            pad=(16, 12, 16, 12),
+            spacing=4,
+            blocks=True,
+            children=[
+                Row(
+                    children=[
+                        Text(id="context_menu_line1", text=place["name"], size=22, medium=True, weight=1),
+                        IconButton(
+                            id="context_menu_close",
+                            name="close",
+                            desc="Close",
+                            on_click=lambda: ctx.state.pop("card", None),
+                        ),
+                    ]
+                ),
+                Text(id="context_menu_line2", text=place["subtitle"], size=14, color="on_surface_variant"),
+                Text(
+                    id="context_menu_coordinates",
+                    text=coords_text(place["lat"], place["lon"]),
+                    size=14,
+                    color="on_surface_variant",
+                ),
+                Row(
+                    spacing=8,
+                    children=[
+                        action("context_menu_fav_button", "Favorite", "star_outline", favorite),
+                        action("context_menu_marker_button", "Marker", "label", marker),
+                    ],
+                ),
+            ],
+        )
+
+    def dialog(self, ctx: ScreenContext, center: tuple[float, float]) -> View:
+        kind = ctx.state["dialog"]
+
+        def close() -> None:
+            ctx.state.pop("dialog", None)
+
+        ctx.on_back(close)
+        if kind == "favorite":
+            place: Place = ctx.state["card"]
+
+            def save() -> None:
+                name = ctx.field("name").strip()
+                if not name:
+                    ctx.toast("Please enter a name")
+                    return
+                self.add_favorite(place, name, ctx.field("description").strip(), ctx.now_ms())
+                ctx.toast(f"Added to favorites: {name}")
+                close()
+
+            body: list[View] = [
+                EditText(id="name_edit", key="name", hint="Name", text=ctx.field("name")),
+                EditText(
+                    id="description_edit",
+                    key="description",
+                    hint="Description",
+                    text=ctx.field("description"),
+                ),
+                Text(id="group_name", text="Group: Favorites", size=14, color="on_surface_variant"),
+            ]
+            return dialog("Add favorite", body, [("Cancel", close), ("Save", save)], close)
+
+        points: list[Place] = ctx.state.get("plan") or []
+
+        def save_track() -> None:
+            name = ctx.field("track").strip()
+            if not name or "/" in name:
+                ctx.toast("Please enter a valid file name")
+                return
+            self.save_track(name, points)
+            ctx.toast(f"Track saved: {name}.gpx")
+            ctx.state.pop("plan", None)
+            close()
+
+        body = [EditText(id="file_name_edit", key="track", hint="File name", text=ctx.field("track"))]
+        return dialog("Save as new track", body, [("Cancel", close), ("Save", save_track)], close)
+
+    def plan_panel(self, ctx: ScreenContext, center: tuple[float, float]) -> View:
+        """Plan a route: the points so far, and Add point (the map centre), Undo, Save, Cancel."""
+        points: list[Place] = ctx.state["plan"]
+
+        def add() -> None:
+            points.append(place_at(*center))
+
+        def undo() -> None:
+            if points:
+                points.pop()
+
+        def save() -> None:
+            if len(points) < 2:
+                ctx.toast("Add at least two points")
+                return
+            stamp = datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device))
+            ctx.state["dialog"] = "track"
+            ctx.set_fields({"track": stamp.strftime("%Y-%m-%d_%H-%M_%a")})
+            ctx.focus("track")
+
+        def cancel() -> None:
+            ctx.state.pop("plan", None)
+
+        ctx.on_back(cancel)
+        rows: list[View] = [
+            Text(id="plan_point", text=f"{i + 1}. {p['name']}", size=14) for i, p in enumerate(points)
+        ]
+        return Column(
+            id="plan_route_panel",
+            align="bottom",
+            bg="surface",
+            radius=16,
+            pad=(16, 12, 16, 12),
+            spacing=6,
+            blocks=True,
+            children=[
+                Text(text="Plan a route", size=20, medium=True),
+                Text(
+                    id="plan_center",
+                    text=f"Map centre: {place_at(*center)['name']}",
+                    size=14,
+                    color="on_surface_variant",
+                ),
+                Text(
+                    id="plan_points_count", text=f"Points: {len(points)}", size=14, color="on_surface_variant"
+                ),
+                *rows,
+                Row(
+                    spacing=8,
+                    children=[
+                        Button(id="add_point_button", text="Add point", on_click=add),
+                        Button(id="undo_button", text="Undo", style="text", on_click=undo),
+                        Button(id="save_button", text="Save", style="text", on_click=save),
+                        Button(id="cancel_button", text="Cancel", style="text", on_click=cancel),
+                    ],
+                ),
+            ],
+        )
+
+    def menu(self, ctx: ScreenContext) -> View:
+        st = ctx.state
+
+        def plan() -> None:
+            st.update(plan=[], menu=False, mode="map")
+            st.pop("card", None)
+
+        items: list[View] = [
+            list_item("My places", icon="star", on_click=self.go(ctx, "places"), id="menu_my_places"),
+            list_item("Map markers", icon="label", on_click=self.go(ctx, "markers"), id="menu_map_markers"),
+            list_item("Plan a route", icon="edit", on_click=plan, id="menu_plan_route"),
+            list_item("Search", icon="search", on_click=self.go(ctx, "search"), id="menu_search"),
+        ]
+        return Column(
+            id="drawer",
+            bg="surface",
+            width=300,
+            blocks=True,
+            children=[Text(text="OsmAnd", size=22, medium=True, pad=(16, 24, 16, 16)), *items],
+        )
+
+    def search_screen(self, ctx: ScreenContext) -> View:
+        query = ctx.field("query")
+        back = self.go(ctx, "map")
+        ctx.on_back(back)
+
+        def pick(place: Place) -> Callable[[], None]:
+            return lambda: self.show(ctx, place)
+
+        results = search(query)
+        rows: list[View] = [
+            list_item(
+                p["name"],
+                p["subtitle"],
+                icon="search",
+                on_click=pick(p),
+                id="search_result",
+                title_id="title",
+                subtitle_id="subtitle",
+            )
+            for p in results
+        ]
+        if query.strip() and not rows:
+            rows = [empty_state("search", "Nothing found")]
+        bar = Row(
+            id="toolbar",
+            height=64,
+            pad=(4, 0, 8, 0),
+            children=[
+                IconButton(name="arrow_back", desc="Navigate up", on_click=back, tint="on_surface"),
+                EditText(
+                    id="searchEditText", key="query", hint="Search", style="search", text=query, weight=1
+                ),
+            ],
+        )
+        return Column(
+            bg="surface", children=[bar, Scroll(id="search_results", key="results", weight=1, children=rows)]
+        )
+
+    def list_screen(self, ctx: ScreenContext, mode: str) -> View:
+        back = self.go(ctx, "map")
+        ctx.on_back(back)
+
+        def pick(place: Place) -> Callable[[], None]:
+            return lambda: self.show(ctx, place_at(place["lat"], place["lon"]) | {"name": place["name"]})
+
+        if mode == "markers":
+            rows: list[View] = [
+                list_item(p["name"], p["subtitle"], icon="label", on_click=pick(p), id="marker_item")
+                for p in self.markers()
+            ] or [empty_state("label", "No map markers")]
+            return Column(
+                bg="surface",
+                children=[app_bar("Map markers", back=back), Scroll(key="markers", weight=1, children=rows)],
+            )
+        favorites: list[View] = [
+            list_item(
+                p["name"], coords_text(p["lat"], p["lon"]), icon="star", on_click=pick(p), id="favorite_item"
+            )
+            for p in self.favorites()
+        ]
+        tracks: list[View] = [
+            list_item(n.removesuffix(".gpx"), "Track", icon="history", id="track_item") for n in self.tracks()
+        ]
+        body: list[View] = [
+            Text(text="Favorites", size=14, medium=True, color="primary", pad=(16, 12, 16, 4)),
+            *(favorites or [Text(text="No favorites", size=14, pad=(16, 4, 16, 4))]),
+            Text(text="Tracks", size=14, medium=True, color="primary", pad=(16, 12, 16, 4)),
+            *(tracks or [Text(text="No tracks", size=14, pad=(16, 4, 16, 4))]),
+        ]
+        return Column(
+            bg="surface",
+            children=[app_bar("My places", back=back), Scroll(key="places", weight=1, children=body)],
+        )
+
+
+def latlon(el: ET.Element) -> dict[str, float]:
+    return {"lat": float(el.attrib.get("lat", 0)), "lon": float(el.attrib.get("lon", 0))}
