@@ -53,6 +53,7 @@ SIM_APPS = {
     "audio recorder",
     "simple gallery pro",
     "camera",
+    "vlc",
 }
 
 

@@ -30,6 +30,7 @@ from tests.integration import (
     test_aw_simpledraw,
     test_aw_smsmessenger,
     test_aw_tasks,
+    test_aw_vlc,
 )
 from tests.integration.aw_apps import AwDevice
 from tests.integration.phone_driver import Phone
@@ -51,12 +52,13 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_joplin.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
         ("FilesDeleteFile", test_aw_files.delete_file),
+        *test_aw_vlc.TASKS,
     ]
 )
 # The Markor and SMS solutions act through uiautomator2 (test_aw_markor.World), started once per replica.
 UI_SOLUTIONS = {**test_aw_markor.SOLUTIONS, **test_aw_smsmessenger.SOLUTIONS, **test_aw_gallery.UI_SOLUTIONS}
 WORLDS: dict[tuple[int, str], test_aw_markor.World] = {}
-# Its app (VLC) is not on the device yet: the suite skips it.
+# VLC's player shows no video frames on the sim (see test_aw_vlc): the suite skips it.
 SKIPPED = {"MarkorTranscribeVideo"}
 
 
