@@ -5,8 +5,8 @@ a solution that acts only through the screens.
 The pictures' text is drawn into their pixels, which no `uiautomator dump` shows (nor does it on a
 real device): the solutions open the picture full screen in the gallery, where a model would read
 it, and take the values it would read from the task's parameters. Everything they do is done
-through the UI: the gallery's folders, grid, viewer and "Copy to" folder picker, then Pro Expense,
-Broccoli or Markor to enter what the picture says.
+through the UI: the gallery's folders, grid, viewer and its "Copy to" destination and folder
+pickers, then Pro Expense, Broccoli or Markor to enter what the picture says.
 """
 
 from __future__ import annotations
@@ -54,10 +54,12 @@ def view_picture(dev: AwDevice, name: str) -> None:
 
 # ---- solutions
 def save_copy_of_receipt(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
-    """View the receipt, then More options, Copy to, and pick Internal > Download in the folder picker."""
+    """View the receipt, then More options, Copy to: Download holds no media, so it is not among the
+    gallery's folders; Other folder opens the folder picker, where Internal > Download is picked."""
     view_picture(dev, raw["file_name"])
     dev.phone.tap(desc="More options")
     dev.phone.tap(text="Copy to")
+    dev.phone.tap(text="Other folder")
     dev.phone.tap(text="Internal >", rid=ID + "breadcrumb_text")
     dev.phone.tap(text="Download", rid=ID + "list_item_name")
     dev.phone.tap(text="OK")

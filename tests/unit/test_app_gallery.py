@@ -58,7 +58,10 @@ def test_copy_to_writes_the_same_file_into_the_picked_folder(tmp_path: Path) -> 
     screen.tap(rid=ID + "medium_name", text="receipt.png")
     screen.tap(desc="More options")
     screen.tap(text="Copy to")
-    screen.tap(text="OK")  # the picker opens on the item's own folder
+    screen.tap(rid=ID + "dir_name", text="DCIM")  # the gallery's folders: the item's own is refused
+    assert screen.wm.toast == "Source and destination cannot be the same"
+    screen.tap(text="Other folder")
+    screen.tap(text="OK")  # the folder picker opens on the item's own folder
     assert screen.wm.toast == "Source and destination cannot be the same"
     screen.tap(rid=ID + "breadcrumb_text", text="Internal >")
     screen.tap(rid=ID + "list_item_name", text="Download")
@@ -68,16 +71,17 @@ def test_copy_to_writes_the_same_file_into_the_picked_folder(tmp_path: Path) -> 
     )
 
 
-def test_move_to_from_a_selection_moves_the_file(tmp_path: Path) -> None:
+def test_move_to_from_a_selection_moves_the_file_into_a_gallery_folder(tmp_path: Path) -> None:
     device, screen = gallery(tmp_path)
+    device.fs.mkdir("/sdcard/Pictures", parents=True)
+    device.fs.write_bytes("/sdcard/Pictures/other.png", png(BLUE, RED))
     screen.tap(rid=ID + "dir_name", text="DCIM")
     x, y = find(screen.xml(), rid=ID + "medium_name", text="receipt.png").center
     screen.wm.long_press(x, y)
     assert screen.has(text="1 / 1")
     screen.tap(desc="More options")
     screen.tap(text="Move to")
-    screen.tap(rid=ID + "breadcrumb_text", text="Internal >")
-    screen.tap(rid=ID + "list_item_name", text="Download")
-    screen.tap(text="OK")
-    assert device.fs.listdir("/sdcard/Download") == ["receipt.png"]
+    screen.tap(rid=ID + "dir_name", text="Pictures")
+    assert sorted(device.fs.listdir("/sdcard/Pictures")) == ["other.png", "receipt.png"]
     assert not device.fs.exists("/sdcard/DCIM/receipt.png")
+    assert screen.wm.toast == "Files moved successfully"

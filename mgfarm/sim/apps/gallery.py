@@ -5,8 +5,10 @@ newest folder first), each as a tile with the newest item's thumbnail, the folde
 count. A folder opens MediaActivity, a grid of its items, newest first, each with its file name (the
 app's "Show file names" option, on here so that a name can be found on screen). An item opens
 ViewPagerActivity: the picture's real pixels scaled to fit a black screen. "Copy to" and "Move to",
-from the viewer's overflow menu or a long-press selection's, open the app's FilePickerDialog in
-folder mode and copy (or move) the file under the same name into the picked folder.
+from the viewer's overflow menu or a long-press selection's, open the app's PickDirectoryDialog
+("Select destination": the gallery's folders, a tap on one picks it) whose "Other folder" opens the
+FilePickerDialog on the items' folder for any folder; the files are copied (or moved) there under
+their own names. The last copy folder is not remembered (the real app starts its picker there).
 """
 
 from __future__ import annotations
@@ -106,21 +108,22 @@ class Gallery(App):
         )
 
     # ---- screens
-    def main(self, ctx: ScreenContext) -> View:
-        folders: dict[str, list[Medium]] = {}
+    def folders(self) -> dict[str, list[Medium]]:
+        """Folder path -> its items, the folder of the newest item first."""
+        found: dict[str, list[Medium]] = {}
         for m in self.media():
-            folders.setdefault(m.folder, []).append(m)
+            found.setdefault(m.folder, []).append(m)
+        return found
 
-        def open_folder(path: str) -> Callable[[], None]:
-            return lambda: ctx.start(MEDIA, {"directory": path})
-
-        cells: list[View] = [
+    def folder_cells(self, on_click: Callable[[str], Callable[[], None]], tile: float) -> list[View]:
+        """directory_item_grid: the newest item's thumbnail, the folder name and its item count."""
+        return [
             Column(
                 id="dir_holder",
                 weight=1,
-                on_click=open_folder(path),
+                on_click=on_click(path),
                 children=[
-                    self.picture(items[0], True, id="dir_thumbnail", height=TILE),
+                    self.picture(items[0], True, id="dir_thumbnail", height=tile),
                     Text(id="dir_name", text=posixpath.basename(path), size=14, pad=(4, 4, 4, 0)),
                     Text(
                         id="photo_cnt",
@@ -131,8 +134,14 @@ class Gallery(App):
                     ),
                 ],
             )
-            for path, items in folders.items()
+            for path, items in self.folders().items()
         ]
+
+    def main(self, ctx: ScreenContext) -> View:
+        def open_folder(path: str) -> Callable[[], None]:
+            return lambda: ctx.start(MEDIA, {"directory": path})
+
+        cells = self.folder_cells(open_folder, TILE)
         return Column(
             bg="surface",
             children=[
@@ -276,17 +285,16 @@ class Gallery(App):
                     f"Are you sure you want to delete {count}?",
                 )
             ]
-        return [self.picker(ctx, paths, move=kind == "move", close=close, done=done)]
+        move = ctx.state.get("op") == "move"
+        if kind == "destination":
+            return [self.destination(ctx, paths, move, close, done)]
+        return [self.picker(ctx, paths, move, close, done)]
 
     def menu(self, ctx: ScreenContext, close: Callable[[], None]) -> View:
         """The overflow popup, anchored at the top end."""
 
-        def pick(kind: str) -> Callable[[], None]:
-            def run() -> None:
-                ctx.state["dialog"] = kind
-                ctx.state["browse"] = posixpath.dirname(self.first_path(ctx))
-
-            return run
+        def pick(op: str) -> Callable[[], None]:
+            return lambda: ctx.state.update(dialog="destination", op=op)
 
         entries = [("Copy to", pick("copy")), ("Move to", pick("move"))]
         items: list[View] = [
@@ -297,9 +305,61 @@ class Gallery(App):
         )
         return Stack(on_click=close, children=[card])
 
-    def first_path(self, ctx: ScreenContext) -> str:
-        chosen = ctx.state.get("selected") or [ctx.extras.get("path", "")]
-        return str(chosen[0])
+    def transfer(
+        self, ctx: ScreenContext, paths: list[str], here: str, move: bool, done: Callable[[], None]
+    ) -> None:
+        """Copy or move the items into folder `here` under their own names, then say how it went."""
+        if all(posixpath.dirname(p) == here for p in paths):
+            ctx.toast("Source and destination cannot be the same")
+            return
+        fs = self.device.fs
+        ok = True
+        for p in paths:
+            target = f"{here}/{posixpath.basename(p)}"
+            try:
+                if move:
+                    fs.rename(p, target)
+                else:
+                    fs.write_bytes(target, fs.read_bytes(p))
+            except (OSError, PathEscapeError):
+                ok = False
+        ctx.state.pop("dialog", None)
+        done()
+        if not ok:
+            ctx.toast("An error occurred")
+        else:
+            ctx.toast("Files moved successfully" if move else "Files copied successfully")
+        if move and ctx.record.activity == VIEWER:
+            ctx.finish()
+
+    def destination(
+        self,
+        ctx: ScreenContext,
+        paths: list[str],
+        move: bool,
+        close: Callable[[], None],
+        done: Callable[[], None],
+    ) -> View:
+        """PickDirectoryDialog: the gallery's folders (a tap picks one); "Other folder" opens the
+        FilePickerDialog for any folder, on the items' own folder."""
+
+        def to(path: str) -> Callable[[], None]:
+            return lambda: self.transfer(ctx, paths, path, move, done)
+
+        def other() -> None:
+            ctx.state.update(dialog="picker", browse=posixpath.dirname(paths[0]))
+
+        body: list[View] = [
+            Scroll(
+                id="directories_grid",
+                key="destinations",
+                height=336,
+                children=grid(self.folder_cells(to, 72)),
+            )
+        ]
+        return dialog(
+            "Select destination", body, [("Other folder", other), ("Cancel", close), ("OK", close)], close
+        )
 
     def picker(
         self,
@@ -326,27 +386,7 @@ class Gallery(App):
                 ctx.state["browse"] = posixpath.dirname(here)
 
         def choose() -> None:
-            if all(posixpath.dirname(p) == here for p in paths):
-                ctx.toast("Source and destination cannot be the same")
-                return
-            ok = True
-            for p in paths:
-                target = f"{here}/{posixpath.basename(p)}"
-                try:
-                    if move:
-                        fs.rename(p, target)
-                    else:
-                        fs.write_bytes(target, fs.read_bytes(p))
-                except (OSError, PathEscapeError):
-                    ok = False
-            close()
-            done()
-            if ok:
-                ctx.toast("Files moved successfully" if move else "Files copied successfully")
-            else:
-                ctx.toast("An error occurred")
-            if move and ctx.record.activity == VIEWER:
-                ctx.finish()
+            self.transfer(ctx, paths, here, move, done)
 
         ctx.on_back(up)
         crumbs: list[View] = []
