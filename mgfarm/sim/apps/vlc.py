@@ -211,8 +211,9 @@ class Vlc(App):
         rows = sql(
             self.db(),
             "SELECT id_media, title, filename, duration, coalesce(mrl, '') FROM PlaylistMediaRelation"
-            " JOIN Media ON id_media = media_id LEFT JOIN File ON File.media_id = id_media"
-            " WHERE playlist_id = ? ORDER BY position",
+            " JOIN Media ON id_media = PlaylistMediaRelation.media_id"
+            " LEFT JOIN File ON File.media_id = id_media"
+            " WHERE PlaylistMediaRelation.playlist_id = ? ORDER BY position",
             (pid,),
         )
         return [

@@ -1,0 +1,84 @@
+"""VLC discovers the videos of shared storage into its media library and keeps playlists there as the
+real medialibrary does: AndroidWorld's join of Playlist, PlaylistMediaRelation and Media finds each
+playlist's files at positions from 0, in the order they were added."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mgfarm.sim.apps.audiorecorder import m4a
+from mgfarm.sim.apps.base import sql
+from mgfarm.sim.apps.vlc import format_duration, mp4_duration_ms
+from tests.unit.sim_screen import Screen, boot_device, find, nodes
+
+PKG = "org.videolan.vlc"
+DB = f"/data/data/{PKG}/app_db/vlc_media.db"
+ID = PKG + ":id/"
+VIDEOS = "/storage/emulated/0/VLCVideos"
+# AndroidWorld's query (task_evals/single/vlc.py).
+PLAYLISTS = (
+    "SELECT Playlist.name, Media.filename, PlaylistMediaRelation.position FROM PlaylistMediaRelation"
+    " INNER JOIN Playlist ON Playlist.id_playlist = PlaylistMediaRelation.playlist_id"
+    " INNER JOIN Media ON Media.id_media = PlaylistMediaRelation.media_id"
+    " ORDER BY Playlist.name, PlaylistMediaRelation.position"
+)
+
+
+def texts(screen: Screen, rid: str) -> list[str]:
+    return [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == ID + rid]
+
+
+def add_to_playlist(screen: Screen, title: str, name: str, new: bool) -> None:
+    """The row's More Actions (the one beside its title), Add to playlist, then a new or existing name."""
+    xml = screen.xml()
+    y = find(xml, rid=ID + "ml_item_title", text=title).center[1]
+    more = [n for n in nodes(xml) if n.attrs["resource-id"] == ID + "item_more"]
+    x, _ = min((n.center for n in more), key=lambda c: abs(c[1] - y))
+    screen.wm.tap(x, y)
+    screen.tap(text="Add to playlist")
+    if new:
+        screen.type_into(name, rid=ID + "dialog_playlist_name")
+        screen.tap(text="Create")
+    else:
+        screen.tap(text=name)
+
+
+def test_durations_come_from_the_movie_header() -> None:
+    assert abs(mp4_duration_ms(m4a(3.0)) - 3000) < 30
+    assert mp4_duration_ms(b"not a movie") == -1
+    assert [format_duration(ms) for ms in (61_000, 3_725_000, -1)] == ["1:01", "1:02:05", ""]
+
+
+def test_playlists_keep_the_order_files_were_added_in(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    for name, seconds in (("b_clip.mp4", 2.1), ("a_scene.mp4", 65.5), ("c_noise.mp4", 1.1)):
+        device.fs.write_bytes(f"{VIDEOS}/{name}", m4a(seconds))
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    assert texts(screen, "ml_item_title") == ["a_scene", "b_clip", "c_noise"]
+    assert texts(screen, "ml_item_time") == ["1:05", "0:02", "0:01"]
+    add_to_playlist(screen, "b_clip", "Road Trips", new=True)
+    add_to_playlist(screen, "a_scene", "Road Trips", new=False)
+    db = device.fs.host(DB, "/")
+    assert sql(db, PLAYLISTS) == [("Road Trips", "b_clip.mp4", 0), ("Road Trips", "a_scene.mp4", 1)]
+    screen.tap(desc="Playlists")
+    assert texts(screen, "ml_item_subtitle") == ["2 videos"]
+    screen.tap(text="Road Trips")
+    assert texts(screen, "ml_item_title") == ["b_clip", "a_scene"]
+
+
+def test_media_rows_deleted_behind_its_back_are_rediscovered(tmp_path: Path) -> None:
+    """AndroidWorld empties Media, Playlist and PlaylistMediaRelation, then pushes new videos."""
+    device = boot_device(tmp_path)
+    device.fs.write_bytes(f"{VIDEOS}/old.mp4", m4a(1.0))
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    db = device.fs.host(DB, "/")
+    for table in ("Playlist", "Media", "PlaylistMediaRelation"):
+        sql(db, f"DELETE FROM {table}")
+    device.fs.unlink(f"{VIDEOS}/old.mp4")
+    device.fs.write_bytes(f"{VIDEOS}/new.mp4", m4a(1.0))
+    screen.am.launch(PKG)
+    assert texts(screen, "ml_item_title") == ["new"]
+    assert sql(db, "SELECT filename, type FROM Media") == [("new.mp4", 1)]
+    assert sql(db, "SELECT mrl FROM File") == [(f"file://{VIDEOS}/new.mp4",)]
