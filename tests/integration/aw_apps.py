@@ -72,14 +72,19 @@ class AwDevice:
         self.phone.sh("input swipe 540 1800 540 900 400")
 
 
-def run_task(device: AwDevice, cls: type, seed: int, solve: Any) -> None:
-    """AndroidWorld's own check of a task: initialise, 0.0 untouched, solve by UI, 1.0, tear down."""
+def run_task(device: AwDevice, cls: type, seed: int, solve: Any, opened: str = "") -> None:
+    """AndroidWorld's own check of a task: initialise, 0.0 untouched, solve by UI, 1.0, tear down.
+    `opened`: an app to open once before the untouched check, for a task whose judge reads a file
+    that the app only re-creates when it runs."""
     random.seed(seed)
     params = cls.generate_random_params()  # type: ignore[attr-defined]
     raw = dict(params)
     task = cls(params)
     task.initialize_task(device.env)
     try:
+        if opened:
+            device.launch(opened)
+            device.phone.dump()  # its first screen drawn
         assert task.is_successful(device.env) == 0.0
         device.phone.home()
         solve(device, task, raw)
