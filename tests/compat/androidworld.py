@@ -54,6 +54,7 @@ SIM_APPS = {
     "simple gallery pro",
     "camera",
     "vlc",
+    "retro music",
 }
 
 
