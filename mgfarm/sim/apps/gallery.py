@@ -218,13 +218,22 @@ class Gallery(App):
         return Stack(children=layers)
 
     def viewer(self, ctx: ScreenContext) -> View:
-        path = str(ctx.extras.get("path", ""))
-        found = [m for m in self.media() if m.path == path]
-        if not found:
+        """One item full screen; a swipe left or right shows the folder's next or previous (ViewPager)."""
+        path = str(ctx.state.get("path") or ctx.extras.get("path", ""))
+        folder = [m for m in self.media() if m.folder == posixpath.dirname(path)]
+        at = next((i for i, m in enumerate(folder) if m.path == path), None)
+        if at is None:
             return Column(
                 bg="surface", children=[app_bar("", back=ctx.finish), empty_state("image", "Not found")]
             )
-        m = found[0]
+        m = folder[at]
+
+        def swipe(direction: str) -> None:
+            step = {"left": 1, "right": -1}.get(direction, 0)
+            if step and 0 <= at + step < len(folder):
+                ctx.state["path"] = folder[at + step].path
+
+        ctx.on_swipe(swipe)
         bar = Row(
             id="toolbar",
             height=64,
