@@ -17,6 +17,7 @@ folder (GPX 1.1 `wpt` elements with OsmAnd's extensions), markers in the SQLite 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
 import re
 import unicodedata
@@ -73,9 +74,12 @@ HOME = (
     sum(lat for lat, _ in PLACES.values()) / len(PLACES),
     sum(lon for _, lon in PLACES.values()) / len(PLACES),
 )
-ZOOM = 11  # the whole country fits the screen
+ZOOM = 12  # the whole country fits the screen
 TILE_PX = 512  # a 256-pixel tile on a 2x screen
 MAP_SIZE = (1080, 2000)
+FAVORITE_COLOR = "#EECC22"  # OsmAnd's default favourite colour
+MARKER_COLOR = "#2979FF"
+ROUTE_COLOR = "#E65100"
 NEAR_DEG = 0.0005  # a point this close to a place takes its name
 Place = dict[str, Any]  # name, subtitle, lat, lon
 
@@ -136,8 +140,11 @@ def world_px(lat: float, lon: float, zoom: int) -> tuple[float, float]:
     return (lon + 180) / 360 * size, (1 - mercator_y(lat) / math.pi) / 2 * size
 
 
-def render_map(path: str, center: tuple[float, float], zoom: int) -> None:
-    """A map image centred on `center`: tile grid, places with names, the centre cross."""
+def render_map(
+    path: str, center: tuple[float, float], zoom: int, pins: list[tuple[float, float, str]]
+) -> None:
+    """A map image centred on `center`: tile grid, places with names, pins (favourites, markers, route
+    points, as lat, lon, colour) and the centre cross."""
     w, h = MAP_SIZE
     cx, cy = world_px(*center, zoom)
     left, top = cx - w / 2, cy - h / 2
@@ -160,6 +167,10 @@ def render_map(path: str, center: tuple[float, float], zoom: int) -> None:
             draw.text(
                 (x + 16, y - 20), name, font=label, fill=(60, 60, 60), stroke_width=3, stroke_fill="white"
             )
+    for lat, lon, color in pins:
+        px, py = world_px(lat, lon, zoom)
+        x, y = px - left, py - top
+        draw.ellipse((x - 18, y - 18, x + 18, y + 18), fill=color, outline=(255, 255, 255), width=4)
     mx, my = w / 2, h / 2
     draw.line((mx - 28, my, mx + 28, my), fill=(230, 81, 0), width=5)
     draw.line((mx, my - 28, mx, my + 28), fill=(230, 81, 0), width=5)
@@ -292,15 +303,19 @@ class OsmAnd(App):
         write_gpx(self.device.fs, path, root)
         return path
 
-    def map_image(self, center: tuple[float, float], zoom: int) -> tuple[str, str]:
-        """The host path of the map picture for this view (drawn once per centre and zoom)."""
-        key = f"{center[0]:.6f}_{center[1]:.6f}_{zoom}"
+    def map_image(self, center: tuple[float, float], zoom: int, route: list[Place]) -> tuple[str, str]:
+        """The host path of the map picture for this view (drawn once per centre, zoom and pins)."""
+        pins = [(p["lat"], p["lon"], FAVORITE_COLOR) for p in self.favorites()]
+        pins += [(p["lat"], p["lon"], MARKER_COLOR) for p in self.markers()]
+        pins += [(p["lat"], p["lon"], ROUTE_COLOR) for p in route]
+        digest = hashlib.sha1(repr(pins).encode()).hexdigest()[:12]
+        key = f"{center[0]:.6f}_{center[1]:.6f}_{zoom}_{digest}"
         host = self.device.fs.host(f"/data/data/{PKG}/cache/map_{key}.png")
         if not host.exists():
             host.parent.mkdir(parents=True, exist_ok=True)
             for old in host.parent.glob("map_*.png"):
                 old.unlink()
-            render_map(str(host), center, zoom)
+            render_map(str(host), center, zoom, pins)
         return str(host), key
 
     # ---- screens
@@ -321,12 +336,15 @@ class OsmAnd(App):
             if mode == "search":  # a new search starts empty, the keyboard up
                 ctx.set_fields({"query": ""})
                 ctx.focus("query")
+            else:
+                ctx.focus(None)
 
         return switch
 
     def show(self, ctx: ScreenContext, place: Place) -> None:
         """Centre the map on a place and open its card (unless a route is being planned)."""
         ctx.state.update(center=[place["lat"], place["lon"]], mode="map", menu=False)
+        ctx.focus(None)
         if ctx.state.get("plan") is None:
             ctx.state["card"] = place
 
@@ -334,7 +352,7 @@ class OsmAnd(App):
         st = ctx.state
         center = (float(st["center"][0]), float(st["center"][1]))
         zoom = int(st["zoom"])
-        source, key = self.map_image(center, zoom)
+        source, key = self.map_image(center, zoom, st.get("plan") or [])
 
         def zoom_by(step: int) -> Callable[[], None]:
             return lambda: st.update(zoom=max(8, min(17, zoom + step)))
@@ -384,14 +402,15 @@ class OsmAnd(App):
                         radius=24,
                         tint="on_surface",
                     ),
-                    IconButton(
+                    Button(
                         id="map_zoom_out_button",
-                        name="close",
+                        text="−",
                         desc="Zoom out",
                         on_click=zoom_by(-1),
-                        bg="surface",
+                        style="tonal",
+                        width=48,
+                        height=48,
                         radius=24,
-                        tint="on_surface",
                     ),
                 ],
             ),
@@ -438,6 +457,7 @@ class OsmAnd(App):
                 id=rid,
                 on_click=fn,
                 weight=1,
+                center=True,
                 pad=(0, 8, 0, 8),
                 children=[
                     IconButton(name=icon, desc=label, tint="primary", width=48, height=32),
@@ -448,6 +468,7 @@ class OsmAnd(App):
         return Column(
             id="context_menu_main",
             align="bottom",
+            width=600,  # as wide as the screen
             bg="surface",
             radius=16,
             pad=(16, 12, 16, 12),
@@ -487,6 +508,7 @@ class OsmAnd(App):
 
         def close() -> None:
             ctx.state.pop("dialog", None)
+            ctx.focus(None)
 
         ctx.on_back(close)
         if kind == "favorite":
@@ -558,6 +580,7 @@ class OsmAnd(App):
         return Column(
             id="plan_route_panel",
             align="bottom",
+            width=600,  # as wide as the screen
             bg="surface",
             radius=16,
             pad=(16, 12, 16, 12),

@@ -1,0 +1,41 @@
+"""OsmAnd's search finds the preloaded places by name (accents optional) or a "lat, lon" pair, and a
+favourite added over a file AndroidWorld rewrote (ElementTree's ns0: prefixes) keeps the old waypoints."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from mgfarm.sim.apps.osmand import FAVORITES, GPX_NS, MAIN, PKG, search
+from tests.unit.sim_screen import Screen, boot_device
+
+NS = {"gpx": GPX_NS}
+
+
+def test_search_by_name_accents_and_coordinates() -> None:
+    assert [p["name"] for p in search("Planken")] == ["Planken", "Oberplanken"]  # the exact name first
+    assert [p["name"] for p in search("schonberg")] == ["Schönberg"]
+    assert [p["name"] for p in search("Schaan, Liechtenstein")] == ["Schaan"]
+    [coords] = search("47.1663432, 9.5103085")
+    assert (coords["lat"], coords["lon"], coords["name"]) == (47.1663432, 9.5103085, "47.16634, 9.51031")
+    assert search("Vaduz") == []
+
+
+def test_favorite_is_appended_to_a_rewritten_file(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    old = (
+        f'<ns0:gpx xmlns:ns0="{GPX_NS}" version="1.1"><ns0:wpt lat="47.0" lon="9.0">'
+        "<ns0:name>Old</ns0:name></ns0:wpt></ns0:gpx>"
+    )
+    device.fs.mkdir(FAVORITES.rsplit("/", 1)[0], parents=True)
+    device.fs.write_bytes(FAVORITES, old.encode())
+    device.services.activities.start(PKG, MAIN)
+    screen = Screen(device)
+    screen.tap(desc="Search")
+    screen.type_into("Balzers", rid=f"{PKG}:id/searchEditText")
+    screen.tap(rid=f"{PKG}:id/title")  # the result, not the field
+    screen.tap(text="Favorite")
+    screen.tap(text="Save")
+    root = ET.fromstring(device.fs.read_bytes(FAVORITES))
+    points = [(w.findtext("gpx:name", namespaces=NS), w.get("lat")) for w in root.findall("gpx:wpt", NS)]
+    assert points == [("Old", "47.0"), ("Balzers", "47.0688832")]
