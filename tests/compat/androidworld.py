@@ -55,6 +55,7 @@ SIM_APPS = {
     "camera",
     "vlc",
     "retro music",
+    "osmand",
 }
 
 

@@ -26,6 +26,7 @@ from tests.integration import (
     test_aw_joplin,
     test_aw_markor,
     test_aw_opentracks,
+    test_aw_osmand,
     test_aw_retromusic,
     test_aw_simple_calendar,
     test_aw_simpledraw,
@@ -53,6 +54,7 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_joplin.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
         ("FilesDeleteFile", test_aw_files.delete_file),
+        *test_aw_osmand.TASKS,
         *test_aw_vlc.TASKS,
         *test_aw_retromusic.TASKS,
     ]
