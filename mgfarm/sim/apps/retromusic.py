@@ -554,7 +554,8 @@ class RetroMusic(App):
         rows: list[View] = []
         for i, s in enumerate(queue):
             row = self.song_row(ctx, s, jump(i), menu=False)
-            row.selected = i == position
+            if i == position:  # the song playing
+                row.selected, row.bg = True, "secondary_container"
             rows.append(row)
         bar = app_bar(
             "Playing queue",

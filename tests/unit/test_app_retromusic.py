@@ -1,0 +1,125 @@
+"""Retro Music reads each MP3's tags and length, and writes playlists, the playing queue and an
+exported M3U file where the real app keeps them."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from mgfarm.sim.device import SimDevice
+from mgfarm.sim.system.mp3 import read_mp3
+from tests.unit.sim_screen import Screen, boot_device, find, nodes
+
+PKG = "code.name.monkey.retromusic"
+ID = f"{PKG}:id/"
+DATABASES = f"/data/data/{PKG}/databases"
+
+
+def syncsafe(n: int) -> bytes:
+    return bytes((n >> s) & 0x7F for s in (21, 14, 7, 0))
+
+
+def mp3(title: str, artist: str, frames: int, delay: int = 576, padding: int = 1000) -> bytes:
+    """An ID3v2.4 tag (UTF-8 title and artist), then an MPEG-1 layer III frame (44.1 kHz stereo) holding
+    an Info header with the frame count and a LAME tag with the encoder delay and padding."""
+    tag = b""
+    for fid, text in (("TIT2", title), ("TPE1", artist)):
+        body = b"\x03" + text.encode()
+        tag += fid.encode() + syncsafe(len(body)) + b"\x00\x00" + body
+    id3 = b"ID3\x04\x00\x00" + syncsafe(len(tag)) + tag
+    lame = (
+        b"LAME3.100" + bytes(12) + bytes([delay >> 4, ((delay & 0xF) << 4) | (padding >> 8), padding & 0xFF])
+    )
+    info = b"Info" + (1).to_bytes(4, "big") + frames.to_bytes(4, "big") + lame
+    frame = b"\xff\xfb\x90\x00" + bytes(32) + info
+    return id3 + frame + bytes(417 - len(frame))
+
+
+def test_tags_and_length_come_from_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.mp3"
+    path.write_bytes(mp3("Night Drive", "Zoë", 100))
+    info = read_mp3(path)
+    assert (info.title, info.artist) == ("Night Drive", "Zoë")
+    assert info.duration_ms == round((100 * 1152 - 576 - 1000) * 1000 / 44100)
+
+
+def retro(tmp_path: Path) -> tuple[SimDevice, Screen]:
+    device = boot_device(tmp_path)
+    device.fs.mkdir("/sdcard/Music", parents=True)
+    device.fs.write_bytes("/sdcard/Music/b.mp3", mp3("Night Drive", "Ann", 10000))  # 4:21
+    device.fs.write_bytes("/sdcard/Music/a.mp3", mp3("Golden Days", "Bob", 5000))  # 2:10
+    screen = Screen(device)
+    screen.am.start(PKG, f"{PKG}.activities.MainActivity")
+    return device, screen
+
+
+def db_rows(device: SimDevice, name: str, query: str) -> list[tuple[object, ...]]:
+    con = sqlite3.connect(device.fs.host(f"{DATABASES}/{name}"))
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def song_texts(screen: Screen) -> list[str]:
+    """Titles and "artist • length" lines of the song rows (the app bar's title left out)."""
+    rids = (ID + "title", ID + "text")
+    return [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] in rids][1:]
+
+
+def song_menu(screen: Screen, title: str, item: str) -> None:
+    index = song_texts(screen)[::2].index(title)
+    menus = [n for n in nodes(screen.xml()) if n.attrs["resource-id"] == ID + "menu"]
+    screen.wm.tap(*menus[index].center)
+    screen.tap(text=item)
+
+
+def test_songs_by_title_with_artist_and_length(tmp_path: Path) -> None:
+    _, screen = retro(tmp_path)
+    assert song_texts(screen) == ["Golden Days", "Bob • 2:10", "Night Drive", "Ann • 4:21"]
+
+
+def test_a_playlist_keeps_its_songs_in_the_order_added_and_saves_as_m3u(tmp_path: Path) -> None:
+    device, screen = retro(tmp_path)
+    screen.tap(desc="Playlists")
+    screen.tap(desc="New playlist")
+    screen.type_into("Road Trip", rid=ID + "actionNewPlaylist")
+    screen.tap(text="Create")
+    screen.tap(desc="Songs")
+    for title in ("Night Drive", "Golden Days"):
+        song_menu(screen, title, "Add to playlist…")
+        screen.tap(text="Road Trip")
+    query = (
+        "SELECT p.playlist_name, s.title, s.artist_name, s.data FROM PlaylistEntity p"
+        " JOIN SongEntity s ON p.playlist_id = s.playlist_creator_id ORDER BY s.song_key"
+    )
+    assert db_rows(device, "playlist.db", query) == [
+        ("Road Trip", "Night Drive", "Ann", "/storage/emulated/0/Music/b.mp3"),
+        ("Road Trip", "Golden Days", "Bob", "/storage/emulated/0/Music/a.mp3"),
+    ]
+    screen.tap(desc="Playlists")
+    assert find(screen.xml(), text="2 Songs")
+    screen.tap(text="Road Trip")
+    assert find(screen.xml(), rid=ID + "songTotalTime", text="2 Songs • 6:31")
+    screen.tap(desc="More options")
+    screen.tap(text="Save as file")
+    m3u = device.fs.host("/sdcard/Download/Road Trip.m3u").read_text()
+    assert m3u.splitlines()[0] == "#EXTM3U"
+    assert "/storage/emulated/0/Music/b.mp3" in m3u.splitlines()[2]
+
+
+def test_the_playing_queue_is_saved_in_order_and_as_a_playlist(tmp_path: Path) -> None:
+    device, screen = retro(tmp_path)
+    for title in ("Night Drive", "Golden Days"):
+        song_menu(screen, title, "Add to playing queue")
+    titles = "SELECT title FROM playing_queue ORDER BY rowid"
+    assert db_rows(device, "music_playback_state.db", titles) == [("Night Drive",), ("Golden Days",)]
+    screen.tap(rid=ID + "miniPlayerFragment")
+    screen.tap(desc="Playing queue")
+    screen.tap(desc="Save as playlist")
+    screen.type_into("Queue", rid=ID + "actionNewPlaylist")
+    screen.tap(text="Create")
+    saved = "SELECT title FROM SongEntity ORDER BY song_key"
+    assert db_rows(device, "playlist.db", saved) == [("Night Drive",), ("Golden Days",)]
+    screen.tap(desc="Clear playing queue")
+    assert db_rows(device, "music_playback_state.db", titles) == []
