@@ -62,8 +62,6 @@ SOLUTIONS: dict[str, Any] = dict(
 # The Markor and SMS solutions act through uiautomator2 (test_aw_markor.World), started once per replica.
 UI_SOLUTIONS = {**test_aw_markor.SOLUTIONS, **test_aw_smsmessenger.SOLUTIONS, **test_aw_gallery.UI_SOLUTIONS}
 WORLDS: dict[tuple[int, str], test_aw_markor.World] = {}
-# VLC's player shows no video frames on the sim (see test_aw_vlc): the suite skips it.
-SKIPPED = {"MarkorTranscribeVideo"}
 
 
 class ScriptedSolutions:
@@ -99,7 +97,7 @@ def main(argv: list[str]) -> int:
     from mgfarm.suites.aw_eval import markdown, run_suite
 
     farm, replicas = argv[0], int(argv[1]) if len(argv) > 1 else None
-    names = sorted({*SOLUTIONS, *UI_SOLUTIONS} - SKIPPED)
+    names = sorted({*SOLUTIONS, *UI_SOLUTIONS})
     run = run_suite(farm, ScriptedSolutions, 30, names, replicas, None, show=False)
     print(markdown(run.rows))
     ok = sum(r.success for r in run.results)

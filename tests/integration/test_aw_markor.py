@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.integration import test_aw_vlc
 from tests.integration.aw_apps import AwDevice, aw_device, run_task
 
 __all__ = ["aw_device"]  # the module fixture both AndroidWorld app test modules run on
@@ -238,8 +239,12 @@ def transcribe_receipt(w: World, p: dict[str, Any]) -> None:
 
 
 def transcribe_video(w: World, p: dict[str, Any]) -> None:
-    """The videos land in Download; the scripted agent knows the frames' words (there is no VLC on
-    the sim to watch them with), and writes them through Markor's screens."""
+    """The videos land in Download; the solution plays the video in VLC, whose player shows each frame,
+    seeking 10 s at a time past each 8-second word, then writes the words (the scripted agent knows
+    them: it reads no pixels) through Markor's screens."""
+    test_aw_vlc.play(w.device, p["video_name"])
+    for _ in p["messages"][1:]:
+        w.device.phone.tap(desc="Forward 10 seconds")
     launch(w, "markor")
     new_note(w, p["file_name"], ", ".join(p["messages"]))
 

@@ -5,9 +5,8 @@ name and Create for the first file, a tap on the playlist's name for the others.
 Playlist, PlaylistMediaRelation and Media of app_db/vlc_media.db, which the app keeps as the real
 media library does (positions from 0).
 
-MarkorTranscribeVideo cannot pass: its answer is the text AndroidWorld draws into the frames of an
-MPEG-4 Part 2 video, and the simulated device decodes no video, so VLC's player shows only the
-video's title and length, never the words an agent must transcribe.
+MarkorTranscribeVideo (tests/integration/test_aw_markor.py) plays its video with `play` below: VLC's
+player shows the frame at the playback position, decoded with OpenCV (which AndroidWorld needs too).
 """
 
 from __future__ import annotations
@@ -34,33 +33,45 @@ def bounds(el: ET.Element) -> tuple[int, int, int, int]:
     return x0, y0, x1, y1
 
 
-def more_button(dev: AwDevice, title: str) -> tuple[int, int] | None:
-    """Where the "More Actions" button of the video row titled `title` is, if it is wholly on screen."""
+def find_row(dev: AwDevice, title: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Centres of the title and of the "More Actions" button of the video row titled `title`, if it
+    is wholly on screen."""
     nodes = list(ET.fromstring(dev.phone.dump()).iter("node"))
-    rows = [
+    titles = [
         bounds(n)
         for n in nodes
         if n.attrib["resource-id"] == ID + "ml_item_title" and n.attrib["text"] == title
     ]
     buttons = [bounds(n) for n in nodes if n.attrib["resource-id"] == ID + "item_more"]
-    for _, y0, _, y1 in rows:
+    for x0, y0, x1, y1 in titles:
         for bx0, by0, bx1, by1 in buttons:
             if by0 <= (y0 + y1) // 2 <= by1 and by1 - by0 > 40:
-                return (bx0 + bx1) // 2, (by0 + by1) // 2
+                return ((x0 + x1) // 2, (y0 + y1) // 2), ((bx0 + bx1) // 2, (by0 + by1) // 2)
     return None
 
 
-def open_more(dev: AwDevice, title: str) -> None:
-    """Scroll the video list to the row (from its top) and tap its overflow."""
+def scroll_to(dev: AwDevice, title: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Scroll VLC's video list from its top until the row titled `title` shows."""
     for _ in range(3):
         dev.phone.sh("input swipe 540 700 540 2000 200")
     for _ in range(12):
-        spot = more_button(dev, title)
-        if spot:
-            dev.phone.sh(f"input tap {spot[0]} {spot[1]}")
-            return
+        found = find_row(dev, title)
+        if found:
+            return found
         dev.phone.sh("input swipe 540 1700 540 1100 400")
     raise AssertionError(f"no video titled {title} in VLC's list")
+
+
+def open_more(dev: AwDevice, title: str) -> None:
+    x, y = scroll_to(dev, title)[1]
+    dev.phone.sh(f"input tap {x} {y}")
+
+
+def play(dev: AwDevice, file: str) -> None:
+    """Open the video in VLC's player from the Video tab."""
+    dev.launch(APP)
+    x, y = scroll_to(dev, file.rsplit(".", 1)[0])[0]
+    dev.phone.sh(f"input tap {x} {y}")
 
 
 def make_playlist(dev: AwDevice, name: str, files: list[str]) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from PIL import Image
+
 from mgfarm.sim.apps.audiorecorder import m4a
 from mgfarm.sim.apps.base import sql
 from mgfarm.sim.apps.vlc import format_duration, mp4_duration_ms
@@ -82,3 +85,33 @@ def test_media_rows_deleted_behind_its_back_are_rediscovered(tmp_path: Path) -> 
     assert texts(screen, "ml_item_title") == ["new"]
     assert sql(db, "SELECT filename, type FROM Media") == [("new.mp4", 1)]
     assert sql(db, "SELECT mrl FROM File") == [(f"file://{VIDEOS}/new.mp4",)]
+
+
+def test_the_player_shows_the_frame_at_its_position(tmp_path: Path) -> None:
+    """A video's words drawn into its frames (as AndroidWorld makes them) are on the player's surface."""
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+
+    local = tmp_path / "words.mp4"
+    out = cv2.VideoWriter(str(local), cv2.VideoWriter_fourcc(*"mp4v"), 1, (320, 240))
+    for shade in (0, 0, 255, 255):  # two seconds black, two white
+        out.write(np.full((240, 320, 3), shade, dtype=np.uint8))
+    out.release()
+    device = boot_device(tmp_path)
+    device.fs.write_bytes(f"{VIDEOS}/words.mp4", local.read_bytes())
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    screen.tap(rid=ID + "ml_item_title", text="words")
+    assert texts(screen, "player_overlay_length") == ["0:04"]
+    cache = f"/data/data/{PKG}/cache"
+
+    def shade(name: str) -> int:
+        pixel = Image.open(device.fs.host(f"{cache}/{name}", "/")).convert("L").getpixel((10, 10))
+        assert isinstance(pixel, int)
+        return pixel
+
+    assert device.fs.listdir(cache) == ["frame_1_0.png"]
+    assert shade("frame_1_0.png") < 30
+    screen.tap(desc="Forward 10 seconds")  # past the end: the last frame stays on
+    assert texts(screen, "player_overlay_time") == ["0:04"]
+    assert shade("frame_1_3000.png") > 225

@@ -13,21 +13,40 @@ them. A video row's overflow ("More Actions") opens its context sheet; "Add to p
 playlist dialog: a name field and Create make a new playlist (or add to the one of that name), a tap
 on an existing playlist appends to it. A long press starts a selection whose "Add to playlist" adds
 the selected videos in list order. The Playlists tab lists playlists; one opens its videos in order.
+
+A tap on a video opens the player: the frame at the playback position, decoded with OpenCV when it is
+installed (the compat extra; AndroidWorld itself needs it to make its videos), else a black surface.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import sqlite3
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from PIL import Image
+
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.providers import ProviderError
-from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Scrim, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import (
+    Column,
+    EditText,
+    Icon,
+    IconButton,
+    Picture,
+    Row,
+    Scrim,
+    Scroll,
+    Slider,
+    Stack,
+    Text,
+    View,
+)
 from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, tabs
 
 PKG = "org.videolan.vlc"
@@ -35,6 +54,8 @@ MAIN = f"{PKG}.gui.MainActivity"
 PLAYLIST = f"{PKG}.gui.HeaderMediaListActivity"
 PLAYER = f"{PKG}.gui.video.VideoPlayerActivity"
 DB = f"/data/data/{PKG}/app_db/vlc_media.db"
+CACHE = f"/data/data/{PKG}/cache"
+SEEK_MS = 10_000
 # AndroidWorld's VLC setup makes this folder; its tasks push their videos into it.
 VIDEOS_DIR = "/storage/emulated/0/VLCVideos"
 VIDEO_URI = "content://media/external/video/media"
@@ -534,32 +555,118 @@ class Vlc(App):
             ],
         )
 
+    def frame(self, v: Video, ms: int) -> str:
+        """Host path of a PNG of the video's frame at `ms`, decoded once into the app's cache; "" when
+        OpenCV (the compat extra) is not installed or the file has no frame there."""
+        out = f"{CACHE}/frame_{v.id}_{ms}.png"
+        fs = self.device.fs
+        try:
+            if not fs.exists(out):
+                import cv2  # optional: the sim's only video decoder
+
+                capture = cv2.VideoCapture(str(fs.host(v.mrl.removeprefix("file://"))))
+                capture.set(cv2.CAP_PROP_POS_MSEC, ms)
+                ok, pixels = capture.read()
+                capture.release()
+                if not ok:
+                    return ""
+                fs.mkdir(CACHE, parents=True)
+                buffer = io.BytesIO()
+                Image.fromarray(pixels[:, :, ::-1]).save(buffer, "PNG")  # OpenCV's pixels are BGR
+                fs.write_bytes(out, buffer.getvalue())
+            return str(fs.host(out))
+        except (ImportError, OSError, PathEscapeError):
+            return ""
+
     def player(self, ctx: ScreenContext) -> View:
-        """VideoPlayerActivity's overlay: the title and length over a black surface. The sim decodes no
-        video, so the frames themselves are not shown."""
+        """VideoPlayerActivity: the frame at the playback position over black, the position and length,
+        a seek bar, and rewind / play-pause / forward by SEEK_MS. The position moves with the device
+        clock while playing (AndroidWorld freezes the clock: then only seeking moves it)."""
+        st = ctx.state
         mid = int(ctx.extras.get("media_id", 0))
         found = [v for v in self.videos() if v.id == mid]
-        title = found[0].title if found else ""
-        length = format_duration(found[0].duration) if found else ""
-        return Stack(
+        if not found:
+            return Column(bg="#000000", children=[app_bar("", back=ctx.finish)])
+        v = found[0]
+        length = max(0, v.duration)
+        now = ctx.now_ms()
+        playing = bool(st.setdefault("playing", True))
+        since = int(st.setdefault("since", now))
+        pos = min(length, int(st.get("pos", 0)) + (now - since if playing else 0))
+
+        def seek(to: int) -> None:
+            st.update(pos=min(max(0, to), length), since=ctx.now_ms())
+
+        def toggle() -> None:
+            seek(pos)
+            st["playing"] = not playing
+
+        white = "#FFFFFF"
+        shown_ms = (
+            max(0, min(pos, length - 1)) // 1000 * 1000
+        )  # one decoded frame a second; the last at the end
+        picture = Picture(
+            id="player_surface", weight=1, desc=v.title, source=self.frame(v, shown_ms), stamp=str(shown_ms)
+        )
+        controls = Row(
+            justify="center",
+            spacing=32,
+            pad=(0, 8, 0, 24),
+            children=[
+                IconButton(
+                    id="player_overlay_rewind",
+                    name="chevron_left",
+                    desc="Rewind 10 seconds",
+                    on_click=lambda: seek(pos - SEEK_MS),
+                    tint=white,
+                ),
+                IconButton(
+                    id="player_overlay_play",
+                    name="pause" if playing else "play",
+                    desc="Pause" if playing else "Play",
+                    on_click=toggle,
+                    tint=white,
+                ),
+                IconButton(
+                    id="player_overlay_forward",
+                    name="chevron_right",
+                    desc="Forward 10 seconds",
+                    on_click=lambda: seek(pos + SEEK_MS),
+                    tint=white,
+                ),
+            ],
+        )
+        return Column(
             bg="#000000",
             children=[
-                Column(
+                Row(
+                    height=56,
+                    pad=(4, 0, 16, 0),
                     children=[
-                        Row(
-                            height=56,
-                            pad=(4, 0, 16, 0),
-                            children=[
-                                IconButton(
-                                    name="arrow_back", desc="Navigate up", on_click=ctx.finish, tint="#FFFFFF"
-                                ),
-                                Text(
-                                    id="player_overlay_title", text=title, size=18, color="#FFFFFF", weight=1
-                                ),
-                            ],
-                        ),
-                    ]
+                        IconButton(name="arrow_back", desc="Navigate up", on_click=ctx.finish, tint=white),
+                        Text(id="player_overlay_title", text=v.title, size=18, color=white, weight=1),
+                    ],
                 ),
-                Text(id="player_overlay_length", text=length, size=14, color="#FFFFFF", align="bottom_end"),
+                picture,
+                Row(
+                    pad=(16, 0, 16, 0),
+                    children=[
+                        Text(
+                            id="player_overlay_time",
+                            text=format_duration(pos),
+                            size=14,
+                            color=white,
+                            weight=1,
+                        ),
+                        Text(id="player_overlay_length", text=format_duration(length), size=14, color=white),
+                    ],
+                ),
+                Slider(
+                    id="player_overlay_seekbar",
+                    value=pos // 1000,
+                    high=max(1, length // 1000),
+                    on_change=lambda s: seek(s * 1000),
+                ),
+                controls,
             ],
         )
