@@ -685,7 +685,10 @@ class RetroMusic(App):
             for pid, name, _ in self.playlists()
         ]
         return dialog(
-            "Add to playlist", [Scroll(key="add_to", height=360, children=rows)], [("Cancel", close)], close
+            "Add to playlist",
+            [Scroll(key="add_to", height=min(360, 56 * len(rows)), children=rows)],
+            [("Cancel", close)],
+            close,
         )
 
     def playlist_menu(self, ctx: ScreenContext, pid: int, close: Callable[[], None]) -> View:
