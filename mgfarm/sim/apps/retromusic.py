@@ -96,6 +96,13 @@ class Song:
     artist: str
     album_artist: str
 
+    @classmethod
+    def from_row(cls, r: tuple[Any, ...]) -> Song:
+        """From id, title, duration, data, date modified, album, artist and album artist columns."""
+        return cls(
+            int(r[0]), str(r[1]), int(r[2]), str(r[3]), int(r[4]), str(r[5]), str(r[6]), str(r[7] or "")
+        )
+
     @property
     def album_id(self) -> int:
         return zlib.crc32(self.album.encode()) & 0x7FFFFFFF
@@ -224,10 +231,7 @@ class RetroMusic(App):
             " FROM SongEntity WHERE playlist_creator_id = ? ORDER BY song_key",
             (pid,),
         )
-        return [
-            Song(int(r[0]), str(r[1]), int(r[2]), str(r[3]), int(r[4]), str(r[5]), str(r[6]), str(r[7] or ""))
-            for r in rows
-        ]
+        return [Song.from_row(r) for r in rows]
 
     def create_playlist(self, name: str) -> int:
         return sql_insert(
@@ -266,10 +270,7 @@ class RetroMusic(App):
             "SELECT _id, title, duration, _data, date_modified, album, artist, album_artist"
             " FROM playing_queue ORDER BY rowid",
         )
-        return [
-            Song(int(r[0]), str(r[1]), int(r[2]), str(r[3]), int(r[4]), str(r[5]), str(r[6]), str(r[7] or ""))
-            for r in rows
-        ]
+        return [Song.from_row(r) for r in rows]
 
     def save_queue(self, songs: list[Song], position: int) -> None:
         for table in QUEUES:
