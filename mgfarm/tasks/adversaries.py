@@ -214,7 +214,7 @@ def _collateral(template: TaskTemplate, spec: StateSpec) -> list[Adversary]:
     out.append(_damage("setting", _flip_setting(template)))
     if "local_time" in str(template.outcome):  # times judged in the zone: moving the zone is a change
         out.append(_damage("timezone", _move_zone))
-    if "files" in template.apps:
+    if "files" in template.apps or any("file" in item for item in template.outcome):
         out.append(_damage("file_add", _add_file))
         out.append(_damage("file_delete", _delete_file))
     return out

@@ -9,7 +9,7 @@ modules declare). Items (values are templated with the parameters before evaluat
     delete:  {table: T, where: {col: M, ...}}
     update:  {table: T, where: {...}, set: {col: M, ...}, recreate: false}
     setting: {key: NS.KEY, value: M}
-    file:    {path: P, exists: true|false, text: T}
+    file:    {path: P, exists: true|false, text: T}   (P may be a glob within a folder: IMG_*.jpg)
 
 `recreate: true` also accepts the row deleted and inserted again with the new values (what a
 content-provider client or "delete and add again" does). A matcher M is a plain value (text
@@ -31,6 +31,7 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -219,7 +220,7 @@ class Requirement:
             key = str(s["key"]).rsplit(".", 1)[1]
             return change.key == key and change.kind != "delete" and matches(s["value"], _value(change), ctx)
         if self.kind == "file":
-            if change.key != shared_path(str(s["path"])):
+            if not file_path_matches(str(s["path"]), change.key):
                 return False
             if not s["exists"]:
                 return change.kind == "delete"
@@ -247,6 +248,15 @@ class Requirement:
 
 
 KEY_COLUMNS = {"_id", "expense_id", "contact_id", "lookup"}
+
+
+def file_path_matches(pattern: str, path: str) -> bool:
+    """A `file` item's path against a changed file: the same path, or a glob (`*`, `?`, `[...]`) whose
+    wildcards stay within one folder level (`Pictures/IMG_*.jpg`: a photo whose name the app stamps)."""
+    wanted = shared_path(pattern)
+    if not any(c in wanted for c in "*?["):
+        return path == wanted
+    return PurePosixPath(path).match(wanted)
 
 
 def _value(change: Change) -> Any:

@@ -117,6 +117,18 @@ def test_settings_and_files() -> None:
     ).success
 
 
+def test_a_file_path_glob_takes_one_stamped_file_within_its_folder() -> None:
+    photo = {"file": {"path": "/sdcard/Pictures/IMG_*.jpg", "exists": True}}
+    first = ins("files", "/storage/emulated/0/Pictures/IMG_20260304_093000.jpg", type="file", size=9)
+    second = ins("files", "/storage/emulated/0/Pictures/IMG_20260304_093001.jpg", type="file", size=9)
+    deeper = ins("files", "/storage/emulated/0/Pictures/trip/IMG_20260304_093000.jpg", type="file", size=9)
+    assert evaluate([photo], [first], [], UTC).success
+    assert not evaluate([photo], [first, second], [], UTC).success  # a second photo is unexpected
+    assert not evaluate([photo], [deeper], [], UTC).success  # wildcards stay within the folder
+    gone = dele("files", "/storage/emulated/0/Pictures/IMG_20260304_093000.jpg", type="file")
+    assert not evaluate([photo], [gone], [], UTC).success
+
+
 def test_local_time_follows_the_device_zone() -> None:
     nine_kolkata = int(
         dt.datetime(2026, 3, 4, 9, 0, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30))).timestamp()
