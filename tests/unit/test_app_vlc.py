@@ -31,6 +31,11 @@ def texts(screen: Screen, rid: str) -> list[str]:
     return [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == ID + rid]
 
 
+def drawn(screen: Screen) -> None:
+    """The screen renders (a screencap of each step: a bad colour or view fails here, not on a phone)."""
+    assert screen.wm.screencap_png().startswith(b"\x89PNG")
+
+
 def add_to_playlist(screen: Screen, title: str, name: str, new: bool) -> None:
     """The row's More Actions (the one beside its title), Add to playlist, then a new or existing name."""
     xml = screen.xml()
@@ -38,7 +43,9 @@ def add_to_playlist(screen: Screen, title: str, name: str, new: bool) -> None:
     more = [n for n in nodes(xml) if n.attrs["resource-id"] == ID + "item_more"]
     x, _ = min((n.center for n in more), key=lambda c: abs(c[1] - y))
     screen.wm.tap(x, y)
+    drawn(screen)
     screen.tap(text="Add to playlist")
+    drawn(screen)
     if new:
         screen.type_into(name, rid=ID + "dialog_playlist_name")
         screen.tap(text="Create")
@@ -65,8 +72,10 @@ def test_playlists_keep_the_order_files_were_added_in(tmp_path: Path) -> None:
     db = device.fs.host(DB, "/")
     assert sql(db, PLAYLISTS) == [("Road Trips", "b_clip.mp4", 0), ("Road Trips", "a_scene.mp4", 1)]
     screen.tap(desc="Playlists")
+    drawn(screen)
     assert texts(screen, "ml_item_subtitle") == ["2 videos"]
     screen.tap(text="Road Trips")
+    drawn(screen)
     assert texts(screen, "ml_item_title") == ["b_clip", "a_scene"]
 
 
@@ -115,3 +124,4 @@ def test_the_player_shows_the_frame_at_its_position(tmp_path: Path) -> None:
     screen.tap(desc="Forward 10 seconds")  # past the end: the last frame stays on
     assert texts(screen, "player_overlay_time") == ["0:04"]
     assert shade("frame_1_3000.png") > 225
+    drawn(screen)

@@ -405,7 +405,7 @@ class Vlc(App):
         ]
         card = Column(
             id="ctx_list",
-            bg="surface_container_low",
+            bg="surface_container",
             radius=16,
             pad=(0, 16, 0, 24),
             align="bottom",
