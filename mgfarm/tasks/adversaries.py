@@ -156,6 +156,14 @@ def goal_parameters(template: TaskTemplate) -> list[str]:
             found = [head]
             if "format" in spec:
                 found = [p.group(1).split(".")[0] for p in PLACEHOLDER.finditer(str(spec["format"]))]
+            elif "choice" in spec and all(isinstance(o, str) for o in spec["choice"]):
+                # phrasings of the goal picked by seed: the parameters they name are the goal's
+                found = list(
+                    dict.fromkeys(
+                        p.group(1).split(".")[0] for o in spec["choice"] for p in PLACEHOLDER.finditer(o)
+                    )
+                )
+                found = found or [head]
             names += [n for n in found if n not in names]
     return names
 

@@ -88,3 +88,23 @@ def test_verdicts() -> None:
 def test_rephrased_answers_still_mean_the_answer(kind: str, value: str) -> None:
     said = rephrase(kind, value)
     assert said != value and answers.matches(kind, said, value)
+
+
+def test_a_phrasing_choice_names_the_goal_parameters_of_its_options() -> None:
+    from mgfarm.tasks.schema import TaskTemplate
+
+    template = TaskTemplate.model_validate(
+        {
+            "id": "demo.phrased",
+            "apps": ["files"],
+            "goal": "{ask}",
+            "difficulty": "L1",
+            "params": {
+                "name": {"sample": "words"},
+                "ask": {"choice": ["Create folder {name}.", "Make a folder called {name}."]},
+            },
+            "outcome": [{"file": {"path": "/sdcard/{name}", "exists": True}}],
+            "oracle": [{"open_app": "Files"}],
+        }
+    )
+    assert goal_parameters(template) == ["name"]
