@@ -408,6 +408,7 @@ class Vlc(App):
             bg="surface_container",
             radius=16,
             pad=(0, 16, 0, 24),
+            width=480,  # wider than any phone: the sheet spans the screen
             align="bottom",
             blocks=True,
             children=[Text(id="ctx_title", text=v.title, size=18, medium=True, pad=(24, 0, 24, 8)), *items],
