@@ -125,3 +125,21 @@ def test_the_player_shows_the_frame_at_its_position(tmp_path: Path) -> None:
     assert texts(screen, "player_overlay_time") == ["0:04"]
     assert shade("frame_1_3000.png") > 225
     drawn(screen)
+
+
+def test_a_selection_goes_into_the_playlist_in_list_order(tmp_path: Path) -> None:
+    device = boot_device(tmp_path)
+    for name in ("a.mp4", "b.mp4", "c.mp4"):
+        device.fs.write_bytes(f"{VIDEOS}/{name}", m4a(1.0))
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    for title in ("c", "a"):
+        x, y = find(screen.xml(), rid=ID + "ml_item_title", text=title).center
+        screen.wm.long_press(x, y)
+    assert texts(screen, "title") == ["2 selected"]
+    screen.tap(desc="Add to playlist")
+    screen.type_into("Picks", rid=ID + "dialog_playlist_name")
+    screen.tap(text="Create")
+    drawn(screen)
+    assert sql(device.fs.host(DB, "/"), PLAYLISTS) == [("Picks", "a.mp4", 0), ("Picks", "c.mp4", 1)]
+    assert texts(screen, "title") == ["Videos"]
