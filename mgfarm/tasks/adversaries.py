@@ -79,7 +79,9 @@ def adversaries(template: TaskTemplate, seed: int, catalog: Catalog) -> list[Adv
     out.append(Adversary("nothing", "nothing", "reject", lambda i: NothingAgent()))
     query = bool(template.answer)
     kinds = {next(iter(item)) for item in template.outcome}
-    if "insert" in kinds:  # an update, delete, toggle or new folder twice is the same as once, or fails
+    # A stamped file (a glob path: IMG_*.jpg) made twice is two files; an update, delete, toggle or
+    # new folder twice is the same as once, or fails.
+    if "insert" in kinds or any(_stamped_file(item) for item in template.outcome):
         out.append(
             Adversary(
                 "oracle_twice", "twice", "reject", lambda i: _seq(oracle_agent(i), oracle_agent(i)), 2.5
@@ -119,6 +121,12 @@ def adversaries(template: TaskTemplate, seed: int, catalog: Catalog) -> list[Adv
         if kind != "integer":  # counts are not printed on any one screen element
             out.append(Adversary("from_screen", "alternative", "accept", _screen_reader(field, kind)))
     return out
+
+
+def _stamped_file(item: dict[str, Any]) -> bool:
+    """A `file` outcome item that creates a file named by a glob (each run makes another one)."""
+    body = item.get("file")
+    return isinstance(body, dict) and bool(body.get("exists")) and any(c in str(body["path"]) for c in "*?[")
 
 
 def _seq(*parts: Any) -> SequenceAgent:

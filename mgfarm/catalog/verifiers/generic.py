@@ -88,6 +88,17 @@ def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
     return CheckResult(found, f"{path}: {len(body)} chars; looking for {text!r}")
 
 
+@check("files.occurrences")
+def file_occurrences(ctx: CheckContext, *, path: str, text: str, equals: int) -> CheckResult:
+    """How often a text occurs in a file (exact, case-sensitive): records in a file an app appends to."""
+    try:
+        body = ctx.device.pull(path).decode("utf-8", "replace")
+    except Exception:  # the controller raises on a missing file
+        return CheckResult(False, f"{path}: missing")
+    n = body.count(text)
+    return CheckResult(n == int(equals), f"{path}: {text!r} {n} times (want {equals})")
+
+
 @check("files.count")
 def file_count(ctx: CheckContext, *, folder: str, equals: int, pattern: str = "*") -> CheckResult:
     """Number of files in a folder whose names match a glob."""
