@@ -102,7 +102,7 @@ def spec_problem(spec: Any) -> str | None:
     """Why a parameter spec is malformed, or None when it is fine."""
     if not isinstance(spec, dict):
         return "must be a mapping such as {sample: first_names}"
-    kinds = [k for k in SPEC_KINDS if k in spec]
+    kinds = [k for k in SPEC_KINDS if k in spec and not (k == "format" and "sample" in spec)]
     if len(kinds) != 1:
         return f"needs exactly one of {', '.join(SPEC_KINDS)}"
     if kinds[0] == "sample" and spec["sample"] not in SAMPLERS:
@@ -148,6 +148,8 @@ def draw_one(spec: dict[str, Any], rng: random.Random, params: dict[str, Any]) -
     """One value for one spec, given the parameters drawn so far."""
     if "value" in spec:
         return render(spec["value"], params)
+    if "sample" in spec:  # before `format`, which is also the date sampler's option
+        return SAMPLERS[str(spec["sample"])](rng, spec)
     if "format" in spec:
         return fill(str(spec["format"]), params)
     if "choice" in spec:  # options may name earlier parameters: [{target: "{early}", index: 0}, ...]

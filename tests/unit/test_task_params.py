@@ -55,3 +55,11 @@ def test_fill_keeps_type_of_a_lone_placeholder_and_rejects_unknown_names() -> No
     assert render({"a": ["{n}", "x"]}, {"n": 1}) == {"a": [1, "x"]}
     with pytest.raises(MgfarmError, match="names no parameter"):
         fill("{missing}", {})
+
+
+def test_a_date_sampler_takes_its_own_format() -> None:
+    from mgfarm.tasks.params import spec_problem
+
+    spec = {"sample": "date", "start": "2026-03-01", "end": "2026-03-31", "format": "%Y%m%d"}
+    assert spec_problem(spec) is None
+    assert re.fullmatch(r"202603\d\d", draw({"day": spec}, "x.y", 1)["day"])
