@@ -143,3 +143,20 @@ def test_a_selection_goes_into_the_playlist_in_list_order(tmp_path: Path) -> Non
     drawn(screen)
     assert sql(device.fs.host(DB, "/"), PLAYLISTS) == [("Picks", "a.mp4", 0), ("Picks", "c.mp4", 1)]
     assert texts(screen, "title") == ["Videos"]
+
+
+def test_browse_reaches_the_videos_folder_and_adds_from_there(tmp_path: Path) -> None:
+    """AndroidWorld's goal says "located in Internal Memory/VLCVideos": Browse goes there."""
+    device = boot_device(tmp_path)
+    device.fs.write_bytes(f"{VIDEOS}/clip_1_HD.mp4", m4a(1.0))
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    screen.tap(desc="Browse")
+    screen.tap(text="Internal memory")
+    screen.tap(text="VLCVideos")
+    drawn(screen)
+    assert texts(screen, "ml_item_title") == ["clip_1_HD.mp4"]
+    add_to_playlist(screen, "clip_1_HD.mp4", "Clips", new=True)
+    assert sql(device.fs.host(DB, "/"), PLAYLISTS) == [("Clips", "clip_1_HD.mp4", 0)]
+    screen.wm.key(4)  # BACK: up to Internal memory
+    assert screen.has(text="VLCVideos") and screen.has(text="Internal memory")

@@ -12,7 +12,9 @@ storage (here through the media store): a new file gets a Media and a File row, 
 them. A video row's overflow ("More Actions") opens its context sheet; "Add to playlist" opens the
 playlist dialog: a name field and Create make a new playlist (or add to the one of that name), a tap
 on an existing playlist appends to it. A long press starts a selection whose "Add to playlist" adds
-the selected videos in list order. The Playlists tab lists playlists; one opens its videos in order.
+the selected videos in list order. Browse goes from "Internal memory" through the folders of shared
+storage to their video files (by file name), each with the same More Actions. The Playlists tab lists
+playlists; one opens its videos in order.
 
 A tap on a video opens the player: the frame at the playback position, decoded with OpenCV when it is
 installed (the compat extra; AndroidWorld itself needs it to make its videos), else a black surface.
@@ -32,6 +34,7 @@ from PIL import Image
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.media import STORAGE
 from mgfarm.sim.system.providers import ProviderError
 from mgfarm.sim.ui.views import (
     Column,
@@ -47,7 +50,7 @@ from mgfarm.sim.ui.views import (
     Text,
     View,
 )
-from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, tabs
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, list_item, tabs
 
 PKG = "org.videolan.vlc"
 MAIN = f"{PKG}.gui.MainActivity"
@@ -61,7 +64,7 @@ VIDEOS_DIR = "/storage/emulated/0/VLCVideos"
 VIDEO_URI = "content://media/external/video/media"
 TYPE_VIDEO = 1  # IMedia::Type
 FILE_MAIN = 1  # IFile::Type
-TABS = ("Video", "Playlists")
+TABS = ("Video", "Browse", "Playlists")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS Media(id_media INTEGER PRIMARY KEY AUTOINCREMENT, type INTEGER,
   subtype INTEGER NOT NULL DEFAULT 0, duration INTEGER DEFAULT -1, last_position REAL DEFAULT -1,
@@ -270,92 +273,145 @@ class Vlc(App):
     def main(self, ctx: ScreenContext) -> View:
         st = ctx.state
         tab = int(st.get("tab", 0))
-        if tab == 0:
-            self.refresh(ctx.now_ms() // 1000)
-        body = self.video_tab(ctx) if tab == 0 else self.playlists_tab(ctx)
+        self.refresh(ctx.now_ms() // 1000)
+        videos = self.videos()
+        pages = (self.video_tab, self.browse_tab, self.playlists_tab)
+        bar, listing = pages[tab](ctx, videos)
 
         def choose(i: int) -> None:
             st.clear()
             st["tab"] = i
 
         screen = Column(
-            bg="surface", children=[*body[:1], *body[1:2], tabs(TABS, tab, choose, ("play", "menu"))]
+            bg="surface", children=[bar, listing, tabs(TABS, tab, choose, ("play", "folder", "menu"))]
         )
-        return Stack(bg="surface", children=[screen, *body[2:]])
+        layers: list[View] = [screen]
+        found = [v for v in videos if v.id == st.get("sheet")]
+        if found:
+            layers.append(self.context_sheet(ctx, found[0]))
+        if st.get("dialog"):
+            layers.append(self.playlist_dialog(ctx, [int(i) for i in st["dialog"]]))
+        return Stack(bg="surface", children=layers)
 
-    def video_tab(self, ctx: ScreenContext) -> list[View]:
-        """The app bar, the list, then any sheet or dialog layered over the screen."""
+    def video_row(self, ctx: ScreenContext, v: Video, title: str, selected: list[int] | None) -> View:
+        """A video as the lists show it: thumbnail, title and length, its "More Actions" button. A tap
+        plays it (or toggles it in a selection), a long press selects it where lists select (`selected`
+        is None where they do not)."""
         st = ctx.state
-        videos = self.videos()
-        selected: list[int] = [int(i) for i in st.get("selected", [])]
 
-        def tap(v: Video) -> Callable[[], None]:
-            def run() -> None:
-                if selected:
-                    st["selected"] = (
-                        [i for i in selected if i != v.id] if v.id in selected else [*selected, v.id]
-                    )
-                else:
-                    ctx.start(PLAYER, {"media_id": v.id})
+        def tap() -> None:
+            if selected:
+                st["selected"] = [i for i in selected if i != v.id] if v.id in selected else [*selected, v.id]
+            else:
+                ctx.start(PLAYER, {"media_id": v.id})
 
-            return run
+        def hold() -> None:
+            chosen = selected or []
+            st["selected"] = chosen if v.id in chosen else [*chosen, v.id]
 
-        def hold(v: Video) -> Callable[[], None]:
-            return lambda: st.update(selected=selected if v.id in selected else [*selected, v.id])
+        return Row(
+            id="video_list_item",
+            height=72,
+            pad=(16, 4, 4, 4),
+            spacing=12,
+            on_click=tap,
+            on_long_click=hold if selected is not None else None,
+            selected=v.id in (selected or []),
+            bg="secondary_container" if v.id in (selected or []) else None,
+            children=[
+                Icon(
+                    id="ml_item_thumbnail",
+                    name="play",
+                    size=32,
+                    width=80,
+                    height=56,
+                    bg="#212121",
+                    tint="#FFFFFF",
+                ),
+                Column(
+                    weight=1,
+                    children=[
+                        Text(id="ml_item_title", text=title, size=16, lines=2),
+                        Text(
+                            id="ml_item_time",
+                            text=format_duration(v.duration),
+                            size=13,
+                            color="on_surface_variant",
+                        ),
+                    ],
+                ),
+                IconButton(
+                    id="item_more",
+                    name="more_vert",
+                    desc="More Actions",
+                    on_click=lambda: st.update(sheet=v.id),
+                ),
+            ],
+        )
 
-        def more(v: Video) -> Callable[[], None]:
-            return lambda: st.update(sheet=v.id)
+    def browse_tab(self, ctx: ScreenContext, videos: list[Video]) -> tuple[View, View]:
+        """Browse: "Internal memory", then its folders and the video files in each (file names shown)."""
+        st = ctx.state
+        folder = str(st.get("dir", ""))
+        fs = self.device.fs
 
-        rows: list[View] = [
-            Row(
-                id="video_list_item",
-                height=72,
-                pad=(16, 4, 4, 4),
-                spacing=12,
-                on_click=tap(v),
-                on_long_click=hold(v),
-                selected=v.id in selected,
-                bg="secondary_container" if v.id in selected else None,
-                children=[
-                    Icon(
-                        id="ml_item_thumbnail",
-                        name="play",
-                        size=32,
-                        width=80,
-                        height=56,
-                        bg="#212121",
-                        tint="#FFFFFF",
-                    ),
-                    Column(
-                        weight=1,
-                        children=[
-                            Text(id="ml_item_title", text=v.title, size=16, lines=2),
-                            Text(
-                                id="ml_item_time",
-                                text=format_duration(v.duration),
-                                size=13,
-                                color="on_surface_variant",
-                            ),
-                        ],
-                    ),
-                    IconButton(id="item_more", name="more_vert", desc="More Actions", on_click=more(v)),
-                ],
+        def go(path: str) -> Callable[[], None]:
+            return lambda: st.update(dir=path)
+
+        if not folder:
+            rows: list[View] = [
+                list_item(
+                    "Internal memory",
+                    icon="folder",
+                    on_click=go(STORAGE),
+                    id="browser_item",
+                    title_id="title",
+                )
+            ]
+            return app_bar("Browse"), Scroll(id="network_list", key="browse", weight=1, children=rows)
+        try:
+            names = sorted(fs.listdir(folder), key=str.lower)
+        except (OSError, PathEscapeError):
+            names = []
+        by_mrl = {v.mrl: v for v in videos}
+        rows = [
+            list_item(
+                name, icon="folder", on_click=go(f"{folder}/{name}"), id="browser_item", title_id="title"
             )
-            for v in videos
+            for name in names
+            if not name.startswith(".") and fs.is_dir(f"{folder}/{name}")
         ]
+        rows += [
+            self.video_row(ctx, by_mrl[f"file://{folder}/{name}"], name, None)
+            for name in names
+            if f"file://{folder}/{name}" in by_mrl
+        ]
+        up = go("" if folder == STORAGE else folder.rsplit("/", 1)[0])
+        ctx.on_back(up)
+        title = "Internal memory" if folder == STORAGE else folder.rsplit("/", 1)[1]
+        listing = Scroll(
+            id="network_list",
+            key=f"browse:{folder}",
+            weight=1,
+            children=rows or [empty_state("folder", "Empty")],
+        )
+        return app_bar(title, back=up), listing
+
+    def video_tab(self, ctx: ScreenContext, videos: list[Video]) -> tuple[View, View]:
+        st = ctx.state
+        selected: list[int] = [int(i) for i in st.get("selected", [])]
+        rows: list[View] = [self.video_row(ctx, v, v.title, selected) for v in videos]
         if selected:
+
+            def add() -> None:
+                st["dialog"] = [v.id for v in videos if v.id in selected]  # in list order
+                ctx.set_fields({})
+
             ctx.on_back(lambda: st.pop("selected", None))
             bar = app_bar(
                 f"{len(selected)} selected",
                 back=lambda: st.pop("selected", None),
-                actions=[
-                    action(
-                        "add",
-                        "Add to playlist",
-                        lambda: st.update(dialog=[i for v in videos for i in [v.id] if i in selected]),
-                        id="action_mode_audio_add_playlist",
-                    )
-                ],
+                actions=[action("add", "Add to playlist", add, id="action_mode_audio_add_playlist")],
                 bg="secondary_container",
             )
         else:
@@ -363,14 +419,7 @@ class Vlc(App):
         listing = Scroll(
             id="media_list", key="videos", weight=1, children=rows or [empty_state("play", "No video found")]
         )
-        layers: list[View] = [bar, listing]
-        sheet = st.get("sheet")
-        found = [v for v in videos if v.id == sheet]
-        if found:
-            layers.append(self.context_sheet(ctx, found[0]))
-        if st.get("dialog"):
-            layers.append(self.playlist_dialog(ctx, [int(i) for i in st["dialog"]]))
-        return layers
+        return bar, listing
 
     def context_sheet(self, ctx: ScreenContext, v: Video) -> View:
         """ContextSheet: the video's actions in a bottom sheet."""
@@ -467,7 +516,7 @@ class Vlc(App):
             )
         return dialog("Add to playlist", body, [("Cancel", close), ("Create", create)], close)
 
-    def playlists_tab(self, ctx: ScreenContext) -> list[View]:
+    def playlists_tab(self, ctx: ScreenContext, videos: list[Video]) -> tuple[View, View]:
         def open_playlist(pid: int) -> Callable[[], None]:
             return lambda: ctx.start(PLAYLIST, {"playlist_id": pid})
 
@@ -502,7 +551,7 @@ class Vlc(App):
             weight=1,
             children=rows or [empty_state("menu", "No playlist")],
         )
-        return [app_bar("Playlists"), listing]
+        return app_bar("Playlists"), listing
 
     def playlist_screen(self, ctx: ScreenContext) -> View:
         pid = int(ctx.extras.get("playlist_id", 0))
