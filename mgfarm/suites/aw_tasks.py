@@ -43,6 +43,19 @@ class AwEnvs:
             return self._envs[key]
 
 
+# AndroidWorld's set-ups write fixed names into this process's temp folder and delete them after the
+# push (Retro Music's /tmp/<song>.mp3, Markor's receipt.png, ...): two set-ups of one app's tasks at
+# once, on two replicas, would delete each other's files. Those of one task module take turns.
+_SETUP_LOCKS: dict[str, threading.Lock] = {}
+_SETUP_LOCKS_GUARD = threading.Lock()
+
+
+def setup_lock(task: Any) -> threading.Lock:
+    """The lock the set-ups of a task's AndroidWorld module share."""
+    with _SETUP_LOCKS_GUARD:
+        return _SETUP_LOCKS.setdefault(type(task).__module__, threading.Lock())
+
+
 def instance_seed(seed: int, name: str) -> int:
     """The seed AndroidWorld's `create_suite` draws a task's parameters with (its first instance)."""
     return int(hashlib.sha256(f"{seed}_{name}_0".encode()).hexdigest(), 16) % (2**32)
@@ -96,7 +109,8 @@ class AwTask:
     def prepare(self, instance: AwInstance, device: Any) -> None:
         instance.serial, instance.adb_port = str(device.serial), int(device.adb_port)
         instance.env = self.envs.get(instance.adb_port, instance.serial)
-        instance.task.initialize_task(instance.env)
+        with setup_lock(instance.task):
+            instance.task.initialize_task(instance.env)
 
     def judge(self, instance: AwInstance, device: Any, baseline: Any, answer: Any) -> JudgeResult:
         """`is_successful` (1.0 is success, its value is the progress), then `tear_down`."""
