@@ -83,8 +83,11 @@ def to_top(dev: AwDevice) -> None:
 
 
 def find_song(dev: AwDevice, title: str) -> dict[str, Any]:
-    """The Songs tab's row of a title, scrolling from the top of the list."""
+    """The Songs tab's row of a title: on screen, else scrolling down from the top of the list."""
     dev.phone.tap(desc="Songs")
+    for row in song_rows(dev):
+        if row["title"] == title:
+            return row
     to_top(dev)
     last = None
     while True:
