@@ -8,6 +8,8 @@ serves uiautomator2.
 
 from __future__ import annotations
 
+import errno
+import os
 import socket
 import struct
 import time
@@ -18,6 +20,11 @@ from mgfarm.adb.errors import AdbError, SyncFailed
 SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
 _PACKET = struct.Struct("<BI")
 SYNC_CHUNK = 64 * 1024  # the sync protocol's maximum DATA size
+_STAT_V2_REST = 64  # an STA2 reply after its id and error: dev, ino, mode, ..., ctime
+
+
+def _sync_packet(ident: bytes, payload: bytes) -> bytes:
+    return ident + struct.pack("<I", len(payload)) + payload
 
 
 class ShellClient:
@@ -80,28 +87,64 @@ class ShellClient:
             sock.close()
 
     def _sync_request(self, sock: socket.socket, ident: bytes, payload: bytes) -> None:
-        sock.sendall(ident + struct.pack("<I", len(payload)) + payload)
+        sock.sendall(_sync_packet(ident, payload))
 
     def pull(self, path: str, timeout: float = 60.0) -> bytes:
         """A file's bytes through the `sync:` service (RECV); raises with the device's FAIL text."""
         sock = self._open("sync:", timeout)
         try:
             self._sync_request(sock, b"RECV", path.encode("utf-8"))
-            data = bytearray()
-            while True:
-                ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
-                if ident == b"DATA":
-                    data += wire.recv_exact(sock, length)
-                elif ident == b"DONE":
-                    break
-                elif ident == b"FAIL":
-                    raise SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
-                else:
-                    raise AdbError(f"unexpected sync reply {ident!r} while pulling {path}")
+            data = self._receive(sock, path)
             self._sync_request(sock, b"QUIT", b"")
-            return bytes(data)
+            return data
         finally:
             sock.close()
+
+    def pull_many(self, paths: list[str], timeout: float = 60.0) -> list[bytes | None]:
+        """Files' bytes in one `sync:` session, None for each the device says does not exist.
+
+        A missing file ends a sync session with FAIL (as adbd does), so existence is asked first:
+        STA2 for every path, then RECV for those that exist, each batch written at once. Two round
+        trips whatever the count, where `pull` pays a connection per file (a judge's state capture
+        reads some twenty files). Other errors raise SyncFailed with the device's reason.
+        STA2 is the stat_v2 feature of adbd (Android 8 and later).
+        """
+        sock = self._open("sync:", timeout)
+        try:
+            sock.sendall(b"".join(_sync_packet(b"STA2", path.encode("utf-8")) for path in paths))
+            present = [path for path in paths if self._exists(sock, path)]
+            sock.sendall(b"".join(_sync_packet(b"RECV", path.encode("utf-8")) for path in present))
+            found = {path: self._receive(sock, path) for path in present}
+            self._sync_request(sock, b"QUIT", b"")
+            return [found.get(path) for path in paths]
+        finally:
+            sock.close()
+
+    def _exists(self, sock: socket.socket, path: str) -> bool:
+        """The STA2 reply for `path`: True when it exists, False on ENOENT, SyncFailed otherwise."""
+        ident, error = struct.unpack("<4sI", wire.recv_exact(sock, 8))
+        if ident == b"FAIL":
+            raise SyncFailed(path, wire.recv_exact(sock, error).decode("utf-8", "replace"))
+        if ident != b"STA2":
+            raise AdbError(f"unexpected sync reply {ident!r} while checking {path}")
+        wire.recv_exact(sock, _STAT_V2_REST)
+        if error and error != errno.ENOENT:
+            raise SyncFailed(path, os.strerror(error))
+        return error == 0
+
+    def _receive(self, sock: socket.socket, path: str) -> bytes:
+        """The DATA packets answering one RECV, up to DONE; FAIL raises with the device's text."""
+        data = bytearray()
+        while True:
+            ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
+            if ident == b"DATA":
+                data += wire.recv_exact(sock, length)
+            elif ident == b"DONE":
+                return bytes(data)
+            elif ident == b"FAIL":
+                raise SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
+            else:
+                raise AdbError(f"unexpected sync reply {ident!r} while pulling {path}")
 
     def push(self, data: bytes, path: str, mode: int = 0o644, timeout: float = 60.0) -> None:
         """Write bytes to a device file through `sync:` (SEND); parents are created by the device."""

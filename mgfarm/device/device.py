@@ -144,16 +144,23 @@ class Device:
             self.wire.push(data, path)
 
     def pull(self, path: str) -> bytes:
-        try:
+        with self._pull_errors(path):
             return self.wire.pull(path)
-        except SyncFailed as exc:  # the device answered: the file is missing or unreadable
-            kind = FileMissing if "No such file or directory" in exc.reason else DeviceError
-            raise kind(f"Cannot read {path} on {self.serial}: {exc.reason}.") from exc
-        except (AdbError, OSError) as exc:
-            raise DeviceError(
-                f"Device {self.serial} failed during pull of {path} ({exc}); "
-                "check it with `mgfarm ps` or `adb devices`."
-            ) from exc
+
+    def pull_many(self, paths: list[str]) -> list[bytes | None]:
+        """Several files in one round trip of requests; None for each the device says is missing."""
+        with self._pull_errors(", ".join(paths)):
+            return self.wire.pull_many(paths)
+
+    @contextmanager
+    def _pull_errors(self, what: str) -> Iterator[None]:
+        """FileMissing when the device answered that a file does not exist, else DeviceError."""
+        with self._adb_errors(f"pull of {what}"):
+            try:
+                yield
+            except SyncFailed as exc:  # the device answered: the file is missing or unreadable
+                kind = FileMissing if "No such file or directory" in exc.reason else DeviceError
+                raise kind(f"Cannot read {exc.path} on {self.serial}: {exc.reason}.") from exc
 
     # -- providers, databases, settings ------------------------------------------------------
     def content_query(

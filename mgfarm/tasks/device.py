@@ -18,6 +18,8 @@ class TaskDevice(Protocol):
 
     def pull(self, path: str) -> bytes: ...
 
+    def pull_many(self, paths: list[str]) -> list[bytes | None]: ...  # None: the file does not exist
+
     def push(self, local_or_bytes: Any, path: str) -> Any: ...
 
     def content_query(

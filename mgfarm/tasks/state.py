@@ -16,6 +16,7 @@ committed state an app left behind, whatever sqlite3 the device ships.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 import tempfile
@@ -24,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from mgfarm.device.device import FileMissing
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.device import TaskDevice
 
@@ -152,18 +152,36 @@ def pull_database(device: TaskDevice, path: str, into: Path) -> Path | None:
     Only the device's own answer that the file is missing means "no database": a device that died or
     a pull that broke raises, so a judge never reads an unreachable app as an empty one.
     """
-    local = into / Path(path).name
-    try:
-        local.write_bytes(device.pull(path))
-    except FileMissing:
+    data, wal = device.pull_many([path, path + "-wal"])
+    if data is None:
         return None
-    try:
-        wal = device.pull(path + "-wal")
-        if wal:
-            (into / (local.name + "-wal")).write_bytes(wal)
-    except FileMissing:  # no -wal: everything was checkpointed
-        pass
+    local = into / Path(path).name
+    local.write_bytes(data)
+    if wal:  # no -wal (or an empty one): everything was checkpointed
+        (into / (local.name + "-wal")).write_bytes(wal)
     return local
+
+
+def open_copy(data: bytes, wal: bytes | None) -> sqlite3.Connection:
+    """A pulled database (with the commits its -wal holds) as an in-memory connection.
+
+    Without a -wal the image is read in place, with no host files to write and delete (which cost
+    a capture more than its reads). A WAL-mode header is set back to rollback mode there, as a
+    memory database has no WAL, and the checkpointed image holds every commit.
+    """
+    conn = sqlite3.connect(":memory:")
+    if not wal:
+        if data:  # an empty file is an empty database
+            image = bytearray(data)
+            image[18:20] = b"\x01\x01"  # file format versions: 1 rollback journal, 2 WAL
+            conn.deserialize(image)
+        return conn
+    with tempfile.TemporaryDirectory(prefix="mgfarm-state-") as tmp:
+        (Path(tmp) / "db").write_bytes(data)
+        (Path(tmp) / "db-wal").write_bytes(wal)
+        with contextlib.closing(sqlite3.connect(Path(tmp) / "db")) as disk:
+            disk.backup(conn)
+    return conn
 
 
 def primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -189,20 +207,22 @@ def read_table(conn: sqlite3.Connection, table: str) -> Table:
 
 def read_database(db: str, db_file: Path, entities: dict[str, EntityDecl]) -> dict[str, Table]:
     """Tables (`DB.TABLE`) and entities (`DB.ENTITY`, of the declared `entities`) of one pulled database."""
-    conn = sqlite3.connect(db_file)
-    try:
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        mine = [e for e in entities.values() if e.db == db]
-        covered = {t for e in mine for t in e.covers}
-        out = {f"{db}.{n}": read_table(conn, n) for n in names if n not in IGNORED_TABLES | covered}
-        for entity in mine:
-            try:
-                out[entity.name] = entity.read(conn)
-            except sqlite3.OperationalError:  # the app has not created its tables yet
-                out[entity.name] = {}
-        return out
-    finally:
-        conn.close()
+    with contextlib.closing(sqlite3.connect(db_file)) as conn:
+        return read_tables(db, conn, entities)
+
+
+def read_tables(db: str, conn: sqlite3.Connection, entities: dict[str, EntityDecl]) -> dict[str, Table]:
+    """Tables (`DB.TABLE`) and entities (`DB.ENTITY`) of database `db` open on `conn`."""
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    mine = [e for e in entities.values() if e.db == db]
+    covered = {t for e in mine for t in e.covers}
+    out = {f"{db}.{n}": read_table(conn, n) for n in names if n not in IGNORED_TABLES | covered}
+    for entity in mine:
+        try:
+            out[entity.name] = entity.read(conn)
+        except sqlite3.OperationalError:  # the app has not created its tables yet
+            out[entity.name] = {}
+    return out
 
 
 def read_settings(device: TaskDevice) -> dict[str, Table]:
@@ -250,13 +270,12 @@ def capture(device: TaskDevice, spec: StateSpec) -> StateSnapshot:
     snap = StateSnapshot(tables=read_settings(device))
     snap.tables["files"] = read_files(device)
     snap.tables["props"] = {TIMEZONE_PROP: {"value": device_timezone(device)}}
-    with tempfile.TemporaryDirectory(prefix="mgfarm-state-") as tmp:
-        for decl in spec.databases.values():
-            folder = Path(tmp) / decl.name
-            folder.mkdir()
-            local = pull_database(device, decl.path, folder)
-            if local is not None:
-                snap.tables.update(read_database(decl.name, local, spec.entities))
+    decls = list(spec.databases.values())
+    contents = device.pull_many([p for decl in decls for p in (decl.path, decl.path + "-wal")])
+    for decl, data, wal in zip(decls, contents[::2], contents[1::2], strict=True):
+        if data is not None:
+            with contextlib.closing(open_copy(data, wal)) as conn:
+                snap.tables.update(read_tables(decl.name, conn, spec.entities))
     return snap
 
 
