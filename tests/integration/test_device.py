@@ -32,6 +32,10 @@ def test_shell_exit_codes_and_files(device: Device) -> None:
     assert device.pull("/data/local/tmp/empty") == b""
     with pytest.raises(DeviceError, match="No such file"):
         device.pull("/data/local/tmp/missing.bin")
+    many = ["/data/local/tmp/missing.bin", "/data/local/tmp/new/blob.bin", "/data/local/tmp/empty"]
+    assert device.pull_many(many) == [None, payload, b""]  # one session; a missing file is None
+    with pytest.raises(DeviceError, match="/data/local/tmp/new"):
+        device.pull_many(["/data/local/tmp/empty", "/data/local/tmp/new"])  # a folder is no file
     digest = device.shell("toybox md5sum /data/local/tmp/new/blob.bin").split()[0]
     assert digest == hashlib.md5(payload).hexdigest()
 
