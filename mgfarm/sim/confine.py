@@ -76,6 +76,12 @@ LINUX_CAPABILITY_VERSION_3 = 0x20080522
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime")
 DEVICES_RW = ("/dev/null",)
 DEVICES_READ = ("/dev/urandom", "/dev/random")
+# The sim's Chrome runs the host's Chromium (mgfarm.sim.system.chromium) inside the sandbox: it executes
+# its binary and the dynamic loader, reads /proc/cpuinfo and fonts, and binds its profile's singleton
+# socket beneath the worker's data folder.
+CHROMIUM_EXEC = ("/usr/lib/chromium", "/usr/lib/chromium-browser")
+LOADERS = ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1")
+CHROMIUM_READ = ("/proc/cpuinfo", "/etc/fonts")
 
 
 @dataclass
@@ -228,6 +234,11 @@ def rules_for(box: Sandbox) -> list[tuple[Path, int]]:
     rules += [(Path(p), FS_READ_FILE | FS_WRITE_FILE) for p in DEVICES_RW]
     rules += [(p, READ_RIGHTS) for p in box.readable]
     rules += [(p, WRITE_RIGHTS) for p in box.writable]
+    if any(os.path.isdir(p) for p in CHROMIUM_EXEC):
+        run = [Path(os.path.realpath(p)) for p in CHROMIUM_EXEC + LOADERS]
+        rules += [(p, READ_RIGHTS | FS_EXECUTE) for p in run]
+        rules += [(Path(p), READ_RIGHTS) for p in CHROMIUM_READ]
+        rules += [(p, FS_MAKE_SOCK) for p in box.writable]
     return rules
 
 

@@ -138,6 +138,9 @@ class App:
     def create_data(self) -> None:
         """Schema and seed rows; called at install and after `pm clear` (then with seed=False)."""
 
+    def stopped(self) -> None:
+        """The app's process ended (force-stop): release what it holds outside the device (a browser)."""
+
     def db_file(self, name: str, package: str | None = None) -> Path:
         path = self.device.fs.host(f"/data/data/{package or self.package}/databases/{name}")
         path.parent.mkdir(parents=True, exist_ok=True)

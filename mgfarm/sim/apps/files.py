@@ -11,11 +11,13 @@ from pathlib import Path
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.media import guess_mime
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, list_item
 
 MAIN = "com.android.documentsui.files.FilesActivity"
 ROOT = "/storage/emulated/0"
+VIEW = "android.intent.action.VIEW"
 ICONS = {".jpg": "image", ".jpeg": "image", ".png": "image", ".txt": "note", ".md": "note", ".pdf": "file"}
 
 
@@ -66,6 +68,17 @@ class Files(App):
         def select(name: str) -> Callable[[], None]:
             return lambda: ctx.state.update(selected=name)
 
+        def open_file(name: str) -> Callable[[], None]:
+            """A tap on a file opens it in the app that views its type (task.html in Chrome), as
+            DocumentsUI sends ACTION_VIEW; a type nothing views selects the file instead."""
+
+            def run() -> None:
+                mime = guess_mime(name)
+                if ctx.am.start(None, action=VIEW, data=f"file://{cwd}/{name}", mime_type=mime) is not None:
+                    ctx.state.update(selected=name)
+
+            return run
+
         def up() -> None:
             if ctx.state.get("selected"):
                 ctx.state["selected"] = None
@@ -86,7 +99,9 @@ class Files(App):
                     p.name,
                     sub,
                     icon="folder" if p.is_dir() else ICONS.get(p.suffix.lower(), "file"),
-                    on_click=enter(p.name) if p.is_dir() and not selected else select(p.name),
+                    on_click=(
+                        select(p.name) if selected else enter(p.name) if p.is_dir() else open_file(p.name)
+                    ),
                     on_long_click=select(p.name),
                     selected=selected == p.name,
                     id="item_root",

@@ -183,6 +183,9 @@ class ActivityManager:
             self.device, "I", "ActivityManager", f"Force stopping {package} appid=10100 user=0: from pid 4242"
         )
         self.stack = [t for t in self.stack if t.package != package]
+        app = self.apps().get(package)
+        if app is not None:
+            app.stopped()
         if len(self.stack) != before:
             self._ensure_home()
             self._changed()

@@ -1,0 +1,266 @@
+"""A headless Chromium of the host, driven over the DevTools protocol on a pipe, for the sim's Chrome.
+
+Pages need a real JavaScript engine and DOM (AndroidWorld's browser tasks are scripts), so the sim's
+Chrome renders them with the host's `chromium`. The browser starts only when a page is opened and
+talks over `--remote-debugging-pipe` (fds 3 and 4: NUL-separated JSON), so it opens no port. It
+runs with a fresh profile in a private folder, no network (every host name resolves to nothing and
+the proxy is a dead address) and no file access beyond the one page copied into that folder. It
+runs in its own process group, killed as one; a browser whose pipe closes (the worker died) exits.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Debian's /usr/bin/chromium is a shell script; the binary it runs sits here.
+CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser")
+TIMEOUT_S = 15.0
+
+# Visible text, buttons, inputs and canvases with their boxes in CSS pixels (the DOM, as views).
+CONTROLS = "button, input, textarea, select, a[href], canvas"  # a control is its index among these
+SCAN_JS = r"""(() => {
+  const out = [];
+  const visible = (r) => r.width > 0 && r.height > 0;
+  const shown = (el) => {
+    const s = getComputedStyle(el);
+    return s.visibility !== 'hidden' && s.display !== 'none';
+  };
+  const box = (r) => [r.left, r.top, r.width, r.height];
+  const controls = [...document.querySelectorAll(CONTROLS)];
+  controls.forEach((el, i) => {
+    const r = el.getBoundingClientRect();
+    if (!visible(r) || !shown(el)) return;
+    const tag = el.tagName.toLowerCase();
+    const clicked = ['button', 'submit', 'checkbox', 'radio'].includes(el.type);
+    const field = tag === 'textarea' || (tag === 'input' && !clicked);
+    const kind = field ? 'input' : tag === 'canvas' ? 'canvas' : 'button';
+    const text = field ? (el.value || '') : (el.innerText || el.value || '').trim();
+    const label = el.getAttribute('aria-label') || el.title || '';
+    out.push({kind, index: i, box: box(r), text, hint: el.placeholder || '', label});
+  });
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const text = n.textContent.trim();
+    const parent = n.parentElement;
+    if (!text || !parent || !shown(parent)) continue;
+    if (parent.closest('button, script, style, textarea, a[href]')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const r = range.getBoundingClientRect();
+    if (visible(r)) out.push({kind: 'text', index: -1, box: box(r), text, hint: '', label: ''});
+  }
+  return {title: document.title, url: location.href, nodes: out};
+})()""".replace("CONTROLS", repr(CONTROLS))
+
+
+def spawn_uncapped(exe: str, args: list[str], env: dict[str, str], actions: list[tuple[Any, ...]]) -> int:
+    """Start `exe` in its own process group without the worker's data cap (RLIMIT_DATA, see
+    mgfarm.sim.confine): Chromium's GPU process reserves more than a worker's 2 GiB and dies under it.
+    The cap is lifted for the spawn only (raising a soft limit up to the hard one needs no privilege)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+    try:
+        return os.posix_spawn(exe, args, env, file_actions=actions, setpgroup=0)
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+
+
+def binary() -> str | None:
+    """The host's Chromium binary, or None when none is installed."""
+    for path in CANDIDATES:
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+class BrowserError(RuntimeError):
+    """The browser did not answer (crashed, or took too long)."""
+
+
+@dataclass
+class Node:
+    """One DOM element or text run as the screen shows it; `box` is x, y, width, height in CSS pixels."""
+
+    kind: str  # text, button, input, canvas
+    index: int  # position among the page's controls (for inputs), -1 for text
+    box: tuple[float, float, float, float]
+    text: str
+    hint: str
+    label: str
+
+
+class Browser:
+    """One headless Chromium with one page, `width` x `height` CSS pixels at `scale` device pixels each."""
+
+    def __init__(self, exe: str, width: int, height: int, scale: float) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="chrome-"))
+        (self.folder / "profile").mkdir()
+        cmd_r, self._cmd_w = os.pipe()  # we write commands, the browser reads them on its fd 3
+        self._out_r, out_w = os.pipe()  # the browser answers on its fd 4
+        args = [
+            exe,
+            "--headless=new",
+            "--remote-debugging-pipe",
+            "--no-sandbox",  # its setuid/namespace sandbox cannot start inside the worker's Landlock sandbox
+            "--disable-gpu",
+            "--in-process-gpu",  # a GPU process checks /proc at start, which the sandbox keeps closed
+            "--disable-dev-shm-usage",
+            "--no-zygote",  # the zygote needs all of /proc, which the worker's sandbox keeps closed
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-sync",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--proxy-server=127.0.0.1:9",
+            "--mute-audio",
+            f"--user-data-dir={self.folder / 'profile'}",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ]
+        env = {"HOME": str(self.folder), "TMPDIR": str(self.folder), "PATH": "/usr/bin:/bin"}
+        self.pid = spawn_uncapped(
+            exe,
+            args,
+            env,
+            [
+                (os.POSIX_SPAWN_DUP2, cmd_r, 3),
+                (os.POSIX_SPAWN_DUP2, out_w, 4),
+                (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0),
+            ],
+        )
+        os.close(cmd_r)
+        os.close(out_w)
+        self._buf = b""
+        self._next_id = 0
+        self.session = ""
+        try:
+            targets = self.call("Target.getTargets")["targetInfos"]
+            page = next(t["targetId"] for t in targets if t["type"] == "page")
+            self.session = self.call("Target.attachToTarget", {"targetId": page, "flatten": True})[
+                "sessionId"
+            ]
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False},
+            )
+            self.call("Network.enable")
+            self.call("Network.emulateNetworkConditions", _OFFLINE)
+        except Exception:
+            self.close()
+            raise
+
+    # ---- protocol
+    def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send one command (to the page once attached) and wait for its answer."""
+        self._next_id += 1
+        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
+        if self.session and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        try:
+            os.write(self._cmd_w, json.dumps(message).encode() + b"\0")
+        except OSError as e:
+            raise BrowserError(f"the browser is gone: {e}") from e
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            while b"\0" not in self._buf:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self._out_r], [], [], left)[0]:
+                    raise BrowserError(f"no answer to {method} within {TIMEOUT_S:.0f} s")
+                chunk = os.read(self._out_r, 1 << 20)
+                if not chunk:
+                    raise BrowserError("the browser closed its pipe")
+                self._buf += chunk
+            raw, self._buf = self._buf.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == self._next_id:
+                if "error" in answer:
+                    raise BrowserError(f"{method}: {answer['error'].get('message')}")
+                result: dict[str, Any] = answer.get("result", {})
+                return result
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise BrowserError(f"script failed: {result['exceptionDetails'].get('text')}")
+        return result.get("result", {}).get("value")
+
+    # ---- what the app does
+    def open(self, source: Path) -> None:
+        """Load a copy of `source` (a host file) from the browser's own folder, and wait for it to load."""
+        page = self.folder / "page" / source.name
+        shutil.rmtree(page.parent, ignore_errors=True)
+        page.parent.mkdir()
+        shutil.copyfile(source, page)
+        self.call("Page.navigate", {"url": page.as_uri()})
+        deadline = time.monotonic() + TIMEOUT_S
+        while self.evaluate("document.readyState") != "complete":
+            if time.monotonic() > deadline:
+                raise BrowserError("the page did not finish loading")
+            time.sleep(0.02)
+
+    def scan(self) -> tuple[str, list[Node]]:
+        """The page's title and its visible texts and controls."""
+        found = self.evaluate(SCAN_JS) or {}
+        nodes = [
+            Node(n["kind"], int(n["index"]), tuple(n["box"]), n["text"], n["hint"], n["label"])
+            for n in found.get("nodes", [])
+        ]
+        return str(found.get("title", "")), nodes
+
+    def screenshot(self) -> bytes:
+        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
+
+    def click(self, x: float, y: float) -> None:
+        self.drag([(x, y)])
+
+    def drag(self, points: list[tuple[float, float]]) -> None:
+        """Press at the first point, move through the rest, release at the last (CSS pixels)."""
+        (x, y), last = points[0], points[-1]
+        self._mouse("mouseMoved", x, y, 0)
+        self._mouse("mousePressed", x, y, 1)
+        for px, py in points[1:]:
+            self._mouse("mouseMoved", px, py, 1)
+        self._mouse("mouseReleased", last[0], last[1], 0)
+
+    def _mouse(self, kind: str, x: float, y: float, buttons: int) -> None:
+        params: dict[str, Any] = {"type": kind, "x": x, "y": y, "buttons": buttons}
+        if kind != "mouseMoved":
+            params.update(button="left", clickCount=1)
+        self.call("Input.dispatchMouseEvent", params)
+
+    def set_value(self, index: int, value: str) -> None:
+        """Set a form field's value as typing does (an `input` event follows)."""
+        script = (
+            f"(() => {{ const el = document.querySelectorAll({json.dumps(CONTROLS)})[{index}];"
+            f" if (!el) return; el.value = {json.dumps(value)};"
+            " el.dispatchEvent(new Event('input', {bubbles: true})); })()"
+        )
+        self.evaluate(script)
+
+    def close(self) -> None:
+        """Kill the browser's process group and remove its folder."""
+        for fd in (self._cmd_w, self._out_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_OFFLINE = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
