@@ -139,10 +139,12 @@ def test_intents_resolve_by_action_type_and_data(tmp_path: Path) -> None:
     assert am.resumed()[0] == "com.google.android.contacts"  # type: ignore[index]
     home = am.start(None, action="android.intent.action.MAIN", categories=["android.intent.category.HOME"])
     assert home is None and am.resumed()[0] == "com.android.launcher3"  # type: ignore[index]
-    err = am.start(None, action="android.intent.action.VIEW", data="https://example.com")
+    assert am.start(None, action="android.intent.action.VIEW", data="https://example.com") is None
+    assert am.resumed()[0] == "com.android.chrome"  # type: ignore[index]
+    err = am.start(None, action="android.intent.action.VIEW", data="market://details?id=x")
     assert err == (
         "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW "
-        "dat=https://example.com flg=0x10000000 }"
+        "dat=market://details?id=x flg=0x10000000 }"
     )
 
 
