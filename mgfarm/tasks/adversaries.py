@@ -298,7 +298,8 @@ def _copy_row(spec: StateSpec, db: str) -> Tamper:
             return bool(decl.extra)
         query = f"SELECT name FROM pragma_table_info('{decl.main}')"
         columns = device.shell(f"sqlite3 {quote(decl.path)} {quote(query)}").split()
-        cols = ", ".join(c for c in columns if c != decl.key and re.fullmatch(r"\w+", c))
+        # Quoted: apps name columns after SQL keywords (Joplin's and Tasks' `order`).
+        cols = ", ".join(f'"{c}"' for c in columns if c != decl.key and re.fullmatch(r"\w+", c))
         table = decl.main
         _sql(
             device,
