@@ -56,6 +56,7 @@ SIM_APPS = {
     "vlc",
     "retro music",
     "osmand",
+    "chrome",
 }
 
 
