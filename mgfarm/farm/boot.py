@@ -12,10 +12,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-import adbutils
-
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.console import console_alive, console_command, snapshot_names
+from mgfarm.adb.errors import AdbError
+from mgfarm.adb.shell import ShellClient
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import FarmState, Replica
 
@@ -57,13 +57,17 @@ def wait_attached(
 
 
 def wait_boot_completed(rep: Replica, adb_server_port: int, deadline: float) -> None:
-    """Until `getprop sys.boot_completed` says 1."""
-    client = adbutils.AdbClient(host="127.0.0.1", port=adb_server_port, socket_timeout=10)
+    """Until `getprop sys.boot_completed` says 1.
+
+    Through mgfarm's own shell client, not adbutils: the watchdog imports this module, and adbutils
+    (with requests and PIL) would be most of its memory.
+    """
+    client = ShellClient(rep.serial, adb_server_port)
     last = ""
     while time.monotonic() < deadline:
         try:
-            last = client.device(rep.serial).shell("getprop sys.boot_completed", timeout=10).strip()
-        except (adbutils.AdbError, OSError) as exc:
+            last = client.run_raw("getprop sys.boot_completed", timeout=10).decode("utf-8", "replace").strip()
+        except (AdbError, OSError) as exc:
             last = str(exc)
         if last == "1":
             return
