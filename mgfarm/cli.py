@@ -695,11 +695,24 @@ def bench(
     image: str = typer.Option("", "--image", help="Docker image (docker backend)."),
     task: str = typer.Option("", "--task", help="Task the episodes run (default: first smoke task)."),
     readme: Path | None = typer.Option(None, "--update-readme", help="Write the table into this README."),
+    androidworld: bool = typer.Option(
+        False, "--androidworld", help="Instead: the AndroidWorld suite's wall time (1,16 replicas; minutes)."
+    ),
 ) -> None:
     """Measure start-up, memory, reset/step/judge latency and steps/s against replica count.
 
     Example: mgfarm bench --quick --out bench-results
     """
+    if androidworld:
+        from mgfarm.bench import androidworld as aw_bench
+        from mgfarm.bench.run import machine, parse_replicas
+
+        aw_counts = parse_replicas(replicas) if replicas else [1, 16]
+        timings = aw_bench.time_suite(aw_counts, [("nothing", "nothing", [])], say=lambda m: err.print(m))
+        for line in aw_bench.lines(timings):
+            out.print(line, highlight=False)
+        out.print(f"wrote {aw_bench.write(timings, out_dir, machine())}", highlight=False)
+        return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mgfarm.bench.report import LEGEND, console_table, update_readme, write_all

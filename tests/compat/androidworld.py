@@ -5,15 +5,16 @@ generated protos, and its AsyncAndroidEnv over android_env's AdbCallParser are t
 (`mgfarm.suites.androidworld`, also behind `mgfarm eval --suite androidworld`); this module adds the
 checks of AndroidWorld's helpers and the table of what works.
 
-`python -m tests.compat.androidworld [--write docs/compat.md]` starts a simulated device on a private
-adb server, runs every helper and every registry task's `initialize_task`, and prints (or writes) the
-table of what works.
+`python -m tests.compat.androidworld [--write docs/compat.md] [--replicas N]` runs every helper on one
+simulated device, then starts a farm of N replicas (default 3) and runs every registry task with the
+`nothing` agent and every task with a scripted UI solution with it (`tests/integration/aw_scripted.py`),
+and prints (or writes) the table: which tasks pass (set up, 0.0 untouched, 1.0 solved) and why the
+others do not, with the wall time of both runs.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 import tempfile
 import traceback
@@ -22,15 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mgfarm.bench.androidworld import SEED, Run, SuiteTiming, time_suite
 from mgfarm.suites.androidworld import (
     ENV_VAR,
     android_world_source,
     async_env,
     make_env,
     prepare_android_world,
+    registry,
 )
+from mgfarm.suites.aw_eval import SuiteRun
+from mgfarm.tasks.jobs import EpisodeResult
 
 __all__ = ["ENV_VAR", "android_world_source", "async_env", "make_env", "prepare_android_world"]
+
+COMMAND = "python -m tests.compat.androidworld --write docs/compat.md"
 
 # AndroidWorld app names (task.app_names) the simulated device has, and why the others are missing.
 SIM_APPS = {
@@ -248,69 +255,103 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-def task_outcomes(env: Any) -> list[Outcome]:
-    """`initialize_task` of every registry task: run when its apps exist on the sim, else say which lack."""
-    import random
+@dataclass
+class TaskRow:
+    """One registry task: its set-up, its score untouched and after the scripted UI solution."""
 
-    import numpy as np
-    from android_world import registry
+    name: str
+    init: str  # ok, fails, or - (not run: an app is missing)
+    nothing: str  # the score with the `nothing` agent
+    scripted: str  # the score after the scripted solution, or "no solution"
+    why: str
 
-    random.seed(7)
-    np.random.seed(7)
-    reg = registry.TaskRegistry().get_registry(registry.TaskRegistry.ANDROID_WORLD_FAMILY)
-    outcomes = []
-    for name in sorted(reg):
-        cls = reg[name]
-        apps = set(getattr(cls, "app_names", ()) or ())
-        missing = sorted(apps - SIM_APPS)
-        if missing:
-            outcomes.append(Outcome(name, False, f"app not on the sim: {', '.join(missing)}"))
+    @property
+    def passes(self) -> bool:
+        return self.init == "ok" and self.nothing == "0.0" and self.scripted == "1.0"
+
+
+def score(result: EpisodeResult) -> str:
+    return "1.0" if result.success else f"{result.progress:.1f}"
+
+
+def task_rows(names: list[str], nothing: SuiteRun, scripted: SuiteRun, solved: set[str]) -> list[TaskRow]:
+    """Each task's row from the `nothing` run over the whole registry and the scripted run."""
+    untouched = {r.task_id: r for r in nothing.results}
+    skipped = {r.task: r.error for r in nothing.rows if r.success == "skipped"}
+    played = {r.task_id: r for r in scripted.results}
+    rows = []
+    for name in names:
+        if name in skipped:
+            rows.append(TaskRow(name, "-", "-", "-", skipped[name].removeprefix("skipped: ")))
             continue
-
-        def init(cls: Any = cls) -> None:
-            task = cls(cls.generate_random_params())
-            task.initialize_task(env)
-            task.tear_down(env)
-
-        outcome = run(name, init)
-        started = re.search(r"am start +(?:-W +)?-n ([\w.]+)/", outcome.why)
-        if started and not installed(env, started[1]):
-            outcome = Outcome(name, False, f"app not on the sim: {started[1]}")
-        outcomes.append(outcome)
-    return outcomes
-
-
-def installed(env: Any, package: str) -> bool:
-    from android_world.env import adb_utils
-
-    return package in adb_utils.get_all_package_names(env.controller)
+        first = untouched[name]
+        if first.steps == 0 and first.error:  # the episode failed before the agent's first step
+            rows.append(TaskRow(name, "fails", "-", "-", f"initialize_task fails: {first.error}"))
+            continue
+        if name not in solved:
+            why = "no scripted UI solution written yet"
+            rows.append(TaskRow(name, "ok", score(first), "no solution", why))
+            continue
+        second = played[name]
+        why = "" if second.success else second.error or f"the scripted solution scored {second.progress:g}"
+        if first.success:
+            why = "; ".join(filter(None, ["the untouched device already scores 1.0", why]))
+        rows.append(TaskRow(name, "ok", score(first), score(second), why))
+    return rows
 
 
-def table(helpers: list[Outcome], tasks: list[Outcome]) -> str:
+def table(helpers: list[Outcome], tasks: list[TaskRow], timings: list[SuiteTiming]) -> str:
     def rows(items: list[Outcome]) -> list[str]:
         return [
             f"| {o.name} | {'works' if o.works else 'does not'} | {o.why.replace('|', '/')} |" for o in items
         ]
 
-    working = sum(o.works for o in tasks)
+    def cell(text: str) -> str:
+        return text.replace("|", "/").replace("\n", " ")
+
+    passing = sum(t.passes for t in tasks)
+    runs = [t.summary() for t in timings]
+    replicas = runs[0]["replicas"] if runs else 0
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return "\n".join(
         [
-            "# AndroidWorld on a simulated device",
+            "# AndroidWorld on simulated devices",
             "",
-            "Generated by `python -m tests.compat.androidworld --write docs/compat.md` (AndroidWorld from",
-            f"`${ENV_VAR}`, run unchanged against one simulated device through android_env's AdbCallParser).",
+            f"Generated by `{COMMAND}` (AndroidWorld from `${ENV_VAR}`, unchanged).",
+            "",
+            f"**{passing} of {len(tasks)} tasks pass.** A task passes when AndroidWorld's `initialize_task`",
+            "works on a simulated device, its `is_successful` gives 0.0 when nothing is done and 1.0 after",
+            "the scripted UI-only solution of `tests/integration/test_aw_<app>.py` (taps, swipes and typing,",
+            "no adb writes). The generator starts a farm of "
+            f"{replicas} replicas and runs `mgfarm eval --suite androidworld` (seed {SEED}) twice:",
+            "with the `nothing` agent over the whole registry, and with the scripted solutions",
+            "(`tests/integration/aw_scripted.py`) over the tasks that have one; each episode starts from a",
+            "snapshot load. Run the suite with your own agent: `mgfarm eval --suite androidworld --agent A`.",
+            "",
+            "This run: "
+            + "; ".join(
+                f"{r['agent']} on {r['episodes']} tasks, {r['succeeded']} scored 1.0, {r['wall_s']:.0f} s"
+                for r in runs
+            )
+            + f" ({replicas} replicas, {os.cpu_count()} CPU cores, load average {load} at the end).",
+            "",
+            "## Registry tasks",
+            "",
+            "| task | status | initialize_task | nothing | scripted | why not |",
+            "|---|---|---|---|---|---|",
+            *[
+                f"| {t.name} | {'passes' if t.passes else 'does not'} | {t.init} | {t.nothing} | {t.scripted}"
+                f" | {cell(t.why)} |"
+                for t in tasks
+            ],
             "",
             "## Helpers that tasks and agents call",
+            "",
+            "Run on one simulated device through android_env's AdbCallParser.",
             "",
             "| helper | status | why not |",
             "|---|---|---|",
             *rows(helpers),
-            "",
-            f"## Registry tasks: `initialize_task` ({working} of {len(tasks)} work)",
-            "",
-            "| task | status | why not |",
-            "|---|---|---|",
-            *rows(tasks),
             "",
             "## Not in this table",
             "",
@@ -329,29 +370,45 @@ def table(helpers: list[Outcome], tasks: list[Outcome]) -> str:
     )
 
 
-def main(argv: list[str]) -> int:
+def helper_outcomes() -> list[Outcome]:
+    """Every helper check on one simulated device on a private adb server."""
     from mgfarm.adb.binary import find_adb
     from tests.integration.conftest import SimProcess, start_adb_server, stop_adb_server
 
     with tempfile.TemporaryDirectory(prefix="aw-compat-") as tmp:
         work = Path(tmp)
-        prepare_android_world(work)
         server = start_adb_server(find_adb(), work / "home")
         sim = SimProcess(server, work, 1)
+        home = os.environ.get("HOME")
         try:
             handle = sim.wait_ready()[0]
-            os.environ["HOME"] = str(server.home)
+            os.environ["HOME"] = str(server.home)  # `adb emu` reads the console token from HOME
             env = async_env(str(server.binary), server.port, handle.serial)
-            helpers = [run(name, fn) for name, fn in helper_checks(env)]
-            tasks = task_outcomes(env)
+            return [run(name, fn) for name, fn in helper_checks(env)]
         finally:
+            if home is not None:
+                os.environ["HOME"] = home
             sim.stop()
             stop_adb_server(server)
-    text = table(helpers, tasks)
+
+
+def main(argv: list[str]) -> int:
+    replicas = int(argv[argv.index("--replicas") + 1]) if "--replicas" in argv else 3
+    prepare_android_world()
+    from tests.integration.aw_scripted import SOLUTIONS, UI_SOLUTIONS, ScriptedSolutions
+
+    helpers = helper_outcomes()
+    names = sorted(registry())
+    solved = sorted(set(SOLUTIONS) | set(UI_SOLUTIONS))
+    runs: list[Run] = [("nothing", "nothing", []), ("scripted", ScriptedSolutions, solved)]
+    nothing, scripted = time_suite([replicas], runs, say=lambda msg: print(msg, file=sys.stderr))
+    text = table(helpers, task_rows(names, nothing.run, scripted.run, set(solved)), [nothing, scripted])
     if "--write" in argv:
         Path(argv[argv.index("--write") + 1]).write_text(text)
     else:
         print(text)
+    for timing in (nothing, scripted):
+        print(timing.summary(), file=sys.stderr)
     return 0
 
 
