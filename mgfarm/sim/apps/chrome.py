@@ -82,7 +82,7 @@ class Shown:
     url: str
     title: str = ""
     nodes: list[Node] = field(default_factory=list)
-    stamp: int = 0
+    stamp: int = 0  # when the pixels were taken: a picture's cache key, unique across pages and tasks
     read_at: float = 0.0
     error: str = ""
 
@@ -172,7 +172,7 @@ class Chrome(App):
         fs = self.device.fs
         fs.mkdir(SHOT.rsplit("/", 1)[0], parents=True)
         fs.write_bytes(SHOT, png)
-        shown.stamp += 1
+        shown.stamp = time.monotonic_ns()
         shown.read_at = time.monotonic()
 
     def current(self, ctx: ScreenContext) -> Shown | None:
