@@ -267,7 +267,22 @@ class TaskRow:
 
     @property
     def passes(self) -> bool:
-        return self.init == "ok" and self.nothing == "0.0" and self.scripted == "1.0"
+        return self.init == "ok" and self.nothing == untouched_score(self.name) and self.scripted == "1.0"
+
+
+def untouched_score(name: str) -> str:
+    """AndroidWorld's *Verify tasks set their goal as the precondition (the agent must see that it
+    already holds), so the untouched device scores 1.0 by design; every other task 0.0."""
+    return "1.0" if name.endswith("Verify") else "0.0"
+
+
+# Why the untouched device meets a goal it should not, found by reading AndroidWorld's generator.
+UNTOUCHED_SUCCESS = {
+    "RecipeDeleteMultipleRecipesWithConstraint": (
+        f"AndroidWorld's own draw for seed {SEED} asks to delete recipes using black garlic, and none of"
+        " its generated recipes does (its generator lowers the count to 0): nothing to delete"
+    ),
+}
 
 
 def score(result: EpisodeResult) -> str:
@@ -290,12 +305,15 @@ def task_rows(names: list[str], nothing: SuiteRun, scripted: SuiteRun, solved: s
             continue
         if name not in solved:
             why = "no scripted UI solution written yet"
+            if score(first) != untouched_score(name):
+                why += f"; the untouched device scores {score(first)}"
             rows.append(TaskRow(name, "ok", score(first), "no solution", why))
             continue
         second = played[name]
         why = "" if second.success else second.error or f"the scripted solution scored {second.progress:g}"
-        if first.success:
-            why = "; ".join(filter(None, ["the untouched device already scores 1.0", why]))
+        if score(first) != untouched_score(name):
+            wrong = UNTOUCHED_SUCCESS.get(name, f"the untouched device scores {score(first)}")
+            why = "; ".join(filter(None, [wrong, why]))
         rows.append(TaskRow(name, "ok", score(first), score(second), why))
     return rows
 
@@ -326,7 +344,9 @@ def table(helpers: list[Outcome], tasks: list[TaskRow], timings: list[SuiteTimin
             f"{replicas} replicas and runs `mgfarm eval --suite androidworld` (seed {SEED}) twice:",
             "with the `nothing` agent over the whole registry, and with the scripted solutions",
             "(`tests/integration/aw_scripted.py`) over the tasks that have one; each episode starts from a",
-            "snapshot load. Run the suite with your own agent: `mgfarm eval --suite androidworld --agent A`.",
+            "snapshot load. AndroidWorld's *Verify tasks set their goal as the precondition, so for them",
+            "1.0 untouched is right. Run the suite with your own agent: `mgfarm eval --suite androidworld",
+            "--agent A`.",
             "",
             "This run: "
             + "; ".join(

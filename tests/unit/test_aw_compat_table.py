@@ -24,13 +24,14 @@ def suite(results: list[EpisodeResult], skipped: dict[str, str] | None = None) -
 
 
 def test_each_row_passes_or_says_why() -> None:
-    names = ["Broken", "Chrome", "Done", "Solved", "Unsolved", "Wrong"]
+    names = ["Broken", "Chrome", "Done", "Solved", "Unsolved", "WifiVerify", "Wrong"]
     nothing = suite(
         [
             episode("Broken", steps=0, error="AdbError: no such file"),
             episode("Done", success=True),
             episode("Solved"),
             episode("Unsolved"),
+            episode("WifiVerify", success=True),
             episode("Wrong"),
         ],
         {"Chrome": "skipped: app not on the device: chrome"},
@@ -40,25 +41,27 @@ def test_each_row_passes_or_says_why() -> None:
             episode("Broken", steps=0, error="AdbError: no such file"),
             episode("Done", success=True),
             episode("Solved", success=True),
+            episode("WifiVerify", success=True),
             episode("Wrong", error="LookupError: no row"),
         ]
     )
-    rows = task_rows(names, nothing, scripted, {"Broken", "Done", "Solved", "Wrong"})
+    rows = task_rows(names, nothing, scripted, {"Broken", "Done", "Solved", "WifiVerify", "Wrong"})
     assert rows == [
         TaskRow("Broken", "fails", "-", "-", "initialize_task fails: AdbError: no such file"),
         TaskRow("Chrome", "-", "-", "-", "app not on the device: chrome"),
-        TaskRow("Done", "ok", "1.0", "1.0", "the untouched device already scores 1.0"),
+        TaskRow("Done", "ok", "1.0", "1.0", "the untouched device scores 1.0"),
         TaskRow("Solved", "ok", "0.0", "1.0", ""),
         TaskRow("Unsolved", "ok", "0.0", "no solution", "no scripted UI solution written yet"),
+        TaskRow("WifiVerify", "ok", "1.0", "1.0", ""),  # a Verify task's goal is its precondition
         TaskRow("Wrong", "ok", "0.0", "0.0", "LookupError: no row"),
     ]
-    assert [r.name for r in rows if r.passes] == ["Solved"]
+    assert [r.name for r in rows if r.passes] == ["Solved", "WifiVerify"]
     timings = [SuiteTiming("nothing", 3, 5.0, nothing), SuiteTiming("scripted", 3, 5.0, scripted)]
     page = table([], rows, timings)
     assert "python -m tests.compat.androidworld --write docs/compat.md" in page
-    assert "**1 of 6 tasks pass.**" in page and "mgfarm eval --suite androidworld" in page
+    assert "**2 of 7 tasks pass.**" in page and "mgfarm eval --suite androidworld" in page
     assert "| Solved | passes | ok | 0.0 | 1.0 |  |" in page
-    assert "nothing on 5 tasks, 1 scored 1.0, 12 s; scripted on 4 tasks, 2 scored 1.0, 12 s" in page
+    assert "nothing on 6 tasks, 2 scored 1.0, 12 s; scripted on 5 tasks, 3 scored 1.0, 12 s" in page
 
 
 def test_bench_says_what_it_measured(tmp_path: Path) -> None:
