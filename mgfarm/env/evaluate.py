@@ -16,6 +16,18 @@ from mgfarm.tasks.commands import check_counts, progress_bar
 from mgfarm.tasks.jobs import EpisodeResult, Job
 
 
+def run_folder(out: Path | None, name: str) -> tuple[str, Path | None]:
+    """The run's start stamp and its new folder `<out>/<stamp>-<name>` (None when `out` is None)."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    folder = out / f"{stamp}-{name}" if out is not None else None
+    try:
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MgfarmError(f"cannot create {folder} ({exc.strerror}); pick a writable output folder.") from exc
+    return stamp, folder
+
+
 def run_with_progress(
     jobs: list[Job],
     farm: str | None,
@@ -99,13 +111,7 @@ def run_eval(
     # A bad --agent fails here, before any device work; it also says whether the agent looks at screens.
     probe = make_agent(agent, templates[0].instantiate(seeds[0]))
     jobs = [Job(t, s, agent, agent) for t in templates for s in seeds]
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = out / f"{stamp}-{suite if not ids else 'tasks'}" if out is not None else None
-    try:
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MgfarmError(f"cannot create {folder} ({exc.strerror}); pick a writable output folder.") from exc
+    stamp, folder = run_folder(out, suite if not ids else "tasks")
     results, seconds, devices = run_with_progress(
         jobs,
         farm,

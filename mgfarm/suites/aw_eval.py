@@ -10,7 +10,6 @@ AndroidWorld's own runs, an agent that never said it was done scores 0.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import fnmatch
 import importlib
 import os
@@ -23,7 +22,7 @@ from rich.table import Table
 
 from mgfarm.adb.binary import find_adb
 from mgfarm.device.device import Device
-from mgfarm.env.evaluate import run_with_progress
+from mgfarm.env.evaluate import run_folder, run_with_progress
 from mgfarm.env.runner import wants_screenshot
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.state import READY, farm_dir, load_farm
@@ -195,13 +194,7 @@ def run_suite(
     jobs = [Job(task, seed, job_agent, label) for task in drawn if task.id not in skipped]
     if not jobs:
         raise MgfarmError("No AndroidWorld task to run: the devices have none of their apps; pass --tasks.")
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = out / f"{stamp}-androidworld" if out is not None else None
-    try:
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MgfarmError(f"cannot create {folder} ({exc.strerror}); pick a writable output folder.") from exc
+    stamp, folder = run_folder(out, "androidworld")
     results, seconds, devices = run_with_progress(
         jobs, farm, replicas, folder if record else None, f"{label} on androidworld", show, screenshots
     )
