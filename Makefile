@@ -49,6 +49,10 @@ lint: $(DEV)
 	$(BIN)/ruff check mgfarm tests benchmarks docker
 	$(BIN)/ruff format --check mgfarm tests benchmarks docker
 	$(BIN)/mypy
+	# the scripts outside the package too (one folder a run: both docker folders hold a healthcheck.py)
+	$(BIN)/mypy --explicit-package-bases benchmarks
+	$(BIN)/mypy docker/emulator
+	$(BIN)/mypy docker/sim
 
 bench: install
 	$(BIN)/mgfarm bench --quick

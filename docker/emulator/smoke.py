@@ -54,12 +54,13 @@ def ms(values: list[float]) -> str:
 
 def run(real: bool, accepted: bool, boot_timeout: float) -> int:
     from mgfarm.bench.measure import measure_env
+    from mgfarm.catalog import load_catalog
     from mgfarm.env.evaluate import run_eval
     from mgfarm.farm import api
     from mgfarm.farm.images import build_images
+    from mgfarm.snapshots import farm as snapshot_farm
     from mgfarm.snapshots.build import build
     from mgfarm.snapshots.manifest import remove_snapshot
-    from mgfarm.tasks.catalog import select
 
     use_real, why = choose_variant(real, accepted)
     which = "emulator" if use_real else "emulator-standin"
@@ -77,17 +78,18 @@ def run(real: bool, accepted: bool, boot_timeout: float) -> int:
     summary.append(f"hardware         {manifest.ram_mb} MB, {manifest.cores} cores, {manifest.gpu_mode}")
 
     started = time.monotonic()
-    farm = api.up(1, backend="docker", name=FARM, boot_timeout=boot_timeout)
+    farm = snapshot_farm.up(1, "docker", name=FARM, boot_timeout=boot_timeout)
+    catalog = load_catalog()
     failed = 0
     try:
         summary.append(f"up --replicas 1  {farm.image} ready in {time.monotonic() - started:.1f} s")
-        evaluation = run_eval([], "smoke", "oracle", [0], FARM, None, None, record=False, show=False)
+        evaluation = run_eval(catalog, [], "smoke", "oracle", [0], FARM, None, None, record=False, show=False)
         ok = sum(r.success for r in evaluation.results)
         failed = len(evaluation.results) - ok
         summary.append(
             f"smoke suite      oracle {ok}/{len(evaluation.results)} in {evaluation.seconds:.1f} s"
         )
-        task = select(None, "smoke")[0].id
+        task = catalog.select(None, "smoke")[0].id
         sample = measure_env(FARM, 1, task, episodes=20, steps=5)
         summary.append(f"20 resets        {ms(sample.reset_ms)}")
         summary.append(f"100 steps        {ms(sample.step_ms)}")
