@@ -32,6 +32,7 @@ from tests.integration import (
     test_aw_simple_calendar,
     test_aw_simpledraw,
     test_aw_smsmessenger,
+    test_aw_system,
     test_aw_tasks,
     test_aw_vlc,
 )
@@ -59,6 +60,8 @@ SOLUTIONS: dict[str, Any] = dict(
         *test_aw_osmand.TASKS,
         *test_aw_vlc.TASKS,
         *test_aw_retromusic.TASKS,
+        *test_aw_system.TASKS,
+        *test_aw_system.COMPOSITE,
     ]
 )
 # The Markor and SMS solutions act through uiautomator2 (test_aw_markor.World), started once per replica.
