@@ -20,16 +20,21 @@ from mgfarm.tasks.schema import TaskTemplate
 
 
 def tasks_table(templates: list[TaskTemplate]) -> Table:
-    """id, apps, difficulty, split, suites, goal (with placeholders)."""
-    table = Table(title=f"{len(templates)} task templates")
+    """id, level, split, kind and the goal drawn for seed 0 (`tasks show --seed N` draws others)."""
+    table = Table(title=f"{len(templates)} task templates (goals drawn for seed 0)")
     table.add_column("id", no_wrap=True)
     for col in ("level", "split", "kind"):
         table.add_column(col)
     table.add_column("goal", overflow="fold")
     for t in templates:
         kind = "query" if t.answer else "operate"
-        table.add_row(t.id, t.difficulty, t.split, kind, t.goal)
+        table.add_row(t.id, t.difficulty, t.split, kind, listed_goal(t))
     return table
+
+
+def listed_goal(template: TaskTemplate) -> str:
+    """The goal as `tasks list` shows it: drawn for seed 0, since phrasings are parameters too."""
+    return template.instantiate(0).goal
 
 
 def show_task(catalog: Catalog, task_id: str, seed: int) -> dict[str, Any]:

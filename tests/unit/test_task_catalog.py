@@ -87,3 +87,12 @@ def test_an_output_folder_that_cannot_be_made_is_a_user_error(tmp_path: Path) ->
 def test_a_private_farm_too_large_for_its_port_range_is_refused() -> None:
     with pytest.raises(MgfarmError, match="A private farm takes 1 to 20000 replicas, not 100000"):
         run_eval(CATALOG, ["settings.wifi_off"], "all", "oracle", [0], None, 100000, None)
+
+
+def test_tasks_list_shows_goals_as_an_agent_reads_them() -> None:
+    """Phrasings are parameters (`goal: "{ask}"`), so the list shows a drawn goal, not placeholders."""
+    from mgfarm.tasks.commands import listed_goal
+
+    listed = {t.id: listed_goal(t) for t in load_catalog().suite("all")}
+    assert not [i for i, goal in listed.items() if "{" in goal]
+    assert listed["camera.take_photo"] == load_catalog().get("camera.take_photo").instantiate(0).goal
