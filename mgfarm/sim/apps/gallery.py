@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.apps.folder_picker import folder_picker
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import IMAGE, STORAGE, VIDEO
 from mgfarm.sim.system.providers import ProviderError
 from mgfarm.sim.ui.views import Column, IconButton, Picture, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, list_item
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state
 
 PKG = "com.simplemobiletools.gallery.pro"
 MAIN = f"{PKG}.activities.MainActivity"
@@ -380,13 +381,6 @@ class Gallery(App):
     ) -> View:
         """FilePickerDialog in folder mode: breadcrumbs, the folder's subfolders; OK copies or moves there."""
         here = str(ctx.state.get("browse") or STORAGE)
-        fs = self.device.fs
-        names: list[str] = []
-        with contextlib.suppress(OSError, PathEscapeError):
-            names = [n for n in fs.listdir(here) if not n.startswith(".") and fs.is_dir(f"{here}/{n}")]
-
-        def go(path: str) -> Callable[[], None]:
-            return lambda: ctx.state.update(browse=path)
 
         def up() -> None:
             if here.rstrip("/") == STORAGE:
@@ -398,20 +392,4 @@ class Gallery(App):
             self.transfer(ctx, paths, here, move, done)
 
         ctx.on_back(up)
-        crumbs: list[View] = []
-        path = STORAGE
-        for i, part in enumerate(["Internal", *here.removeprefix(STORAGE).strip("/").split("/")]):
-            if not part:
-                continue
-            if i:
-                path = f"{path}/{part}"
-            crumbs.append(Text(id="breadcrumb_text", text=f"{part} >", color="primary", on_click=go(path)))
-        rows: list[View] = [
-            list_item(n, icon="folder", on_click=go(f"{here}/{n}"), id="list_item", title_id="list_item_name")
-            for n in sorted(names, key=str.lower)
-        ]
-        body: list[View] = [
-            Row(id="filepicker_breadcrumbs", spacing=4, children=crumbs),
-            Scroll(id="filepicker_list", key="picker", height=336, children=rows),
-        ]
-        return dialog("Select a folder", body, [("Cancel", close), ("OK", choose)], close)
+        return folder_picker(ctx, self.device.fs, here, close, choose)

@@ -8,7 +8,6 @@ strokes: a PNG or JPEG rendered by Pillow, or an SVG of one path per stroke.
 
 from __future__ import annotations
 
-import contextlib
 import io
 from collections.abc import Callable
 from datetime import datetime
@@ -16,9 +15,10 @@ from datetime import datetime
 from PIL import Image, ImageDraw
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz
+from mgfarm.sim.apps.folder_picker import folder_picker
 from mgfarm.sim.system.fs import PathEscapeError
-from mgfarm.sim.ui.views import Column, DrawingPad, EditText, RadioButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, app_bar, dialog, list_item
+from mgfarm.sim.ui.views import Column, DrawingPad, EditText, RadioButton, Row, Stack, Text, View
+from mgfarm.sim.ui.widgets import action, app_bar, dialog
 
 PKG = "com.simplemobiletools.draw.pro"
 MAIN = f"{PKG}.activities.MainActivity"
@@ -169,13 +169,6 @@ class SimpleDraw(App):
     def picker(self, ctx: ScreenContext) -> View:
         """The FilePickerDialog in folder mode: breadcrumbs, the folder's subfolders, OK picks it."""
         here = str(ctx.state["browse"])
-        fs = self.device.fs
-        names: list[str] = []
-        with contextlib.suppress(OSError, PathEscapeError):
-            names = [n for n in fs.listdir(here) if not n.startswith(".") and fs.is_dir(f"{here}/{n}")]
-
-        def go(path: str) -> Callable[[], None]:
-            return lambda: ctx.state.update(browse=path)
 
         def back() -> None:
             ctx.state["dialog"] = "save"
@@ -184,20 +177,4 @@ class SimpleDraw(App):
             ctx.state["folder"] = here
             back()
 
-        crumbs: list[View] = []
-        path = STORAGE
-        for i, part in enumerate(["Internal", *here.removeprefix(STORAGE).strip("/").split("/")]):
-            if not part:
-                continue
-            if i:
-                path = f"{path}/{part}"
-            crumbs.append(Text(id="breadcrumb_text", text=f"{part} >", color="primary", on_click=go(path)))
-        rows: list[View] = [
-            list_item(n, icon="folder", on_click=go(f"{here}/{n}"), id="list_item", title_id="list_item_name")
-            for n in sorted(names, key=str.lower)
-        ]
-        body: list[View] = [
-            Row(id="filepicker_breadcrumbs", spacing=4, children=crumbs),
-            Scroll(id="filepicker_list", key="picker", height=336, children=rows),
-        ]
-        return dialog("Select a folder", body, [("Cancel", back), ("OK", choose)], back)
+        return folder_picker(ctx, self.device.fs, here, back, choose)
