@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import calendar as cal
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
+from datetime import date, datetime, timedelta
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, editor, empty_state, fab, list_item, tabs
@@ -74,14 +73,8 @@ class Calendar(App):
         return {MAIN: self.main, EDIT: self.edit}
 
     # ---- time helpers
-    def tz(self) -> timezone | ZoneInfo:
-        try:
-            return ZoneInfo(self.device.props.get("persist.sys.timezone", "UTC") or "UTC")
-        except (KeyError, ValueError):
-            return timezone.utc
-
     def day_range(self, day: date) -> tuple[int, int]:
-        start = datetime(day.year, day.month, day.day, tzinfo=self.tz())
+        start = datetime(day.year, day.month, day.day, tzinfo=device_tz(self.device))
         return int(start.timestamp() * 1000), int((start + timedelta(days=1)).timestamp() * 1000)
 
     def events_between(self, start_ms: int, end_ms: int) -> list[tuple[int, str, int, int, int]]:
@@ -96,10 +89,10 @@ class Calendar(App):
     def selected_day(self, ctx: ScreenContext) -> date:
         if "day" in ctx.state:
             return date.fromisoformat(str(ctx.state["day"]))
-        return datetime.fromtimestamp(ctx.now_ms() / 1000, self.tz()).date()
+        return datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device)).date()
 
     def hm(self, ms: int) -> str:
-        t = datetime.fromtimestamp(ms / 1000, self.tz())
+        t = datetime.fromtimestamp(ms / 1000, device_tz(self.device))
         return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
 
     # ---- screens
@@ -135,9 +128,9 @@ class Calendar(App):
         _, end_ms = self.day_range(last)
         counts: dict[date, int] = {}
         for _id, _t, s, _e, _a in self.events_between(start_ms, end_ms):
-            d = datetime.fromtimestamp(s / 1000, self.tz()).date()
+            d = datetime.fromtimestamp(s / 1000, device_tz(self.device)).date()
             counts[d] = counts.get(d, 0) + 1
-        today = datetime.fromtimestamp(ctx.now_ms() / 1000, self.tz()).date()
+        today = datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device)).date()
 
         def shift(months: int) -> Callable[[], None]:
             def run() -> None:
@@ -265,8 +258,8 @@ class Calendar(App):
                 )
                 if rows:
                     title, s, e, loc, desc = rows[0]
-                    ds = datetime.fromtimestamp((s or 0) / 1000, self.tz())
-                    de = datetime.fromtimestamp((e or s or 0) / 1000, self.tz())
+                    ds = datetime.fromtimestamp((s or 0) / 1000, device_tz(self.device))
+                    de = datetime.fromtimestamp((e or s or 0) / 1000, device_tz(self.device))
                     ctx.set_fields(
                         {
                             "title": title or "",
@@ -291,8 +284,8 @@ class Calendar(App):
                 d = date.fromisoformat(ctx.field("date").strip())
                 sh, sm = (int(x) for x in ctx.field("start").strip().split(":"))
                 eh, em = (int(x) for x in ctx.field("end").strip().split(":"))
-                start = datetime(d.year, d.month, d.day, sh, sm, tzinfo=self.tz())
-                end = datetime(d.year, d.month, d.day, eh, em, tzinfo=self.tz())
+                start = datetime(d.year, d.month, d.day, sh, sm, tzinfo=device_tz(self.device))
+                end = datetime(d.year, d.month, d.day, eh, em, tzinfo=device_tz(self.device))
             except ValueError:
                 ctx.toast("Enter the date as YYYY-MM-DD and times as HH:MM")
                 return
@@ -304,7 +297,7 @@ class Calendar(App):
                 int(end.timestamp() * 1000),
                 ctx.field("location").strip(),
                 ctx.field("description").strip(),
-                str(self.tz()),
+                str(device_tz(self.device)),
             )
             if eid is not None:
                 sql(

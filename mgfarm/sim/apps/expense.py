@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.ui.views import (
     Button,
     Column,
@@ -184,15 +183,9 @@ class Expense(App):
             f"SELECT {COLUMNS} FROM expense ORDER BY created_date DESC, expense_id DESC",
         )
 
-    def tz(self) -> timezone | ZoneInfo:
-        try:
-            return ZoneInfo(self.device.props.get("persist.sys.timezone", "UTC") or "UTC")
-        except (KeyError, ValueError):
-            return timezone.utc
-
     def day(self, ms: Any) -> str:
         try:
-            return datetime.fromtimestamp(int(ms) / 1000, self.tz()).strftime("%b %-d, %Y")
+            return datetime.fromtimestamp(int(ms) / 1000, device_tz(self.device)).strftime("%b %-d, %Y")
         except (TypeError, ValueError, OverflowError, OSError):
             return ""
 

@@ -11,11 +11,10 @@ miles with two decimals above half a mile, else whole feet. A tap opens the trac
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, list_item
 
@@ -143,18 +142,12 @@ class OpenTracks(App):
         keys = (*COLUMNS, "markerCount")
         return [{k: ("" if v is None else v) for k, v in zip(keys, r, strict=True)} for r in rows]
 
-    def tz(self) -> timezone | ZoneInfo:
-        try:
-            return ZoneInfo(self.device.props.get("persist.sys.timezone", "UTC") or "UTC")
-        except (KeyError, ValueError):
-            return timezone.utc
-
     def started(self, track: dict[str, Any]) -> datetime:
-        return datetime.fromtimestamp(int(track["starttime"] or 0) / 1000, self.tz())
+        return datetime.fromtimestamp(int(track["starttime"] or 0) / 1000, device_tz(self.device))
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
-        today = datetime.fromtimestamp(ctx.now_ms() / 1000, self.tz()).date()
+        today = datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device)).date()
 
         def open_track(tid: int) -> Callable[[], None]:
             return lambda: ctx.start(DETAIL, {"track_id": tid})

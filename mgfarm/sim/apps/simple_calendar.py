@@ -13,11 +13,10 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.ui.views import (
     Button,
     CheckBox,
@@ -188,20 +187,14 @@ class SimpleCalendar(App):
         return {MAIN: self.main, EVENT: self.event}
 
     # ---- data
-    def tz(self) -> timezone | ZoneInfo:
-        try:
-            return ZoneInfo(self.device.props.get("persist.sys.timezone", "UTC") or "UTC")
-        except (KeyError, ValueError):
-            return timezone.utc
-
     def dt(self, ts: int) -> datetime:
-        return datetime.fromtimestamp(ts, self.tz())
+        return datetime.fromtimestamp(ts, device_tz(self.device))
 
     def ts(self, d: date, hour: int = 0, minute: int = 0) -> int:
-        return int(datetime(d.year, d.month, d.day, hour, minute, tzinfo=self.tz()).timestamp())
+        return int(datetime(d.year, d.month, d.day, hour, minute, tzinfo=device_tz(self.device)).timestamp())
 
     def today(self, ctx: ScreenContext) -> date:
-        return datetime.fromtimestamp(ctx.now_ms() / 1000, self.tz()).date()
+        return datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device)).date()
 
     def events(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[Event]:
         rows = sql(
@@ -792,7 +785,7 @@ class SimpleCalendar(App):
                 )
             else:
                 import_id = uuid.uuid4().hex + str(now)
-                sql(db, INSERT, (*values, import_id, str(self.tz()), flags, now, SOURCE))
+                sql(db, INSERT, (*values, import_id, str(device_tz(self.device)), flags, now, SOURCE))
             ctx.toast("Event updated successfully" if existing else "Event added successfully")
             ctx.finish()
 
