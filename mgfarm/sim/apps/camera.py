@@ -203,30 +203,18 @@ class Camera(App):
                 height=56,
                 radius=28,
             )
-        if mode == "video":
-            button = Icon(
-                id="shutter_button",
-                desc="Shutter",
-                name="stop" if recording else "",
-                size=40,
-                tint="#FFFFFF",
-                circle="#D32F2F",
-                width=80,
-                height=80,
-                on_click=shutter,
-            )
-        else:
-            button = Icon(
-                id="shutter_button",
-                desc="Shutter",
-                name="camera",
-                size=40,
-                tint="#FFFFFF",
-                circle="#9E9E9E",
-                width=80,
-                height=80,
-                on_click=shutter,
-            )
+        video = mode == "video"
+        button = Icon(
+            id="shutter_button",
+            desc="Shutter",
+            name=("stop" if recording else "") if video else "camera",
+            size=40,
+            tint="#FFFFFF",
+            circle="#D32F2F" if video else "#9E9E9E",
+            width=80,
+            height=80,
+            on_click=shutter,
+        )
         return Row(
             id="bottom_bar",
             bg="#202124",
