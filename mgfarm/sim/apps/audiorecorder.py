@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 import struct
+from collections.abc import Callable
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.system.fs import PathEscapeError
@@ -180,38 +181,30 @@ class AudioRecorder(App):
             ctx.set_fields({"name": last.removesuffix(EXT)})
             ctx.focus("name")
 
+        def big_button(rid: str, name: str, desc: str, fn: Callable[[], None]) -> View:
+            """The round red button in the middle: Record, or Stop while recording."""
+            return IconButton(
+                id=rid,
+                name=name,
+                desc=desc,
+                on_click=fn,
+                bg="error",
+                radius=36,
+                width=72,
+                height=72,
+                tint="on_primary",
+            )
+
         if started is not None:
             elapsed = max(0, ctx.now_ms() - int(started)) // 1000
             status = f"{elapsed // 60:02d}:{elapsed % 60:02d}"
             buttons: list[View] = [
                 IconButton(id="btn_record_delete", name="delete", desc="Delete recording", on_click=discard),
-                IconButton(
-                    id="btn_record_stop",
-                    name="stop",
-                    desc="Stop recording",
-                    on_click=stop,
-                    bg="error",
-                    radius=36,
-                    width=72,
-                    height=72,
-                    tint="on_primary",
-                ),
+                big_button("btn_record_stop", "stop", "Stop recording", stop),
             ]
         else:
             status = "00:00"
-            buttons = [
-                IconButton(
-                    id="btn_record",
-                    name="mic",
-                    desc="Record",
-                    on_click=record,
-                    bg="error",
-                    radius=36,
-                    width=72,
-                    height=72,
-                    tint="on_primary",
-                )
-            ]
+            buttons = [big_button("btn_record", "mic", "Record", record)]
         info: list[View] = [Text(id="txt_progress", text=status, size=48, gravity="center")]
         if started is not None:
             info.append(Text(id="txt_record_info", text="Recording…", gravity="center", color="error"))
