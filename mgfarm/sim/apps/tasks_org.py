@@ -272,21 +272,17 @@ class TasksOrg(App):
         )
         facts: list[View] = [
             list_item(
-                self.when(int(t["dueDate"]), today) if t["dueDate"] else "No due date",
-                "Due date",
-                icon="calendar",
-                id="due_date_row",
-                title_id="due_date",
-                subtitle_id="due_date_label",
-            ),
-            list_item(
-                self.when(int(t["hideUntil"]), today) if t["hideUntil"] else "No start date",
-                "Start date",
-                icon="schedule",
-                id="start_date_row",
-                title_id="start_date",
-                subtitle_id="start_date_label",
-            ),
+                self.when(int(t[column]), today) if t[column] else f"No {label.lower()}",
+                label,
+                icon=icon,
+                id=f"{rid}_row",
+                title_id=rid,
+                subtitle_id=f"{rid}_label",
+            )
+            for column, label, icon, rid in (
+                ("dueDate", "Due date", "calendar", "due_date"),
+                ("hideUntil", "Start date", "schedule", "start_date"),
+            )
         ]
         if t["completed"]:
             facts.append(
