@@ -103,6 +103,21 @@ def coords_text(lat: float, lon: float) -> str:
     return f"{lat:.5f}, {lon:.5f}"
 
 
+def bottom_sheet(rid: str, spacing: int, children: list[View]) -> View:
+    """A card over the map's bottom edge, as wide as the screen (the context menu, Plan a route)."""
+    return Column(
+        id=rid,
+        align="bottom",
+        width=600,  # as wide as the screen
+        bg="surface",
+        radius=16,
+        pad=(16, 12, 16, 12),
+        spacing=spacing,
+        blocks=True,
+        children=children,
+    )
+
+
 def search(query: str) -> list[Place]:
     """Places whose name (or "name, country") contains the query; a coordinate pair is itself a result."""
     q = fold(query.strip())
@@ -465,16 +480,10 @@ class OsmAnd(App):
                 ],
             )
 
-        return Column(
-            id="context_menu_main",
-            align="bottom",
-            width=600,  # as wide as the screen
-            bg="surface",
-            radius=16,
-            pad=(16, 12, 16, 12),
-            spacing=4,
-            blocks=True,
-            children=[
+        return bottom_sheet(
+            "context_menu_main",
+            4,
+            [
                 Row(
                     children=[
                         Text(id="context_menu_line1", text=place["name"], size=22, medium=True, weight=1),
@@ -577,16 +586,10 @@ class OsmAnd(App):
         rows: list[View] = [
             Text(id="plan_point", text=f"{i + 1}. {p['name']}", size=14) for i, p in enumerate(points)
         ]
-        return Column(
-            id="plan_route_panel",
-            align="bottom",
-            width=600,  # as wide as the screen
-            bg="surface",
-            radius=16,
-            pad=(16, 12, 16, 12),
-            spacing=6,
-            blocks=True,
-            children=[
+        return bottom_sheet(
+            "plan_route_panel",
+            6,
+            [
                 Text(text="Plan a route", size=20, medium=True),
                 Text(
                     id="plan_center",
