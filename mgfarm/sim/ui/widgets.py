@@ -211,6 +211,11 @@ def tabs(
     return Row(id="tabs", bg="surface_container" if icons else "surface", children=items)
 
 
+def page(bar: View, body: View) -> View:
+    """A list screen: its app bar above `body`, a Scroll of weight 1 that fills the rest."""
+    return Column(bg="surface", children=[bar, body])
+
+
 def empty_state(icon: str, text: str) -> View:
     return Column(
         center=True,
