@@ -24,7 +24,7 @@ from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import IMAGE, STORAGE, VIDEO
 from mgfarm.sim.system.providers import ProviderError
 from mgfarm.sim.ui.views import Column, IconButton, Picture, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, page
 
 PKG = "com.simplemobiletools.gallery.pro"
 MAIN = f"{PKG}.activities.MainActivity"
@@ -202,17 +202,14 @@ class Gallery(App):
         else:
             bar = app_bar(posixpath.basename(folder), back=ctx.finish)
         layers: list[View] = [
-            Column(
-                bg="surface",
-                children=[
-                    bar,
-                    Scroll(
-                        id="media_grid",
-                        key="media",
-                        weight=1,
-                        children=grid(cells) or [empty_state("image", "No media files have been found")],
-                    ),
-                ],
+            page(
+                bar,
+                Scroll(
+                    id="media_grid",
+                    key="media",
+                    weight=1,
+                    children=grid(cells) or [empty_state("image", "No media files have been found")],
+                ),
             )
         ]
         layers += self.dialogs(ctx, sorted(selected), lambda: ctx.state.pop("selected", None))
