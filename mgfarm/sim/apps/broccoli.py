@@ -11,7 +11,7 @@ from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scrim, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, fab, header, list_item, tabs
+from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, fab, header, list_item, page, tabs
 
 PKG = "com.flauschcode.broccoli"
 MAIN = f"{PKG}.MainActivity"
@@ -171,19 +171,16 @@ class Broccoli(App):
                 ],
             )
         layers: list[View] = [
-            Column(
-                bg="surface",
-                children=[
-                    bar,
-                    Scroll(
-                        id="recycler_view",
-                        key="recipes",
-                        weight=1,
-                        pad=(12, 4, 12, 96),
-                        spacing=8,
-                        children=cards or [empty_state("note", empty)],
-                    ),
-                ],
+            page(
+                bar,
+                Scroll(
+                    id="recycler_view",
+                    key="recipes",
+                    weight=1,
+                    pad=(12, 4, 12, 96),
+                    spacing=8,
+                    children=cards or [empty_state("note", empty)],
+                ),
             )
         ]
         if not st.get("searching"):
