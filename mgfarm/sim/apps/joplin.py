@@ -16,7 +16,7 @@ from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, SqlValue, sql, sql_script
 from mgfarm.sim.ui.views import CheckBox, Column, EditText, IconButton, Row, Scrim, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, empty_state, fab, header, list_item
+from mgfarm.sim.ui.widgets import action, empty_state, fab, header, list_item, page
 
 PKG = "net.cozic.joplin"
 MAIN = f"{PKG}.MainActivity"
@@ -207,17 +207,14 @@ class Joplin(App):
             ],
         )
         layers: list[View] = [
-            Column(
-                bg="surface",
-                children=[
-                    bar,
-                    Scroll(
-                        key="notes",
-                        weight=1,
-                        children=[self.note_row(ctx, n) for n in notes]
-                        or [empty_state("note", "There are currently no notes.")],
-                    ),
-                ],
+            page(
+                bar,
+                Scroll(
+                    key="notes",
+                    weight=1,
+                    children=[self.note_row(ctx, n) for n in notes]
+                    or [empty_state("note", "There are currently no notes.")],
+                ),
             )
         ]
         folder_ids = list(titles)
