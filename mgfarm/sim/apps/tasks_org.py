@@ -17,7 +17,7 @@ from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_insert, sql_script
 from mgfarm.sim.ui.views import Button, CheckBox, Column, EditText, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, app_bar, empty_state, fab, header, list_item
+from mgfarm.sim.ui.widgets import action, app_bar, empty_state, fab, header, list_item, page
 
 PKG = "org.tasks"
 MAIN = "com.todoroo.astrid.activity.MainActivity"
@@ -130,18 +130,15 @@ class TasksOrg(App):
 
         bar = app_bar("My Tasks", actions=[action("more_vert", "More options", lambda: st.update(menu=True))])
         layers: list[View] = [
-            Column(
-                bg="surface",
-                children=[
-                    bar,
-                    Scroll(
-                        id="recycler_view",
-                        key="tasks",
-                        weight=1,
-                        pad=(0, 0, 0, 96),
-                        children=rows or [empty_state("check", "No tasks")],
-                    ),
-                ],
+            page(
+                bar,
+                Scroll(
+                    id="recycler_view",
+                    key="tasks",
+                    weight=1,
+                    pad=(0, 0, 0, 96),
+                    children=rows or [empty_state("check", "No tasks")],
+                ),
             ),
             fab("add", "Create new task", self.new_task(ctx), id="fab"),
         ]
