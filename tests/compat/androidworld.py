@@ -271,9 +271,10 @@ class TaskRow:
 
 
 def untouched_score(name: str) -> str:
-    """AndroidWorld's *Verify tasks set their goal as the precondition (the agent must see that it
-    already holds), so the untouched device scores 1.0 by design; every other task 0.0."""
-    return "1.0" if name.endswith("Verify") else "0.0"
+    """AndroidWorld's System*Verify tasks set their goal as the precondition (the agent must see that
+    it already holds), so the untouched device scores 1.0 by design; every other task 0.0 (Clock's
+    ClockStopWatchPausedVerify wants the running stopwatch paused)."""
+    return "1.0" if name.startswith("System") and name.endswith("Verify") else "0.0"
 
 
 # Why a task has no scripted solution, where the reason is known (from its test_aw_<app>.py).
@@ -354,9 +355,9 @@ def table(helpers: list[Outcome], tasks: list[TaskRow], timings: list[SuiteTimin
             f"{replicas} replicas and runs `mgfarm eval --suite androidworld` (seed {SEED}) twice:",
             "with the `nothing` agent over the whole registry, and with the scripted solutions",
             "(`tests/integration/aw_scripted.py`) over the tasks that have one; each episode starts from a",
-            "snapshot load. AndroidWorld's *Verify tasks set their goal as the precondition, so for them",
-            "1.0 untouched is right. Run the suite with your own agent: `mgfarm eval --suite androidworld",
-            "--agent A`.",
+            "snapshot load. AndroidWorld's System*Verify tasks set their goal as the precondition, so for",
+            "them 1.0 untouched is right. Run the suite with your own agent: `mgfarm eval --suite",
+            "androidworld --agent A`.",
             "",
             "This run: "
             + "; ".join(

@@ -24,14 +24,14 @@ def suite(results: list[EpisodeResult], skipped: dict[str, str] | None = None) -
 
 
 def test_each_row_passes_or_says_why() -> None:
-    names = ["Broken", "Chrome", "Done", "Solved", "Unsolved", "WifiVerify", "Wrong"]
+    names = ["Broken", "Chrome", "Done", "Solved", "SystemWifiVerify", "Unsolved", "Wrong"]
     nothing = suite(
         [
             episode("Broken", steps=0, error="AdbError: no such file"),
             episode("Done", success=True),
             episode("Solved"),
             episode("Unsolved"),
-            episode("WifiVerify", success=True),
+            episode("SystemWifiVerify", success=True),
             episode("Wrong"),
         ],
         {"Chrome": "skipped: app not on the device: chrome"},
@@ -41,21 +41,21 @@ def test_each_row_passes_or_says_why() -> None:
             episode("Broken", steps=0, error="AdbError: no such file"),
             episode("Done", success=True),
             episode("Solved", success=True),
-            episode("WifiVerify", success=True),
+            episode("SystemWifiVerify", success=True),
             episode("Wrong", error="LookupError: no row"),
         ]
     )
-    rows = task_rows(names, nothing, scripted, {"Broken", "Done", "Solved", "WifiVerify", "Wrong"})
+    rows = task_rows(names, nothing, scripted, {"Broken", "Done", "Solved", "SystemWifiVerify", "Wrong"})
     assert rows == [
         TaskRow("Broken", "fails", "-", "-", "initialize_task fails: AdbError: no such file"),
         TaskRow("Chrome", "-", "-", "-", "app not on the device: chrome"),
         TaskRow("Done", "ok", "1.0", "1.0", "the untouched device scores 1.0"),
         TaskRow("Solved", "ok", "0.0", "1.0", ""),
+        TaskRow("SystemWifiVerify", "ok", "1.0", "1.0", ""),  # a Verify task's goal is its precondition
         TaskRow("Unsolved", "ok", "0.0", "no solution", "no scripted UI solution written yet"),
-        TaskRow("WifiVerify", "ok", "1.0", "1.0", ""),  # a Verify task's goal is its precondition
         TaskRow("Wrong", "ok", "0.0", "0.0", "LookupError: no row"),
     ]
-    assert [r.name for r in rows if r.passes] == ["Solved", "WifiVerify"]
+    assert [r.name for r in rows if r.passes] == ["Solved", "SystemWifiVerify"]
     timings = [SuiteTiming("nothing", 3, 5.0, nothing), SuiteTiming("scripted", 3, 5.0, scripted)]
     page = table([], rows, timings)
     assert "python -m tests.compat.androidworld --write docs/compat.md" in page
