@@ -253,7 +253,10 @@ def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
     private = f"tasks-{os.getpid()}"
     # A random first port keeps private farms of parallel runs (CI, several users) off each other's ports.
     first = random.randrange(PRIVATE_FIRST_PORT, PRIVATE_FIRST_PORT + PRIVATE_PORTS - 2 * replicas + 1, 2)
-    farm = up(replicas, backend="process", name=private, adb_port=free_port(), first_port=first)
+    # owner_pid: if this process is killed before its `finally`, the watchdog stops the farm.
+    farm = up(
+        replicas, "process", name=private, adb_port=free_port(), first_port=first, owner_pid=os.getpid()
+    )
     try:
         yield farm
     finally:

@@ -182,6 +182,7 @@ def up(
     devices: list[str] | None = None,
     on_progress: Progress | None = None,
     find_snapshot: SnapshotFinder | None = None,
+    owner_pid: int = 0,
 ) -> FarmState:
     """Start `replicas` devices, wait until each is booted on its snapshot, write the state file.
 
@@ -189,7 +190,8 @@ def up(
     sees its devices (the existing backend: the user's adb server); name a port to share a server
     on purpose. `devices`: what the existing backend adopts (SERIAL or HOST:PORT[,console=PORT]).
     `find_snapshot` finds the built snapshot to boot into (`mgfarm.snapshots.farm.up` passes it);
-    without it, or when none was built, a fresh device saves the golden snapshot.
+    without it, or when none was built, a fresh device saves the golden snapshot. `owner_pid`: the
+    process a private farm belongs to; the watchdog stops the farm once that process is gone.
     """
     check_name(name)
     if replicas <= 0:
@@ -247,6 +249,7 @@ def up(
         boot_timeout=boot_timeout,
         first_port=first_port,
         replicas=planned,
+        owner_pid=owner_pid,
     )
     save_farm(farm)  # first, so that `down` can clean up even if this process dies mid-way
     try:

@@ -23,6 +23,7 @@ from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import Backend, get_backend
 from mgfarm.farm.boot import bring_up
+from mgfarm.farm.procs import pid_alive
 from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, Replica, edit, farm_dir, load_farm
 
 POLL_SECONDS = 1.0
@@ -175,10 +176,33 @@ def watch_once(name: str) -> list[int]:
     return chosen
 
 
+def owner_gone(name: str) -> bool:
+    """True when the farm belongs to a process (a private farm) that no longer runs."""
+    owner = load_farm(name).owner_pid
+    return owner > 0 and not pid_alive(owner)
+
+
+def stop_orphaned(name: str) -> None:
+    """`down` of a farm whose owner died, run by its own watchdog (which `down` must not stop)."""
+    from mgfarm.farm.api import down  # api starts watchdogs: imported here, where a watchdog ends one
+
+    with edit(name) as farm:
+        farm.watchdog_pid = 0
+    down(name)
+
+
 def watch(name: str, interval: float = POLL_SECONDS) -> None:
-    """Loop until the farm's state file is gone; no error ends it while the farm exists."""
+    """Loop until the farm's state file is gone; no error ends it while the farm exists.
+
+    A private farm whose owner died (killed before it could run `down`) is stopped here, so nothing
+    of it is left running.
+    """
     while True:
         try:
+            if owner_gone(name):
+                print("watchdog: the farm's owner process is gone; stopping the farm", flush=True)
+                stop_orphaned(name)
+                return
             restored = watch_once(name)
         except Exception as exc:  # the watchdog outlives engine and process errors
             if not (farm_dir(name) / "state.json").exists():

@@ -73,6 +73,7 @@ class FarmState:
     options: dict[str, Any] = field(default_factory=dict)  # backend options (workers, cpus, memory)
     boot_timeout: float = 120.0
     first_port: int = 5554  # the farm's port range starts here; restarts stay in it
+    owner_pid: int = 0  # a private farm's process (tasks check): its watchdog stops the farm if it dies
 
     def replica(self, index: int) -> Replica:
         for rep in self.replicas:

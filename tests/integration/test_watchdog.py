@@ -123,6 +123,33 @@ def test_the_watchdog_outlives_a_failing_restore_and_heals_afterwards(
         with_stopped_cleanup("stubborn")
 
 
+OWNER = """
+import sys, time
+from mgfarm.env.runner import farm_for
+with farm_for(None, 1) as farm:
+    print(farm.name, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_private_farm_whose_owner_is_killed_is_stopped_by_its_watchdog(farm_home: Path) -> None:
+    """`tasks check` or `eval` killed with SIGKILL (no `finally` runs) leaves no device running."""
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        name = owner.stdout.readline().strip()
+        farm = load_farm(name)
+        assert farm.owner_pid == owner.pid
+        owner.kill()
+        owner.wait()
+        wait_until(lambda: not farm_dir(name).exists(), 60, "the watchdog stopping the orphaned farm")
+        pids = [w.pid for w in farm.workers] + [farm.watchdog_pid, farm.adb_server_pid]
+        wait_until(lambda: not any(procs.pid_alive(p) for p in pids if p), 30, "the farm's processes to end")
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+
+
 def read_message(sock: socket.socket) -> Message:
     header = b""
     while len(header) < 24:
