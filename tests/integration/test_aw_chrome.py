@@ -17,7 +17,6 @@ import io
 import re
 import xml.etree.ElementTree as ET
 from collections import deque
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from PIL import Image
 
 from mgfarm.sim.system.chromium import binary
 from tests.integration.aw_apps import BOUNDS, AwDevice, aw_device, run_task
+from tests.support import processes_matching
 
 __all__ = ["aw_device"]
 
@@ -161,16 +161,9 @@ def test_browser_task(aw_device: AwDevice, name: str, solve: Any, seed: int) -> 
 
 def browsers() -> list[int]:
     """Pids of the host's Chromium processes driven over a DevTools pipe (the sim's Chrome starts them)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"--remote-debugging-pipe" in cmdline and b"/chrome-" in cmdline:
-                found.append(int(entry.name))
-    return found
+    return processes_matching(
+        lambda cmdline: b"--remote-debugging-pipe" in cmdline and b"/chrome-" in cmdline
+    )
 
 
 def test_force_stop_ends_the_browser(aw_device: AwDevice) -> None:

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import random
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from mgfarm.farm import api
-from mgfarm.farm.ports import free_port
 from mgfarm.suites import androidworld
-from tests.support import run_mgfarm
+from tests.support import latest_run, named_farm, run_mgfarm
 
 FARM = "awsuite"
 REPLICAS = 3
@@ -60,29 +58,16 @@ def farm_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
     """A three-replica process farm, stopped at the end; the env a user's shell would have."""
     if not have_android_world():
         pytest.skip(f"set {androidworld.ENV_VAR} to an AndroidWorld checkout and install '.[compat]'")
-    home = tmp_path_factory.mktemp("home")
-    env = {**os.environ, "MGFARM_HOME": str(home), "COLUMNS": "200"}
-    old = os.environ.get("MGFARM_HOME")
-    os.environ["MGFARM_HOME"] = str(home)
-    api.up(
-        REPLICAS,
-        backend="process",
-        name=FARM,
-        adb_port=free_port(),
-        first_port=random.randrange(20000, 60000, 2),
-    )
-    try:
+    with named_farm(tmp_path_factory.mktemp("home"), FARM, REPLICAS, columns=200) as env:
         yield env
-    finally:
-        api.down(FARM)
-        if old is None:
-            os.environ.pop("MGFARM_HOME", None)
-        else:
-            os.environ["MGFARM_HOME"] = old
 
 
-def latest_run(folder: Path) -> Path:
-    return sorted(p for p in folder.iterdir() if p.is_dir())[-1]
+def eval_nothing(
+    tasks: str, *more: str, timeout: float, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """`mgfarm eval --suite androidworld --agent nothing --farm FARM --tasks TASKS MORE...`."""
+    args = ["eval", "--suite", "androidworld", "--agent", "nothing", "--farm", FARM, "--tasks", tasks]
+    return run_mgfarm(*args, *more, timeout=timeout, env=env)
 
 
 @needs_aw
@@ -122,21 +107,8 @@ def test_an_androidworld_agent_runs_through_the_adapter(farm_env: dict[str, str]
 
 @needs_aw
 def test_nothing_agent_scores_zero(farm_env: dict[str, str], tmp_path: Path) -> None:
-    proc = run_mgfarm(
-        "eval",
-        "--suite",
-        "androidworld",
-        "--agent",
-        "nothing",
-        "--farm",
-        FARM,
-        "--tasks",
-        ",".join(NOTHING_TASKS),
-        "--out",
-        str(tmp_path),
-        "--no-record",
-        timeout=300,
-        env=farm_env,
+    proc = eval_nothing(
+        ",".join(NOTHING_TASKS), "--out", str(tmp_path), "--no-record", timeout=300, env=farm_env
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0/3 succeeded (0 skipped)" in proc.stdout and "MarkorCreateNote" in proc.stdout
@@ -151,19 +123,7 @@ def test_nothing_agent_scores_zero(farm_env: dict[str, str], tmp_path: Path) -> 
 def test_user_errors_are_one_sentence(farm_env: dict[str, str]) -> None:
     oracle = run_mgfarm("eval", "--suite", "androidworld", "--farm", FARM, timeout=120, env=farm_env)
     assert oracle.returncode != 0 and "have no oracle agent" in oracle.stderr
-    unknown = run_mgfarm(
-        "eval",
-        "--suite",
-        "androidworld",
-        "--agent",
-        "nothing",
-        "--farm",
-        FARM,
-        "--tasks",
-        "NoSuchTask",
-        timeout=120,
-        env=farm_env,
-    )
+    unknown = eval_nothing("NoSuchTask", timeout=120, env=farm_env)
     assert unknown.returncode != 0 and "No AndroidWorld task is named 'NoSuchTask'" in unknown.stderr
     for proc in (oracle, unknown):
         assert "Traceback" not in proc.stderr

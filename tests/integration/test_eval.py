@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import random
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -13,9 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mgfarm.farm import api
-from mgfarm.farm.ports import free_port
-from tests.support import run_mgfarm
+from tests.support import latest_run, named_farm, run_mgfarm
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -28,24 +24,8 @@ def run(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.Com
 @pytest.fixture(scope="module")
 def farm_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A two-replica process farm named `evaltest`, stopped at the end."""
-    home = tmp_path_factory.mktemp("home")
-    env = {**os.environ, "MGFARM_HOME": str(home), "COLUMNS": "160"}
-    old = os.environ.get("MGFARM_HOME")
-    os.environ["MGFARM_HOME"] = str(home)
-    first = random.randrange(20000, 60000, 2)
-    api.up(2, backend="process", name="evaltest", adb_port=free_port(), first_port=first)
-    try:
+    with named_farm(tmp_path_factory.mktemp("home"), "evaltest", 2, columns=160) as env:
         yield env
-    finally:
-        api.down("evaltest")
-        if old is None:
-            os.environ.pop("MGFARM_HOME", None)
-        else:
-            os.environ["MGFARM_HOME"] = old
-
-
-def latest_run(folder: Path) -> Path:
-    return sorted(p for p in folder.iterdir() if p.is_dir())[-1]
 
 
 def test_eval_smoke_with_oracle_writes_results_and_report(farm_env: dict[str, str], tmp_path: Path) -> None:

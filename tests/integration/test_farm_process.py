@@ -18,7 +18,7 @@ from mgfarm.adb.console import console_command
 from mgfarm.farm import api, procs
 from mgfarm.farm.ports import free_port, quiet_range_start
 from mgfarm.farm.state import FarmState, farm_dir, load_farm
-from tests.support import run_mgfarm, wait_until
+from tests.support import processes_matching, run_mgfarm, wait_until
 
 from .conftest import AdbServer
 
@@ -34,16 +34,11 @@ def farm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def farm_pids(home: Path) -> list[int]:
     """Every live process whose command line mentions this MGFARM_HOME (workers, watchdog)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if str(home).encode() in cmdline and procs.pid_alive(int(entry.name)):
-                found.append(int(entry.name))
-    return found
+    return [
+        pid
+        for pid in processes_matching(lambda cmdline: str(home).encode() in cmdline)
+        if procs.pid_alive(pid)
+    ]
 
 
 def listed(server: AdbServer) -> dict[str, str]:
