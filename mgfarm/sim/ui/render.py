@@ -349,6 +349,20 @@ def draw_toggle(cv: Canvas, v: Toggle, ctx: LayoutCtx) -> None:
         else:
             cv.rect(r, None, ctx.px(2), outline=tint or p.on_surface_variant, width=ctx.px(2))
         return
+    if v.kind == "radio":
+        rad, cx = ctx.px(10), x0 + ctx.px(14)
+        cv.rect(
+            (cx - rad, cy - rad, cx + rad, cy + rad),
+            None,
+            rad,
+            outline=p.primary if v.on else p.on_surface_variant,
+            width=ctx.px(2),
+        )
+        if v.on:
+            d = ctx.px(5)
+            cv.rect((cx - d, cy - d, cx + d, cy + d), p.primary, d)
+        cv.text((cx + rad + ctx.px(10), cy), v.text, ctx.px(16), p.on_surface)
+        return
     tw, th = ctx.px(52), ctx.px(32)
     tx = x1 - tw
     track = (tx, cy - th // 2, x1, cy + th // 2)

@@ -439,7 +439,18 @@ class CheckBox(Toggle):
 
 @dataclass(eq=False, kw_only=True)
 class RadioButton(CheckBox):
+    """A round choice with its label beside it; in a Row, radios share the width."""
+
     klass: ClassVar[str] = "android.widget.RadioButton"
+    kind: str = "radio"
+    width: float | None = None
+    height: float | None = 48
+
+    def intrinsic_width(self, ctx: LayoutCtx) -> int:
+        """The ring, a gap and the label (render.draw_toggle draws them so), plus a trailing gap."""
+        if self.width is not None:
+            return ctx.px(self.width)
+        return ctx.px(44) + text_width(self.text, ctx.px(16))
 
 
 @dataclass(eq=False, kw_only=True)
