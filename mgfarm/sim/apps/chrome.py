@@ -58,16 +58,19 @@ class WebButton(View):
 
 @dataclass(eq=False, kw_only=True)
 class WebPage(View):
-    """The page: its screenshot fills it; each other child sits at its `spots` entry (dp, top left)."""
+    """The page: its screenshot at the viewport's size; each other child sits at its `spots` entry
+    (dp, top left). The screenshot keeps that size when the keyboard shortens the view, as Chrome
+    keeps the page's layout, so the page's fields and buttons stay where their pixels are."""
 
     klass: ClassVar[str] = "android.webkit.WebView"
     spots: list[tuple[float, float]] = field(default_factory=list)
+    viewport: tuple[float, float] = (0.0, 0.0)  # dp
 
     def layout_children(self, ctx: LayoutCtx) -> None:
         x0, y0, x1, y1 = self.bounds
         for i, c in enumerate(self.children):
             if i == 0:
-                c.layout(ctx, x0, y0, x1 - x0, y1 - y0)
+                c.layout(ctx, x0, y0, ctx.px(self.viewport[0]), ctx.px(self.viewport[1]))
                 continue
             left, top = self.spots[i - 1]
             x, y = x0 + ctx.px(left), y0 + ctx.px(top)
@@ -298,7 +301,10 @@ class Chrome(App):
                 view = DrawingPad(desc=node.label, width=w, height=h, on_stroke=self.stroker(ctx, node))
             children.append(view)
             spots.append((x, y))
-        return WebPage(id="compositor_view_holder", weight=1, children=children, spots=spots)
+        width, height, _ = self.viewport()
+        return WebPage(
+            id="compositor_view_holder", weight=1, children=children, spots=spots, viewport=(width, height)
+        )
 
     def clicker(self, ctx: ScreenContext, node: Node) -> Callable[[], None]:
         return lambda: self.act(ctx, "click", node)
