@@ -31,18 +31,19 @@ def home_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.timeout(1800)
-def test_whole_catalog_passes_its_adversary_matrix_in_three_zones(home_env: dict[str, str]) -> None:
-    # On the shipped golden snapshot (a lived-in phone), the world users' farms boot into. Seeds
-    # 0, 1, 2 each in one of UTC, Los Angeles and Kolkata: every template, seed and zone in a third
-    # of the full 3 x 3 run (about 1,800 episodes; `mgfarm tasks check --seeds 10` is the full proof).
+def test_whole_catalog_passes_its_adversary_matrix(home_env: dict[str, str]) -> None:
+    # On the shipped golden snapshot (a lived-in phone), the world users' farms boot into: every
+    # template's whole matrix at seed 0 in UTC, the CI subset of the full proof (`mgfarm tasks check
+    # --seeds 3`, every seed in UTC, Los Angeles and Kolkata; docs/tasks.md has its figures).
     built = mgfarm("snapshot", "build", "golden", env=home_env)
     assert built.returncode == 0, built.stdout + built.stderr
-    proc = mgfarm("tasks", "check", "--seeds", "3", "--zone-per-seed", "--replicas", "3", env=home_env)
+    proc = mgfarm("tasks", "check", "--seeds", "1", "--zone-per-seed", "--replicas", "3", env=home_env)
     tail = proc.stdout[-6000:] + proc.stderr[-2000:]
     assert proc.returncode == 0, tail
     last = [line for line in proc.stdout.splitlines() if line.strip()][-1]
     assert last == "false accepts 0, false rejects 0", tail
-    assert "51 templates x 3 seeds x 3 time zones, one zone per seed" in proc.stdout
+    count = len(load_catalog().suite("all"))
+    assert f"{count} templates x 1 seeds x 3 time zones, one zone per seed" in proc.stdout
 
 
 BROKEN = """\
