@@ -135,6 +135,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 console_port=rep.console_port or None,  # 0: an adopted device without a console
                 console_token=rep.console_token,
                 ui_source=self.ui_source,
+                profile=farm.profile,  # setup steps name its apps' packages on that profile
             )
             try:
                 _warm_up(device)
@@ -280,13 +281,13 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 obs, obs_timings = self._observe(self._instance.goal)
                 timings.update(obs_timings)
             if terminated or truncated:
+                status = (outcome.goal_status or "") if terminated else ""
                 if self._before_judge is not None:
-                    status = (outcome.goal_status or "") if terminated else ""
                     info["before_judge"] = self._before_judge(
                         self.device, self._instance, self._baseline, status
                     )
                 t = time.perf_counter()
-                result = self._judge(outcome.answer)
+                result = self._judge(outcome.answer, status)
                 timings["judge_ms"] = _ms(t)
                 reward = 1.0 if result.success else 0.0
                 info["judge"] = _without_timings(result.as_dict())
@@ -399,12 +400,12 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self._obs = obs
         return obs, {"screenshot_ms": shot_ms, "ui_ms": ui_ms}
 
-    def _judge(self, answer: str | None) -> Any:
+    def _judge(self, answer: str | None, goal_status: str = "") -> Any:
         from mgfarm.tasks import runtime
 
         if self._external is not None:
             return self._external.judge(self._instance, self.device, self._baseline, answer)
-        return runtime.judge(self.catalog, self._instance, self.device, self._baseline, answer)
+        return runtime.judge(self.catalog, self._instance, self.device, self._baseline, answer, goal_status)
 
     def _fail_episode(
         self, reason: str, start: float

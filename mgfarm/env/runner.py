@@ -29,7 +29,7 @@ from mgfarm.errors import MgfarmError
 from mgfarm.farm.ports import free_port
 from mgfarm.farm.state import READY, FarmState, load_farm
 from mgfarm.tasks.adversaries import Tamper
-from mgfarm.tasks.agents import failure, make_agent
+from mgfarm.tasks.agents import UNPLAYABLE, failure, make_agent
 from mgfarm.tasks.catalog import Catalog
 from mgfarm.tasks.jobs import EpisodeResult, Job
 from mgfarm.tasks.schema import TaskTemplate
@@ -53,11 +53,12 @@ def agent_observation(obs: dict[str, Any], info: dict[str, Any], step: int) -> d
     return observation
 
 
-def _before_judge(after: Tamper) -> BeforeJudge:
-    """A job's tamper as the env's hook; an agent that gave up (infeasible) is judged untouched."""
+def _before_judge(after: Tamper, feasible: bool) -> BeforeJudge:
+    """A job's tamper as the env's hook. On a feasible goal an agent that gave up (infeasible) is judged
+    untouched; on an infeasible one, saying so is the play the damage follows."""
 
     def run(device: Any, instance: Any, baseline: Any, status: str) -> bool | None:
-        return None if status == "infeasible" else after(device, instance, baseline)
+        return None if status == "infeasible" and feasible else after(device, instance, baseline)
 
     return run
 
@@ -72,7 +73,7 @@ def run_episode(env: Env, job: Job) -> EpisodeResult:
     start = time.perf_counter()
     options: dict[str, Any] = {"task_id": task.id, "timezone": job.timezone, "budget": job.budget}
     if job.after is not None:
-        options["before_judge"] = _before_judge(job.after)
+        options["before_judge"] = _before_judge(job.after, getattr(task, "feasible", True))
     if not isinstance(task, TaskTemplate):  # an ExternalTask (AndroidWorld's): it sets up and judges
         options["task"] = task
     folder: Path | None = None
@@ -103,9 +104,12 @@ def run_episode(env: Env, job: Job) -> EpisodeResult:
 
 def _play(env: Env, agent: Any, obs: dict[str, Any], info: dict[str, Any], result: EpisodeResult) -> None:
     """The agent's turns on the env, then the verdict of the step that ended the episode."""
-    terminated = truncated = False
+    terminated = truncated = gave_up = False
     while not (terminated or truncated):
         action = agent.act(agent_observation(obs, info, result.steps))
+        if isinstance(action, dict) and UNPLAYABLE in action:  # a scripted agent could not play here
+            gave_up = True
+            action = {k: v for k, v in action.items() if k != UNPLAYABLE}
         entry: dict[str, Any] = {"step": result.steps, "action": action}
         result.trajectory.append(entry)
         result.steps += 1
@@ -115,7 +119,7 @@ def _play(env: Env, agent: Any, obs: dict[str, Any], info: dict[str, Any], resul
     if info.get("failed"):
         raise MgfarmError(f"the replica failed during the episode: {info['failed']}")
     result.status = str(info.get("goal_status") or "") if terminated else "budget"
-    if info.get("before_judge") is False:  # the tamper found nothing to damage
+    if info.get("before_judge") is False or gave_up:  # nothing to damage, or the script did not fit
         result.status = "n/a"
     verdict = info["judge"]
     result.success, result.progress, result.clean = verdict["success"], verdict["progress"], verdict["clean"]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from mgfarm.tasks import answers
 from mgfarm.tasks.agents import (
+    GIVE_UP,
     NothingAgent,
     ScreenReaderAgent,
     ScriptedAgent,
@@ -77,6 +78,8 @@ def adversaries(template: TaskTemplate, seed: int, catalog: Catalog) -> list[Adv
     out = [Adversary("oracle", "oracle", "accept", oracle_agent)]
     out += [_variant(catalog, v, "alternative", "accept") for v in template.alternatives]
     out.append(Adversary("nothing", "nothing", "reject", lambda i: NothingAgent()))
+    if not template.feasible:  # the right play is to look, say so and change nothing
+        return out + _infeasible_adversaries(template, catalog)
     query = bool(template.answer)
     kinds = {next(iter(item)) for item in template.outcome}
     # A stamped file (a glob path: IMG_*.jpg) made twice is two files; an update, delete, toggle or
@@ -121,6 +124,19 @@ def adversaries(template: TaskTemplate, seed: int, catalog: Catalog) -> list[Adv
         if kind != "integer":  # counts are not printed on any one screen element
             out.append(Adversary("from_screen", "alternative", "accept", _screen_reader(field, kind)))
     return out
+
+
+def _infeasible_adversaries(template: TaskTemplate, catalog: Catalog) -> list[Adversary]:
+    """An infeasible goal: the oracle's look around then "done" instead of "impossible", the template's
+    own wrong attempts, and the oracle's honest answer with damage done on the side."""
+    claims_done = [*template.oracle[:-1], {"status": "complete"}]
+
+    def claimer(i: TaskInstance) -> ScriptedAgent:
+        return ScriptedAgent(claims_done, i)
+
+    out = [Adversary("claims_done", "claims_done", "reject", claimer)]
+    out += [_variant(catalog, v, "custom") for v in template.adversaries]
+    return out + _collateral(template, catalog.state)
 
 
 def _stamped_file(item: dict[str, Any]) -> bool:
@@ -213,7 +229,7 @@ class _Unplayable:
     """Gives up at once: the adversary does not apply to this instance (shown as n/a)."""
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
-        return {"action_type": "status", "goal_status": "infeasible"}
+        return GIVE_UP
 
 
 # ---- collateral damage after the oracle

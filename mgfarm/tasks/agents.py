@@ -36,7 +36,10 @@ from mgfarm.tasks.schema import TaskInstance
 Observation = dict[str, Any]
 Action = dict[str, Any]
 DONE: Action = {"action_type": "status", "goal_status": "complete"}
-GIVE_UP: Action = {"action_type": "status", "goal_status": "infeasible"}
+# A scripted agent that cannot play its steps here (target not on screen) says so with this key, so
+# `tasks check` counts the run as n/a, and never as the "infeasible" an infeasible goal asks for.
+UNPLAYABLE = "mgfarm_unplayable"
+GIVE_UP: Action = {"action_type": "status", "goal_status": "infeasible", UNPLAYABLE: True}
 
 
 class Agent(Protocol):

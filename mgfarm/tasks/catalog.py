@@ -21,7 +21,7 @@ from mgfarm.tasks.judge import CheckFn, argument_problem, checks_of
 from mgfarm.tasks.schema import TaskTemplate, parse_templates
 from mgfarm.tasks.state import DatabaseDecl, EntityDecl, StateSpec
 
-SUITES = ("all", "smoke", "train", "test")
+SUITES = ("all", "smoke", "train", "test", "heldout")
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class Catalog:
         return self.templates[task_id]
 
     def suite(self, suite: str = "all") -> list[TaskTemplate]:
-        """Templates of a suite: all, smoke, train, test, an app name, or a named suite."""
+        """Templates of a suite: all, smoke, train, test, heldout, an app name, or a named suite."""
         chosen = [t for t in self.templates.values() if t.in_suite(suite) or t.app == suite]
         if not chosen:
             raise MgfarmError(f"Suite {suite!r} has no tasks; use one of {', '.join(SUITES)} or an app name.")

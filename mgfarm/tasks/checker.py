@@ -65,13 +65,14 @@ def check_jobs(
     return jobs
 
 
-def verdict(result: EpisodeResult, expect: str) -> str:
+def verdict(result: EpisodeResult, expect: str, feasible: bool = True) -> str:
     """ok, n/a, false-reject, false-accept or error."""
     if result.error:
         return "error"
-    if expect == "accept":
-        return "ok" if result.success else "false-reject"
-    if result.status in ("infeasible", "n/a", "budget"):  # it did not play out as designed
+    if expect == "accept":  # a correct path that could not be played is not a pass
+        return "ok" if result.success and result.status != "n/a" else "false-reject"
+    # It did not play out as designed; giving up is the design when the goal is infeasible.
+    if result.status in ("n/a", "budget") or (feasible and result.status == "infeasible"):
         return "n/a"
     return "false-accept" if result.success else "ok"
 
@@ -100,9 +101,12 @@ def matrix(results: list[EpisodeResult], jobs: list[Job]) -> Matrix:
     rows: dict[str, Row] = {}
     counts = {"false-accept": 0, "false-reject": 0, "error": 0, "n/a": 0, "ok": 0}
     expect = {(j.task.id, j.seed, j.timezone or "", j.key): j.expect for j in jobs}
+    feasible = {j.task.id: getattr(j.task, "feasible", True) for j in jobs}
     for r in results:
         row = rows.setdefault(r.task_id, Row(r.task_id))
-        v = verdict(r, expect.get((r.task_id, r.seed, r.timezone, r.key), "reject"))
+        v = verdict(
+            r, expect.get((r.task_id, r.seed, r.timezone, r.key), "reject"), feasible.get(r.task_id, True)
+        )
         counts[v] += 1
         if v == "n/a":
             continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -27,9 +28,85 @@ def tasks_table(templates: list[TaskTemplate]) -> Table:
         table.add_column(col)
     table.add_column("goal", overflow="fold")
     for t in templates:
-        kind = "query" if t.answer else "operate"
-        table.add_row(t.id, t.difficulty, t.split, kind, listed_goal(t))
+        table.add_row(t.id, t.difficulty, t.split, t.kind, listed_goal(t))
+    table.caption = stats_summary(templates)
     return table
+
+
+STAT_COLUMNS = (
+    "templates",
+    "operate",
+    "query",
+    "infeasible",
+    "cross-app",
+    "L1",
+    "L2",
+    "L3",
+    "L4",
+    "train",
+    "test",
+    "heldout",
+)
+STAT_HEADERS = ("n", "operate", "query", "infeas", "cross", "L1", "L2", "L3", "L4", "train", "test", "held")
+
+
+def catalog_stats(templates: list[TaskTemplate]) -> dict[str, dict[str, int]]:
+    """Counts per app (the app a template's id names) and in all: kind, cross-app, level and split."""
+    rows: dict[str, dict[str, int]] = {}
+    for t in sorted(templates, key=lambda t: t.id):
+        for key in (t.app, "all"):
+            row = rows.setdefault(key, dict.fromkeys(STAT_COLUMNS, 0))
+            row["templates"] += 1
+            row[t.kind] += 1
+            row["cross-app"] += len(set(t.apps)) > 1
+            row[t.difficulty] += 1
+            row[t.split] += 1
+    return rows
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def stats_summary(templates: list[TaskTemplate]) -> str:
+    """One paragraph: the totals the catalog's goals are stated in."""
+    total = catalog_stats(templates).get("all", dict.fromkeys(STAT_COLUMNS, 0))
+    n = max(total["templates"], 1)
+    few = sum(t.phrasings < 3 for t in templates)
+    return (
+        f"{total['templates']} templates over {plural(len({t.app for t in templates}), 'app')} "
+        f"({len({a for t in templates for a in t.apps})} apps used); {total['cross-app']} cross-app, "
+        f"{total['query']} queries, {total['L3'] + total['L4']} at L3/L4; split train "
+        f"{100 * total['train'] // n}% / test {100 * total['test'] // n}% / heldout "
+        f"{100 * total['heldout'] // n}%; {few} with fewer than 3 phrasings."
+    )
+
+
+def stats_table(templates: list[TaskTemplate]) -> Table:
+    """`mgfarm tasks stats`: one row per app and a total row."""
+    table = Table(
+        title=stats_summary(templates), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0)
+    )
+    table.add_column("app", no_wrap=True)
+    for col in STAT_HEADERS:
+        table.add_column(col, justify="right", no_wrap=True)
+    rows = catalog_stats(templates)
+    for app, row in rows.items():
+        if app != "all":
+            table.add_row(app, *(str(row[c]) for c in STAT_COLUMNS))
+    if "all" in rows:
+        table.add_row("[b]all[/b]", *(f"[b]{rows['all'][c]}[/b]" for c in STAT_COLUMNS))
+    return table
+
+
+def stats_markdown(templates: list[TaskTemplate]) -> str:
+    """The same table as Markdown, for the README."""
+    rows = catalog_stats(templates)
+    lines = [stats_summary(templates), "", "| app | " + " | ".join(STAT_COLUMNS) + " |"]
+    lines.append("|---|" + "---:|" * len(STAT_COLUMNS))
+    for app, row in [*((a, r) for a, r in rows.items() if a != "all"), ("**all**", rows.get("all", {}))]:
+        lines.append(f"| {app} | " + " | ".join(str(row.get(c, 0)) for c in STAT_COLUMNS) + " |")
+    return "\n".join(lines)
 
 
 def listed_goal(template: TaskTemplate) -> str:

@@ -208,22 +208,42 @@ def outcome_checks(result: OutcomeResult) -> list[CheckOutcome]:
     return lines
 
 
+def feasibility_check(feasible: bool, goal_status: str) -> CheckOutcome:
+    """The agent's own verdict on the goal: "infeasible" is right exactly when the goal is."""
+    said = goal_status == "infeasible"
+    if feasible:
+        detail = "the agent called a feasible goal infeasible" if said else "the agent did not give up"
+    else:
+        detail = (
+            "the agent said the goal cannot be done"
+            if said
+            else f"the agent ended with {goal_status or 'no status'!r}"
+        )
+    return CheckOutcome("status.feasibility", {"feasible": feasible}, said != feasible, detail, 0.0, 0.0)
+
+
 def judge_instance(
     catalog: Catalog,
     instance: TaskInstance,
     device: TaskDevice,
     baseline: StateSnapshot | None,
     answer: dict[str, Any] | None = None,
+    goal_status: str = "",
 ) -> JudgeResult:
-    """The exact outcome against the baseline, and the template's checks (from `catalog`), as one verdict."""
+    """The exact outcome against the baseline, and the template's checks (from `catalog`), as one verdict.
+
+    `goal_status` is how the agent ended ("complete", "infeasible", "" when it ran out of steps): an
+    infeasible goal is met only by saying so, and a feasible one is failed by it.
+    """
     start = time.perf_counter()
-    outcomes: list[CheckOutcome] = []
-    checks_ok = True
+    outcomes: list[CheckOutcome] = [feasibility_check(instance.task.feasible, goal_status)]
+    checks_ok = outcomes[0].ok
     if instance.task.judge is not None:
         answers = answer or {}
         ctx = CheckContext(device, answers, instance.params, dict(instance.answer_fields), catalog.state)
         try:
-            checks_ok, _ = evaluate(catalog.checks, instance.task.judge, ctx, instance.render, outcomes)
+            tree_ok, _ = evaluate(catalog.checks, instance.task.judge, ctx, instance.render, outcomes)
+            checks_ok = checks_ok and tree_ok
         finally:
             ctx.close()
     if baseline is None:  # no start state: only the checks can speak

@@ -30,9 +30,11 @@ def judge(
     device: TaskDevice,
     baseline: Baseline | None,
     answer: Any = None,
+    goal_status: str = "",
 ) -> JudgeResult:
-    """Success, progress, side effects and per-check outcomes; `answer` is the agent's typed answer."""
-    return judge_instance(catalog, instance, device, baseline, answer_sheet(instance, answer))
+    """Success, progress, side effects and per-check outcomes; `answer` is the agent's typed answer and
+    `goal_status` how it ended (complete, infeasible, or "" when the budget ran out)."""
+    return judge_instance(catalog, instance, device, baseline, answer_sheet(instance, answer), goal_status)
 
 
 def answer_sheet(instance: TaskInstance, answer: Any) -> dict[str, Any]:

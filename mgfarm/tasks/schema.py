@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,6 +23,9 @@ from mgfarm.tasks import params as params_mod
 from mgfarm.tasks.yamlines import LineMap, Loc, load_with_lines
 
 Difficulty = Literal["L1", "L2", "L3", "L4"]
+# train: what EnvPool and RL trainers draw from; test: what `eval --suite test` reports; heldout: kept
+# out of both, for a final score on templates no one tuned against.
+Split = Literal["train", "test", "heldout"]
 AnswerType = Literal["integer", "number", "money", "text", "date", "time", "boolean", "phone"]
 DEFAULT_BUDGET = {"L1": 15, "L2": 30, "L3": 45, "L4": 60}
 
@@ -215,7 +219,8 @@ class TaskTemplate(BaseModel):
     apps: list[str] = Field(min_length=1)
     goal: str = Field(min_length=1)
     difficulty: Difficulty
-    split: Literal["train", "test"] = "test"
+    split: Split = "test"
+    feasible: bool = True  # false: the goal cannot be done; the agent must say so and change nothing
     suites: list[str] = Field(default_factory=list)
     params: dict[str, ParamSpec] = Field(default_factory=dict)
     setup: list[SetupStep] = Field(default_factory=list)
@@ -232,6 +237,12 @@ class TaskTemplate(BaseModel):
 
     @model_validator(mode="after")
     def has_verdict(self) -> TaskTemplate:
+        if not self.feasible:
+            if self.outcome or self.answer:
+                raise ValueError("an infeasible goal (`feasible: false`) changes nothing and answers nothing")
+            if self.oracle[-1] != {"status": "infeasible"}:
+                raise ValueError("the oracle of an infeasible goal ends with `status: infeasible`")
+            return self
         if not self.outcome and not self.answer:
             raise ValueError("declare `outcome:` (what must change) or `answer:` (what a query task asks)")
         if self.answer and self.judge is None:
@@ -241,6 +252,18 @@ class TaskTemplate(BaseModel):
     @property
     def app(self) -> str:
         return self.id.split(".", 1)[0]
+
+    @property
+    def kind(self) -> str:
+        """query (a typed answer, nothing may change), infeasible (say so, change nothing) or operate."""
+        return "query" if self.answer else "operate" if self.feasible else "infeasible"
+
+    @property
+    def phrasings(self) -> int:
+        """How many wordings the goal has: the options of a `choice` parameter that is the whole goal."""
+        whole = re.fullmatch(r"\{(\w+)\}", self.goal.strip())
+        spec = self.params.get(whole.group(1)) if whole else None
+        return len(spec["choice"]) if spec and isinstance(spec.get("choice"), list) else 1
 
     @property
     def budget(self) -> int:
