@@ -5,11 +5,15 @@ Once written a snapshot is never modified in place (files 0444, folders 0555), s
 load one golden snapshot; `golden_dir` holds read-only snapshots searched after `snapshot_dir`.
 
 Every change is atomic against kill -9: a save is written into a staging folder and renamed into
-place; a load copies into a fresh root that is swapped with the device root (renameat2
-RENAME_EXCHANGE, or two renames that `recover` completes or undoes at the next start). A device
-therefore comes back whole, with its old files or the snapshot's, never a mix. Loads check the
-snapshot first (`PRAGMA quick_check` on every database, the shape of state.json) and refuse a
-corrupt one in one sentence, leaving the device as it was.
+place. A load brings the device root back to the snapshot in place, touching only what differs
+(an episode changes a few databases; copying the whole tree, folders included, was most of a
+reset): before its first change it leaves a marker naming the snapshot, and `recover` finishes a
+load a kill cut short at the next start, by a full copy swapped in with the device root (renameat2
+RENAME_EXCHANGE, or two renames that `recover` completes or undoes). A device therefore comes back
+whole, with its old files or the snapshot's, never a mix. Loads check the snapshot first (`PRAGMA
+quick_check` on every database, the shape of state.json) and refuse a corrupt one in one sentence,
+leaving the device as it was. A restored file is always a file of the device's own (copied, never
+linked), so nothing a device writes after a load can reach the snapshot.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import os
 import re
 import shutil
 import sqlite3
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -77,6 +82,7 @@ def import_state(device: SimDevice, state: dict[str, Any]) -> None:
 # Staging names use '+', which snapshot names cannot hold, and the pid, so that `recover` never
 # touches the work of another live process sharing the folder.
 SAVE_PREFIX, OLD_PREFIX, ROOT_NEW, ROOT_OLD = ".save+", ".old+", ".root-new+", ".root-old+"
+RESTORING = ".restoring+"  # marker of a load under way in the device folder; holds the snapshot's path
 SQLITE_MAGIC = b"SQLite format 3\x00"
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
@@ -117,30 +123,231 @@ def load(device: SimDevice, name: str) -> None:
     if folder is None:
         raise SnapshotError(f"snapshot '{name}' does not exist")
     state = verified_state(folder, name)
-    root = device.fs.root
-    fresh = root.with_name(f"{ROOT_NEW}{os.getpid()}+{time.monotonic_ns()}")
-    try:
-        copy_tree(folder / "files", fresh, writable=True)
-    except OSError as exc:
-        remove_tree(fresh)
-        raise SnapshotError(f"snapshot '{name}' could not be restored: {exc.strerror or exc}") from exc
     before = export_state(device)
-    try:
-        old = swap(fresh, root, ROOT_OLD)
-    except OSError as exc:  # nothing was swapped: the device keeps its root
-        remove_tree(fresh)
-        raise SnapshotError(f"snapshot '{name}' could not be restored: {exc.strerror or exc}") from exc
-    try:
+    try:  # the state first: a state the device refuses leaves the files untouched
         import_state(device, state)
-    except Exception as exc:  # a service refused its part: the device goes back as it was
-        remove_tree(swap(old, root, ROOT_OLD))
+    except Exception as exc:
         import_state(device, before)
         raise SnapshotError(
             f"snapshot '{name}' has a state the device cannot use ({exc}); save it again or delete it"
         ) from exc
-    # Removing folders is the slowest part of a reset (rmdir on overlay filesystems): the old tree
-    # goes in the background; if the process dies first, `recover` deletes it at the next start.
+    marker = Marker(device.config.data_dir, folder)
+    try:
+        restore(folder, device.fs.root, marker)
+    except OSError:  # a file it could not replace in place: a whole fresh copy swapped in instead
+        try:
+            restore_by_copy(folder, device.fs.root)
+        except OSError as exc:
+            import_state(device, before)
+            raise SnapshotError(
+                f"snapshot '{name}' could not be restored ({exc.strerror or exc}); the device's files are "
+                "partly restored, load it again"
+            ) from exc
+    marker.clear()
+
+
+def restore_by_copy(folder: Path, root: Path, background: bool = True) -> None:
+    """Put a full copy of the snapshot's files in place of `root` in one swap (kill -9 safe).
+
+    `background`: the old tree is deleted by a thread (a load), else before returning (`recover`).
+    """
+    fresh = root.with_name(f"{ROOT_NEW}{os.getpid()}+{time.monotonic_ns()}")
+    try:
+        copy_tree(folder / "files", fresh, writable=True)
+        old = swap(fresh, root, ROOT_OLD)
+    except OSError:
+        remove_tree(fresh)
+        raise
+    _restored.pop(os.fspath(root), None)
+    if not background:
+        remove_tree(old)
+        return
+    # Removing folders is slow (rmdir on overlay filesystems): the old tree goes in the background;
+    # if the process dies first, `recover` deletes it at the next start.
     threading.Thread(target=remove_tree, args=(old,), daemon=True, name="snapshot-cleanup").start()
+
+
+class Marker:
+    """The device folder's note that a load is changing its root, written before the first change."""
+
+    def __init__(self, data_dir: Path, folder: Path) -> None:
+        self.data_dir = data_dir
+        self.folder = folder
+        self.path: Path | None = None
+
+    def set(self) -> None:
+        if self.path is None:
+            path = self.data_dir / f"{RESTORING}{os.getpid()}+{time.monotonic_ns()}"
+            path.write_text(os.fspath(self.folder.resolve()))
+            self.path = path
+
+    def clear(self) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self.path = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a snapshot's file tree: a folder, a regular file or a symlink."""
+
+    kind: str  # "d", "f" or "l"
+    mode: int = 0  # permission bits as the device gets them (write bits back on)
+    size: int = 0
+    atime_ns: int = 0
+    mtime_ns: int = 0
+    target: str = ""  # a symlink's target
+
+
+Index = dict[str, dict[str, Entry]]  # folder relative to files/ ("" for the top) -> name -> entry
+INDEXES_KEPT = 8
+TRUST_AFTER_NS = 2_000_000_000  # a file's ctime this much older than a check is safe to go by
+_indexes: dict[tuple[int, int, int], Index] = {}
+# Per device root: the snapshot it was last restored from and, for files found equal to it, their
+# (inode, size, mtime, ctime, mode). Any write since changes the ctime, which nothing can set back,
+# so an unchanged stat means unchanged bytes; ctimes newer than TRUST_AFTER_NS at the check are not
+# kept (timestamps are coarse: a write in the same tick would not show).
+_restored: dict[str, tuple[tuple[int, int, int], dict[str, tuple[int, int, int, int, int]]]] = {}
+
+
+def snapshot_index(folder: Path) -> tuple[tuple[int, int, int], Index]:
+    """The snapshot's tree by folder, read once per process (a snapshot never changes once written)."""
+    st = os.stat(folder / "state.json")
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
+    index = _indexes.get(key)
+    if index is None:
+        index = {}
+        files = os.fspath(folder / "files")
+        pending = [""]
+        while pending:
+            rel = pending.pop()
+            names: dict[str, Entry] = {}
+            with os.scandir(f"{files}/{rel}" if rel else files) as entries:
+                for entry in entries:
+                    est = entry.stat(follow_symlinks=False)
+                    bits = stat.S_IMODE(est.st_mode)
+                    if stat.S_ISLNK(est.st_mode):
+                        names[entry.name] = Entry("l", target=os.readlink(entry.path))
+                    elif stat.S_ISDIR(est.st_mode):
+                        names[entry.name] = Entry("d", bits | 0o700)
+                        pending.append(f"{rel}/{entry.name}" if rel else entry.name)
+                    elif stat.S_ISREG(est.st_mode):
+                        times = (est.st_atime_ns, est.st_mtime_ns)
+                        names[entry.name] = Entry("f", bits | 0o200, est.st_size, *times)
+            index[rel] = names
+        while len(_indexes) >= INDEXES_KEPT:
+            _indexes.pop(next(iter(_indexes)))
+        _indexes[key] = index
+    return key, index
+
+
+def restore(folder: Path, root: Path, marker: Marker) -> None:
+    """Bring `root` back to the snapshot's files in place, changing only what differs.
+
+    Extra entries go, missing ones are copied, a file is replaced (copy beside it, then rename over
+    it) when its size or bytes differ, and gets the snapshot's mode and times. Raises OSError when
+    something cannot be changed; the marker is then left for the caller's fallback.
+    """
+    key, index = snapshot_index(folder)
+    source = os.fspath(folder / "files")
+    top = os.fspath(root)
+    known_key, known = _restored.get(top, (None, {}))
+    trusted = known if known_key == key else {}
+    kept: dict[str, tuple[int, int, int, int, int]] = {}
+    trust_before = time.time_ns() - TRUST_AFTER_NS
+    top_st = os.lstat(top)
+    top_mode = (stat.S_IMODE(os.stat(source).st_mode)) | 0o700
+    if stat.S_IMODE(top_st.st_mode) != top_mode:
+        marker.set()
+        os.chmod(top, top_mode)
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        wanted = index[rel]
+        here = f"{top}/{rel}" if rel else top
+        present: set[str] = set()
+        with os.scandir(here) as scan:
+            entries = list(scan)
+        for entry in entries:
+            name, path = entry.name, entry.path
+            sub = f"{rel}/{name}" if rel else name
+            want = wanted.get(name)
+            est = entry.stat(follow_symlinks=False)
+            kind = "d" if stat.S_ISDIR(est.st_mode) else "l" if stat.S_ISLNK(est.st_mode) else "f"
+            if kind == "f" and not stat.S_ISREG(est.st_mode):
+                kind = "?"  # a fifo or socket: snapshots hold none
+            if want is None or want.kind != kind:
+                marker.set()
+                if kind == "d":
+                    remove_tree(Path(path))
+                else:
+                    os.unlink(path)
+                continue
+            if kind == "l":
+                if os.readlink(path) != want.target:
+                    marker.set()
+                    os.unlink(path)
+                    continue
+            elif kind == "d":
+                if stat.S_IMODE(est.st_mode) != want.mode:
+                    marker.set()
+                    os.chmod(path, want.mode)
+                pending.append(sub)
+            else:
+                seen = (est.st_ino, est.st_size, est.st_mtime_ns, est.st_ctime_ns, est.st_mode)
+                same = (
+                    est.st_size == want.size
+                    and est.st_mtime_ns == want.mtime_ns
+                    and stat.S_IMODE(est.st_mode) == want.mode
+                    and (trusted.get(sub) == seen or same_bytes(f"{source}/{sub}", path, want.size))
+                )
+                if not same:
+                    marker.set()
+                    replace_file(f"{source}/{sub}", path, name)
+                elif est.st_ctime_ns < trust_before:
+                    kept[sub] = seen
+            present.add(name)
+        for name, want in wanted.items():
+            if name in present:
+                continue
+            marker.set()
+            sub = f"{rel}/{name}" if rel else name
+            into = f"{here}/{name}"
+            if want.kind == "d":
+                copy_tree(Path(f"{source}/{sub}"), Path(into), writable=True)
+            elif want.kind == "l":
+                os.symlink(want.target, into)
+            else:
+                copy_file(f"{source}/{sub}", into, 0o200)
+    _restored[top] = (key, kept)
+
+
+def same_bytes(a: str, b: str, size: int) -> bool:
+    """True when two files of `size` bytes hold the same bytes (never follows a link)."""
+    fd_a = os.open(a, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        fd_b = os.open(b, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            done = 0
+            while done < size:
+                chunk = os.read(fd_a, 1 << 20)
+                if not chunk or os.read(fd_b, len(chunk)) != chunk:
+                    return False
+                done += len(chunk)
+            return True
+        finally:
+            os.close(fd_b)
+    finally:
+        os.close(fd_a)
+
+
+def replace_file(source: str, target: str, name: str) -> None:
+    """Put a fresh copy of `source` at `target` in one rename: a reader never sees half a file."""
+    staged = f"{os.path.dirname(target)}/.{name}{RESTORING}{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(staged)
+    copy_file(source, staged, 0o200)
+    os.replace(staged, target)
 
 
 def verified_state(folder: Path, name: str) -> dict[str, Any]:
@@ -260,6 +467,19 @@ def recover(config: DeviceConfig) -> None:
                     os.rename(entry, target)
                     continue
             remove_tree(entry)
+    if config.data_dir.is_dir():
+        for entry in sorted(config.data_dir.iterdir()):
+            if entry.name.startswith(RESTORING) and not owner_alive(entry.name):
+                finish_restore(entry, root)
+
+
+def finish_restore(marker: Path, root: Path) -> None:
+    """A load was cut short: the root gets the whole snapshot it was loading (when it still exists)."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        folder = Path(marker.read_text())
+        if (folder / "files").is_dir() and root.is_dir():
+            restore_by_copy(folder, root, background=False)
+    marker.unlink(missing_ok=True)
 
 
 def owner_alive(staging_name: str) -> bool:

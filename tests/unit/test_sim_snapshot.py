@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,56 @@ def test_any_state_file_loads_or_is_refused_in_one_sentence(tmp_path: Path, data
         assert str(exc).startswith("snapshot 'fuzzed' ") and "\n" not in str(exc)
     assert device.fs.root.is_dir() and (device.fs.root / "data").is_dir()
     snapshot.delete(device, "fuzzed")
+
+
+def test_a_write_after_a_load_never_reaches_the_snapshot(tmp_path: Path) -> None:
+    device = booted(tmp_path)
+    fs = device.fs
+    fs.host("/sdcard/n.txt").write_bytes(b"snap")
+    snapshot.save(device, "g")
+    saved = files(tmp_path / "s" / "g" / "files")
+    fs.host("/sdcard/n.txt").write_bytes(b"edit")
+    for _ in range(2):  # the second load finds the files equal and keeps them
+        snapshot.load(device, "g")
+    snap_inodes = {p.stat().st_ino for p in (tmp_path / "s" / "g" / "files").rglob("*") if p.is_file()}
+    for path in fs.root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            assert path.stat().st_ino not in snap_inodes, f"{path} shares its inode with the snapshot"
+            path.write_bytes(b"written after the load")
+    assert files(tmp_path / "s" / "g" / "files") == saved
+
+
+def test_a_same_size_rewrite_with_the_old_mtime_is_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unchanged stat lets a load skip reading a file; a rewrite always changes the ctime."""
+    device = booted(tmp_path)
+    target = device.fs.host("/sdcard/same.txt")
+    target.write_bytes(b"AAAA")
+    snapshot.save(device, "g")
+    snapshot.load(device, "g")
+    time.sleep(0.05)
+    monkeypatch.setattr(snapshot, "TRUST_AFTER_NS", 20_000_000)
+    snapshot.load(device, "g")  # files now older than 20 ms: their stat is trusted from here on
+    time.sleep(0.05)
+    mtime = target.stat().st_mtime_ns
+    target.write_bytes(b"BBBB")
+    os.utime(target, ns=(mtime, mtime))  # same size, same mtime: only the ctime tells
+    snapshot.load(device, "g")
+    assert target.read_bytes() == b"AAAA"
+
+
+def test_a_load_cut_by_kill_is_finished_at_start(tmp_path: Path) -> None:
+    device = booted(tmp_path)
+    fs = device.fs
+    fs.host("/sdcard/a.txt").write_bytes(b"snap")
+    snapshot.save(device, "g")
+    saved = files(tmp_path / "s" / "g" / "files")
+    fs.host("/sdcard/a.txt").write_bytes(b"half")  # what a load had not reached yet
+    fs.host("/sdcard/b.txt").write_bytes(b"extra")
+    dead_pid = 2**22 + 7
+    marker = tmp_path / "a" / f"{snapshot.RESTORING}{dead_pid}+1"
+    marker.write_text(str(tmp_path / "s" / "g"))
+    snapshot.recover(device.config)
+    assert files(fs.root) == saved
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["root"]
