@@ -225,12 +225,17 @@ def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Pa
     temp.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = os.environ["SQLITE_TMPDIR"] = str(temp)
     tempfile.tempdir = None
+    connect: list[int] | None = [options.announce] if options.announce is not None else []
+    if options.grpc_port is not None:
+        # Serving gRPC, a device may connect to any host port, as an emulator through 10.0.2.2:
+        # android_env's a11y wrapper listens on a port it picks (mgfarm.sim.system.a11y).
+        connect = None
     return Sandbox(
         writable=writable,
         readable=readable,
         bind_ports=[p for c in configs for p in (c.console_port, c.adb_port)]
         + grpc_hook.ports(options.grpc_port, len(configs)),
-        connect_ports=[options.announce] if options.announce is not None else [],
+        connect_ports=connect,
         user=options.user,
         memory_bytes=options.memory_limit,
     )

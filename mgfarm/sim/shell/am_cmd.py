@@ -7,6 +7,7 @@ from typing import Any
 
 from mgfarm.sim.shell.ime_cmd import RESULT_NONE, adb_keyboard_broadcast
 from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.system import a11y
 
 # Options taking one value that `am start` accepts and the simulator does not use.
 IGNORED_WITH_VALUE = {
@@ -191,6 +192,8 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
         intent.flags |= 0x400000  # FLAG_RECEIVER_INCLUDE_BACKGROUND, as am adds it
         inv.out(f"Broadcasting: {intent.short()}\n")
         result = adb_keyboard_broadcast(inv, intent.action or "", intent.extras)
+        if result == RESULT_NONE:  # android_env's accessibility forwarder, if installed (sets no result)
+            a11y.broadcast(inv.device, intent.action or "", intent.package, intent.extras)
         data = None
         # Apps with a receiver (Clipper's clipper.set/get) answer with a result code and data.
         for app in inv.device.services.apps.values() if result == RESULT_NONE else ():

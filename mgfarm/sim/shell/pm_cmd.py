@@ -84,8 +84,72 @@ def package_of(apk: Path) -> str | None:
     return stem if PACKAGE_RE.match(stem) else None
 
 
-def install(inv: Invocation, args: list[str]) -> int:
-    paths = [a for a in args if not a.startswith("-")]
+# `pm install` options that take a value (PackageManagerShellCommand.makeInstallParams).
+INSTALL_VALUE_OPTIONS = {
+    "-i",
+    "-p",
+    "-S",
+    "--user",
+    "--install-location",
+    "--originating-uri",
+    "--referrer",
+    "--abi",
+    "--pkg",
+    "--install-reason",
+    "--force-uuid",
+    "--staged-ready-timeout",
+}
+
+
+def install_paths(args: list[str]) -> tuple[list[str], str | None]:
+    """The APK paths of `pm install` arguments and the `-S SIZE` value (None when absent)."""
+    paths: list[str] = []
+    size: str | None = None
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg in INSTALL_VALUE_OPTIONS:
+            value = rest.pop(0) if rest else ""
+            if arg == "-S":
+                size = value
+        elif not arg.startswith("-"):
+            paths.append(arg)
+    return paths, size
+
+
+async def streamed_apk(inv: Invocation, size: str) -> Path | None:
+    """`pm install -S SIZE` (adb's streamed install): the APK's bytes come on stdin, into a session."""
+    if not size.isdigit():
+        inv.err(f"Error: invalid size: {size}\n")
+        return None
+    staging = inv.device.fs.host("/data/app/vmdl1.tmp")
+    staging.mkdir(parents=True, exist_ok=True)
+    apk = staging / "base.apk"
+    left = int(size)
+    with apk.open("wb") as out:  # in pieces, so a large APK never sits whole in memory
+        while left > 0:
+            data = await inv.io.stdin.read(min(left, 1 << 20))
+            if not data:
+                break
+            out.write(data)
+            left -= len(data)
+    if left > 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        inv.out("Failure [INSTALL_FAILED_INVALID_APK: the APK ended before its -S size]\n")
+        return None
+    return apk
+
+
+async def install(inv: Invocation, args: list[str]) -> int:
+    paths, size = install_paths(args)
+    if size is not None:
+        streamed = await streamed_apk(inv, size)
+        if streamed is None:
+            return 1
+        try:
+            return install_file(inv, args, streamed)
+        finally:
+            shutil.rmtree(streamed.parent, ignore_errors=True)
     if not paths:
         inv.err("Error: must either specify a package size or an APK file\n")
         return 1
@@ -96,6 +160,10 @@ def install(inv: Invocation, args: list[str]) -> int:
     if not apk.is_file():
         inv.out(f"Failure [INSTALL_FAILED_INVALID_URI: Can't open file: {paths[-1]}]\n")
         return 1
+    return install_file(inv, args, apk)
+
+
+def install_file(inv: Invocation, args: list[str], apk: Path) -> int:
     package = package_of(apk)
     if package is None:
         inv.out("Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse: not an APK with a package name]\n")
@@ -162,7 +230,7 @@ async def run_pm(inv: Invocation, args: list[str]) -> int:
         inv.out("Success\n" if ok else "Failed\n")
         return 0 if ok else 1
     if verb == "install":
-        return install(inv, rest)
+        return await install(inv, rest)
     if verb == "uninstall":
         info = pm.get(words[0]) if words else None
         if info is None or info.system:

@@ -1,0 +1,301 @@
+"""android_env's accessibility forwarder app, simulated: the a11y forest of the screen, sent over gRPC.
+
+android_env's `A11yGrpcWrapper` (which AndroidWorld's controller always applies) installs Google's
+`com.google.androidenv.accessibilityforwarder` APK, enables its AccessibilityForwarder service in
+`settings secure enabled_accessibility_services`, broadcasts ENABLE_ACCESSIBILITY_TREE_LOGS and
+then SET_GRPC (`--ei port P --es host 10.0.2.2`) to its FlagsBroadcastReceiver, and serves
+`android_env.A11yService` on the host. The app then sends every window's accessibility tree
+(`SendForest`) to that server.
+
+Here the app exists while a package of that name is installed (any APK declaring it: the sim runs
+no APK code) and its service is enabled. On SET_GRPC the device starts one task in its event loop
+that sends the forest, built from the same laid-out views as `uiautomator dump`, each time the
+screen changes and again every HEARTBEAT seconds while it does not (a client clears what it got at
+each reset, as the wrapper does, and so still gets the screen). 10.0.2.2, the emulator's alias of
+the host's loopback, is 127.0.0.1 here; the device reaches no other address. A send that fails is
+logged in logcat (tag AccessibilityForwarder) and retried at the next change or heartbeat.
+
+grpcio and protobuf are imported only when a SET_GRPC broadcast arrives: without them the device
+works and logs why it cannot forward.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mgfarm.sim.system.logs import log as logcat
+from mgfarm.sim.ui.systembars import SYSTEMUI
+from mgfarm.sim.ui.views import EMPTY, EditText, View
+from mgfarm.sim.ui.xmldump import class_name, resource_id
+
+if TYPE_CHECKING:
+    from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.system.windows import Frame
+
+PACKAGE = "com.google.androidenv.accessibilityforwarder"
+SERVICE = f"{PACKAGE}/{PACKAGE}.AccessibilityForwarder"
+RECEIVER = f"{PACKAGE}.FlagsBroadcastReceiver"
+ACTION_SET_GRPC = "accessibility_forwarder.intent.action.SET_GRPC"
+ACTION_TREE_LOGS = "accessibility_forwarder.intent.action.ENABLE_ACCESSIBILITY_TREE_LOGS"
+SETTING = "enabled_accessibility_services"
+HOST_ALIAS = "10.0.2.2"  # the emulator's name for the host's loopback
+TAG = "AccessibilityForwarder"
+POLL = 0.1  # seconds between looks at the screen
+HEARTBEAT = 1.0  # seconds after which an unchanged forest is sent again
+SEND_TIMEOUT = 5.0
+
+# AccessibilityNodeInfo.AccessibilityAction ids.
+ACTION_FOCUS, ACTION_CLICK, ACTION_LONG_CLICK, ACTION_A11Y_FOCUS = 1, 16, 32, 64
+ACTION_SCROLL_FORWARD, ACTION_SCROLL_BACKWARD, ACTION_SET_TEXT = 4096, 8192, 2097152
+# AccessibilityWindowInfo types, as android_env's WindowType enum numbers them.
+TYPE_APPLICATION, TYPE_INPUT_METHOD, TYPE_SYSTEM = 1, 2, 3
+
+LOG = logging.getLogger(__name__)
+
+
+def enabled_services(value: str | None) -> set[str]:
+    """The components a `enabled_accessibility_services` value lists, each as `pkg/full.Class`.
+
+    The setting is a `:`-separated list of flattened ComponentNames; a class may be short (`.Cls`)
+    and blanks around entries are ignored; an entry without `/` names no component and is skipped.
+    """
+    out: set[str] = set()
+    for entry in (value or "").split(":"):
+        package, slash, cls = entry.strip().partition("/")
+        if not slash or not package or not cls:
+            continue
+        out.add(f"{package}/{package}{cls}" if cls.startswith(".") else f"{package}/{cls}")
+    return out
+
+
+def host_address(host: str) -> str | None:
+    """Where the device reaches `host`: the host's loopback for the emulator's alias, else nowhere."""
+    return "127.0.0.1" if host.strip() == HOST_ALIAS else None
+
+
+@dataclass
+class Window:
+    """One window for the forest: its root view, package, type, title and stacking layer."""
+
+    root: View
+    package: str
+    kind: int
+    title: str
+    layer: int
+    active: bool = False
+
+
+def frame_windows(frame: Frame, app_title: str) -> list[Window]:
+    """The windows of a frame, top-most first, as AccessibilityService.getWindows() lists them."""
+    windows = [Window(frame.nav, SYSTEMUI, TYPE_SYSTEM, "Navigation bar", 4)]
+    if frame.shade is not None:
+        windows.append(Window(frame.shade, SYSTEMUI, TYPE_SYSTEM, "Notification shade", 3, active=True))
+    windows.append(Window(frame.status, SYSTEMUI, TYPE_SYSTEM, "Status bar", 3))
+    if frame.keyboard is not None:
+        ime = frame.keyboard.id.partition(":id/")[0] or "com.android.inputmethod.latin"
+        windows.append(Window(frame.keyboard, ime, TYPE_INPUT_METHOD, "Keyboard", 2))
+    windows.append(Window(frame.app_root, frame.package, TYPE_APPLICATION, app_title, 1, frame.shade is None))
+    return windows
+
+
+def _actions(view: View) -> list[int]:
+    ids = [ACTION_A11Y_FOCUS]
+    if view.focusable:
+        ids.append(ACTION_FOCUS)
+    if view.clickable and view.enabled:
+        ids.append(ACTION_CLICK)
+    if view.long_clickable and view.enabled:
+        ids.append(ACTION_LONG_CLICK)
+    if view.scrollable:
+        ids += [ACTION_SCROLL_FORWARD, ACTION_SCROLL_BACKWARD]
+    if isinstance(view, EditText) and view.enabled:
+        ids.append(ACTION_SET_TEXT)
+    return ids
+
+
+def build_forest(pb: Any, windows: list[Window], size: tuple[int, int]) -> Any:
+    """An `AndroidAccessibilityForest` (from the bindings module `pb`) of the windows' visible views.
+
+    Every node the user can see, as `uiautomator dump` lists them (bounds are the visible part),
+    numbered in pre-order across the forest; a node's `child_ids` name its visible children.
+    """
+    forest = pb.AndroidAccessibilityForest()
+    next_id = 1
+    for window_id, window in enumerate(windows, start=1):
+        info = forest.windows.add(
+            display_id=0,
+            id=window_id,
+            layer=window.layer,
+            title=window.title,
+            window_type=window.kind,
+            is_active=window.active,
+            is_focused=window.active,
+        )
+        x0, y0, x1, y1 = window.root.clip if window.root.clip != EMPTY else (0, 0, *size)
+        info.bounds_in_screen.CopyFrom(pb.ProtoRect(left=x0, top=y0, right=x1, bottom=y1))
+        nodes = info.tree.nodes
+        stack: list[tuple[View, int, int, Any]] = [(window.root, 0, 0, None)]
+        while stack:
+            view, depth, order, parent = stack.pop()
+            node_id = next_id
+            next_id += 1
+            if parent is not None:
+                parent.child_ids.append(node_id)
+            x0, y0, x1, y1 = view.clip
+            editable = isinstance(view, EditText)
+            text = view.a11y_text
+            node = nodes.add(
+                unique_id=node_id,
+                class_name=class_name(view),
+                content_description=view.desc,
+                hint_text=view.hint if isinstance(view, EditText) else "",
+                package_name=window.package,
+                text=text,
+                text_selection_start=len(view.text) if editable else -1,
+                text_selection_end=len(view.text) if editable else -1,
+                view_id_resource_name=resource_id(view, window.package),
+                window_id=window_id,
+                is_checkable=view.checkable,
+                is_checked=view.checked,
+                is_clickable=view.clickable,
+                is_editable=editable and view.enabled,
+                is_enabled=view.enabled,
+                is_focusable=view.focusable,
+                is_focused=view.focused,
+                is_long_clickable=view.long_clickable,
+                is_password=view.password,
+                is_scrollable=view.scrollable,
+                is_selected=view.selected,
+                is_visible_to_user=True,
+                depth=depth,
+                drawing_order=order,
+            )
+            node.bounds_in_screen.CopyFrom(pb.ProtoRect(left=x0, top=y0, right=x1, bottom=y1))
+            for action in _actions(view):
+                node.actions.add(id=action)
+            visible = [(i, c) for i, c in enumerate(view.children) if c.clip != EMPTY]
+            # Pushed last child first, so children are numbered (and listed) in order.
+            stack.extend((c, depth + 1, i + 1, node) for i, c in reversed(visible))
+    return forest
+
+
+class Forwarder:
+    """One device's forwarder app: its flags (set by broadcasts) and its sending task."""
+
+    def __init__(self, device: SimDevice) -> None:
+        self.device = device
+        self.tree_logs = False
+        self.target: tuple[str, int] | None = None  # (address on the host, port)
+        self.task: asyncio.Task[None] | None = None
+
+    def installed(self) -> bool:
+        return self.device.services.packages.get(PACKAGE) is not None
+
+    def enabled(self) -> bool:
+        """Installed, with its accessibility service enabled: the service is bound and forwarding."""
+        settings = self.device.services.settings
+        return self.installed() and SERVICE in enabled_services(settings.get("secure", SETTING))
+
+    def receive(self, action: str, extras: dict[str, Any]) -> None:
+        """FlagsBroadcastReceiver: tree logs on, or the server to send to (which starts sending)."""
+        if action == ACTION_TREE_LOGS:
+            self.tree_logs = True
+            return
+        host, port = extras.get("host"), extras.get("port")
+        if not isinstance(host, str) or not isinstance(port, int) or not 0 < port < 65536:
+            logcat(self.device, "E", TAG, f"SET_GRPC needs --es host HOST --ei port PORT, got {extras}")
+            return
+        address = host_address(host)
+        if address is None:
+            logcat(self.device, "E", TAG, f"cannot reach {host}:{port}: Network is unreachable")
+            return
+        self.target = (address, port)
+        logcat(self.device, "I", TAG, f"gRPC server set to {host}:{port}")
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self.run())
+
+    async def run(self) -> None:
+        """Send the forest whenever the screen changes (or HEARTBEAT passed) until the device stops."""
+        try:
+            import grpc
+
+            from mgfarm.sim.grpc import a11y_pb2 as pb
+            from mgfarm.sim.grpc import a11y_pb2_grpc as pb_grpc
+        except ImportError as exc:
+            logcat(self.device, "E", TAG, f"cannot forward: {exc.name} is not installed (pip install grpcio)")
+            return
+        channel: Any = None
+        connected_to: tuple[str, int] | None = None
+        last_frame: object = None
+        payload: Any = None
+        sent_at = 0.0
+        failing = False
+        try:
+            while not self.device.killed.is_set():
+                await asyncio.sleep(POLL)
+                if self.target is None or not self.tree_logs or not self.enabled():
+                    continue
+                if self.target != connected_to:
+                    if channel is not None:
+                        await channel.close()
+                    connected_to = self.target
+                    channel = grpc.aio.secure_channel(
+                        f"{connected_to[0]}:{connected_to[1]}", grpc.local_channel_credentials()
+                    )
+                    stub = pb_grpc.A11yServiceStub(channel)
+                    sent_at = 0.0
+                window = self.device.services.window
+                frame = window.frame()
+                if frame is not last_frame:
+                    app = self.device.services.apps.get(frame.package)
+                    title = app.label if app is not None else frame.package
+                    forest = build_forest(pb, frame_windows(frame, title), window.size)
+                    if forest != payload:
+                        payload, sent_at = forest, 0.0
+                    last_frame = frame
+                if payload is None or time.monotonic() - sent_at < HEARTBEAT:
+                    continue
+                sent_at = time.monotonic()
+                try:
+                    await stub.SendForest(payload, timeout=SEND_TIMEOUT)
+                    failing = False
+                except grpc.aio.AioRpcError as exc:
+                    if not failing:  # once per streak of failures, as logcat would fill up otherwise
+                        logcat(self.device, "E", TAG, f"SendForest to {connected_to}: {exc.code().name}")
+                    failing = True
+        except Exception:
+            LOG.exception("%s: the accessibility forwarder stopped", self.device.config.name)
+            raise
+        finally:
+            if channel is not None:
+                await channel.close()
+
+
+_FORWARDERS: weakref.WeakKeyDictionary[SimDevice, Forwarder] = weakref.WeakKeyDictionary()
+
+
+def forwarder(device: SimDevice) -> Forwarder:
+    """The device's forwarder app state (made at its first broadcast)."""
+    found = _FORWARDERS.get(device)
+    if found is None:
+        found = _FORWARDERS[device] = Forwarder(device)
+    return found
+
+
+def broadcast(device: SimDevice, action: str, package: str | None, extras: dict[str, Any]) -> bool:
+    """Deliver `am broadcast` to the forwarder's receiver when it is installed and the intent is for it.
+
+    True when delivered. An explicit intent (`-n`/`-p`) must name the forwarder's package.
+    """
+    if action not in (ACTION_SET_GRPC, ACTION_TREE_LOGS) or package not in (None, PACKAGE):
+        return False
+    app = forwarder(device)
+    if not app.installed():
+        return False
+    app.receive(action, extras)
+    return True

@@ -1,0 +1,157 @@
+"""The simulated accessibility forwarder: the settings parser, the forest of a screen, and forests sent to
+android_env's own A11yServicer (as A11yGrpcWrapper serves it) from a device driven in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mgfarm.sim.system import a11y
+from tests.apkkit import apk_bytes
+from tests.unit.shellkit import ShellDevice
+
+NAME = st.from_regex(r"[a-z][a-z0-9_]{0,6}(\.[a-z][a-z0-9_]{0,6}){1,3}", fullmatch=True)
+CLASS = st.from_regex(r"[A-Z][A-Za-z0-9]{0,8}", fullmatch=True)
+
+
+@given(st.lists(st.tuples(NAME, CLASS, st.booleans()), max_size=5), st.sampled_from(["", " "]))
+def test_enabled_services_lists_every_component_in_full(
+    entries: list[tuple[str, str, bool]], blank: str
+) -> None:
+    value = ":".join(f"{blank}{pkg}/{'.' if short else pkg + '.'}{cls}{blank}" for pkg, cls, short in entries)
+    assert a11y.enabled_services(value) == {f"{pkg}/{pkg}.{cls}" for pkg, cls, _ in entries}
+
+
+@given(st.text(max_size=80))
+def test_enabled_services_never_fails_on_any_value(value: str) -> None:
+    for component in a11y.enabled_services(value):
+        package, _, cls = component.partition("/")
+        assert package and cls and not cls.startswith(".")
+
+
+def test_only_the_emulator_host_alias_reaches_the_host() -> None:
+    assert a11y.host_address("10.0.2.2") == "127.0.0.1"
+    assert a11y.host_address("127.0.0.1") is None  # the device's own loopback, not the host's
+    assert a11y.host_address("8.8.8.8") is None
+
+
+@pytest.fixture
+def dev(tmp_path: Path) -> Iterator[ShellDevice]:
+    d = ShellDevice(tmp_path)
+    yield d
+    d.close()
+
+
+def forest_of(dev: ShellDevice) -> Any:
+    pb = pytest.importorskip("mgfarm.sim.grpc.a11y_pb2", reason="protobuf is not installed")
+    window = dev.device.services.window
+    frame = window.frame()
+    return a11y.build_forest(pb, a11y.frame_windows(frame, "Home"), window.size)
+
+
+def test_forest_matches_uiautomator_dump_and_parses_as_android_envs(dev: ShellDevice) -> None:
+    theirs = pytest.importorskip(
+        "android_env.proto.a11y.android_accessibility_forest_pb2", reason="android-env is not installed"
+    )
+    forest = theirs.AndroidAccessibilityForest.FromString(forest_of(dev).SerializeToString())
+    types = [w.window_type for w in forest.windows]
+    assert types == [3, 3, 1]  # navigation bar, status bar, then the launcher (top-most first)
+    app = forest.windows[-1]
+    assert app.is_active and app.tree.nodes[0].package_name == "com.android.launcher3"
+    nodes = [n for w in forest.windows for n in w.tree.nodes]
+    ids = {n.unique_id for n in nodes}
+    assert len(ids) == len(nodes) and all(set(n.child_ids) <= ids for n in nodes)
+    # The same nodes as `uiautomator dump` of every window: texts, descriptions, bounds.
+    xml = dev.device.services.window.dump_xml(all_windows=True)
+    dumped = re.findall(r'text="([^"]*)"[^>]*content-desc="([^"]*)"[^>]*bounds="([^"]*)"', xml)
+    ours = [
+        (n.text, n.content_description, f"[{b.left},{b.top}][{b.right},{b.bottom}]")
+        for n in nodes
+        for b in [n.bounds_in_screen]
+    ]
+    assert sorted(ours) == sorted((t.replace("&amp;", "&"), d, bounds) for t, d, bounds in dumped)
+    phone = next(n for n in nodes if n.text == "Phone")
+    assert phone.is_clickable and phone.is_visible_to_user and 16 in [a.id for a in phone.actions]
+
+
+FIELD = re.compile(r'class="android.widget.EditText"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"')
+
+
+def test_forest_of_a_focused_field_has_the_keyboard_window(dev: ShellDevice) -> None:
+    dev.run("am start -n com.android.settings/.Settings")
+    found = FIELD.search(dev.device.services.window.dump_xml())
+    assert found is not None, "Settings' first screen shows its search field"
+    x0, y0, x1, y1 = map(int, found.groups())
+    dev.run(f"input tap {(x0 + x1) // 2} {(y0 + y1) // 2}")
+    forest = forest_of(dev)
+    assert [w.window_type for w in forest.windows] == [3, 3, 2, 1]  # the keyboard above the app
+    field = next(n for w in forest.windows for n in w.tree.nodes if n.class_name == "android.widget.EditText")
+    assert field.is_editable and field.is_focused and field.hint_text
+
+
+def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts(
+    dev: ShellDevice, tmp_path: Path
+) -> None:
+    grpc = pytest.importorskip("grpc", reason="grpcio is not installed")
+    servicer_mod = pytest.importorskip("android_env.wrappers.a11y.a11y_servicer", reason="no android-env")
+    a11y_grpc = pytest.importorskip("android_env.proto.a11y.a11y_pb2_grpc")
+    servicer = servicer_mod.A11yServicer(latest_forest_only=True)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    a11y_grpc.add_A11yServiceServicer_to_server(servicer, server)
+    port = server.add_secure_port("127.0.0.1:0", grpc.local_server_credentials())
+    server.start()
+    servicer.resume()
+    try:
+        receiver = f"{a11y.PACKAGE}/{a11y.RECEIVER}"
+        set_grpc = (
+            f'am broadcast -a {a11y.ACTION_SET_GRPC} --ei "port" {port} --es "host" 10.0.2.2 -n {receiver}'
+        )
+        # Not installed: the broadcast reaches no receiver.
+        assert dev.run(set_grpc).status == 0
+        assert a11y.forwarder(dev.device).target is None
+        dev.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
+        dev.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
+        assert dev.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
+        assert dev.run(f"settings put secure enabled_accessibility_services {a11y.SERVICE}").status == 0
+        assert dev.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {receiver}").status == 0
+        assert dev.run(set_grpc).status == 0
+        forests = wait_for_forests(dev, servicer)
+        texts = {n.text for w in forests[-1].windows for n in w.tree.nodes}
+        assert {"Phone", "Contacts"} <= texts
+        # A change on screen is sent without being asked for.
+        dev.run("am start -n com.android.settings/.Settings")
+        seen = wait_for_forests(dev, servicer, lambda f: f.windows[-1].tree.nodes[0].package_name)
+        assert seen[-1].windows[-1].tree.nodes[0].package_name == "com.android.settings"
+        # Service disabled: nothing more is sent.
+        dev.run("settings put secure enabled_accessibility_services ''")
+        run_for(dev, 0.5)
+        servicer.gather_forests()
+        run_for(dev, 1.5)
+        assert servicer.gather_forests() == []
+    finally:
+        server.stop(None)
+
+
+def run_for(dev: ShellDevice, seconds: float) -> None:
+    dev.loop.run_until_complete(asyncio.sleep(seconds))
+
+
+def wait_for_forests(dev: ShellDevice, servicer: Any, settings_pkg: Any = None) -> list[Any]:
+    """Run the device's loop until the servicer got a forest (of Settings, when asked) or 20 s passed."""
+    deadline = time.monotonic() + 20
+    got: list[Any] = []
+    while time.monotonic() < deadline:
+        run_for(dev, 0.2)
+        got += servicer.gather_forests()
+        if got and (settings_pkg is None or settings_pkg(got[-1]) == "com.android.settings"):
+            return got
+    raise AssertionError(f"no forest arrived: {dev.run('logcat -d -s AccessibilityForwarder').text}")
