@@ -173,7 +173,8 @@ def network(device: SimDevice, args: list[str], line: str) -> str:
 
 
 def rotate(device: SimDevice, args: list[str], line: str) -> str:
-    """Turns the virtual device a quarter clockwise; an app that follows the sensor sees it."""
+    """Turns the virtual device a quarter clockwise; the sensor reports it, and the display follows it
+    while `accelerometer_rotation` is 1 (the window manager reads `radio.rotation`)."""
     del args, line
     radio = device.services.telephony.radio
     radio.rotation = (radio.rotation + 1) % 4

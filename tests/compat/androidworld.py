@@ -218,14 +218,23 @@ def helper_checks(env: Any) -> list[tuple[str, Callable[[], object]]]:
         adb_utils.issue_generic_request(adb_utils.generate_drag_and_drop_command(500, 1500, 500, 600), c)
 
     def orientation() -> None:
-        adb_utils.change_orientation("portrait", c)
-        expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 0, "portrait")
-        adb_utils.change_orientation("landscape", c)
-        expect(
-            adb_utils.get_orientation(c),
-            adb_utils.get_orientation(c) == 1,
-            "landscape (the sim draws portrait)",
-        )
+        # An app that leaves its orientation unspecified (the home screen of a phone stays portrait).
+        adb_utils.launch_app("settings", c)
+        try:
+            adb_utils.change_orientation("portrait", c)
+            expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 0, "portrait")
+            adb_utils.change_orientation("landscape", c)
+            expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 1, "landscape")
+            size = adb_utils.get_logical_screen_size(c)
+            expect(size, size == (2400, 1080), "logical size in landscape")
+            expect(adb_utils.get_screen_size(c), adb_utils.get_screen_size(c) == (1080, 2400), "wm size")
+            pixels = env.get_state(wait_to_stabilize=False).pixels.shape[:2]
+            expect(pixels, tuple(pixels) == (1080, 2400), "a landscape screenshot")
+            adb_utils.change_orientation("landscape_reversed", c)
+            expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 3, "reverse landscape")
+        finally:
+            adb_utils.change_orientation("portrait", c)  # the checks after this one expect portrait
+        expect(adb_utils.get_orientation(c), adb_utils.get_orientation(c) == 0, "portrait again")
 
     def clipboard() -> None:
         adb_utils.set_clipboard_contents("copied text", c)

@@ -101,6 +101,9 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
         if png is not self._png:
             self._png, self._rgb = png, decode_png(png)
         rgb = self._rgb
+        turns = self._turns()
+        if turns:
+            rgb = np.ascontiguousarray(np.rot90(rgb, turns))
         height, width = rgb.shape[:2]
         want = (request.width or width, request.height or height)
         if want != (width, height):
@@ -116,7 +119,8 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
             alpha = np.full((height, width, 1), 255, dtype=np.uint8)
             data = np.concatenate([rgb, alpha], axis=2).tobytes()
         self.seq += 1
-        fmt = pb.ImageFormat(format=request.format, width=width, height=height, rotation=pb.Rotation())
+        skin = pb.Rotation(rotation=pb.Rotation.SkinRotation.Name(self._sensor_turns()))
+        fmt = pb.ImageFormat(format=request.format, width=width, height=height, rotation=skin)
         return pb.Image(
             format=fmt,
             width=width,
@@ -126,15 +130,36 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
             timestampUs=int(time.time() * 1e6),
         )
 
+    def _sensor_turns(self) -> int:
+        """The device's coarse orientation from its sensor, in counter-clockwise quarter turns."""
+        return -self.device.services.telephony.radio.rotation % 4
+
+    def _turns(self) -> int:
+        """Counter-clockwise quarter turns from the display's upright image to what gRPC shows.
+
+        The framebuffer holds the display turned back by Android's rotation, and the emulator turns
+        its image by the device's coarse orientation (the sensor), whatever Android's rotation lock
+        says: with `user_rotation` 1 and the device upright the image is portrait, content sideways."""
+        return (self._sensor_turns() - self.device.services.window.current_rotation()) % 4
+
+    def _to_display(self, x: int, y: int) -> tuple[int, int]:
+        """A point of the gRPC image (touches come in its coordinates) on the display."""
+        width, height = self.device.services.window.display_size
+        for turn in range(self._turns(), 0, -1):
+            before = width if (turn - 1) % 2 == 0 else height  # the width of the image one turn back
+            x, y = before - 1 - y, x
+        return x, y
+
     async def sendTouch(self, request: Any, context: Any) -> Any:
         for touch in request.touches:
-            self.gestures.event(touch.identifier, touch.x, touch.y, touch.pressure > 0)
+            x, y = self._to_display(touch.x, touch.y)
+            self.gestures.event(touch.identifier, x, y, touch.pressure > 0)
         return empty_pb2.Empty()
 
     async def sendMouse(self, request: Any, context: Any) -> Any:
         pressed = bool(request.buttons & 1)
         if pressed or self.mouse_down:
-            self.gestures.event(-1, request.x, request.y, pressed)
+            self.gestures.event(-1, *self._to_display(request.x, request.y), pressed)
         self.mouse_down = pressed
         return empty_pb2.Empty()
 
@@ -156,6 +181,7 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
             self.rotation = [*request.value.data, 0.0, 0.0, 0.0][:3]
             # the device's sensor orientation, as `rotate` on the console sets it
             self.device.services.telephony.radio.rotation = round(-self.rotation[2] / 90) % 4
+            self.device.changed()  # with auto-rotate on, the display follows the sensor
         return empty_pb2.Empty()
 
     async def getPhysicalModel(self, request: Any, context: Any) -> Any:

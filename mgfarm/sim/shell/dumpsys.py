@@ -23,6 +23,8 @@ from mgfarm.sim.shell.system import app_pid, app_uid
 from mgfarm.sim.shell.ui_cmd import physical_density, physical_size, run_wm
 from mgfarm.sim.system.activities import LAUNCHER
 
+ROTATIONS = ("ROTATION_0", "ROTATION_90", "ROTATION_180", "ROTATION_270")
+
 SERVICES = (
     "SurfaceFlinger",
     "activity",
@@ -135,13 +137,8 @@ def windows_section(inv: Invocation) -> str:
         "WALLPAPER",
         top is not None and is_home(top[1]),
     )
+    lines += ["", global_configuration(inv)]
     lines += [
-        "",
-        "  mGlobalConfiguration={1.0 310mcc260mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml "
-        "long port finger qwerty/v/v -nav/h winConfig={ mBounds=Rect(0, 0 - 1080, 2400) "
-        "mAppBounds=Rect(0, 0 - 1080, 2400) mMaxBounds=Rect(0, 0 - 1080, 2400) mDisplayRotation=ROTATION_0 "
-        "mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined "
-        "mAlwaysOnTop=undefined mRotation=ROTATION_0} s.6 fontWeightAdjustment=0}",
         "  mHasPermanentDpad=false",
         "  mTopFocusedDisplayId=0",
     ]
@@ -155,6 +152,22 @@ def windows_section(inv: Invocation) -> str:
         ]
     lines += ["  mInTouchMode=true", "  mBlurEnabled=true", *focus_lines(inv)]
     return "\n".join(lines) + "\n"
+
+
+def global_configuration(inv: Invocation) -> str:
+    """mGlobalConfiguration: sizes in dp and `port`/`land` follow the display's rotation."""
+    lw, lh = logical_size(inv)
+    d = physical_density(inv)
+    rot = ROTATIONS[rotation(inv)]
+    wdp, hdp = round(lw * 160 / d), round(lh * 160 / d)
+    return (
+        f"  mGlobalConfiguration={{1.0 310mcc260mnc [en_US] ldltr sw{min(wdp, hdp)}dp w{wdp}dp h{hdp}dp "
+        f"{d}dpi nrml long {'land' if lw > lh else 'port'} finger qwerty/v/v -nav/h winConfig={{ "
+        f"mBounds=Rect(0, 0 - {lw}, {lh}) mAppBounds=Rect(0, 0 - {lw}, {lh}) "
+        f"mMaxBounds=Rect(0, 0 - {lw}, {lh}) mDisplayRotation={rot} mWindowingMode=fullscreen "
+        "mDisplayWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined "
+        f"mRotation={rot}}} s.6 fontWeightAdjustment=0}}"
+    )
 
 
 def focus_lines(inv: Invocation) -> list[str]:
@@ -174,7 +187,14 @@ def displays_section(inv: Invocation) -> str:
     lw, lh = logical_size(inv)
     d = physical_density(inv)
     rot = rotation(inv)
-    names = ("ROTATION_0", "ROTATION_90", "ROTATION_180", "ROTATION_270")
+    names = ROTATIONS
+    settings = inv.device.services.settings
+    free = (settings.get("system", "accelerometer_rotation") or "0") not in ("0", "")
+    user = settings.get("system", "user_rotation") or "0"
+    user_rot = int(user) if user in ("0", "1", "2", "3") else 0
+    top = resumed(inv)
+    home = top is not None and is_home(top[1])
+    app_orientation = "SCREEN_ORIENTATION_" + ("NOSENSOR" if home else "UNSPECIFIED")
     roots = len({task_id for task_id, _, _ in task_rows(inv)})
     return "\n".join(
         [
@@ -188,12 +208,13 @@ def displays_section(inv: Invocation) -> str:
             f"  mCurrentRotation={names[rot]}",
             "  mDeferredRotationPauseCount=0",
             "  DisplayRotation",
-            "    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED",
+            f"    mCurrentAppOrientation={app_orientation}",
             "    mLastOrientation=-1",
             f"    mRotation={rot} mDeferredRotationPauseCount=0",
             "    mLandscapeRotation=ROTATION_90 mSeascapeRotation=ROTATION_270",
             "    mPortraitRotation=ROTATION_0 mUpsideDownRotation=ROTATION_180",
-            f"    mUserRotationMode=USER_ROTATION_LOCKED mUserRotation={names[rot]} mCameraRotationMode=0 "
+            f"    mUserRotationMode=USER_ROTATION_{'FREE' if free else 'LOCKED'} "
+            f"mUserRotation={names[user_rot]} mCameraRotationMode=0 "
             "mAllowAllRotations=unknown",
             f"  DisplayFrames w={lw} h={lh} r={rot}",
             *focus_lines(inv),
@@ -327,10 +348,8 @@ def package_section(inv: Invocation, names: list[str]) -> str:
 
 
 def keyboard_shown(inv: Invocation) -> bool:
-    """Whether dumpsys reports the IME as shown: never, as before the services were typed (the window
-    manager has `ime_visible` but no `keyboard_shown`); reporting it is a change of its own."""
-    del inv
-    return False
+    """Whether the soft keyboard is on screen, as the window manager composes it."""
+    return inv.device.services.window.keyboard_shown()
 
 
 def power_section(inv: Invocation) -> str:
@@ -338,8 +357,40 @@ def power_section(inv: Invocation) -> str:
 
 
 def input_method_section(inv: Invocation) -> str:
-    state = "true" if keyboard_shown(inv) else "false"
-    return f"  mInputShown={state}\n  mCurSelectedId=com.android.inputmethod.latin/.LatinIME\n"
+    """InputMethodManagerService.dump (Android 13), then the client's and the IME service's parts,
+    reduced to the lines tools read: mInputShown (Appium, scripts), mIsInputViewShown (Appium's
+    canCloseKeyboard), mServedInputConnection, mCurMethodId. All follow the keyboard on screen."""
+    shown = keyboard_shown(inv)
+    state = str(shown).lower()
+    ime = inv.device.services.settings.get("secure", "default_input_method") or ""
+    package, _, cls = ime.partition("/")
+    full = package + cls if cls.startswith(".") else cls
+    top = resumed(inv)
+    focused = window_token(*top[:3]) if top is not None else "null"
+    served = f"RemoteInputConnectionImpl{{{short_hash(focused)}}}" if shown else "null"
+    binder = f"android.os.BinderProxy@{short_hash(ime)}"
+    return "\n".join(
+        [
+            "Current Input Method Manager state:",
+            f"  mCurMethodId={ime}",
+            f"  mCurFocusedWindow={focused} softInputMode=STATE_UNSPECIFIED|ADJUST_PAN",
+            f"  mCurId={ime} mHaveConnection=true mBoundToMethod=true mVisibleBound={state}",
+            f"  mCurIntent=Intent {{ act=android.view.InputMethod cmp={package}/{full} }}",
+            f"  mShowRequested={state} mShowExplicitlyRequested=false mShowForced=false mInputShown={state}",
+            "  mInFullscreenMode=false",
+            "  mSystemReady=true mInteractive=true",
+            "  Client:",
+            "    mHasBeenInactive=false",
+            f"    mServedInputConnection={served}",
+            f"  Input method service: {package}/{full}",
+            f"    mToken={binder}",
+            f"    mInputStarted={state} mInputViewStarted={state} mCandidatesViewStarted=false",
+            f"    mShowInputRequested={state} mLastShowInputRequested={state} mShowInputFlags=0x0",
+            f"    mWindowVisible={state} mInShowWindow=false",
+            f"    mIsInputViewShown={state}",
+            "",
+        ]
+    )
 
 
 @command("dumpsys")

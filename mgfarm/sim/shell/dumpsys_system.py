@@ -14,10 +14,8 @@ DISPLAY_UNIQUE_ID = "local:4619827259835644672"
 
 
 def rotation(inv: Invocation) -> int:
-    """The display's rotation, 0-3: always 0, as the window manager composes portrait screens only (a
-    rotation the screen does not show would send taps to the wrong place)."""
-    del inv
-    return 0
+    """The display's rotation, 0-3, as the window manager composes the screen."""
+    return inv.device.services.window.current_rotation()
 
 
 def logical_size(inv: Invocation) -> tuple[int, int]:
@@ -36,6 +34,8 @@ def viewport(inv: Invocation) -> str:
 
 
 def input_section(inv: Invocation) -> str:
+    """The touch screen's raw axes stay the panel's (natural) ones; the viewport and
+    SurfaceOrientation follow the rotation (the keyboard is not orientation-aware: 0)."""
     w, h = physical_size(inv)
     rot = rotation(inv)
     port = viewport(inv)
@@ -116,7 +116,7 @@ Input Reader State (Nums of device: 2):
       Parameters:
         OrientationAware: false
       KeyboardType: 2
-      Orientation: {rot}
+      Orientation: 0
 
   Configuration:
     ExcludedDeviceNames: []
@@ -158,7 +158,7 @@ def display_section(inv: Invocation) -> str:
         f"FLAG_SUPPORTS_PROTECTED_BUFFERS, FLAG_TRUSTED, real {w} x {h}, largest app {w} x {h}, "
         f"smallest app {w} x {h}, appVsyncOff 1000000, presDeadline 16666666, mode 1, defaultMode 1, "
         f"modes [{{id=1, width={w}, height={h}, fps=60.0, alternativeRefreshRates=[]}}], "
-        f"rotation {rot}, state ON, density {d} ({d}.0 x {d}.0) dpi, type INTERNAL, "
+        f"rotation 0, state ON, density {d} ({d}.0 x {d}.0) dpi, type INTERNAL, "
         f'uniqueId "{DISPLAY_UNIQUE_ID}", app {w} x {h}, brightnessMinimum 0.0, brightnessMaximum 1.0}}\n'
         "  Display Devices: size=1\n"
         f'    DisplayDeviceInfo{{"Built-in Screen": uniqueId="{DISPLAY_UNIQUE_ID}", {w} x {h}, '
@@ -170,6 +170,11 @@ def display_section(inv: Invocation) -> str:
         "  Logical Displays: size=1\n"
         f"  Display 0:\n    mDisplayId=0\n    mPhase=1\n    mLayerStack=0\n    mHasContent=true\n"
         f"    mPrimaryDisplayDevice=Built-in Screen\n"
+        f'    mOverrideDisplayInfo=DisplayInfo{{"Built-in Screen", displayId 0, displayGroupId 0, '
+        f"FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, FLAG_TRUSTED, real {lw} x {lh}, "
+        f"largest app {max(w, h)} x {max(w, h)}, smallest app {min(w, h)} x {min(w, h)}, mode 1, "
+        f"defaultMode 1, rotation {rot}, state ON, density {d} ({d}.0 x {d}.0) dpi, type INTERNAL, "
+        f'uniqueId "{DISPLAY_UNIQUE_ID}", app {lw} x {lh}}}\n'
     )
 
 

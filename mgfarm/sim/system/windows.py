@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -153,7 +154,9 @@ class WindowManager:
     def __init__(self, device: SimDevice) -> None:
         self.device = device
         cfg = device.config
-        self.metrics = Metrics(cfg.width, cfg.height, cfg.density)
+        self.physical = Metrics(cfg.width, cfg.height, cfg.density)  # the panel, natural (portrait) way up
+        self.metrics = self.physical  # the display as apps see it: width and height swap in landscape
+        self.rotation = 0  # Surface.ROTATION_*: quarter turns of the content counter-clockwise
         self.ime_visible = False
         self.shade_open = False
         self.shifted = False
@@ -170,7 +173,49 @@ class WindowManager:
     # ---- properties of the display
     @property
     def size(self) -> tuple[int, int]:
+        """The physical size (`wm size`), whatever the rotation."""
+        return (self.physical.width, self.physical.height)
+
+    @property
+    def display_size(self) -> tuple[int, int]:
+        """The display's size in its current rotation (screenshots, dumps and `input` coordinates)."""
+        self.frame()
         return (self.metrics.width, self.metrics.height)
+
+    def current_rotation(self) -> int:
+        """The display's rotation, 0-3, as the current frame shows it."""
+        self.frame()
+        return self.rotation
+
+    def keyboard_shown(self) -> bool:
+        """Whether the soft keyboard is on screen (`dumpsys input_method`'s mInputShown)."""
+        return self.frame().keyboard is not None
+
+    def _setting_int(self, key: str, default: int) -> int:
+        """Settings.System.getInt: a value that is not an integer reads as the default."""
+        value = self.device.services.settings.get("system", key)
+        # Integer.parseInt: an optional sign and digits, nothing else (no spaces, no underscores).
+        if value is None or not re.fullmatch(r"[+-]?\d{1,9}", value):
+            return default
+        return int(value)
+
+    def _wanted_rotation(self, package: str | None) -> int:
+        """DisplayRotation.rotationForOrientation (Android 13) for the sim's activities.
+
+        Launcher3 on a phone requests SCREEN_ORIENTATION_NOSENSOR (home rotation is off), which
+        ignores both the sensor and the user's lock: the natural rotation. Every other activity leaves
+        its orientation unspecified, so the display follows `user_rotation` while
+        `accelerometer_rotation` is 0 and the sensor (console `rotate`, gRPC physical rotation)
+        otherwise; a phone never turns upside down by the sensor, it keeps the rotation it had.
+        """
+        if package == LAUNCHER:
+            return 0
+        if self._setting_int("accelerometer_rotation", 0) != 0:
+            # The sensor counts the device's clockwise quarter turns; the content turns back.
+            sensor = -self.device.services.telephony.radio.rotation % 4
+            return self.rotation if sensor == 2 else sensor
+        user = self._setting_int("user_rotation", 0)
+        return user if 0 <= user <= 3 else 0
 
     @property
     def density(self) -> int:
@@ -186,8 +231,11 @@ class WindowManager:
 
     # ---- composing a frame
     def build(self) -> Frame:
-        m = self.metrics
         rec = self.am.resumed_record()
+        self.rotation = self._wanted_rotation(rec.package if rec is not None else None)
+        p = self.physical
+        self.metrics = Metrics(p.height, p.width, p.density) if self.rotation % 2 else p
+        m = self.metrics
         resumed_key = f"{rec.package}/{rec.activity}#{rec.serial}" if rec else None
         if resumed_key != self._last_resumed:
             # A different activity came forward: its window starts without the keyboard.
@@ -219,9 +267,20 @@ class WindowManager:
         if not focus_field:
             self.ime_visible = False  # the keyboard leaves with the last focused field
         show_keyboard = self.ime_visible and focus_field
-        kb_h = m.px(kb.HEIGHT_DP) if show_keyboard else 0
+        key_h = kb.LANDSCAPE_KEY_DP if self.rotation % 2 else kb.KEY_DP
+        kb_h = m.px(kb.height_dp(key_h)) if show_keyboard else 0
+        # Where the navigation bar stands: the bottom, or in landscape the side that is the device's
+        # physical bottom (a phone's bar moves); windows other than the bar keep out of its column.
+        side = {1: "right", 3: "left"}.get(self.rotation, "bottom")
+        bar_x0, bar_x1 = 0, m.width
+        if side == "right":
+            bar_x1 = m.width - m.nav_bar
+        elif side == "left":
+            bar_x0 = m.nav_bar
+        bottom_bar = m.nav_bar if side == "bottom" else 0
+        left, right = (0, m.width) if edge else (bar_x0, bar_x1)
         top = 0 if edge else m.status_bar
-        bottom = m.height - (0 if edge else m.nav_bar) - kb_h
+        bottom = m.height - (0 if edge else bottom_bar) - kb_h
         children: list[View] = [content]
         if self.toast:
             children.append(
@@ -241,27 +300,31 @@ class WindowManager:
         app_area = Stack(id="android:id/content", children=children)
         app_root = Stack(children=[app_area])
         app_root.bounds = (0, 0, m.width, m.height)
-        app_area.layout(lctx, 0, top, m.width, bottom - top)
+        app_area.layout(lctx, left, top, right - left, bottom - top)
         palette = self.palette()
         see_through = edge and not self.shade_open  # bars drawn over the wallpaper, not over a panel
         status = status_bar(self._clock(), *self._radio_state(), light_icons=see_through or palette is DARK)
-        status.layout(lctx, 0, 0, m.width, m.status_bar)
+        status.layout(lctx, bar_x0, 0, bar_x1 - bar_x0, m.status_bar)
         nav = nav_bar(
             lambda: self.key(KEY_BACK),
             lambda: self.key(KEY_HOME),
             lambda: self.key(KEY_APP_SWITCH),
             light_icons=see_through or palette is DARK,
             bg=None if see_through else "surface_container",
+            side=side,
         )
-        nav.layout(lctx, 0, m.height - m.nav_bar, m.width, m.nav_bar)
+        if side == "bottom":
+            nav.layout(lctx, 0, m.height - m.nav_bar, m.width, m.nav_bar)
+        else:
+            nav.layout(lctx, 0 if side == "left" else bar_x1, 0, m.nav_bar, m.height)
         keyboard_view: View | None = None
         if show_keyboard:
-            keyboard_view = kb.keyboard(self.text, self.key, self.shifted, self._toggle_shift)
-            keyboard_view.layout(lctx, 0, m.height - m.nav_bar - kb_h, m.width, kb_h)
+            keyboard_view = kb.keyboard(self.text, self.key, self.shifted, self._toggle_shift, key_h)
+            keyboard_view.layout(lctx, bar_x0, m.height - bottom_bar - kb_h, bar_x1 - bar_x0, kb_h)
         shade_view: View | None = None
         if self.shade_open:
             shade_view = quick_settings(self.device.services.settings, self._open_settings, self._close_shade)
-            shade_view.layout(lctx, 0, 0, m.width, m.height - m.nav_bar)
+            shade_view.layout(lctx, bar_x0, 0, bar_x1 - bar_x0, m.height - bottom_bar)
         screen = (0, 0, m.width, m.height)
         for root in (app_root, status, nav, keyboard_view, shade_view):
             if root is not None:
@@ -304,6 +367,7 @@ class WindowManager:
         frame = self.frame()
         if not self._sig:
             extra = f"{frame.package}|{frame.palette.name}|{self.screen_on}|{frame.light_bars}"
+            extra += f"|{self.rotation}"
             sig = signature(frame.draw_roots(), extra)
             if sig != self._screen_sig:
                 self._screen = SHARED.screen(sig)
@@ -330,7 +394,7 @@ class WindowManager:
         from PIL import Image
 
         if not self.screen_on:
-            return Image.new("RGB", self.size, (0, 0, 0))
+            return Image.new("RGB", (self.metrics.width, self.metrics.height), (0, 0, 0))
         return render(frame.draw_roots(), frame.lctx, frame.palette)
 
     def dump_xml(self, all_windows: bool = False) -> str:
@@ -346,14 +410,15 @@ class WindowManager:
                 windows = [(frame.app_root, frame.package)]
                 if frame.shade is not None:
                     windows.append((frame.shade, SYSTEMUI))
-                SHARED.fill(screen, xml_all=dump([*windows, (frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)]))
+                windows += [(frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)]
+                SHARED.fill(screen, xml_all=dump(windows, self.rotation))
             assert screen.xml_all is not None
             return screen.xml_all
         if screen.xml is None:
             active = (
                 [(frame.shade, SYSTEMUI)] if frame.shade is not None else [(frame.app_root, frame.package)]
             )
-            SHARED.fill(screen, xml=dump(active))
+            SHARED.fill(screen, xml=dump(active, self.rotation))
         assert screen.xml is not None
         return screen.xml
 

@@ -7,7 +7,16 @@ from collections.abc import Callable
 from mgfarm.sim.ui.views import Button, Column, Icon, IconButton, Row, View
 
 ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-HEIGHT_DP = 4 * 54 + 3 * 6 + 8 + 40
+KEY_DP = 54
+LANDSCAPE_KEY_DP = 42  # a phone's keyboard keeps the screen's width but gets shorter keys in landscape
+
+
+def height_dp(key_height: float = KEY_DP) -> float:
+    """The keyboard's height: four rows of keys, their gaps and the suggestion strip."""
+    return 4 * key_height + 3 * 6 + 8 + 40
+
+
+HEIGHT_DP = height_dp()
 
 
 def keyboard(
@@ -15,6 +24,7 @@ def keyboard(
     key: Callable[[int], None],
     shifted: bool,
     toggle_shift: Callable[[], None],
+    key_height: float = KEY_DP,
 ) -> View:
     """A Gboard-like QWERTY layout; `key` receives Android key codes (DEL 67, ENTER 66)."""
 
@@ -25,7 +35,7 @@ def keyboard(
             style="key",
             bg="key",
             radius=6,
-            height=54,
+            height=key_height,
             weight=1,
             medium=False,
             size=22,
@@ -38,7 +48,7 @@ def keyboard(
             style="key",
             bg="key_special",
             radius=6,
-            height=54,
+            height=key_height,
             weight=1,
             size=20,
             on_click=lambda: type_text(ch),
@@ -50,7 +60,7 @@ def keyboard(
             desc=desc,
             bg="key_special",
             radius=6,
-            height=54,
+            height=key_height,
             width=None,
             weight=weight,
             tint="on_surface",
@@ -76,7 +86,7 @@ def keyboard(
                 style="key",
                 bg="key_special",
                 radius=6,
-                height=54,
+                height=key_height,
                 width=None,
                 weight=1.5,
                 size=15,
@@ -87,7 +97,7 @@ def keyboard(
                 style="key",
                 bg="key",
                 radius=6,
-                height=54,
+                height=key_height,
                 weight=5,
                 desc="Space",
                 on_click=lambda: type_text(" "),
@@ -98,7 +108,7 @@ def keyboard(
                 desc="Enter",
                 bg="primary_container",
                 radius=6,
-                height=54,
+                height=key_height,
                 width=None,
                 weight=1.5,
                 tint="on_primary_container",
@@ -121,6 +131,6 @@ def keyboard(
         bg="keyboard",
         pad=(6, 0, 6, 8),
         spacing=6,
-        height=HEIGHT_DP,
+        height=height_dp(key_height),
         children=[toolbar, row1, row2, row3, row4],
     )

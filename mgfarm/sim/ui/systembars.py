@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mgfarm.sim.ui.views import Icon, IconButton, Row, Spacer, Text, View
+from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Spacer, Text, View
 
 SYSTEMUI = "com.android.systemui"
 
@@ -55,40 +55,63 @@ def nav_bar(
     on_recents: Callable[[], None],
     light_icons: bool,
     bg: str | None,
+    side: str = "bottom",
 ) -> View:
+    """The 3-button bar. In landscape a phone's bar keeps to the device's physical bottom edge, so it
+    stands on the display's right side (rotation 90, back at the bottom) or left side (rotation 270,
+    back at the top), its buttons stacked."""
     fg = "#FFFFFF" if light_icons else "on_surface"
-    return Row(
+    # 64 dp along the bar: wide buttons in a row, tall ones in a column.
+    width, height = (64.0, None) if side == "bottom" else (None, 64.0)
+    buttons: list[View] = [
+        IconButton(
+            id=f"{SYSTEMUI}:id/back",
+            name="nav_back",
+            size=20,
+            tint=fg,
+            desc="Back",
+            on_click=on_back,
+            width=width,
+            height=height,
+        ),
+        IconButton(
+            id=f"{SYSTEMUI}:id/home",
+            name="nav_home",
+            size=22,
+            tint=fg,
+            desc="Home",
+            on_click=on_home,
+            width=width,
+            height=height,
+        ),
+        IconButton(
+            id=f"{SYSTEMUI}:id/recent_apps",
+            name="nav_recents",
+            size=18,
+            tint=fg,
+            desc="Overview",
+            on_click=on_recents,
+            width=width,
+            height=height,
+        ),
+    ]
+    if side == "bottom":
+        return Row(
+            id=f"{SYSTEMUI}:id/navigation_bar_frame", bg=bg, justify="center", spacing=64, children=buttons
+        )
+    if side == "right":
+        buttons.reverse()
+    return Column(
         id=f"{SYSTEMUI}:id/navigation_bar_frame",
         bg=bg,
-        justify="center",
-        spacing=64,
+        center=True,
         children=[
-            IconButton(
-                id=f"{SYSTEMUI}:id/back",
-                name="nav_back",
-                size=20,
-                tint=fg,
-                desc="Back",
-                on_click=on_back,
-                width=64,
-            ),
-            IconButton(
-                id=f"{SYSTEMUI}:id/home",
-                name="nav_home",
-                size=22,
-                tint=fg,
-                desc="Home",
-                on_click=on_home,
-                width=64,
-            ),
-            IconButton(
-                id=f"{SYSTEMUI}:id/recent_apps",
-                name="nav_recents",
-                size=18,
-                tint=fg,
-                desc="Overview",
-                on_click=on_recents,
-                width=64,
-            ),
+            Spacer(weight=1),
+            buttons[0],
+            Spacer(height=48),
+            buttons[1],
+            Spacer(height=48),
+            buttons[2],
+            Spacer(weight=1),
         ],
     )

@@ -79,9 +79,10 @@ def node_xml(view: View, index: int, package: str, out: list[str]) -> None:
     out.append("</node>")
 
 
-def dump(windows: list[tuple[View, str]]) -> str:
-    """The whole hierarchy: one root node per window (app, then system UI), like `uiautomator dump`."""
-    out = [HEADER, '<hierarchy rotation="0">']
+def dump(windows: list[tuple[View, str]], rotation: int = 0) -> str:
+    """The whole hierarchy: one root node per window (app, then system UI), like `uiautomator dump`;
+    bounds are in the rotated display's coordinates, as the display's `rotation` (0-3) shows it."""
+    out = [HEADER, f'<hierarchy rotation="{rotation}">']
     for i, (root, package) in enumerate(windows):
         node_xml(root, i, package, out)
     out.append("</hierarchy>")

@@ -107,7 +107,8 @@ class UiAutomatorRpc:
             "getClipboard": self.get_clipboard,
             "pasteClipboard": self.paste_clipboard,
             "wakeUp": self.no_op,
-            "freezeRotation": self.no_op,
+            "freezeRotation": self.freeze_rotation,
+            "setOrientation": self.set_orientation,
         }
 
     async def call(self, method: str, params: Any) -> Any:
@@ -168,7 +169,8 @@ class UiAutomatorRpc:
         return True
 
     async def device_info(self, args: list[Any]) -> dict[str, Any]:
-        width, height = self.window.size
+        # UiDevice.getDisplayWidth/Height: the display in its current rotation.
+        width, height = self.window.display_size
         density = int(self.window.density)
         resumed = self.device.services.activities.resumed()
         sdk = self.device.props.get("ro.build.version.sdk") or "0"
@@ -176,7 +178,7 @@ class UiAutomatorRpc:
             "currentPackageName": resumed[0] if resumed else "",
             "displayHeight": height,
             "displayWidth": width,
-            "displayRotation": 0,
+            "displayRotation": self.window.current_rotation(),
             "displaySizeDpX": round(width * 160 / density),
             "displaySizeDpY": round(height * 160 / density),
             "naturalOrientation": True,
@@ -184,6 +186,30 @@ class UiAutomatorRpc:
             "screenOn": True,
             "sdkInt": int(sdk) if str(sdk).isdigit() else 0,
         }
+
+    def _freeze(self, rotation: int) -> None:
+        """UiAutomation.setRotation(ROTATION_FREEZE_*): WindowManager.freezeRotation locks the user
+        rotation, which it keeps in settings as the display's rotation policy does."""
+        settings = self.device.services.settings
+        settings.put("system", "accelerometer_rotation", "0")
+        settings.put("system", "user_rotation", str(rotation))
+
+    async def set_orientation(self, args: list[Any]) -> bool:
+        """UiDevice.setOrientationLeft/Right/Natural (u2's `d.orientation = ...`)."""
+        names = {"n": 0, "natural": 0, "l": 1, "left": 1, "u": 2, "upsidedown": 2, "r": 3, "right": 3}
+        name = str(args[0]).lower()
+        if name not in names:
+            raise ValueError(f"unknown orientation {args[0]!r}")
+        self._freeze(names[name])
+        return True
+
+    async def freeze_rotation(self, args: list[Any]) -> bool:
+        """UiDevice.freezeRotation (at the current rotation) or unfreezeRotation (the sensor rules)."""
+        if not args or args[0]:
+            self._freeze(self.window.current_rotation())
+        else:
+            self.device.services.settings.put("system", "accelerometer_rotation", "1")
+        return True
 
     async def dump_window_hierarchy(self, args: list[Any]) -> str:
         return str(self.window.dump_xml())
