@@ -538,8 +538,11 @@ def up(
 ) -> None:
     """Start N devices, wait until each is booted on the golden snapshot, and record the farm.
 
-    Each device gets a console, an adb and (process and docker sim) a gRPC port; `mgfarm ps` lists them.
+    Each device gets a console port, an adb port and (process backend, sim image on docker) an
+    emulator gRPC port for android_env; `mgfarm ps` lists them.
     Defaults come from ./mgfarm.yaml when present; flags win.
+
+    \b
     Example: mgfarm up --replicas 16 --backend process
     Example: mgfarm up --replicas 4 --profile aosp --no-grpc
     Example: mgfarm up --backend existing --device emulator-5554 --device 10.0.0.5:5555,console=5554

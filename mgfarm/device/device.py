@@ -89,10 +89,14 @@ class Device:
         console_token: str | None = None,
         adb_host: str = "127.0.0.1",
         ui_source: str = "auto",
+        profile: str = "",
     ) -> None:
+        """`profile`: the device profile its farm runs (android13, android14, aosp), which names the
+        packages of Clock, Contacts, Phone and Files for setup steps; '' is the default's."""
         if ui_source not in ("auto", "u2", "dump"):
             raise MgfarmError(f"ui_source {ui_source!r} is unknown; use 'auto', 'u2' or 'dump'.")
         self.serial = serial
+        self.profile = profile
         self.adb_port = adb_port
         self.adb_host = adb_host
         self.client = adbutils.AdbClient(host=adb_host, port=adb_port)

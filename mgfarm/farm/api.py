@@ -24,6 +24,7 @@ from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_clas
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
 from mgfarm.farm.ports import FIRST_CONSOLE_PORT
+from mgfarm.farm.profiles import DEFAULT_PROFILE, check_profile
 from mgfarm.farm.state import (
     FAILED,
     READY,
@@ -97,6 +98,30 @@ def _refuse_existing(name: str) -> None:
         f"Farm {name!r} left a stale state file from a run that crashed; clear it with "
         f"`mgfarm down --farm {name}`."
     )
+
+
+def _refuse_adopted_elsewhere(name: str, planned: list[Replica]) -> None:
+    """A device another farm of this home holds (adopted, or one of its own) is not adopted again:
+    both farms would reset it under each other's episodes."""
+    for other in list_farms():
+        if other == name:
+            continue
+        try:
+            theirs = load_farm(other)
+        except MgfarmError:
+            continue
+        held = {r.serial: r.index for r in theirs.replicas}
+        local = {r.adb_port: r.index for r in theirs.replicas if r.adb_port}
+        for rep in planned:
+            index = held.get(rep.serial)
+            host = rep.serial.rpartition(":")[0]
+            if index is None and host in ("127.0.0.1", "localhost"):
+                index = local.get(rep.adb_port)  # 127.0.0.1:5587 is the device emulator-5586 too
+            if index is not None:
+                raise MgfarmError(
+                    f"Device {rep.serial} is already replica {index} of farm {other!r}; stop that farm "
+                    f"with `mgfarm down --farm {other}` or leave the device out."
+                )
 
 
 class _ScreenCheck:
@@ -183,6 +208,8 @@ def up(
     on_progress: Progress | None = None,
     find_snapshot: SnapshotFinder | None = None,
     owner_pid: int = 0,
+    grpc: bool = True,
+    profile: str = DEFAULT_PROFILE,
 ) -> FarmState:
     """Start `replicas` devices, wait until each is booted on its snapshot, write the state file.
 
@@ -192,8 +219,11 @@ def up(
     `find_snapshot` finds the built snapshot to boot into (`mgfarm.snapshots.farm.up` passes it);
     without it, or when none was built, a fresh device saves the golden snapshot. `owner_pid`: the
     process a private farm belongs to; the watchdog stops the farm once that process is gone.
+    `grpc`: every device serves the emulator gRPC API on a port of its own (where the backend can).
+    `profile`: the device profile (mgfarm.farm.profiles) the devices run.
     """
     check_name(name)
+    check_profile(profile)
     if replicas <= 0:
         raise MgfarmError(f"--replicas must be at least 1 (got {replicas}); pass --replicas N with N >= 1.")
     entry = backend_class(backend)
@@ -204,9 +234,18 @@ def up(
         )
     if farm_exists(name):
         _refuse_existing(name)
-    flags = UpFlags(image=image, workers=workers, cpus=cpus, memory=memory, devices=list(devices or []))
+    flags = UpFlags(
+        image=image,
+        workers=workers,
+        cpus=cpus,
+        memory=memory,
+        devices=list(devices or []),
+        grpc=grpc,
+        profile=profile,
+    )
     options = entry.options(flags)
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts
+    runner.check_profile(profile)
     snapshot = "" if snapshot == NO_SNAPSHOT else snapshot
     if not snapshot and runner.owns_devices:
         raise MgfarmError(
@@ -224,34 +263,39 @@ def up(
         )
     adb_port = adb_port or runner.default_adb_port()
     token = secrets.token_urlsafe(12)
-    planned = runner.plan(replicas, first_port, ports_of_other_farms(name) | {adb_port}, token, snapshot)
-
     folder = farm_dir(name)
-    remove_folder(folder)  # no state file: leftovers of an earlier farm only
-    folder.mkdir(parents=True)
-    write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
-    try:
-        if built is not None:
-            built.place(folder)
-        server_pid = adbserver.ensure_server(adb_port, private=runner.owns_devices)
-    except BaseException:
-        remove_folder(folder)
-        raise
-    farm = FarmState(
-        name=name,
-        backend=backend,
-        adb_server_port=adb_port,
-        snapshot=snapshot,
-        image=runner.image,
-        created_at=time.time(),
-        adb_server_pid=server_pid,
-        options=options,
-        boot_timeout=boot_timeout,
-        first_port=first_port,
-        replicas=planned,
-        owner_pid=owner_pid,
-    )
-    save_farm(farm)  # first, so that `down` can clean up even if this process dies mid-way
+    # Under the home lock until the state file is written: two `up`s at once never plan the same
+    # ports, nor adopt the same device.
+    with home_locked():
+        planned = runner.plan(replicas, first_port, ports_of_other_farms(name) | {adb_port}, token, snapshot)
+        if not runner.owns_devices:
+            _refuse_adopted_elsewhere(name, planned)
+        remove_folder(folder)  # no state file: leftovers of an earlier farm only
+        folder.mkdir(parents=True)
+        write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
+        try:
+            if built is not None:
+                built.place(folder)
+            server_pid = adbserver.ensure_server(adb_port, private=runner.owns_devices)
+        except BaseException:
+            remove_folder(folder)
+            raise
+        farm = FarmState(
+            name=name,
+            backend=backend,
+            adb_server_port=adb_port,
+            snapshot=snapshot,
+            image=runner.image,
+            created_at=time.time(),
+            adb_server_pid=server_pid,
+            options=options,
+            boot_timeout=boot_timeout,
+            first_port=first_port,
+            replicas=planned,
+            owner_pid=owner_pid,
+            profile=profile,
+        )
+        save_farm(farm)  # first, so that `down` can clean up even if this process dies mid-way
     try:
         runner.start(farm, farm.replicas, folder)
         save_farm(farm)

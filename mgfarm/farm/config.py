@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import BACKENDS, DEFAULT_BACKEND
 from mgfarm.farm.ports import FIRST_CONSOLE_PORT
+from mgfarm.farm.profiles import DEFAULT_PROFILE
 
 CONFIG_FILE = "mgfarm.yaml"
 
@@ -32,6 +33,8 @@ class FarmConfig(BaseModel):
     memory: str | None = None  # per container, docker syntax; None: the image's default
     workers: int = Field(default=0, ge=0)  # process backend; 0 = one per core
     devices: list[str] = Field(default_factory=list)  # existing backend: SERIAL or HOST:PORT[,console=PORT]
+    profile: str = DEFAULT_PROFILE  # device profile, a name in mgfarm.farm.profiles.PROFILES
+    grpc: bool = True  # each device serves the emulator gRPC API on a port of its own
     retries: int = Field(default=2, ge=0)
     boot_timeout: float = Field(default=120.0, gt=0)
 

@@ -1,4 +1,9 @@
-"""Console/adb port pairs for emulator-style devices: console even, adb = console + 1."""
+"""Ports of emulator-style devices: console even, adb = console + 1, and (optionally) a gRPC port.
+
+A device's gRPC port follows its console port (`grpc_port_for`): consecutive consoles get
+consecutive gRPC ports, so a `sim serve --grpc BASE` worker that hosts a run of consecutive pairs
+serves exactly the ports the farm planned (BASE for its first device, BASE + 1 for the next, ...).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ from mgfarm.errors import MgfarmError
 # Farm devices live above the range every adb server scans, announced to their own farm's server only.
 FIRST_CONSOLE_PORT = SCANNED_ADB_PORTS.stop  # 5586: the console port (even), adb on 5587
 LAST_PORT = 65535
+# Emulators started by hand and android_env take gRPC 8554 up (8554 is the emulator's documented
+# default): farm devices start above that range as their consoles do above 5554-5585.
+FIRST_GRPC_PORT = 8586
 
 
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
@@ -63,12 +71,18 @@ def max_pairs(start: int = FIRST_CONSOLE_PORT) -> int:
     return (LAST_PORT - start + 1) // 2
 
 
+def grpc_port_for(console: int) -> int:
+    """The gRPC port of the device whose console is `console` (5586 -> 8586, 5588 -> 8587, ...)."""
+    return FIRST_GRPC_PORT + (console - FIRST_CONSOLE_PORT) // 2
+
+
 def allocate_pairs(
-    count: int, start: int = FIRST_CONSOLE_PORT, reserved: Iterable[int] = ()
+    count: int, start: int = FIRST_CONSOLE_PORT, reserved: Iterable[int] = (), grpc: bool = False
 ) -> list[tuple[int, int]]:
     """`count` (console, adb) pairs from `start` upwards, skipping pairs where either port is taken.
 
-    `reserved` holds ports promised to other farms that may not be bound at this moment.
+    `reserved` holds ports promised to other farms that may not be bound at this moment. `grpc`:
+    each pair's gRPC port (`grpc_port_for`) must be free too, and no pair may take one of them.
     """
     if count <= 0:
         raise MgfarmError(f"--replicas must be at least 1 (got {count}).")
@@ -85,9 +99,12 @@ def allocate_pairs(
     pairs: list[tuple[int, int]] = []
     console = start
     while len(pairs) < count and console + 1 <= LAST_PORT:
-        adb = console + 1
-        if console not in taken and adb not in taken and not port_in_use(console) and not port_in_use(adb):
-            pairs.append((console, adb))
+        wanted = [console, console + 1]
+        if grpc:
+            wanted.append(grpc_port_for(console))
+        if all(1 <= port <= LAST_PORT and port not in taken and not port_in_use(port) for port in wanted):
+            pairs.append((console, console + 1))
+            taken.update(wanted)  # a later pair's console may not land on this one's gRPC port
         console += 2
     if len(pairs) < count:
         raise MgfarmError(

@@ -22,15 +22,20 @@ def _duration(seconds: float) -> str:
 
 
 def farm_table(farm: FarmState) -> Table:
-    """One row per replica: replica, serial, state, uptime, snapshot, ports."""
+    """One row per replica: replica, serial, state, uptime, snapshot, console, adb and gRPC ports
+    (no gRPC column when no device serves one)."""
     ready = sum(r.state == READY for r in farm.replicas)
     title = (
-        f"farm {farm.name} · {farm.backend} · adb server 127.0.0.1:{farm.adb_server_port} · "
+        f"farm {farm.name} · {farm.backend} · {farm.profile} · adb server 127.0.0.1:{farm.adb_server_port} · "
         f"{ready}/{len(farm.replicas)} ready"
     )
     table = Table(title=title, title_justify="left")
-    for column in ("replica", "serial", "state", "uptime", "snapshot", "ports"):
-        table.add_column(column, justify="right" if column in ("replica", "uptime") else "left")
+    grpc = any(r.grpc_port for r in farm.replicas)
+    columns = ["replica", "serial", "state", "uptime", "snapshot", "console", "adb"] + (
+        ["grpc"] if grpc else []
+    )
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("serial", "state", "snapshot") else "right")
     now = time.time()
     for rep in farm.replicas:
         style = _STATE_STYLE.get(rep.state, "")
@@ -38,8 +43,10 @@ def farm_table(farm: FarmState) -> Table:
         if rep.reason and rep.state != READY:
             state += f" ({rep.reason})"
         up = _duration(uptime(rep, now)) if rep.state == READY else "-"
-        ports = f"console {rep.console_port}, adb {rep.adb_port}"
-        table.add_row(str(rep.index), rep.serial, state, up, farm.snapshot, ports)
+        ports = [str(rep.console_port or "-"), str(rep.adb_port or "-")]
+        if grpc:
+            ports.append(str(rep.grpc_port or "-"))
+        table.add_row(str(rep.index), rep.serial, state, up, farm.snapshot, *ports)
     return table
 
 

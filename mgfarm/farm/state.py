@@ -44,6 +44,11 @@ class Replica:
     started_at: float = 0.0
     reason: str = ""  # why it is failed/restoring; empty when ready
     restarts: int = 0
+    grpc_port: int = 0  # the emulator gRPC API (android_env's control channel); 0: none served
+
+    def ports(self) -> tuple[int, ...]:
+        """Every host port the replica's device listens on."""
+        return tuple(p for p in (self.console_port, self.adb_port, self.grpc_port) if p)
 
 
 @dataclass
@@ -74,6 +79,7 @@ class FarmState:
     boot_timeout: float = 120.0
     first_port: int = 5554  # the farm's port range starts here; restarts stay in it
     owner_pid: int = 0  # a private farm's process (tasks check): its watchdog stops the farm if it dies
+    profile: str = "android13"  # the device profile (image the devices mirror; their app packages)
 
     def replica(self, index: int) -> Replica:
         for rep in self.replicas:
@@ -251,7 +257,7 @@ def ports_of_other_farms(name: str) -> set[int]:
             continue
         try:
             for rep in load_farm(other).replicas:
-                ports.update((rep.console_port, rep.adb_port))
+                ports.update(rep.ports())
         except MgfarmError:
             continue
     return ports

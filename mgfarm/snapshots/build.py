@@ -24,6 +24,7 @@ from mgfarm.farm.api import down
 from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_class, get_backend
 from mgfarm.farm.boot import wait_attached, wait_boot_completed
 from mgfarm.farm.ports import quiet_range_start
+from mgfarm.farm.profiles import DEFAULT_PROFILE, check_profile
 from mgfarm.farm.state import (
     READY,
     FarmState,
@@ -68,9 +69,13 @@ def build(
     adb_port: int = 0,
     boot_timeout: float = 300.0,
     report: Report | None = None,
+    profile: str = DEFAULT_PROFILE,
 ) -> Manifest:
-    """Build the recipe's snapshot on `backend` and return its manifest (also written to the store)."""
+    """Build the recipe's snapshot on `backend` and return its manifest (also written to the store).
+
+    `profile`: the device profile it is built on; farms of that profile only may boot into it."""
     say = report or (lambda _msg: None)
+    check_profile(profile)
     if backend_class(backend).snapshot_store == "device":
         raise MgfarmError(
             f"The {backend} backend's devices keep their own snapshots, so it builds none; build on "
@@ -79,7 +84,7 @@ def build(
         )
     recipe = load_recipe(recipe_name)
     started = time.monotonic()
-    farm, runner = _start_one(recipe, backend, image, adb_port, boot_timeout, say)
+    farm, runner = _start_one(recipe, backend, image, adb_port, boot_timeout, say, profile)
     try:
         rep = farm.replicas[0]
         device = Device(
@@ -87,6 +92,7 @@ def build(
             adb_port=farm.adb_server_port,
             console_port=rep.console_port,
             console_token=rep.console_token,
+            profile=profile,  # the recipe's steps name that profile's packages
         )
         become_root(device, farm, boot_timeout)
         say(f"applying recipe {recipe.name} ({len(recipe.steps())} steps) to {rep.serial}")
@@ -102,6 +108,7 @@ def build(
             recipe_source=recipe.source,
             backend=backend,
             image=farm.image or sim_image_name(),
+            profile=profile,
             screen=facts.pop("screen"),
             created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             mgfarm_version=mgfarm.__version__,
@@ -119,15 +126,22 @@ def build(
 
 
 def _start_one(
-    recipe: Recipe, backend: str, image: str, adb_port: int, boot_timeout: float, say: Report
+    recipe: Recipe,
+    backend: str,
+    image: str,
+    adb_port: int,
+    boot_timeout: float,
+    say: Report,
+    profile: str = DEFAULT_PROFILE,
 ) -> tuple[FarmState, Backend]:
     """A one-replica farm booted fresh (no snapshot loaded), registered so `down` can clean it up."""
     name = BUILD_FARM_PREFIX + recipe.name
     if farm_exists(name):
         down(name)  # a build that crashed earlier left its farm behind
-    # One worker; a container gets the image's CPUs and memory.
-    options = backend_class(backend).options(UpFlags(image=image, workers=1))
+    # One worker, no gRPC; a container gets the image's CPUs and memory.
+    options = backend_class(backend).options(UpFlags(image=image, workers=1, profile=profile))
     runner = get_backend(backend, **options)
+    runner.check_profile(profile)
     folder = farm_dir(name)
     remove_folder(folder)
     folder.mkdir(parents=True)
@@ -146,6 +160,7 @@ def _start_one(
         options=options,  # `down` rebuilds the backend from these (the build's image, not the default)
         boot_timeout=boot_timeout,
         replicas=runner.plan(1, quiet_range_start(1), {adb_port}, token, recipe.name),
+        profile=profile,
     )
     save_farm(farm)
     try:
@@ -172,18 +187,22 @@ def become_root(device: Device, farm: FarmState, timeout: float) -> None:
         wait_boot_completed(farm.replicas[0], farm.adb_server_port, deadline)
 
 
-def app_package(name: str) -> str:
-    """An app's package: a name the task catalog knows (`contacts`), or a package name as given."""
-    if "." in name:
-        return name
-    return load_catalog([]).apps.find(name).package
+def app_package(name: str, profile: str = "") -> str:
+    """An app's package on `profile`: a name or package the task catalog knows (`contacts`,
+    com.google.android.contacts: com.android.contacts on aosp), or any other package as given."""
+    try:
+        return load_catalog([]).apps.find(name).package_on(profile)
+    except MgfarmError:
+        if "." in name:
+            return name
+        raise
 
 
 def check_apps(device: Device, recipe: Recipe) -> None:
     """Every app the recipe names must be installed; say which is missing."""
     installed = set(device.packages())
     for name in recipe.apps:
-        package = app_package(name)
+        package = app_package(name, device.profile)
         if package not in installed:
             raise MgfarmError(
                 f"Recipe {recipe.name!r} needs app {package}, which is not installed on "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, backend_class
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT
+from mgfarm.farm.profiles import DEFAULT_PROFILE, check_profile
 from mgfarm.farm.state import FarmState, Replica, remove_folder
 from mgfarm.snapshots.manifest import (
     MANIFEST_LABEL,
@@ -47,7 +49,9 @@ def up(
     """
     if backend_class(backend).snapshot_store == "image" and not image:
         image = built_image(backend, snapshot)
-    return api.up(replicas, backend, image=image, snapshot=snapshot, find_snapshot=_find, **options)
+    profile = str(options.get("profile") or DEFAULT_PROFILE)
+    finder = partial(_find, profile=check_profile(profile))
+    return api.up(replicas, backend, image=image, snapshot=snapshot, find_snapshot=finder, **options)
 
 
 @dataclass
@@ -83,26 +87,28 @@ class Built:
             image=farm.image,
             screen=screen,
             image_id=self.manifest.snapshot_image_id,
+            profile=farm.profile,
         )
 
 
-def _find(backend: Backend, snapshot: str) -> Built | None:
-    return find_built(backend.name, backend.image, snapshot)
+def _find(backend: Backend, snapshot: str, profile: str = "") -> Built | None:
+    return find_built(backend.name, backend.image, snapshot, profile)
 
 
-def find_built(backend: str, image: str, snapshot: str) -> Built | None:
-    """Before devices start: the built snapshot, checked to fit; None when none was built (the farm
-    then saves one from its freshly booted devices) or the backend's devices keep their own."""
+def find_built(backend: str, image: str, snapshot: str, profile: str = "") -> Built | None:
+    """Before devices start: the built snapshot, checked to fit (`profile`: the farm's device
+    profile); None when none was built (the farm then saves one from its freshly booted devices)
+    or the backend's devices keep their own."""
     store = backend_class(backend).snapshot_store
     if store == "image":
-        manifest = _image_manifest(backend, image, snapshot)
+        manifest = _image_manifest(backend, image, snapshot, profile)
         return None if manifest is None else Built(manifest)
     if store != "files":
         return None
     manifest = read_manifest(backend, snapshot)
     if manifest is None:
         return None
-    check_manifest(manifest, backend, mgfarm_version=mgfarm.__version__)
+    check_manifest(manifest, backend, mgfarm_version=mgfarm.__version__, profile=profile)
     check_recipe_unchanged(manifest)
     source = snapshot_files(snapshot)
     if not (source / "state.json").is_file():
@@ -113,7 +119,7 @@ def find_built(backend: str, image: str, snapshot: str) -> Built | None:
     return Built(manifest, source)
 
 
-def _image_manifest(backend: str, image: str, snapshot: str) -> Manifest | None:
+def _image_manifest(backend: str, image: str, snapshot: str, profile: str = "") -> Manifest | None:
     """The manifest inside the farm's image, checked; or the refusal when a build exists elsewhere."""
     docker = docker_sdk()
     client = docker.from_env()
@@ -130,7 +136,7 @@ def _image_manifest(backend: str, image: str, snapshot: str) -> Manifest | None:
         return None
     if text:  # the label was written before the commit, so it cannot know the committed id
         manifest = manifest.model_copy(update={"snapshot_image_id": image_id})
-    check_manifest(manifest, backend, image=image, image_id=image_id)
+    check_manifest(manifest, backend, image=image, image_id=image_id, profile=profile)
     check_recipe_unchanged(manifest)
     return manifest
 

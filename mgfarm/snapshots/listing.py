@@ -19,6 +19,7 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
             {
                 "name": m.name,
                 "backend": m.backend,
+                "profile": m.profile,
                 "image": m.snapshot_image or m.image,
                 "screen": f"{m.screen.width}x{m.screen.height}@{m.screen.density}",
                 "recipe": m.recipe_hash,
@@ -34,6 +35,7 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
                 {
                     "name": r.name,
                     "backend": "-",
+                    "profile": "-",
                     "image": "-",
                     "screen": "-",
                     "recipe": hashes[r.name],
@@ -48,7 +50,7 @@ def snapshot_rows(recipes: list[Recipe], built: list[Manifest]) -> list[dict[str
 def snapshot_table() -> tuple[Table, list[dict[str, str]]]:
     rows = snapshot_rows(list_recipes(), list_manifests())
     table = Table(title="Golden snapshots", caption="build one with: mgfarm snapshot build NAME")
-    shown = ("name", "backend", "image", "screen", "recipe", "status")  # `--json` has every field
+    shown = ("name", "backend", "profile", "image", "screen", "recipe", "status")  # `--json` has every field
     for column in shown:
         table.add_column(column, overflow="fold", no_wrap=column in ("recipe", "screen"))
     for row in rows:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import backend_class
+from mgfarm.farm.profiles import DEFAULT_PROFILE
 from mgfarm.farm.state import home, remove_folder
 
 MANIFEST_LABEL = "org.mgfarm.snapshot"
@@ -49,6 +50,7 @@ class Manifest(BaseModel):
     recipe_source: str = ""
     backend: str
     image: str  # docker: the image the device ran; process: "mgfarm-sim <version>"
+    profile: str = DEFAULT_PROFILE  # the device profile it was built on (its apps' packages and data)
     image_id: str = ""
     snapshot_image: str = ""  # docker: the committed image a farm boots from
     snapshot_image_id: str = ""
@@ -66,7 +68,8 @@ class Manifest(BaseModel):
 
     def summary(self) -> str:
         where = self.snapshot_image or self.image
-        return f"{self.name} ({self.backend}, {where}, {self.screen}, recipe {self.recipe_hash})"
+        facts = f"{self.backend}, {self.profile}, {where}, {self.screen}"
+        return f"{self.name} ({facts}, recipe {self.recipe_hash})"
 
 
 def docker_sdk() -> ModuleType:
@@ -218,9 +221,19 @@ def check_manifest(
     image_id: str = "",
     screen: Screen | None = None,
     mgfarm_version: str = "",
+    profile: str = "",
 ) -> None:
-    """Refuse, in one sentence with the fix, a snapshot that does not fit the farm about to use it."""
+    """Refuse, in one sentence with the fix, a snapshot that does not fit the farm about to use it.
+
+    `profile`: the farm's device profile ('' skips the check); a snapshot holds its profile's app
+    packages and data folders, so it is never loaded on devices of another."""
     rebuild = f"rebuild it with `mgfarm snapshot build {manifest.name} --backend {backend}`"
+    if profile and manifest.profile != profile:
+        raise MgfarmError(
+            f"Snapshot {manifest.name!r} was built on device profile {manifest.profile}, not {profile}; "
+            f"start the farm with --profile {manifest.profile}, or rebuild it with "
+            f"`mgfarm snapshot build {manifest.name} --backend {backend} --profile {profile}`."
+        )
     if manifest.backend != backend:
         raise MgfarmError(
             f"Snapshot {manifest.name!r} was built on the {manifest.backend} backend, "

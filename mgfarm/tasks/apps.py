@@ -16,6 +16,8 @@ import yaml
 from mgfarm.errors import MgfarmError
 
 DEFAULT_PROFILE = "google"  # AndroidWorld's image, and a simulated device's default profile
+# A device profile (`mgfarm up --profile`, mgfarm.farm.profiles) -> its column in apps.yaml.
+PROFILE_COLUMNS = {"android13": "google", "android14": "google", "aosp": "aosp"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,10 @@ class AppDecl:
     def package(self) -> str:
         """The package on the default profile."""
         return self.packages.get(DEFAULT_PROFILE) or next(iter(self.packages.values()))
+
+    def package_on(self, profile: str) -> str:
+        """The package on a device of this profile (android13, android14, aosp; '' is the default)."""
+        return self.packages.get(PROFILE_COLUMNS.get(profile, DEFAULT_PROFILE)) or self.package
 
     def candidates(self) -> tuple[str, ...]:
         """Every package the app has on some profile, the default profile's first."""
@@ -65,11 +71,12 @@ class AppTable:
         return {n: app.candidates() for app in self.apps.values() for n in app.names()}
 
 
-def launch_command(app: AppDecl) -> str:
-    """The shell command that brings the app's launcher activity (the default profile's package) up."""
+def launch_command(app: AppDecl, profile: str = "") -> str:
+    """The shell command that brings the app's launcher activity up on a device of `profile`."""
+    package = app.package_on(profile)
     if app.activity:
-        return f"am start -n {app.package}/{app.activity}"
-    return f"monkey -p {app.package} -c android.intent.category.LAUNCHER 1"
+        return f"am start -n {package}/{app.activity}"
+    return f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
 
 
 def load_apps(path: Path) -> AppTable:

@@ -12,6 +12,8 @@ from typing import Any, Protocol
 class TaskDevice(Protocol):
     """Reads and writes a device over ADB only."""
 
+    profile: str  # its device profile (android13, android14, aosp; '' unknown: the default's packages)
+
     def shell(self, cmd: str) -> str: ...
 
     def shell2(self, cmd: str) -> Any: ...  # .output (str) and .exit_code (int)

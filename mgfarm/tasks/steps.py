@@ -73,7 +73,7 @@ def _content_delete(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
 
 
 def _sql(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
-    path = catalog.state.database(str(spec["db"]), "Setup step sql")
+    path = _on_profile(catalog.state.database(str(spec["db"]), "Setup step sql"), device, catalog)
     statements = spec["sql"] if isinstance(spec["sql"], list) else [spec["sql"]]
     script = "; ".join(str(s).rstrip(";") for s in statements) + ";"
     _checked(device, f"sqlite3 {quote(path)} {quote(script)}", "sql")
@@ -93,7 +93,7 @@ def _open_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
     if str(name).lower() == "home":
         _home(device, None, catalog)
         return
-    _checked(device, launch_command(catalog.apps.find(str(name))), "open_app")
+    _checked(device, launch_command(catalog.apps.find(str(name)), device.profile), "open_app")
 
 
 def _home(device: TaskDevice, _: Any, catalog: Catalog) -> None:
@@ -105,11 +105,22 @@ def _shell(device: TaskDevice, cmd: Any, catalog: Catalog) -> None:
 
 
 def _force_stop(device: TaskDevice, name: Any, catalog: Catalog) -> None:
-    device.shell(f"am force-stop {catalog.apps.find(str(name)).package}")
+    device.shell(f"am force-stop {catalog.apps.find(str(name)).package_on(device.profile)}")
 
 
 def _clear_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
-    device.shell(f"pm clear {catalog.apps.find(str(name)).package}")
+    device.shell(f"pm clear {catalog.apps.find(str(name)).package_on(device.profile)}")
+
+
+def _on_profile(path: str, device: TaskDevice, catalog: Catalog) -> str:
+    """An app data path declared under the default profile's package, on the device's profile
+    (/data/data/com.google.android.deskclock/... is /data/data/com.android.deskclock/... on aosp)."""
+    for app in catalog.apps:
+        package = app.package_on(device.profile)
+        for root in ("/data/data/", "/data/user/0/"):
+            if package != app.package and path.startswith(f"{root}{app.package}/"):
+                return f"{root}{package}/{path[len(root) + len(app.package) + 1 :]}"
+    return path
 
 
 def _checked(device: TaskDevice, cmd: str, step: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -194,3 +195,33 @@ def test_an_emulator_without_an_adb_server_is_found_by_the_server_up_starts(
         assert mgfarm("down", "--farm", "byhand", env=user_env).returncode == 0
         assert not adbserver.server_running(server_port)  # it was the farm's, started for it
         assert serve.poll() is None
+
+
+def test_a_device_another_farm_adopted_is_refused_naming_that_farm(
+    adb_server: AdbServer, sim_device: SimHandle, user_env: dict[str, str]
+) -> None:
+    def adopt(farm: str, device: str) -> subprocess.CompletedProcess[str]:
+        args = ["up", "--backend", "existing", "--device", device, "--farm", farm]
+        return mgfarm(*args, "--adb-port", str(adb_server.port), env=user_env)
+
+    first = adopt("first", sim_device.serial)
+    assert first.returncode == 0, first.stderr
+    try:
+        # By its serial, and by its adb address: the same device both times.
+        for device in (
+            sim_device.serial,
+            f"127.0.0.1:{sim_device.adb_port},console={sim_device.console_port}",
+        ):
+            second = adopt("second", device)
+            text = " ".join(second.stderr.split())
+            assert second.returncode != 0 and "Traceback" not in text, second.stderr
+            assert text == (
+                f"error: Device {device.split(',')[0]} is already replica 0 of farm 'first'; stop that farm "
+                "with `mgfarm down --farm first` or leave the device out."
+            )
+            assert not farm_dir("second").exists()
+        assert listed(adb_server).get(sim_device.serial) == "device"  # the first farm's device is untouched
+        ps = json.loads(mgfarm("ps", "--farm", "first", "--json", env=user_env).stdout)
+        assert [r["state"] for r in ps[0]["replicas"]] == ["ready"]
+    finally:
+        assert mgfarm("down", "--farm", "first", env=user_env).returncode == 0

@@ -136,6 +136,7 @@ def test_bad_input_one_sentence_nothing_left(farm_home: Path, adb_server: AdbSer
         (["up", "--replicas", "0"], "replicas"),
         (["up", "--replicas", "40000"], "fewer replicas"),
         (["up", "--replicas", "1", "--backend", "vm"], "backend"),
+        (["up", "--replicas", "1", "--profile", "pixel"], "use one of: android13, android14, aosp"),
         (["down", "--name", "gone"], "No farm named 'gone'"),
         (["logs", "0", "--name", "gone"], "No farm named 'gone'"),
     ]:
@@ -223,3 +224,88 @@ def test_farms_sharing_an_adb_server_stop_it_when_the_last_one_leaves(
             with contextlib.suppress(Exception):
                 api.down(name)
         adbserver.kill_server(port)
+
+
+def test_every_device_serves_grpc_on_the_port_ps_shows(
+    farm_home: Path, adb_server: AdbServer, tmp_path: Path
+) -> None:
+    """android_env's own gRPC stubs, with its channel (local credentials to localhost:PORT), reach
+    each replica on the port the farm recorded; one worker hosts both devices (consecutive ports)."""
+    grpc = pytest.importorskip("grpc")
+    stubs = pytest.importorskip(
+        "android_env.proto.emulator_controller_pb2_grpc", reason="pip install -e '.[compat]'"
+    )
+    messages = pytest.importorskip("android_env.proto.emulator_controller_pb2")
+    from google.protobuf import empty_pb2
+
+    (tmp_path / "mgfarm.yaml").write_text("workers: 1\n")
+    up = mgfarm("up", "--replicas", "2", "--name", "g2", "--adb-port", str(adb_server.port), cwd=tmp_path)
+    assert up.returncode == 0, up.stderr
+    try:
+        replicas = json.loads(mgfarm("ps", "--name", "g2", "--json").stdout)[0]["replicas"]
+        ports = [r["grpc_port"] for r in replicas]
+        assert all(ports) and len(set(ports)) == 2
+        assert len(load_farm("g2").workers) == 1
+        table = mgfarm("ps", "--name", "g2").stdout
+        assert "grpc" in table
+        for rep in replicas:
+            row = next(line for line in table.splitlines() if rep["serial"] in line)
+            assert f" {rep['grpc_port']} " in row
+            channel = grpc.secure_channel(f"localhost:{rep['grpc_port']}", grpc.local_channel_credentials())
+            with channel:
+                stub = stubs.EmulatorControllerStub(channel)
+                status = stub.getStatus(empty_pb2.Empty(), timeout=10)
+                hardware = {e.key: e.value for e in status.hardwareConfig.entry}
+                assert status.booted and hardware["avd.name"] == f"mgfarm_sim_{rep['console_port']}"
+                shot = stub.getScreenshot(messages.ImageFormat(format=messages.ImageFormat.PNG), timeout=10)
+                assert (shot.width, shot.height) == (1080, 2400) and shot.image.startswith(b"\x89PNG")
+    finally:
+        api.down("g2")
+
+    # --no-grpc: no port is planned, and none is served.
+    plain = mgfarm(
+        "up", "--replicas", "1", "--name", "plain", "--no-grpc", "--adb-port", str(adb_server.port)
+    )
+    assert plain.returncode == 0, plain.stderr
+    try:
+        farm = load_farm("plain")
+        argv = Path(f"/proc/{farm.workers[0].pid}/cmdline").read_bytes().split(b"\0")
+        assert farm.replicas[0].grpc_port == 0 and b"--grpc" not in argv and b"--profile" in argv
+        assert "grpc" not in mgfarm("ps", "--name", "plain").stdout
+    finally:
+        api.down("plain")
+
+
+def test_a_farm_runs_its_profile_and_setup_steps_name_its_packages(
+    farm_home: Path, adb_server: AdbServer
+) -> None:
+    from mgfarm.catalog import load_catalog
+    from mgfarm.device import Device
+    from mgfarm.tasks.steps import apply_steps
+
+    args = ["--name", "plainaosp", "--profile", "aosp", "--no-grpc", "--adb-port", str(adb_server.port)]
+    up = mgfarm("up", "--replicas", "1", *args)
+    assert up.returncode == 0, up.stderr
+    try:
+        assert json.loads(mgfarm("ps", "--name", "plainaosp", "--json").stdout)[0]["profile"] == "aosp"
+        assert "· aosp ·" in mgfarm("ps", "--name", "plainaosp").stdout
+        farm = load_farm("plainaosp")
+        device = Device(farm.replicas[0].serial, adb_port=farm.adb_server_port, profile=farm.profile)
+        catalog = load_catalog([])
+        # Clock is com.android.deskclock on aosp; its alarms.db lives under that package.
+        apply_steps(device, [{"open_app": "Clock"}], catalog)
+        assert device.current_app()[0] == "com.android.deskclock"
+        apply_steps(device, [{"force_stop": "clock"}, {"clear_app": "clock"}], catalog)
+        assert device.current_app()[0] != "com.android.deskclock"
+        sql = (
+            "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
+            "VALUES (5, 55, 0, 1, 1, 'x')"
+        )
+        apply_steps(device, [{"sql": {"db": "alarms", "sql": sql}}], catalog)
+        rows = device.sqlite(
+            "/data/data/com.android.deskclock/databases/alarms.db", "SELECT label FROM alarm_templates"
+        )
+        assert ["x"] in rows
+        device.close()
+    finally:
+        api.down("plainaosp")

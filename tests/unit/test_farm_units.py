@@ -10,11 +10,28 @@ import pytest
 
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
+from mgfarm.farm import profiles as farm_profiles
 from mgfarm.farm.backends.docker import needs_kvm, parse_memory
 from mgfarm.farm.backends.process import ProcessBackend
 from mgfarm.farm.config import load_config
-from mgfarm.farm.ports import allocate_pairs, consecutive_runs, free_port, quiet_range_start
-from mgfarm.farm.state import FarmState, Replica, edit, list_farms, load_farm, save_farm, state_path
+from mgfarm.farm.ports import (
+    FIRST_CONSOLE_PORT,
+    allocate_pairs,
+    consecutive_runs,
+    free_port,
+    grpc_port_for,
+    quiet_range_start,
+)
+from mgfarm.farm.state import (
+    FarmState,
+    Replica,
+    edit,
+    list_farms,
+    load_farm,
+    ports_of_other_farms,
+    save_farm,
+    state_path,
+)
 
 
 def test_pairs_are_even_odd_and_skip_taken_ports() -> None:
@@ -149,3 +166,58 @@ def test_an_old_state_file_without_first_port_still_loads(
     del data["first_port"]
     state_path("old").write_text(json.dumps(data))
     assert load_farm("old").first_port == 5554
+
+
+def test_grpc_ports_follow_consoles_skip_taken_ones_and_are_reserved_for_other_farms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    start = quiet_range_start(4)
+    # Consecutive consoles, consecutive gRPC ports: one `sim serve --grpc BASE` worker serves a run.
+    assert [grpc_port_for(c) for c in (FIRST_CONSOLE_PORT, FIRST_CONSOLE_PORT + 2)] == [8586, 8587]
+    with socket.socket() as holder:  # something holds the second pair's gRPC port
+        holder.bind(("127.0.0.1", grpc_port_for(start + 2)))
+        holder.listen()
+        planned = ProcessBackend(workers=1, grpc=True).plan(2, start, set(), "tok", "golden")
+    assert [r.console_port for r in planned] == [start, start + 4]
+    assert [r.grpc_port for r in planned] == [grpc_port_for(start), grpc_port_for(start + 4)]
+    assert [r.grpc_port for r in ProcessBackend(grpc=False).plan(1, start, set(), "t", "g")] == [0]
+    # Another farm's gRPC ports are promised to it, as its console and adb ports are.
+    save_farm(FarmState("one", "process", 5137, "golden", planned, first_port=start))
+    assert {r.grpc_port for r in planned} <= ports_of_other_farms("two")
+    again = ProcessBackend(grpc=True).plan(2, start, ports_of_other_farms("two"), "tok", "golden")
+    assert not {p for r in again for p in r.ports()} & {p for r in planned for p in r.ports()}
+    # A relocated replica keeps a gRPC port, moved with its console.
+    rep = again[0]
+    farm = FarmState("two", "process", 5137, "golden", again, first_port=start)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", rep.grpc_port))
+        holder.listen()
+        assert ProcessBackend(grpc=True).relocate(farm, rep)
+    assert rep.grpc_port == grpc_port_for(rep.console_port) and rep.grpc_port not in ports_of_other_farms(
+        "two"
+    )
+
+
+def test_an_old_state_file_has_no_grpc_ports_and_the_default_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path))
+    save_farm(_farm("old"))
+    data = json.loads(state_path("old").read_text())
+    del data["profile"], data["replicas"][0]["grpc_port"]
+    state_path("old").write_text(json.dumps(data))
+    farm = load_farm("old")
+    assert (farm.profile, farm.replicas[0].grpc_port, farm.replicas[0].ports()) == (
+        "android13",
+        0,
+        (5554, 5555),
+    )
+
+
+def test_the_farm_offers_the_profiles_the_simulator_has() -> None:
+    from mgfarm.sim.system.profiles import DEFAULT, PROFILES
+
+    assert (farm_profiles.PROFILES, farm_profiles.DEFAULT_PROFILE) == (PROFILES, DEFAULT)
+    with pytest.raises(MgfarmError, match=r"^Unknown device profile 'pixel'; use one of: android13, "):
+        api.up(1, profile="pixel")

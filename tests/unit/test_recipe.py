@@ -21,6 +21,7 @@ from mgfarm.snapshots.manifest import (
 )
 from mgfarm.snapshots.recipe import Recipe, list_recipes, load_recipe
 from mgfarm.tasks.steps import STEPS
+from tests.support import run_mgfarm
 
 PHONE = Screen(width=1080, height=2400, density=420)
 
@@ -137,6 +138,11 @@ def test_matching_manifest_is_accepted() -> None:
             "start the farm with `--image mgfarm-snapshot:golden-abc`",
         ),
         (_manifest(mgfarm_version="0.0.1"), {"backend": "process", "mgfarm_version": "9.9"}, "mgfarm 0.0.1"),
+        (
+            _manifest(profile="aosp"),
+            {"backend": "process", "profile": "android13"},
+            "built on device profile aosp, not android13; start the farm with --profile aosp",
+        ),
     ],
 )
 def test_mismatched_manifest_is_refused_with_the_fix(
@@ -174,6 +180,20 @@ def test_finding_refuses_a_snapshot_from_another_mgfarm_version(tmp_path: Path) 
         snapfarm.find_built("process", "", "golden")
 
 
+def test_a_farm_of_another_profile_refuses_the_built_golden_and_starts_nothing(_home: Path) -> None:
+    write_manifest(_manifest())  # built on the default profile, android13
+    files = snapshot_files("golden")
+    files.mkdir(parents=True)
+    (files / "state.json").write_text("{}")
+    assert snapfarm.find_built("process", "", "golden", profile="android13") is not None
+    proc = run_mgfarm("up", "--replicas", "1", "--profile", "aosp", "--name", "other", timeout=60)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    message = " ".join(proc.stderr.split())
+    assert "Snapshot 'golden' was built on device profile android13, not aosp;" in message
+    assert "`mgfarm snapshot build golden --backend process --profile aosp`." in message
+    assert not (_home / "farms" / "other").exists()
+
+
 def test_finding_refuses_a_stale_snapshot(tmp_path: Path) -> None:
     write_manifest(_manifest(recipe_hash="0123456789ab"))
     with pytest.raises(MgfarmError, match=r"'golden' is stale.*`mgfarm snapshot build golden`\.$"):
@@ -184,6 +204,7 @@ def test_list_rows_mark_stale_and_unbuilt_snapshots() -> None:
     recipes = [Recipe(name="golden", seed=[]), Recipe(name="other", seed=[])]
     current = _manifest(recipe_hash=recipes[0].content_hash())
     rows = snapshot_rows(recipes, [current, _manifest(backend="docker", recipe_hash="old")])
+    assert [r["profile"] for r in rows] == ["android13", "android13", "-"]
     assert [(r["name"], r["backend"], r["status"]) for r in rows] == [
         ("golden", "process", "ready"),
         ("golden", "docker", "stale: recipe changed, rebuild"),

@@ -20,7 +20,14 @@ from typing import ClassVar, Literal
 from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, load_snapshot, wait_attached
-from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs, port_in_use, quiet_range_start
+from mgfarm.farm.ports import (
+    FIRST_CONSOLE_PORT,
+    allocate_pairs,
+    grpc_port_for,
+    port_in_use,
+    quiet_range_start,
+)
+from mgfarm.farm.profiles import DEFAULT_PROFILE
 from mgfarm.farm.state import BOOTING, FarmState, Replica, ports_of_other_farms
 
 # Where a backend's snapshots live: "files" in the farm's folder, shared read-only by its devices;
@@ -38,6 +45,8 @@ class UpFlags:
     cpus: float | None = None
     memory: str | None = None
     devices: list[str] = field(default_factory=list)
+    grpc: bool = False  # give every device an emulator gRPC port (where the backend can serve one)
+    profile: str = DEFAULT_PROFILE
 
 
 class Backend(ABC):
@@ -47,6 +56,7 @@ class Backend(ABC):
     snapshot_store: ClassVar[SnapshotStore]
     owns_devices: ClassVar[bool] = True  # False: the user's devices; never killed, moved or saved over
     image: str = ""  # what the devices run, as the farm state and snapshot manifests record it
+    grpc: bool = False  # its devices serve the emulator gRPC API on a farm port each
 
     @classmethod
     @abstractmethod
@@ -62,13 +72,26 @@ class Backend(ABC):
         """The adb server a farm uses when none is named: a private one on a quiet port."""
         return quiet_range_start(1)
 
+    def check_profile(self, profile: str) -> None:
+        """Refuse a device profile these devices cannot run (a checked name: see farm.profiles)."""
+        return None  # a simulated device runs every profile
+
     def plan(
         self, count: int, first_port: int, reserved: set[int], token: str, snapshot: str
     ) -> list[Replica]:
-        """The farm's replicas before anything starts: free console/adb port pairs from `first_port`."""
-        pairs = allocate_pairs(count, first_port, reserved)
+        """The farm's replicas before anything starts: free console/adb port pairs from `first_port`,
+        each with its gRPC port when the devices serve one."""
+        pairs = allocate_pairs(count, first_port, reserved, grpc=self.grpc)
         return [
-            Replica(i, f"emulator-{console}", adb, console, token, state=BOOTING)
+            Replica(
+                i,
+                f"emulator-{console}",
+                adb,
+                console,
+                token,
+                state=BOOTING,
+                grpc_port=grpc_port_for(console) if self.grpc else 0,
+            )
             for i, (console, adb) in enumerate(pairs)
         ]
 
@@ -119,13 +142,15 @@ class Backend(ABC):
 
         Ports are checked free at allocation, but another program may bind them before the device does.
         """
-        if not (port_in_use(rep.console_port) or port_in_use(rep.adb_port)):
+        if not any(port_in_use(port) for port in rep.ports()):
             return False
         reserved = ports_of_other_farms(farm.name) | {farm.adb_server_port}
-        reserved |= {p for r in farm.replicas if r is not rep for p in (r.console_port, r.adb_port)}
-        reserved |= {rep.console_port, rep.adb_port}
-        console, adb = allocate_pairs(1, farm.first_port or FIRST_CONSOLE_PORT, reserved)[0]
+        reserved |= {p for r in farm.replicas if r is not rep for p in r.ports()}
+        reserved |= set(rep.ports())
+        grpc = bool(rep.grpc_port)
+        console, adb = allocate_pairs(1, farm.first_port or FIRST_CONSOLE_PORT, reserved, grpc=grpc)[0]
         rep.console_port, rep.adb_port, rep.serial = console, adb, f"emulator-{console}"
+        rep.grpc_port = grpc_port_for(console) if grpc else 0
         return True
 
     def publish_snapshot(self, farm: FarmState, rep: Replica, name: str, farm_dir: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends.base import Backend, UpFlags
 from mgfarm.farm.images import EMULATOR_IMAGE, SIM_IMAGE, docker_client, resource_defaults, sdk
+from mgfarm.farm.profiles import DEFAULT_PROFILE
 from mgfarm.farm.state import FarmState, Replica, owner_id
 
 FARM_LABEL = "org.mgfarm.farm"
@@ -28,6 +29,7 @@ REPLICA_LABEL = "org.mgfarm.replica"
 KVM_LABEL = "org.mgfarm.needs_kvm"
 CONTAINER_CONSOLE_PORT = 5554
 CONTAINER_ADB_PORT = 5555
+CONTAINER_GRPC_PORT = 8554  # the sim image's `--grpc`, the emulator's documented default
 SIM_DATA, SIM_GOLDEN = "/var/lib/mgfarm", "/var/lib/mgfarm-golden"  # docker/sim/entrypoint.sh
 PORT_ATTEMPTS = 3
 START_THREADS = 8
@@ -99,9 +101,19 @@ class DockerBackend(Backend):
     snapshot_store = "image"  # each container keeps its own, a built one comes in a committed image
 
     def __init__(
-        self, image: str = SIM_IMAGE, cpus: float | None = None, memory: str | None = None, farm: str = ""
+        self,
+        image: str = SIM_IMAGE,
+        cpus: float | None = None,
+        memory: str | None = None,
+        farm: str = "",
+        grpc: bool = False,
     ) -> None:
-        """cpus/memory None: the image's defaults (labels, else its kind: sim 1 CPU/256m, emulator 2/4g)."""
+        """cpus/memory None: the image's defaults (labels, else its kind: sim 1 CPU/256m, emulator 2/4g).
+
+        `grpc`: publish each sim container's gRPC port. The emulator image serves its gRPC only to
+        callers holding the token of its discovery file (`-grpc-use-token`, inside the container),
+        so it gets none: a published port android_env could not use would only mislead.
+        """
         self.client: Any = docker_client()
         self.image = image
         if memory is not None:
@@ -116,6 +128,7 @@ class DockerBackend(Backend):
             hint = hints.get(image, "build or load it first")
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
         self.kind = labels.get("org.mgfarm.backend", "sim")
+        self.grpc = grpc and self.kind == "sim"
         default_cpus, default_memory = resource_defaults(labels)
         self.cpus = default_cpus if cpus is None else cpus
         self.memory = parse_memory(default_memory if memory is None else memory)
@@ -135,7 +148,20 @@ class DockerBackend(Backend):
     @classmethod
     def options(cls, flags: UpFlags) -> dict[str, object]:
         """The image (default: the sim image), and CPUs and memory (None: the image's defaults)."""
-        return {"image": resolve_image(flags.image), "cpus": flags.cpus, "memory": flags.memory}
+        return {
+            "image": resolve_image(flags.image),
+            "cpus": flags.cpus,
+            "memory": flags.memory,
+            "grpc": flags.grpc,
+        }
+
+    def check_profile(self, profile: str) -> None:
+        """The emulator image is one system image (android13, google_apis); a sim runs every profile."""
+        if self.kind != "sim" and profile != DEFAULT_PROFILE:
+            raise MgfarmError(
+                f"Image {self.image!r} runs the {DEFAULT_PROFILE} system image, not profile {profile!r}; "
+                f"leave --profile at {DEFAULT_PROFILE} or use --backend process for {profile}."
+            )
 
     def check_snapshot(self, ram_mb: int, snapshot: str) -> None:
         if ram_mb:
@@ -164,18 +190,26 @@ class DockerBackend(Backend):
             return None
 
     def _run(self, farm: FarmState, rep: Replica) -> Any:
+        ports: dict[str, tuple[str, int]] = {
+            f"{CONTAINER_CONSOLE_PORT}/tcp": ("127.0.0.1", rep.console_port),
+            f"{CONTAINER_ADB_PORT}/tcp": ("127.0.0.1", rep.adb_port),
+        }
+        command: list[str] = []
+        if self.kind == "sim":  # its entrypoint hands these to `sim serve` (docker/sim/entrypoint.sh)
+            command = ["--profile", farm.profile]
+            if rep.grpc_port:
+                command += ["--grpc", str(CONTAINER_GRPC_PORT)]
+                ports[f"{CONTAINER_GRPC_PORT}/tcp"] = ("127.0.0.1", rep.grpc_port)
         try:
             return self.client.containers.run(
                 self.image,
+                command=command or None,
                 name=self._container_name(farm, rep),
                 detach=True,
                 labels={FARM_LABEL: farm.name, OWNER_LABEL: owner_id(), REPLICA_LABEL: str(rep.index)},
                 network=self._network(farm),
                 environment={"MGFARM_CONSOLE_TOKEN": rep.console_token},
-                ports={
-                    f"{CONTAINER_CONSOLE_PORT}/tcp": ("127.0.0.1", rep.console_port),
-                    f"{CONTAINER_ADB_PORT}/tcp": ("127.0.0.1", rep.adb_port),
-                },
+                ports=ports,
                 nano_cpus=int(self.cpus * 1e9),
                 mem_limit=self.memory,
                 devices=self.devices,

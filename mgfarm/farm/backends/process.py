@@ -41,12 +41,13 @@ class ProcessBackend(Backend):
     name = "process"
     snapshot_store = "files"  # every worker gets the farm's snapshots/ folder
 
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(self, workers: int = 0, grpc: bool = False) -> None:
         self.workers = workers or os.cpu_count() or 1
+        self.grpc = grpc
 
     @classmethod
     def options(cls, flags: UpFlags) -> dict[str, object]:
-        return {"workers": flags.workers}
+        return {"workers": flags.workers, "grpc": flags.grpc}
 
     def _chunks(self, replicas: list[Replica]) -> list[list[Replica]]:
         """Group replicas into at most ~`self.workers` workers of consecutive port pairs."""
@@ -85,7 +86,11 @@ class ProcessBackend(Backend):
                 str(token_file),
                 "--announce",
                 str(farm.adb_server_port),
+                "--profile",
+                farm.profile,
             ]
+            if first.grpc_port:  # a run of consecutive consoles has consecutive gRPC ports (farm.ports)
+                argv += ["--grpc", str(first.grpc_port)]
             pid = procs.spawn_daemon(argv, log)
             farm.workers = [w for w in farm.workers if not set(w.replicas) & {r.index for r in chunk}]
             farm.workers.append(
