@@ -196,7 +196,8 @@ class DockerBackend(Backend):
         }
         command: list[str] = []
         if self.kind == "sim":  # its entrypoint hands these to `sim serve` (docker/sim/entrypoint.sh)
-            command = ["--profile", farm.profile]
+            if farm.profile != DEFAULT_PROFILE:  # named only when needed: older sim images lack it
+                command += ["--profile", farm.profile]
             if rep.grpc_port:
                 command += ["--grpc", str(CONTAINER_GRPC_PORT)]
                 ports[f"{CONTAINER_GRPC_PORT}/tcp"] = ("127.0.0.1", rep.grpc_port)
