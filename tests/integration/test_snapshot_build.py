@@ -147,3 +147,26 @@ def test_cli_refuses_a_snapshot_from_another_build_in_one_sentence(
     assert "built by mgfarm 0.0.0-other" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not farm_exists("clash")
+
+
+def test_a_golden_built_on_aosp_boots_aosp_farms_and_no_others(
+    adb_server: AdbServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MGFARM_HOME", str(tmp_path / "aosp-home"))  # a store of its own
+    manifest = build("golden", backend="process", adb_port=adb_server.port, profile="aosp")
+    assert manifest.profile == "aosp"
+    with pytest.raises(MgfarmError, match=r"built on device profile aosp, not android13; "):
+        farm_up(1, name="g13", adb_port=adb_server.port, first_port=quiet_range_start(1))
+    assert not farm_exists("g13")
+    state = farm_up(
+        1, name="gaosp", adb_port=adb_server.port, first_port=quiet_range_start(1), profile="aosp", grpc=False
+    )
+    device = Device(state.replicas[0].serial, adb_port=adb_server.port, profile=state.profile)
+    try:
+        packages = set(device.packages())
+        assert "com.android.contacts" in packages and "com.google.android.contacts" not in packages
+        rows = device.content_query("content://com.android.contacts/raw_contacts", ["_id"])
+        assert len(rows) == len(_seed("add_contact"))  # the recipe's seed, on AOSP's Contacts
+    finally:
+        device.close()
+        api.down("gaosp")
