@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mgfarm.device import Device
@@ -62,3 +63,20 @@ def test_the_step_budget_truncates_an_unfinished_task_with_no_reward(env: Mobile
         steps += 1
         assert not terminated
     assert steps == 6 and reward == 0.0 and info["judge"]["success"] is False
+
+
+def test_screenshots_are_read_only_and_a_new_screen_gives_new_pixels(env: MobileEnv) -> None:
+    """Observations hand out the decoded frame without a copy: writing to it fails loudly (other envs
+    may show the same frame), and a copy is the caller's own."""
+    obs, _ = env.reset(seed=1)
+    shot = obs["screenshot"]
+    assert shot.shape == (2400, 1080, 3) and not shot.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        shot[0, 0] = 0
+    mine = np.array(shot)
+    mine[0, 0] = 0  # a copy is writable
+    same, *_ = env.step({"action_type": "wait"})  # nothing on the screen moved
+    assert np.array_equal(same["screenshot"], shot) and same["ui_elements"] is not obs["ui_elements"]
+    env.device.shell("am start -a android.settings.SETTINGS")
+    moved, *_ = env.step({"action_type": "wait"})
+    assert not np.array_equal(moved["screenshot"], shot) and not moved["screenshot"].flags.writeable
