@@ -9,8 +9,7 @@ reach the host, the kernel must still say no. So the worker, before it boots a d
   other users' processes, no mount);
 - restricts itself with Landlock (Linux 5.13+): read-write beneath its data folders only,
   read-only beneath the golden snapshots and the Python install, nothing else; TCP bind only on
-  its device ports and connect only to the adb server (Landlock ABI 4+; any port when the devices
-  serve gRPC, whose accessibility forwarder connects to a server on the host); no signals or abstract
+  its device ports and connect only to the adb server (Landlock ABI 4+); no signals or abstract
   sockets outside the sandbox (ABI 6+).
 
 Every step that the host cannot do is skipped with a logged reason, never a crash.
@@ -92,8 +91,7 @@ class Sandbox:
     writable: list[Path]  # its data folder(s): device roots, its own snapshots, temp files
     readable: list[Path] = field(default_factory=list)  # golden snapshots, the token file
     bind_ports: list[int] = field(default_factory=list)
-    # None: TCP connect to any port (a device serving gRPC reaches the host as the emulator's 10.0.2.2).
-    connect_ports: list[int] | None = field(default_factory=list)
+    connect_ports: list[int] = field(default_factory=list)
     user: str = "nobody"  # who to become when started as root; "" or "root" keeps uid 0
     memory_bytes: int = 0  # RLIMIT_DATA; 0 leaves it alone
 
@@ -168,14 +166,13 @@ def landlock_restrict(
     abi: int,
     rules: list[tuple[Path, int]],
     bind_ports: list[int],
-    connect_ports: list[int] | None,
+    connect_ports: list[int],
 ) -> None:
     """Restrict this thread and every thread or process it starts later to `rules` (path, rights)."""
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
     fs = handled_fs(abi)
-    handled_net = NET_BIND_TCP | (NET_CONNECT_TCP if connect_ports is not None else 0)
-    attr = _RulesetAttr(fs, handled_net if abi >= 4 else 0, 0)
+    attr = _RulesetAttr(fs, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0, 0)
     if abi >= 6:
         attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
@@ -204,7 +201,7 @@ def landlock_restrict(
                 os.close(fd)
         if abi >= 4:
             ports = {p: NET_BIND_TCP for p in bind_ports}
-            for port in connect_ports or []:
+            for port in connect_ports:
                 ports[port] = ports.get(port, 0) | NET_CONNECT_TCP
             for port, rights in ports.items():
                 net = _NetPort(rights, port)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mgfarm.errors import MgfarmError
-from mgfarm.sim import grpc_hook, snapshot
+from mgfarm.sim import grpc_hook, hostnet, snapshot
 from mgfarm.sim.adbd import Adbd
 from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
@@ -187,6 +187,10 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
         check_ports(configs)
         for config in configs:
             snapshot.recover(config)
+        if options.grpc_port is not None:
+            # Before the sandbox: the one thread that may connect to 127.0.0.1 for the devices, as an
+            # emulator reaches the host through 10.0.2.2 (android_env's a11y wrapper; mgfarm.sim.hostnet).
+            hostnet.start_connector()
         if options.sandbox:
             say_sandbox(confine(sandbox_for(options, configs, data_dir)))
         ready: list[asyncio.Task[None]] = []
@@ -225,17 +229,12 @@ def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Pa
     temp.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = os.environ["SQLITE_TMPDIR"] = str(temp)
     tempfile.tempdir = None
-    connect: list[int] | None = [options.announce] if options.announce is not None else []
-    if options.grpc_port is not None:
-        # Serving gRPC, a device may connect to any host port, as an emulator through 10.0.2.2:
-        # android_env's a11y wrapper listens on a port it picks (mgfarm.sim.system.a11y).
-        connect = None
     return Sandbox(
         writable=writable,
         readable=readable,
         bind_ports=[p for c in configs for p in (c.console_port, c.adb_port)]
         + grpc_hook.ports(options.grpc_port, len(configs)),
-        connect_ports=connect,
+        connect_ports=[options.announce] if options.announce is not None else [],
         user=options.user,
         memory_bytes=options.memory_limit,
     )

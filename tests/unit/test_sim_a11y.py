@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import time
 from collections.abc import Iterator
 from concurrent import futures
@@ -117,7 +118,7 @@ def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts
         )
         # Not installed: the broadcast reaches no receiver.
         assert dev.run(set_grpc).status == 0
-        assert a11y.forwarder(dev.device).target is None
+        assert a11y.forwarder(dev.device).port is None
         dev.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
         dev.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
         assert dev.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
@@ -138,6 +139,11 @@ def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts
         run_for(dev, 1.5)
         assert servicer.gather_forests() == []
     finally:
+        dev.device.killed.set()  # the device stops: its forwarder closes its channel and relay
+        task = a11y.forwarder(dev.device).task
+        while task is not None and not task.done():
+            run_for(dev, 0.1)
+        run_for(dev, 0.2)
         server.stop(None)
 
 
@@ -155,3 +161,27 @@ def wait_for_forests(dev: ShellDevice, servicer: Any, settings_pkg: Any = None) 
         if got and (settings_pkg is None or settings_pkg(got[-1]) == "com.android.settings"):
             return got
     raise AssertionError(f"no forest arrived: {dev.run('logcat -d -s AccessibilityForwarder').text}")
+
+
+def test_the_host_connector_thread_reaches_loopback_ports_and_reports_refusals() -> None:
+    from mgfarm.sim import hostnet
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    async def both() -> tuple[object, BaseException | None]:
+        connector = hostnet.Connector()
+        with await connector.connect(port) as sock:
+            peer = sock.getpeername()
+        listener.close()
+        try:
+            await connector.connect(port)  # nobody listens there any more
+        except OSError as exc:
+            return peer, exc
+        return peer, None
+
+    peer, refused = asyncio.run(both())
+    assert peer == ("127.0.0.1", port)
+    assert isinstance(refused, ConnectionRefusedError)
+    with pytest.raises(OSError, match="out of range"):
+        asyncio.run(hostnet.connect(70000))

@@ -12,8 +12,9 @@ no APK code) and its service is enabled. On SET_GRPC the device starts one task 
 that sends the forest, built from the same laid-out views as `uiautomator dump`, each time the
 screen changes and again every HEARTBEAT seconds while it does not (a client clears what it got at
 each reset, as the wrapper does, and so still gets the screen). 10.0.2.2, the emulator's alias of
-the host's loopback, is 127.0.0.1 here; the device reaches no other address. A send that fails is
-logged in logcat (tag AccessibilityForwarder) and retried at the next change or heartbeat.
+the host's loopback, is 127.0.0.1 here (reached through `mgfarm.sim.hostnet`, so a sandboxed worker
+stays fenced); the device reaches no other address. A send that fails is logged in logcat (tag
+AccessibilityForwarder) and retried at the next change or heartbeat.
 
 grpcio and protobuf are imported only when a SET_GRPC broadcast arrives: without them the device
 works and logs why it cannot forward.
@@ -22,12 +23,15 @@ works and logs why it cannot forward.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import os
 import time
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mgfarm.sim import hostnet
 from mgfarm.sim.system.logs import log as logcat
 from mgfarm.sim.ui.systembars import SYSTEMUI
 from mgfarm.sim.ui.views import EMPTY, EditText, View
@@ -190,7 +194,7 @@ class Forwarder:
     def __init__(self, device: SimDevice) -> None:
         self.device = device
         self.tree_logs = False
-        self.target: tuple[str, int] | None = None  # (address on the host, port)
+        self.port: int | None = None  # the server's port on the host (at 10.0.2.2, the only host)
         self.task: asyncio.Task[None] | None = None
 
     def installed(self) -> bool:
@@ -210,11 +214,10 @@ class Forwarder:
         if not isinstance(host, str) or not isinstance(port, int) or not 0 < port < 65536:
             logcat(self.device, "E", TAG, f"SET_GRPC needs --es host HOST --ei port PORT, got {extras}")
             return
-        address = host_address(host)
-        if address is None:
+        if host_address(host) is None:
             logcat(self.device, "E", TAG, f"cannot reach {host}:{port}: Network is unreachable")
             return
-        self.target = (address, port)
+        self.port = port
         logcat(self.device, "I", TAG, f"gRPC server set to {host}:{port}")
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self.run())
@@ -229,8 +232,7 @@ class Forwarder:
         except ImportError as exc:
             logcat(self.device, "E", TAG, f"cannot forward: {exc.name} is not installed (pip install grpcio)")
             return
-        channel: Any = None
-        connected_to: tuple[str, int] | None = None
+        link: Link | None = None
         last_frame: object = None
         payload: Any = None
         sent_at = 0.0
@@ -238,16 +240,12 @@ class Forwarder:
         try:
             while not self.device.killed.is_set():
                 await asyncio.sleep(POLL)
-                if self.target is None or not self.tree_logs or not self.enabled():
+                if self.port is None or not self.tree_logs or not self.enabled():
                     continue
-                if self.target != connected_to:
-                    if channel is not None:
-                        await channel.close()
-                    connected_to = self.target
-                    channel = grpc.aio.secure_channel(
-                        f"{connected_to[0]}:{connected_to[1]}", grpc.local_channel_credentials()
-                    )
-                    stub = pb_grpc.A11yServiceStub(channel)
+                if link is None or link.port != self.port:
+                    if link is not None:
+                        await link.close()
+                    link = await Link.open(self.device, self.port, grpc, pb_grpc)
                     sent_at = 0.0
                 window = self.device.services.window
                 frame = window.frame()
@@ -262,18 +260,70 @@ class Forwarder:
                     continue
                 sent_at = time.monotonic()
                 try:
-                    await stub.SendForest(payload, timeout=SEND_TIMEOUT)
+                    await link.stub.SendForest(payload, timeout=SEND_TIMEOUT)
                     failing = False
                 except grpc.aio.AioRpcError as exc:
                     if not failing:  # once per streak of failures, as logcat would fill up otherwise
-                        logcat(self.device, "E", TAG, f"SendForest to {connected_to}: {exc.code().name}")
+                        logcat(self.device, "E", TAG, f"SendForest to port {link.port}: {exc.code().name}")
                     failing = True
         except Exception:
             LOG.exception("%s: the accessibility forwarder stopped", self.device.config.name)
             raise
         finally:
-            if channel is not None:
-                await channel.close()
+            if link is not None:
+                await link.close()
+
+
+class Link:
+    """The forwarder's gRPC channel to the host's port, through a relay on an abstract unix socket.
+
+    gRPC makes its own connections, and a sandboxed worker may not connect to a host port itself:
+    the channel connects to the relay, which gets each TCP connection from `hostnet.connect` and
+    copies bytes both ways. The relay's abstract socket lives in the worker's own sandbox domain.
+    """
+
+    def __init__(self, port: int, relay: asyncio.AbstractServer, channel: Any, stub: Any) -> None:
+        self.port = port
+        self.relay = relay
+        self.channel = channel
+        self.stub = stub
+
+    @classmethod
+    async def open(cls, device: SimDevice, port: int, grpc: Any, pb_grpc: Any) -> Link:
+        async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                sock = await hostnet.connect(port)
+            except OSError as exc:
+                logcat(device, "E", TAG, f"cannot connect to {HOST_ALIAS}:{port}: {exc}")
+                writer.close()
+                return
+            host_reader, host_writer = await asyncio.open_connection(sock=sock)
+            await asyncio.gather(_copy(reader, host_writer), _copy(host_reader, writer))
+
+        name = f"mgfarm-a11y-{os.getpid()}-{device.config.serial}-{port}-{next(_LINKS)}"
+        server = await asyncio.start_unix_server(relay, path="\0" + name)
+        credentials = grpc.local_channel_credentials(grpc.LocalConnectionType.UDS)
+        channel = grpc.aio.secure_channel(f"unix-abstract:{name}", credentials)
+        return cls(port, server, channel, pb_grpc.A11yServiceStub(channel))
+
+    async def close(self) -> None:
+        await self.channel.close()
+        self.relay.close()
+
+
+async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Bytes from reader to writer until either side ends; then the writer is closed."""
+    try:
+        while data := await reader.read(1 << 16):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass  # a side went away: closing the other is all that is left to do
+    finally:
+        writer.close()
+
+
+_LINKS = itertools.count()
 
 
 _FORWARDERS: weakref.WeakKeyDictionary[SimDevice, Forwarder] = weakref.WeakKeyDictionary()
