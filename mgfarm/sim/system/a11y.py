@@ -77,9 +77,10 @@ def enabled_services(value: str | None) -> set[str]:
     return out
 
 
-def host_address(host: str) -> str | None:
-    """Where the device reaches `host`: the host's loopback for the emulator's alias, else nowhere."""
-    return "127.0.0.1" if host.strip() == HOST_ALIAS else None
+def reaches_host(host: str) -> bool:
+    """Whether `host` is the emulator's alias of the host's loopback: the one address a device reaches
+    (its 127.0.0.1 is its own loopback, and there is no other network)."""
+    return host.strip() == HOST_ALIAS
 
 
 @dataclass
@@ -214,7 +215,7 @@ class Forwarder:
         if not isinstance(host, str) or not isinstance(port, int) or not 0 < port < 65536:
             logcat(self.device, "E", TAG, f"SET_GRPC needs --es host HOST --ei port PORT, got {extras}")
             return
-        if host_address(host) is None:
+        if not reaches_host(host):
             logcat(self.device, "E", TAG, f"cannot reach {host}:{port}: Network is unreachable")
             return
         self.port = port
