@@ -56,7 +56,7 @@ SOLUTIONS: dict[str, Any] = dict(
         ("SimpleDrawProCreateDrawing", test_aw_simpledraw.create_drawing),
         *test_aw_joplin.IR_TASKS,
         ("ContactsAddContact", test_aw_contacts.add_contact),
-        ("FilesDeleteFile", test_aw_files.delete_file),
+        *test_aw_files.TASKS,
         *test_aw_osmand.TASKS,
         *test_aw_vlc.TASKS,
         *test_aw_retromusic.TASKS,

@@ -1,9 +1,12 @@
 """AndroidWorld's Settings tasks (Wi-Fi, Bluetooth, brightness, their Verify forms and the two
-composite ones), unchanged, on a simulated device: set up, 0.0 untouched (1.0 for a Verify task,
-whose goal is its precondition), 1.0 after a UI-only solution in Settings, torn down."""
+composite ones) and SystemCopyToClipboard, unchanged, on a simulated device: set up, 0.0 untouched
+(1.0 for a Verify task, whose goal is its precondition), 1.0 after a UI-only solution, torn down.
+The text to copy exists only in the goal, so the solution types it into a new Markor note, long-presses
+it, Select all, Copy (AndroidWorld reads the clipboard back through Clipper)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -65,7 +68,21 @@ def wifi_on_open_app(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
     dev.launch(raw["app_name"])
 
 
+def copy_to_clipboard(dev: AwDevice, task: Any, raw: dict[str, Any]) -> None:
+    markor = "net.gsantner.markor:id/"
+    dev.launch("markor")
+    dev.phone.tap(desc="Create a new file or folder")
+    dev.type_into(f"clip{time.time_ns()}", rid=markor + "new_file_dialog__name")  # a name not taken
+    dev.phone.tap(text="OK")
+    editor = markor + "document__fragment__edit__highlighting_editor"
+    dev.type_into(str(raw["clipboard_content"]), rid=editor)
+    dev.long_press(rid=editor)
+    dev.phone.tap(text="Select all")
+    dev.phone.tap(text="Copy")
+
+
 TASKS = [
+    ("SystemCopyToClipboard", copy_to_clipboard),
     *[(f"SystemWifiTurn{s}", wifi) for s in ("Off", "On", "OffVerify", "OnVerify")],
     *[(f"SystemBluetoothTurn{s}", bluetooth) for s in ("Off", "On", "OffVerify", "OnVerify")],
     *[(f"SystemBrightness{s}", brightness) for s in ("Max", "Min", "MaxVerify", "MinVerify")],

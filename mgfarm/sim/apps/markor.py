@@ -15,12 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
-from mgfarm.sim.system.clipboard import paste
+from mgfarm.sim.system.clipboard import select_word, text_toolbar
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item, paste_menu
+from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item
 
 PKG = "net.gsantner.markor"
 MAIN = "net.gsantner.markor.activity.MainActivity"
@@ -463,7 +463,7 @@ class Markor(App):
             ],
         )
         editor = EditText(
-            on_long_click=lambda: ctx.state.update(paste=True),
+            on_long_click=select_word(ctx, "text"),
             id="document__fragment__edit__highlighting_editor",
             key="text",
             hint="This file cannot be edited" if read_only else "",
@@ -475,15 +475,8 @@ class Markor(App):
             weight=1,
             pad=(12, 8, 12, 8),
         )
-        menu: list[View] = []
-        if ctx.state.get("paste") and self.device.services.clipboard.text and not read_only:
-
-            def run_paste() -> None:
-                paste(self.device, ctx.state.setdefault("fields", {}), "text")
-                ctx.state.pop("paste", None)
-
-            ctx.on_back(lambda: ctx.state.pop("paste", None))
-            menu.append(paste_menu(run_paste))
+        toolbar = text_toolbar(ctx, "text", editable=not read_only)  # after a long press
+        menu: list[View] = [toolbar] if toolbar is not None else []
         return Column(
             bg="surface", children=[bar, *menu, Column(weight=1, pad=(4, 0, 4, 0), children=[editor])]
         )
