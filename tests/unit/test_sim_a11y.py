@@ -99,47 +99,23 @@ def test_forest_of_a_focused_field_has_the_keyboard_window(dev: ShellDevice) -> 
     assert field.is_editable and field.is_focused and field.hint_text
 
 
-def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts(
-    dev: ShellDevice, tmp_path: Path
-) -> None:
+@pytest.fixture
+def servicer(dev: ShellDevice) -> Iterator[Any]:
+    """android_env's A11yServicer served as A11yGrpcWrapper serves it (local credentials), resumed;
+    `.port` is its port. The device is stopped at the end, so its forwarder closes what it opened."""
     grpc = pytest.importorskip("grpc", reason="grpcio is not installed")
     servicer_mod = pytest.importorskip("android_env.wrappers.a11y.a11y_servicer", reason="no android-env")
     a11y_grpc = pytest.importorskip("android_env.proto.a11y.a11y_pb2_grpc")
-    servicer = servicer_mod.A11yServicer(latest_forest_only=True)
+    found = servicer_mod.A11yServicer(latest_forest_only=True)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    a11y_grpc.add_A11yServiceServicer_to_server(servicer, server)
-    port = server.add_secure_port("127.0.0.1:0", grpc.local_server_credentials())
+    a11y_grpc.add_A11yServiceServicer_to_server(found, server)
+    found.port = server.add_secure_port("127.0.0.1:0", grpc.local_server_credentials())
     server.start()
-    servicer.resume()
+    found.resume()
     try:
-        receiver = f"{a11y.PACKAGE}/{a11y.RECEIVER}"
-        set_grpc = (
-            f'am broadcast -a {a11y.ACTION_SET_GRPC} --ei "port" {port} --es "host" 10.0.2.2 -n {receiver}'
-        )
-        # Not installed: the broadcast reaches no receiver.
-        assert dev.run(set_grpc).status == 0
-        assert a11y.forwarder(dev.device).port is None
-        dev.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
-        dev.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
-        assert dev.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
-        assert dev.run(f"settings put secure enabled_accessibility_services {a11y.SERVICE}").status == 0
-        assert dev.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {receiver}").status == 0
-        assert dev.run(set_grpc).status == 0
-        forests = wait_for_forests(dev, servicer)
-        texts = {n.text for w in forests[-1].windows for n in w.tree.nodes}
-        assert {"Phone", "Contacts"} <= texts
-        # A change on screen is sent without being asked for.
-        dev.run("am start -n com.android.settings/.Settings")
-        seen = wait_for_forests(dev, servicer, lambda f: f.windows[-1].tree.nodes[0].package_name)
-        assert seen[-1].windows[-1].tree.nodes[0].package_name == "com.android.settings"
-        # Service disabled: nothing more is sent.
-        dev.run("settings put secure enabled_accessibility_services ''")
-        run_for(dev, 0.5)
-        servicer.gather_forests()
-        run_for(dev, 1.5)
-        assert servicer.gather_forests() == []
+        yield found
     finally:
-        dev.device.killed.set()  # the device stops: its forwarder closes its channel and relay
+        dev.device.killed.set()
         task = a11y.forwarder(dev.device).task
         while task is not None and not task.done():
             run_for(dev, 0.1)
@@ -147,18 +123,83 @@ def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts
         server.stop(None)
 
 
+RECEIVER = f"{a11y.PACKAGE}/{a11y.RECEIVER}"
+
+
+def set_grpc(port: int) -> str:
+    """The broadcast as A11yGrpcWrapper._configure_grpc sends it (its action string carries the extras)."""
+    return f'am broadcast -a {a11y.ACTION_SET_GRPC} --ei "port" {port} --es "host" 10.0.2.2 -n {RECEIVER}'
+
+
+def install_and_enable(dev: ShellDevice) -> None:
+    dev.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
+    dev.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
+    assert dev.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
+    assert dev.run(f"settings put secure enabled_accessibility_services {a11y.SERVICE}").status == 0
+    assert dev.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {RECEIVER}").status == 0
+
+
+def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts(
+    dev: ShellDevice, servicer: Any
+) -> None:
+    # Not installed: the broadcast reaches no receiver.
+    assert dev.run(set_grpc(servicer.port)).status == 0
+    assert a11y.forwarder(dev.device).port is None
+    install_and_enable(dev)
+    assert dev.run(set_grpc(servicer.port)).status == 0
+    forests = wait_for_forests(dev, servicer)
+    texts = {n.text for w in forests[-1].windows for n in w.tree.nodes}
+    assert {"Phone", "Contacts"} <= texts
+    # A change on screen is sent without being asked for.
+    dev.run("am start -n com.android.settings/.Settings")
+    wait_for_forests(dev, servicer, "com.android.settings")
+    # Service disabled: nothing more is sent.
+    dev.run("settings put secure enabled_accessibility_services ''")
+    assert not sent_within(dev, servicer, 1.5)
+
+
+def test_no_forest_passes_in_airplane_mode_or_a_firewall_rejecting_the_port(
+    dev: ShellDevice, servicer: Any
+) -> None:
+    install_and_enable(dev)
+    dev.run(set_grpc(servicer.port))
+    wait_for_forests(dev, servicer)
+    dev.run("settings put global airplane_mode_on 1")
+    assert not sent_within(dev, servicer, 1.5)
+    assert "Network is unreachable" in dev.run("logcat -d -s AccessibilityForwarder").text
+    dev.run("settings put global airplane_mode_on 0")
+    wait_for_forests(dev, servicer)
+    # As A11yGrpcWrapper(disable_other_network_traffic=True) sets it up: its port, then nothing else.
+    dev.run(f"su 0 iptables -A OUTPUT -p tcp -d 10.0.2.2 --dport {servicer.port} -j ACCEPT")
+    dev.run("su 0 iptables -A OUTPUT -j DROP")
+    dev.run("am start -n com.android.settings/.Settings")
+    wait_for_forests(dev, servicer, "com.android.settings")
+    dev.run(f"su 0 iptables -I OUTPUT -p tcp --dport {servicer.port} -j REJECT")
+    assert not sent_within(dev, servicer, 1.5)
+    assert "Connection refused" in dev.run("logcat -d -s AccessibilityForwarder").text
+
+
 def run_for(dev: ShellDevice, seconds: float) -> None:
     dev.loop.run_until_complete(asyncio.sleep(seconds))
 
 
-def wait_for_forests(dev: ShellDevice, servicer: Any, settings_pkg: Any = None) -> list[Any]:
-    """Run the device's loop until the servicer got a forest (of Settings, when asked) or 20 s passed."""
+def sent_within(dev: ShellDevice, servicer: Any, seconds: float) -> bool:
+    """Whether a forest arrives while the device's loop runs `seconds` (after what was on its way)."""
+    run_for(dev, 0.3)
+    servicer.gather_forests()
+    run_for(dev, seconds)
+    return bool(servicer.gather_forests())
+
+
+def wait_for_forests(dev: ShellDevice, servicer: Any, package: str = "") -> list[Any]:
+    """Run the device's loop until the servicer got a forest (whose app window shows `package`, when
+    given), failing after 20 s."""
     deadline = time.monotonic() + 20
     got: list[Any] = []
     while time.monotonic() < deadline:
         run_for(dev, 0.2)
         got += servicer.gather_forests()
-        if got and (settings_pkg is None or settings_pkg(got[-1]) == "com.android.settings"):
+        if got and (not package or got[-1].windows[-1].tree.nodes[0].package_name == package):
             return got
     raise AssertionError(f"no forest arrived: {dev.run('logcat -d -s AccessibilityForwarder').text}")
 

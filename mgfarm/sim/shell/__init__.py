@@ -16,6 +16,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     files,
     ime_cmd,
     logcat,
+    net_cmd,
     pm_cmd,
     service_cmd,
     settings_cmd,

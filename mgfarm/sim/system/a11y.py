@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mgfarm.sim import hostnet
+from mgfarm.sim.system.firewall import firewall
 from mgfarm.sim.system.logs import log as logcat
 from mgfarm.sim.ui.systembars import SYSTEMUI
 from mgfarm.sim.ui.views import EMPTY, EditText, View
@@ -243,6 +244,20 @@ class Forwarder:
                 await asyncio.sleep(POLL)
                 if self.port is None or not self.tree_logs or not self.enabled():
                     continue
+                blocked = network_block(self.device, self.port)
+                if blocked:  # no network (or a firewall rule): the connection is gone
+                    if link is not None:
+                        await link.close()
+                        link = None
+                    if not failing:
+                        logcat(
+                            self.device,
+                            "E",
+                            TAG,
+                            f"cannot reach {HOST_ALIAS}:{self.port}: {BLOCKED[blocked]}",
+                        )
+                    failing = True
+                    continue
                 if link is None or link.port != self.port:
                     if link is not None:
                         await link.close()
@@ -275,6 +290,22 @@ class Forwarder:
                 await link.close()
 
 
+BLOCKED = {
+    "airplane": "Network is unreachable",
+    "DROP": "Connection timed out",
+    "REJECT": "Connection refused",
+}
+
+
+def network_block(device: SimDevice, port: int) -> str:
+    """What stops the device from reaching 10.0.2.2:`port`: "airplane" (no network at all), the
+    firewall's DROP or REJECT (`iptables`), or "" when nothing does."""
+    if device.services.settings.get("global", "airplane_mode_on") == "1":
+        return "airplane"
+    verdict = firewall(device).verdict("tcp", HOST_ALIAS, port)
+    return "" if verdict == "ACCEPT" else verdict
+
+
 class Link:
     """The forwarder's gRPC channel to the host's port, through a relay on an abstract unix socket.
 
@@ -293,6 +324,11 @@ class Link:
     async def open(cls, device: SimDevice, port: int, grpc: Any, pb_grpc: Any) -> Link:
         async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             try:
+                blocked = network_block(device, port)
+                if blocked == "DROP":  # nothing answers: the connection times out
+                    await asyncio.sleep(hostnet.CONNECT_TIMEOUT)
+                if blocked:
+                    raise OSError(BLOCKED[blocked])
                 sock = await hostnet.connect(port)
             except OSError as exc:
                 logcat(device, "E", TAG, f"cannot connect to {HOST_ALIAS}:{port}: {exc}")
