@@ -16,9 +16,15 @@ import importlib
 import struct
 import zlib
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PIL import Image
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported by the functions that use it: importing it was ~40 % of a worker's CPU until
+# `ready`, and no screen is encoded before then.
 
 
 def _fastest_zlib() -> ModuleType:
@@ -58,6 +64,8 @@ def adler32_combine(adler1: int, adler2: int, len2: int) -> int:
 
 def filtered_rows(image: Image.Image) -> np.ndarray:
     """The PNG scanlines: a filter byte then the Up-filtered RGB bytes of each row."""
+    import numpy as np
+
     if image.mode != "RGB":
         image = image.convert("RGB")
     pixels = np.asarray(image)
@@ -88,6 +96,8 @@ class PngEncoder:
         self._bands: dict[tuple[int, int], tuple[bytes, int]] = {}
 
     def encode(self, image: Image.Image) -> bytes:
+        import numpy as np
+
         scan = filtered_rows(image)
         h, stride = scan.shape
         changed = np.empty(h, dtype=bool)
