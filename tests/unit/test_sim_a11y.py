@@ -131,12 +131,13 @@ def set_grpc(port: int) -> str:
     return f'am broadcast -a {a11y.ACTION_SET_GRPC} --ei "port" {port} --es "host" 10.0.2.2 -n {RECEIVER}'
 
 
-def install_and_enable(dev: ShellDevice) -> None:
+def install_and_enable(dev: ShellDevice, tree_logs: bool = True) -> None:
     dev.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
     dev.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
     assert dev.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
     assert dev.run(f"settings put secure enabled_accessibility_services {a11y.SERVICE}").status == 0
-    assert dev.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {RECEIVER}").status == 0
+    if tree_logs:
+        assert dev.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {RECEIVER}").status == 0
 
 
 def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts(
@@ -156,6 +157,21 @@ def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts
     # Service disabled: nothing more is sent.
     dev.run("settings put secure enabled_accessibility_services ''")
     assert not sent_within(dev, servicer, 1.5)
+
+
+def test_without_tree_logs_only_events_are_sent(dev: ShellDevice, servicer: Any) -> None:
+    install_and_enable(dev, tree_logs=False)
+    dev.run(set_grpc(servicer.port))
+    run_for(dev, 0.5)
+    dev.run("am start -n com.android.settings/.Settings")
+    deadline = time.monotonic() + 20
+    events: list[dict[str, str]] = []
+    while not events and time.monotonic() < deadline:
+        run_for(dev, 0.2)
+        events = [dict(e.event) for e in servicer.gather_events()]
+    assert events[0]["event_type"] == "TYPE_WINDOW_STATE_CHANGED"
+    assert events[0]["event_package_name"] == "com.android.settings"
+    assert servicer.gather_forests() == []
 
 
 def test_no_forest_passes_in_airplane_mode_or_a_firewall_rejecting_the_port(

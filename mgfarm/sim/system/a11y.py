@@ -4,17 +4,20 @@ android_env's `A11yGrpcWrapper` (which AndroidWorld's controller always applies)
 `com.google.androidenv.accessibilityforwarder` APK, enables its AccessibilityForwarder service in
 `settings secure enabled_accessibility_services`, broadcasts ENABLE_ACCESSIBILITY_TREE_LOGS and
 then SET_GRPC (`--ei port P --es host 10.0.2.2`) to its FlagsBroadcastReceiver, and serves
-`android_env.A11yService` on the host. The app then sends every window's accessibility tree
-(`SendForest`) to that server.
+`android_env.A11yService` on the host. The app then sends accessibility events (`SendEvent`) and,
+with tree logs on, every window's accessibility tree (`SendForest`) to that server.
 
 Here the app exists while a package of that name is installed (any APK declaring it: the sim runs
 no APK code) and its service is enabled. On SET_GRPC the device starts one task in its event loop
-that sends the forest, built from the same laid-out views as `uiautomator dump`, each time the
-screen changes and again every HEARTBEAT seconds while it does not (a client clears what it got at
-each reset, as the wrapper does, and so still gets the screen). 10.0.2.2, the emulator's alias of
-the host's loopback, is 127.0.0.1 here (reached through `mgfarm.sim.hostnet`, so a sandboxed worker
-stays fenced); the device reaches no other address. A send that fails is logged in logcat (tag
-AccessibilityForwarder) and retried at the next change or heartbeat.
+that looks at the screen every POLL seconds. When it changed, it sends an event (`event_type`
+TYPE_WINDOW_STATE_CHANGED when another activity came forward, else TYPE_WINDOW_CONTENT_CHANGED;
+`event_package_name`, `source_class_name`) and the forest, built from the same laid-out views as
+`uiautomator dump`; the forest goes again every HEARTBEAT seconds while nothing changes (a client
+clears what it got at each reset, as the wrapper does, and so still gets the screen). 10.0.2.2, the
+emulator's alias of the host's loopback, is 127.0.0.1 here (reached through `mgfarm.sim.hostnet`, so
+a sandboxed worker stays fenced); the device reaches no other address, and none in airplane mode or
+when its firewall (`iptables`) drops the port. A send that fails is logged in logcat (tag
+AccessibilityForwarder) and retried at the next look.
 
 grpcio and protobuf are imported only when a SET_GRPC broadcast arrives: without them the device
 works and logs why it cannot forward.
@@ -53,6 +56,7 @@ TAG = "AccessibilityForwarder"
 POLL = 0.1  # seconds between looks at the screen
 HEARTBEAT = 1.0  # seconds after which an unchanged forest is sent again
 SEND_TIMEOUT = 5.0
+MAX_EVENTS = 100  # kept while the server cannot be reached; older ones are dropped
 
 # AccessibilityNodeInfo.AccessibilityAction ids.
 ACTION_FOCUS, ACTION_CLICK, ACTION_LONG_CLICK, ACTION_A11Y_FOCUS = 1, 16, 32, 64
@@ -225,7 +229,7 @@ class Forwarder:
             self.task = asyncio.get_running_loop().create_task(self.run())
 
     async def run(self) -> None:
-        """Send the forest whenever the screen changes (or HEARTBEAT passed) until the device stops."""
+        """Forward the screen (see the module's doc) until the device stops."""
         try:
             import grpc
 
@@ -234,60 +238,92 @@ class Forwarder:
         except ImportError as exc:
             logcat(self.device, "E", TAG, f"cannot forward: {exc.name} is not installed (pip install grpcio)")
             return
-        link: Link | None = None
-        last_frame: object = None
-        payload: Any = None
-        sent_at = 0.0
-        failing = False
+        sender = Sender(self.device, grpc, pb, pb_grpc)
         try:
             while not self.device.killed.is_set():
                 await asyncio.sleep(POLL)
-                if self.port is None or not self.tree_logs or not self.enabled():
-                    continue
-                blocked = network_block(self.device, self.port)
-                if blocked:  # no network (or a firewall rule): the connection is gone
-                    if link is not None:
-                        await link.close()
-                        link = None
-                    if not failing:
-                        logcat(
-                            self.device,
-                            "E",
-                            TAG,
-                            f"cannot reach {HOST_ALIAS}:{self.port}: {BLOCKED[blocked]}",
-                        )
-                    failing = True
-                    continue
-                if link is None or link.port != self.port:
-                    if link is not None:
-                        await link.close()
-                    link = await Link.open(self.device, self.port, grpc, pb_grpc)
-                    sent_at = 0.0
-                window = self.device.services.window
-                frame = window.frame()
-                if frame is not last_frame:
-                    app = self.device.services.apps.get(frame.package)
-                    title = app.label if app is not None else frame.package
-                    forest = build_forest(pb, frame_windows(frame, title), window.size)
-                    if forest != payload:
-                        payload, sent_at = forest, 0.0
-                    last_frame = frame
-                if payload is None or time.monotonic() - sent_at < HEARTBEAT:
-                    continue
-                sent_at = time.monotonic()
-                try:
-                    await link.stub.SendForest(payload, timeout=SEND_TIMEOUT)
-                    failing = False
-                except grpc.aio.AioRpcError as exc:
-                    if not failing:  # once per streak of failures, as logcat would fill up otherwise
-                        logcat(self.device, "E", TAG, f"SendForest to port {link.port}: {exc.code().name}")
-                    failing = True
+                if self.port is not None and self.enabled():
+                    await sender.step(self.port, self.tree_logs)
         except Exception:
             LOG.exception("%s: the accessibility forwarder stopped", self.device.config.name)
             raise
         finally:
-            if link is not None:
-                await link.close()
+            await sender.close()
+
+
+class Sender:
+    """The forwarder's sending side: the last forest it built, the events not yet sent, its link."""
+
+    def __init__(self, device: SimDevice, grpc: Any, pb: Any, pb_grpc: Any) -> None:
+        self.device = device
+        self.grpc = grpc
+        self.pb = pb
+        self.pb_grpc = pb_grpc
+        self.link: Link | None = None
+        self.frame: object = None
+        self.forest: Any = None
+        self.window: tuple[str, str] | None = None  # the resumed activity the last forest showed
+        self.events: list[dict[str, str]] = []
+        self.sent_at = 0.0
+        self.failing = False
+
+    def fail(self, message: str) -> None:
+        if not self.failing:  # once per streak of failures, as logcat would fill up otherwise
+            logcat(self.device, "E", TAG, message)
+        self.failing = True
+
+    async def close(self) -> None:
+        if self.link is not None:
+            await self.link.close()
+            self.link = None
+
+    def observe(self) -> None:
+        """A new forest when the frame changed, and the event the change makes: a window state change
+        when another activity came forward, else a content change."""
+        window = self.device.services.window
+        frame = window.frame()
+        if frame is self.frame:
+            return
+        self.frame = frame
+        app = self.device.services.apps.get(frame.package)
+        title = app.label if app is not None else frame.package
+        forest = build_forest(self.pb, frame_windows(frame, title), window.size)
+        resumed = self.device.services.activities.resumed()
+        if self.forest is not None and (resumed != self.window or forest != self.forest):
+            kind = "TYPE_WINDOW_STATE_CHANGED" if resumed != self.window else "TYPE_WINDOW_CONTENT_CHANGED"
+            event = {
+                "event_type": kind,
+                "event_package_name": frame.package,
+                "source_class_name": class_name(frame.app_root),
+            }
+            self.events = [*self.events[-(MAX_EVENTS - 1) :], event]
+        if forest != self.forest:
+            self.forest, self.sent_at = forest, 0.0
+        self.window = resumed
+
+    async def step(self, port: int, tree_logs: bool) -> None:
+        """One look at the screen; send its events, and its forest when tree logs are on."""
+        blocked = network_block(self.device, port)
+        if blocked:  # no network (or a firewall rule): the connection is gone
+            await self.close()
+            self.fail(f"cannot reach {HOST_ALIAS}:{port}: {BLOCKED[blocked]}")
+            return
+        if self.link is None or self.link.port != port:
+            await self.close()
+            self.link = await Link.open(self.device, port, self.grpc, self.pb_grpc)
+            self.sent_at = 0.0
+        self.observe()
+        try:
+            while self.events:
+                request = self.pb.EventRequest(event=self.events[0])
+                await self.link.stub.SendEvent(request, timeout=SEND_TIMEOUT)
+                self.events.pop(0)
+            if tree_logs and self.forest is not None and time.monotonic() - self.sent_at >= HEARTBEAT:
+                self.sent_at = time.monotonic()
+                await self.link.stub.SendForest(self.forest, timeout=SEND_TIMEOUT)
+            self.failing = False
+        except self.grpc.aio.AioRpcError as exc:
+            self.fail(f"sending to {HOST_ALIAS}:{port}: {exc.code().name}")
 
 
 BLOCKED = {
