@@ -29,7 +29,7 @@ def test_settings_wifi_dark_theme_brightness(phone: Phone) -> None:
     phone.open_from_launcher("Settings")
     phone.save_screen("settings_main")
     phone.tap(text="Network & internet")
-    phone.tap(text="Wi-Fi")
+    phone.tap(text="Internet")
     phone.tap(rid="android:id/switch_widget")
     assert phone.sh("settings get global wifi_on").strip() == "0"
     assert phone.has("To see available networks, turn Wi-Fi on.")

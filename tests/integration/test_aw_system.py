@@ -25,9 +25,9 @@ def settings_page(dev: AwDevice, row: str) -> None:
 
 
 def set_wifi(dev: AwDevice, on: bool) -> None:
-    """Network & internet > Wi-Fi, flip "Use Wi-Fi" when the screen shows the other state."""
+    """Network & internet > Internet, flip the Wi-Fi switch when the screen shows the other state."""
     settings_page(dev, "Network & internet")
-    dev.phone.tap(text="Wi-Fi")
+    dev.phone.tap(text="Internet")
     if dev.phone.has(NO_NETWORKS) == on:
         dev.phone.tap(rid="android:id/switch_widget")
 

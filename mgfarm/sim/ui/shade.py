@@ -1,6 +1,9 @@
 """The notification shade with Quick Settings, pulled down from the status bar (a System UI window).
 
-Tiles change the same settings rows as the Settings app, so a task can be solved either way.
+Tiles change the same settings rows as the Settings app, so a task can be solved either way:
+Internet (global wifi_on), Bluetooth (global bluetooth_on), Airplane mode, Dark theme (secure
+ui_night_mode), Do Not Disturb (global zen_mode), Auto-rotate (system accelerometer_rotation),
+Battery Saver (global low_power) and Location (secure location_mode).
 """
 
 from __future__ import annotations
@@ -77,10 +80,20 @@ def quick_settings(settings: Settings, open_settings: Callable[[], None], close:
     bluetooth = _flag(settings, "global", "bluetooth_on")
     airplane = _flag(settings, "global", "airplane_mode_on")
     dark = _flag(settings, "secure", "ui_night_mode", "2")
+    dnd = (settings.get("global", "zen_mode") or "0") != "0"
+    rotate = _flag(settings, "system", "accelerometer_rotation")
+    saver = _flag(settings, "global", "low_power")
+    location = (settings.get("secure", "location_mode") or "3") != "0"
     brightness = int(settings.get("system", "screen_brightness") or 102)
 
     def toggle_dark() -> None:
         settings.put("secure", "ui_night_mode", "1" if dark else "2")
+
+    def toggle_dnd() -> None:  # the tile turns on "priority only" (ZEN_MODE_IMPORTANT_INTERRUPTIONS)
+        settings.put("global", "zen_mode", "0" if dnd else "1")
+
+    def toggle_location() -> None:  # LOCATION_MODE_ON is 3, as LocationManager writes it
+        settings.put("secure", "location_mode", "0" if location else "3")
 
     def set_brightness(value: int) -> None:
         settings.put("system", "screen_brightness", str(max(1, min(255, value))))
@@ -128,6 +141,22 @@ def quick_settings(settings: Settings, open_settings: Callable[[], None], close:
                 children=[
                     tile("Airplane mode", "airplane", airplane, lambda: set_airplane(settings, not airplane)),
                     tile("Dark theme", "dark_mode", dark, toggle_dark),
+                ],
+            ),
+            Row(
+                spacing=12,
+                children=[
+                    tile("Do Not Disturb", "schedule", dnd, toggle_dnd),
+                    tile(
+                        "Auto-rotate", "phone", rotate, _toggle(settings, "system", "accelerometer_rotation")
+                    ),
+                ],
+            ),
+            Row(
+                spacing=12,
+                children=[
+                    tile("Battery Saver", "battery", saver, _toggle(settings, "global", "low_power")),
+                    tile("Location", "signal", location, toggle_location),
                 ],
             ),
             Spacer(weight=1),
