@@ -289,11 +289,14 @@ def untouched_score(name: str) -> str:
 # Why a task has no scripted solution, where the reason is known (from its test_aw_<app>.py).
 NO_SOLUTION = {
     "ContactsNewContactDraft": (
-        "its validator finds the editor's fields by hint_text, which AndroidWorld fills only from the"
-        " a11y forwarder's tree; read from `uiautomator dump` hint_text is always None, so no solution"
-        " can score 1.0 (and the sim's editor has no phone-type label yet)"
+        "its validator judges `env.get_state().forest`, the a11y forwarder's tree (fields by hint_text"
+        ' "First name", "Last name", "Phone"; the label by "Home Phone"); this suite\'s env reads'
+        " `uiautomator dump` (A11yMethod.UIAUTOMATOR), whose state has no forest, so is_successful"
+        " cannot score there. Under AndroidWorld's own load_and_setup_env (A11yGrpcWrapper, the sim's"
+        " forwarder) it scores 0.0 untouched and 1.0 after the UI solution (test_aw_contacts.py); the"
+        " suite would need that wrapper per replica, which installs Google's forwarder APK downloaded"
+        " from storage.googleapis.com"
     ),
-    "FilesMoveFile": "the simulated Files app has no Move to / Cut and Paste yet",
 }
 
 # Why the untouched device meets a goal it should not, found by reading AndroidWorld's generator.

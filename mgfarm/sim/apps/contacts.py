@@ -49,6 +49,18 @@ MIMETYPES = (
 )
 DATA_COLS = ", ".join(f"data{i}" for i in range(1, 16))
 NEW_DATA = ", ".join(f"NEW.data{i}" for i in range(1, 16))
+# Phone.TYPE_* and the labels Google Contacts' editor offers for them (its Custom type is not simulated).
+PHONE_TYPES = {
+    "Mobile": 2,
+    "Work": 3,
+    "Home": 1,
+    "Main": 12,
+    "Work fax": 4,
+    "Home fax": 5,
+    "Pager": 6,
+    "Other": 7,
+}
+PHONE_LABELS = {v: k for k, v in PHONE_TYPES.items()}
 AVATAR_COLORS = ("#7E57C2", "#1E88E5", "#00897B", "#F4511E", "#6D4C41", "#C2185B", "#3949AB", "#558B2F")
 
 SCHEMA = f"""
@@ -149,6 +161,7 @@ class Contact:
     email: str = ""
     first: str = ""
     last: str = ""
+    phone_type: int = 2  # Phone.TYPE_MOBILE
 
 
 class ContactsDb:
@@ -196,6 +209,7 @@ class ContactsDb:
         ):
             if mimetype == PHONE and not c.phone:
                 c.phone = d1 or ""
+                c.phone_type = int(d2) if str(d2 or "").isdigit() else 2
             elif mimetype == EMAIL and not c.email:
                 c.email = d1 or ""
             elif mimetype == NAME:
@@ -204,7 +218,7 @@ class ContactsDb:
                     c.first, _, c.last = str(d1).partition(" ")
         return c
 
-    def create_contact(self, first: str, last: str, phone: str, email: str) -> int:
+    def create_contact(self, first: str, last: str, phone: str, email: str, phone_type: int = 2) -> int:
         path = self.path()
         raw_id = sql_insert(path, "INSERT INTO raw_contacts (starred) VALUES (0)")
         display = f"{first} {last}".strip()
@@ -216,8 +230,8 @@ class ContactsDb:
         if phone:
             sql(
                 path,
-                "INSERT INTO view_data (raw_contact_id, mimetype, data1, data2) VALUES (?, ?, ?, 2)",
-                (raw_id, PHONE, phone),
+                "INSERT INTO view_data (raw_contact_id, mimetype, data1, data2) VALUES (?, ?, ?, ?)",
+                (raw_id, PHONE, phone, phone_type),
             )
         if email:
             sql(
@@ -227,10 +241,12 @@ class ContactsDb:
             )
         return int(sql(path, "SELECT contact_id FROM raw_contacts WHERE _id = ?", (raw_id,))[0][0])
 
-    def update_contact(self, c: Contact, first: str, last: str, phone: str, email: str) -> None:
+    def update_contact(
+        self, c: Contact, first: str, last: str, phone: str, email: str, phone_type: int = 2
+    ) -> None:
         path = self.path()
         display = f"{first} {last}".strip()
-        for mimetype, value, extra in ((NAME, display, None), (PHONE, phone, 2), (EMAIL, email, 1)):
+        for mimetype, value, extra in ((NAME, display, None), (PHONE, phone, phone_type), (EMAIL, email, 1)):
             rows = sql(
                 path,
                 "SELECT _id FROM view_data WHERE raw_contact_id = ? AND mimetype = ? ORDER BY _id LIMIT 1",
@@ -244,7 +260,13 @@ class ContactsDb:
                         (display, first or None, last or None, rows[0][0]),
                     )
                 continue
-            if rows and value:
+            if rows and value and mimetype == PHONE:
+                sql(
+                    path,
+                    "UPDATE view_data SET data1 = ?, data2 = ? WHERE _id = ?",
+                    (value, extra, rows[0][0]),
+                )
+            elif rows and value:
                 sql(path, "UPDATE view_data SET data1 = ? WHERE _id = ?", (value, rows[0][0]))
             elif rows:
                 sql(path, "DELETE FROM view_data WHERE _id = ?", (rows[0][0],))
@@ -474,7 +496,13 @@ class Contacts(App):
         info: list[View] = []
         if c.phone:
             info.append(
-                list_item(c.phone, "Mobile", icon="phone", title_id="header", subtitle_id="sub_header")
+                list_item(
+                    c.phone,
+                    PHONE_LABELS.get(c.phone_type, "Other"),
+                    icon="phone",
+                    title_id="header",
+                    subtitle_id="sub_header",
+                )
             )
         if c.email:
             info.append(
@@ -518,8 +546,12 @@ class Contacts(App):
                     "last": existing.last,
                     "phone": existing.phone,
                     "email": existing.email,
+                    "phone_type": PHONE_LABELS.get(existing.phone_type, "Other"),
                 }
             )
+        phone_label = ctx.field("phone_type", "Mobile")
+        if phone_label not in PHONE_TYPES:
+            phone_label = "Mobile"
 
         def save() -> None:
             first, last = ctx.field("first").strip(), ctx.field("last").strip()
@@ -529,10 +561,10 @@ class Contacts(App):
                 ctx.finish()
                 return
             if existing is not None:
-                self.db.update_contact(existing, first, last, phone, email)
+                self.db.update_contact(existing, first, last, phone, email, PHONE_TYPES[phone_label])
                 ctx.finish()
             else:
-                new_id = self.db.create_contact(first, last, phone, email)
+                new_id = self.db.create_contact(first, last, phone, email, PHONE_TYPES[phone_label])
                 ctx.finish()
                 ctx.start(DETAIL, {"contact_id": new_id})
             ctx.toast("Contact saved")
@@ -561,15 +593,66 @@ class Contacts(App):
                     ],
                 )
             )
+            if key == "phone":
+                rows.append(self.phone_type_spinner(ctx, phone_label))
         from mgfarm.sim.ui.views import Button
 
-        return editor(
+        form = editor(
             "Edit contact" if existing is not None else "Create contact",
             IconButton(id="close", name="close", desc="Cancel", on_click=ctx.finish, tint="on_surface"),
             Button(id="editor_menu_save_button", text="Save", on_click=save),
             Scroll(key="form", weight=1, children=rows),
             title_id="title",
         )
+        if not ctx.state.get("phone_types"):
+            return form
+        return Stack(children=[form, self.phone_type_menu(ctx)])
+
+    @staticmethod
+    def phone_type_spinner(ctx: ScreenContext, label: str) -> View:
+        """The phone number's label below its field ("Mobile" until changed); a tap lists the types.
+        Its description says the label and the field, as Google Contacts' spinner does ("Home Phone")."""
+        return Row(
+            pad=(64, 0, 24, 8),
+            children=[
+                Row(
+                    id="spinner",
+                    height=48,
+                    pad=(16, 0, 8, 0),
+                    spacing=8,
+                    border="outline",
+                    radius=4,
+                    on_click=lambda: ctx.state.update(phone_types=True),
+                    children=[
+                        Text(id="android:id/text1", text=label, desc=f"{label} Phone", size=16),
+                    ],
+                )
+            ],
+        )
+
+    @staticmethod
+    def phone_type_menu(ctx: ScreenContext) -> View:
+        """The spinner's dropdown: one row per phone type; a tap picks it, a tap outside closes."""
+
+        def close() -> None:
+            ctx.state.pop("phone_types", None)
+
+        def choose(label: str) -> Callable[[], None]:
+            def run() -> None:
+                ctx.set_field("phone_type", label)
+                close()
+
+            return run
+
+        ctx.on_back(close)
+        items: list[View] = [
+            Text(id="android:id/text1", text=label, size=16, pad=(16, 14, 32, 14), on_click=choose(label))
+            for label in PHONE_TYPES
+        ]
+        card = Column(
+            bg="surface_container", radius=4, width=240, align="center", blocks=True, children=items
+        )
+        return Stack(on_click=close, children=[card])
 
 
 def _big_avatar(name: str) -> View:
