@@ -124,3 +124,33 @@ def test_farms_of_two_homes_never_touch_each_other(engine: Any, sim_image: str, 
         for key in homes:
             mgfarm("down", "--farm", "same", env=env[key])
     assert not [c for c in engine.containers.list(all=True) if c.id in ids["a"] | ids["b"]]
+
+
+def test_sim_containers_publish_grpc_and_run_the_farms_profile(
+    engine: Any, sim_image: str, farm_home: Path, adb_port: int
+) -> None:
+    grpc = pytest.importorskip("grpc")
+    stubs = pytest.importorskip("android_env.proto.emulator_controller_pb2_grpc", reason="android-env")
+    messages = pytest.importorskip("android_env.proto.emulator_controller_pb2")
+    from google.protobuf import empty_pb2
+
+    args = ["--replicas", "2", "--name", "dkg", "--profile", "aosp", "--adb-port", str(adb_port)]
+    up = mgfarm("up", "--backend", "docker", *args)
+    try:
+        assert up.returncode == 0, up.stderr
+        farm = json.loads(mgfarm("ps", "--name", "dkg", "--json").stdout)[0]
+        assert farm["profile"] == "aosp"
+        for rep in farm["replicas"]:
+            container = engine.containers.get(rep["backend_id"])
+            published = container.attrs["HostConfig"]["PortBindings"]["8554/tcp"]
+            assert published == [{"HostIp": "127.0.0.1", "HostPort": str(rep["grpc_port"])}]
+            with grpc.secure_channel(f"localhost:{rep['grpc_port']}", grpc.local_channel_credentials()) as ch:
+                stub = stubs.EmulatorControllerStub(ch)
+                assert stub.getStatus(empty_pb2.Empty(), timeout=20).booted
+                shot = stub.getScreenshot(messages.ImageFormat(format=messages.ImageFormat.PNG), timeout=20)
+                assert shot.image.startswith(b"\x89PNG")
+            packages = mgfarm("exec", "--name", "dkg", str(rep["index"]), "--", "pm", "list", "packages")
+            assert "package:com.android.deskclock" in packages.stdout.split()
+    finally:
+        down = mgfarm("down", "--name", "dkg")
+    assert down.returncode == 0, down.stderr
