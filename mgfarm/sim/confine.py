@@ -93,6 +93,7 @@ class Sandbox:
     bind_ports: list[int] = field(default_factory=list)
     connect_ports: list[int] = field(default_factory=list)
     user: str = "nobody"  # who to become when started as root; "" or "root" keeps uid 0
+    own_threads: int = 0  # threads started on purpose before confining (mgfarm.sim.hostnet's connector)
     memory_bytes: int = 0  # RLIMIT_DATA; 0 leaves it alone
 
 
@@ -336,7 +337,7 @@ def confine(box: Sandbox) -> Report:
     Call it before any thread starts: Landlock binds the calling thread and what it creates later.
     """
     report = Report()
-    threads = os_threads()
+    threads = os_threads() - box.own_threads
     if threads > 1:
         report.notes.append(f"{threads - 1} thread(s) already running stay unconfined")
     if box.memory_bytes:

@@ -249,6 +249,7 @@ def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Pa
         connect_ports=[options.announce] if options.announce is not None else [],
         user=options.user,
         memory_bytes=options.memory_limit,
+        own_threads=1 if options.grpc_port is not None else 0,  # hostnet's connector, started first
     )
 
 
