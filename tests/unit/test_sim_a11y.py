@@ -242,3 +242,46 @@ def test_the_host_connector_thread_reaches_loopback_ports_and_reports_refusals()
     assert isinstance(refused, ConnectionRefusedError)
     with pytest.raises(OSError, match="out of range"):
         asyncio.run(hostnet.connect(70000))
+
+
+async def _through_handshake(answer: bytes, sent_by_grpc: bytes) -> tuple[bool, bytes, bytes]:
+    """The relay's handshake between a client sending `sent_by_grpc` and a host port answering `answer`:
+    (passed, what the host port read, what the client read)."""
+    received = bytearray()
+
+    async def host_port(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(answer)
+        await writer.drain()
+        received.extend(await reader.read(1 << 16))
+        writer.close()
+
+    server = await asyncio.start_server(host_port, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    host_r, host_w = await asyncio.open_connection("127.0.0.1", port)
+    client_in = asyncio.StreamReader()
+    client_in.feed_data(sent_by_grpc)
+    client_out, peer = socket.socketpair()
+    _, client_w = await asyncio.open_connection(sock=client_out)
+    ok = await a11y.http2_handshake(client_in, client_w, host_r, host_w)
+    host_w.close()
+    await asyncio.sleep(0.05)
+    server.close()
+    peer.setblocking(False)
+    try:
+        back = peer.recv(1 << 16)
+    except BlockingIOError:
+        back = b""
+    peer.close()
+    client_w.close()
+    return ok, bytes(received), back
+
+
+def test_a_port_that_is_not_an_http2_server_never_reads_the_agents_text() -> None:
+    secret = b"\x00\x00\x10\x01\x04\x00\x00\x00\x01FLUSHALL typed by the agent"
+    ok, received, _ = asyncio.run(_through_handshake(b"+OK\r\n", a11y.H2_PREFACE + secret))
+    assert not ok and received == a11y.H2_PREFACE  # only the constant preface went out
+    settings = b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64"  # SETTINGS, 1 entry
+    ok, received, back = asyncio.run(_through_handshake(settings, a11y.H2_PREFACE + secret))
+    assert ok and received.startswith(a11y.H2_PREFACE) and back == settings
+    ok, _, _ = asyncio.run(_through_handshake(settings, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+    assert not ok  # a client that is not gRPC's does not get through either

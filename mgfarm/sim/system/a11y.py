@@ -371,6 +371,11 @@ class Link:
                 writer.close()
                 return
             host_reader, host_writer = await asyncio.open_connection(sock=sock)
+            if not await http2_handshake(reader, writer, host_reader, host_writer):
+                logcat(device, "E", TAG, f"{HOST_ALIAS}:{port} is not a gRPC server")
+                host_writer.close()
+                writer.close()
+                return
             await asyncio.gather(_copy(reader, host_writer), _copy(host_reader, writer))
 
         name = f"mgfarm-a11y-{os.getpid()}-{device.config.serial}-{port}-{next(_LINKS)}"
@@ -382,6 +387,43 @@ class Link:
     async def close(self) -> None:
         await self.channel.close()
         self.relay.close()
+
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+H2_SETTINGS = 0x4
+HANDSHAKE_TIMEOUT = 5.0
+
+
+async def http2_handshake(
+    client_r: asyncio.StreamReader,
+    client_w: asyncio.StreamWriter,
+    host_r: asyncio.StreamReader,
+    host_w: asyncio.StreamWriter,
+) -> bool:
+    """Pass the client's fixed HTTP/2 preface, then the server's SETTINGS frame back; False (and nothing
+    else sent) when the host port does not answer as an HTTP/2 server.
+
+    A hostile device may name any loopback port in SET_GRPC; the forest it would send carries text the
+    agent typed. Only these 24 constant bytes reach a port before it has proven to speak HTTP/2, so a
+    Redis, an adb server or another farm's device never reads an agent's words.
+    """
+    try:
+        preface = await asyncio.wait_for(client_r.readexactly(len(H2_PREFACE)), HANDSHAKE_TIMEOUT)
+        if preface != H2_PREFACE:
+            return False
+        host_w.write(preface)
+        await host_w.drain()
+        header = await asyncio.wait_for(host_r.readexactly(9), HANDSHAKE_TIMEOUT)
+        length, kind = int.from_bytes(header[:3], "big"), header[3]
+        stream = int.from_bytes(header[5:9], "big") & 0x7FFFFFFF
+        if kind != H2_SETTINGS or stream != 0 or length % 6 or length > 6 * 16:
+            return False
+        payload = await asyncio.wait_for(host_r.readexactly(length), HANDSHAKE_TIMEOUT)
+        client_w.write(header + payload)
+        await client_w.drain()
+    except (asyncio.IncompleteReadError, asyncio.TimeoutError, OSError):
+        return False
+    return True
 
 
 async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
