@@ -5,7 +5,8 @@ state capture, first observation), on one simulated device hosted in this proces
 
 The device runs on an asyncio thread of this process behind a private adb server (tests/simhost.py),
 so no farm is needed; it saves the golden snapshot, then resets a `MobileEnv` and, in turn, runs the
-state capture alone (`mgfarm.tasks.state.capture`, most of a setup). Prints medians and JSON.
+state capture alone (`mgfarm.tasks.state.capture`, most of a setup), in wall and in CPU time of this
+process (client and device together: on a busy machine the steadier figure). Prints medians and JSON.
 Compare two checkouts by running this file from each, alternately, on the same machine.
 """
 
@@ -51,10 +52,11 @@ def run(resets: int, task: str) -> dict[str, float]:
         env = MobileEnv(task, seed=0, device=device, wait_seconds=0.0)
         for round_ in range(resets + WARMUP):
             env.reset(seed=round_)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             capture(device, env.catalog.state)
             if round_ >= WARMUP:
-                rows.append({**env.last_timings, "capture_ms": (time.perf_counter() - start) * 1000})
+                wall_ms, cpu_ms = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
+                rows.append({**env.last_timings, "capture_ms": wall_ms, "capture_cpu_ms": cpu_ms})
         env.close()
         device.close()
     finally:
