@@ -141,3 +141,25 @@ def test_servicers_survive_any_request(
         call(sh, ctl.sendKey(pb.KeyboardEvent(key=key, keyCode=code, codeType=fmt % 5), Context()))
     image = call(sh, ctl.getScreenshot(pb.ImageFormat(format=fmt % 3, width=width, height=height), Context()))
     assert image.image
+
+
+def test_a_grpc_port_one_device_serves_cannot_be_bound_by_another(sh: ShellDevice) -> None:
+    from mgfarm.sim.grpc.server import start_grpc
+
+    with socket_free_port() as port:
+        first = call(sh, start_grpc(sh.device, "127.0.0.1", port))
+    try:
+        with pytest.raises(OSError, match="could not listen"):  # not shared by SO_REUSEPORT
+            call(sh, start_grpc(sh.device, "127.0.0.1", port))
+    finally:
+        call(sh, first.stop(None))
+
+
+@contextlib.contextmanager
+def socket_free_port() -> Iterator[int]:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    yield port

@@ -260,11 +260,21 @@ class SnapshotService(snap_grpc.SnapshotServiceServicer):
 async def start_grpc(device: SimDevice, host: str, port: int) -> grpc.aio.Server:
     """Serve the device's gRPC API on host:port (plain HTTP/2, as the emulator without TLS)."""
     server = grpc.aio.server(
-        options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+        # grpcio sets SO_REUSEPORT by default: a second device could bind the same port and the
+        # kernel would split clients between the two. A taken port must fail instead.
+        options=[
+            ("grpc.max_send_message_length", -1),
+            ("grpc.max_receive_message_length", -1),
+            ("grpc.so_reuseport", 0),
+        ]
     )
     pb_grpc.add_EmulatorControllerServicer_to_server(EmulatorController(device), server)
     snap_grpc.add_SnapshotServiceServicer_to_server(SnapshotService(device), server)
-    if server.add_insecure_port(f"{host}:{port}") == 0:
-        raise OSError(f"gRPC could not listen on {host}:{port}")
+    try:  # older grpcio returns 0 on a taken port, newer raises RuntimeError
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:
+        bound = 0
+    if bound == 0:
+        raise OSError(f"gRPC could not listen on {host}:{port}: the port is taken")
     await server.start()
     return server
