@@ -67,7 +67,8 @@ def test_the_step_budget_truncates_an_unfinished_task_with_no_reward(env: Mobile
 
 def test_screenshots_are_read_only_and_a_new_screen_gives_new_pixels(env: MobileEnv) -> None:
     """Observations hand out the decoded frame without a copy: writing to it fails loudly (other envs
-    may show the same frame), and a copy is the caller's own."""
+    may show the same frame), and a copy is the caller's own. Two calls in a row never share data
+    (gymnasium's env checker requires it): the same screen again comes as a copy."""
     obs, _ = env.reset(seed=1)
     shot = obs["screenshot"]
     assert shot.shape == (2400, 1080, 3) and not shot.flags.writeable
@@ -75,8 +76,9 @@ def test_screenshots_are_read_only_and_a_new_screen_gives_new_pixels(env: Mobile
         shot[0, 0] = 0
     mine = np.array(shot)
     mine[0, 0] = 0  # a copy is writable
-    same, *_ = env.step({"action_type": "wait"})  # nothing on the screen moved
-    assert np.array_equal(same["screenshot"], shot) and same["ui_elements"] is not obs["ui_elements"]
+    same, *_ = env.step({"action_type": "wait"})  # nothing moved: still no data shared with the last call
+    assert not np.shares_memory(same["screenshot"], shot) and not same["screenshot"].flags.writeable
+    assert same["ui_elements"] is not obs["ui_elements"]
     env.device.shell("am start -a android.settings.SETTINGS")
     moved, *_ = env.step({"action_type": "wait"})
     assert not np.array_equal(moved["screenshot"], shot) and not moved["screenshot"].flags.writeable
