@@ -223,9 +223,10 @@ def test_endless_word_growth_is_stopped(sh: ShellDevice) -> None:
 
 def test_line_splitting_commands_refuse_millions_of_lines(sh: ShellDevice) -> None:
     # 3 MB of newlines would be 3 million objects for sort; 64 MiB of them, 2 GB.
-    r = sh.run("sort", stdin=b"\n" * 3_000_000)
+    # A generous timeout: the refusal comes after counting lines, which a loaded host makes slow.
+    r = sh.run("sort", stdin=b"\n" * 3_000_000, timeout=60)
     assert r.status == 1 and "more than 2,000,000 lines" in r.error
-    r = sh.run("grep -o .", stdin=b"y" * 1_500_000)
+    r = sh.run("grep -o .", stdin=b"y" * 1_500_000, timeout=60)
     assert r.status == 2 and "more than 1000000 output lines" in r.error
 
 

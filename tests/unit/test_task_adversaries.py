@@ -22,6 +22,9 @@ def test_every_template_has_the_derived_adversaries(task_id: str) -> None:
     assert all(
         a.expect == ("accept" if a.group in ("oracle", "alternative") else "reject") for a in advs.values()
     )
+    if not template.feasible:  # another name is just as impossible: no parameter misses
+        assert "claims_done" in advs and not any(a.group == "param_miss" for a in advs.values())
+        return
     if template.answer:
         assert {"constant_0", "goal_text", "all_candidates", "other_words"} <= set(advs)
     else:
