@@ -22,6 +22,7 @@ GROUPS = (
     "oracle",
     "alternative",
     "nothing",
+    "claims_done",
     "twice",
     "collateral",
     "over_broad",
@@ -39,6 +40,7 @@ SHORT = {  # column headings of the matrix table
     "wrong_right": "wrong+right",
     "near_miss": "miss",
     "param_miss": "param",
+    "claims_done": "done?",
 }
 
 

@@ -47,7 +47,7 @@ STAT_COLUMNS = (
     "test",
     "heldout",
 )
-STAT_HEADERS = ("n", "operate", "query", "infeas", "cross", "L1", "L2", "L3", "L4", "train", "test", "held")
+STAT_HEADERS = ("n", "op", "qry", "inf", "x-app", "L1", "L2", "L3", "L4", "train", "test", "held")
 
 
 def catalog_stats(templates: list[TaskTemplate]) -> dict[str, dict[str, int]]:
@@ -83,9 +83,13 @@ def stats_summary(templates: list[TaskTemplate]) -> str:
 
 
 def stats_table(templates: list[TaskTemplate]) -> Table:
-    """`mgfarm tasks stats`: one row per app and a total row."""
+    """`mgfarm tasks stats`: one row per app and a total row (op: operate, qry: query, inf: infeasible,
+    x-app: more than one app, held: heldout)."""
     table = Table(
         title=stats_summary(templates), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0)
+    )
+    table.caption = (
+        "op: operate, qry: query (typed answer), inf: infeasible on purpose, x-app: two or more apps"
     )
     table.add_column("app", no_wrap=True)
     for col in STAT_HEADERS:

@@ -22,7 +22,10 @@ def test_catalog_size_and_coverage() -> None:
     assert len({t.app for t in tasks}) >= 7
     assert {t.difficulty for t in tasks} >= {"L1", "L2", "L3"}
     assert any(t.answer for t in tasks) and any(not t.answer for t in tasks)
-    assert {t.split for t in tasks} == {"train", "test"}
+    assert {t.split for t in tasks} == {"train", "test", "heldout"}
+    assert sum(t.split == "train" for t in tasks) >= 0.6 * len(tasks)  # what EnvPool trains on
+    for app in {t.app for t in tasks if len([u for u in tasks if u.app == t.app]) >= 4}:
+        assert any(t.split == "heldout" for t in tasks if t.app == app), f"{app} has no held-out template"
     assert CATALOG.suite("smoke") and all(t.in_suite("smoke") for t in CATALOG.suite("smoke"))
 
 
