@@ -73,3 +73,10 @@ def test_cli_prints_the_bundled_catalogs_counts_as_json_and_refuses_unknown_suit
     )
     assert bad.returncode == 1 and "Suite 'nonsense' has no tasks" in bad.stderr + bad.stdout
     assert "Traceback" not in bad.stderr
+
+
+def test_the_readme_shows_the_catalogs_counts() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    shown = readme.split("<!-- tasks stats -->\n", 1)[1].split("\n<!-- /tasks stats -->", 1)[0]
+    templates = list(load_catalog().templates.values())
+    assert shown == stats_markdown(templates), "paste `mgfarm tasks stats --markdown` into README.md"
