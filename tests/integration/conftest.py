@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,7 +126,7 @@ class SimHandle:
 class SimProcess:
     """A `python -m mgfarm.sim serve` subprocess hosting `count` devices."""
 
-    def __init__(self, server: AdbServer, workdir: Path, count: int) -> None:
+    def __init__(self, server: AdbServer, workdir: Path, count: int, extra: Sequence[str] = ()) -> None:
         self.server = server
         self.count = count
         self.token = secrets.token_hex(8)
@@ -153,6 +153,7 @@ class SimProcess:
                 str(token_file),
                 "--announce",
                 str(server.port),
+                *extra,
             ],
             stdout=subprocess.PIPE,
             stderr=self.log.open("wb"),
@@ -260,3 +261,14 @@ def sim_devices(adb_server: AdbServer, tmp_path: Path) -> Iterator[Callable[[int
 @pytest.fixture
 def sim_device(sim_devices: Callable[[int], list[SimHandle]]) -> SimHandle:
     return sim_devices(1)[0]
+
+
+@pytest.fixture
+def grpc_device(adb_server: AdbServer, tmp_path: Path) -> Iterator[tuple[SimHandle, int]]:
+    """A simulated device serving the emulator gRPC API (`sim serve --grpc PORT`), and that port."""
+    grpc_port = free_port()
+    sim = SimProcess(adb_server, tmp_path, 1, ["--grpc", str(grpc_port)])
+    try:
+        yield sim.wait_ready()[0], grpc_port
+    finally:
+        sim.stop()

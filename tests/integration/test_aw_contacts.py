@@ -15,7 +15,6 @@ An env reading `uiautomator dump` (A11yMethod.UIAUTOMATOR, the suite's) has no f
 from __future__ import annotations
 
 import random
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,14 +73,8 @@ def forwarder_env(
     from android_env.wrappers import a11y_grpc_wrapper
     from android_world.env import env_launcher
 
-    sim = SimProcess(adb_server, tmp_path, 1)
-    sim.stop()  # restarted with --grpc on the same ports
     grpc_port = free_port()
-    sim.process = subprocess.Popen(
-        [*sim.process.args, "--grpc", str(grpc_port)],  # type: ignore[misc]
-        stdout=subprocess.PIPE,
-        stderr=sim.log.open("wb"),
-    )
+    sim = SimProcess(adb_server, tmp_path, 1, ["--grpc", str(grpc_port)])
     env = None
     try:
         handle: SimHandle = sim.wait_ready()[0]

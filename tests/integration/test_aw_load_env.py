@@ -8,18 +8,16 @@ Only the APK's download is replaced (there is no network here); everything else 
 
 from __future__ import annotations
 
-import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mgfarm.farm.ports import free_port
 from tests.apkkit import apk_bytes
 from tests.compat import androidworld as aw
-from tests.integration.conftest import AdbServer, SimHandle, SimProcess
+from tests.integration.conftest import AdbServer, SimHandle
 
 if aw.android_world_source() is None:
     pytest.skip(f"{aw.ENV_VAR} is not set to an AndroidWorld checkout", allow_module_level=True)
@@ -27,23 +25,6 @@ for module in ("android_env", "grpc", "grpc_tools", "portpicker", "cv2", "immuta
     pytest.importorskip(module, reason=f"{module} is missing: pip install -e '.[compat]'")
 
 FORWARDER = "com.google.androidenv.accessibilityforwarder"
-
-
-@pytest.fixture
-def grpc_device(adb_server: AdbServer, tmp_path: Path) -> Iterator[tuple[SimHandle, int]]:
-    """A simulated device serving the emulator gRPC API (`sim serve --grpc PORT`)."""
-    sim = SimProcess(adb_server, tmp_path, 1)
-    sim.stop()  # restarted below with --grpc on the same ports
-    grpc_port = free_port()
-    sim.process = subprocess.Popen(
-        [*sim.process.args, "--grpc", str(grpc_port)],  # type: ignore[misc]
-        stdout=subprocess.PIPE,
-        stderr=sim.log.open("wb"),
-    )
-    try:
-        yield sim.wait_ready()[0], grpc_port
-    finally:
-        sim.stop()
 
 
 def adb_on_private_server(adb_server: AdbServer, folder: Path) -> Path:

@@ -7,7 +7,6 @@ orientation, taps, keys, text, settings, packages, dumpsys) and its logcat reade
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mgfarm.farm.ports import free_port
-from tests.integration.conftest import AdbServer, SimHandle, SimProcess
+from tests.integration.conftest import AdbServer, SimHandle
 
 adb_pb2 = pytest.importorskip(
     "android_env.proto.adb_pb2", reason="android-env is not installed (pip install -e '.[compat]')"
@@ -147,24 +145,6 @@ def test_logcat_thread_sees_what_the_device_logs(
     finally:
         thread.kill()
     assert seen and seen[0] == "2.5"
-
-
-@pytest.fixture
-def grpc_device(adb_server: AdbServer, tmp_path: Path) -> Iterator[tuple[SimHandle, int]]:
-    """A simulated device serving the emulator gRPC API (`sim serve --grpc PORT`)."""
-    sim = SimProcess(adb_server, tmp_path, 1)
-    sim.stop()  # restarted below with --grpc on the same ports
-    grpc_port = free_port()
-    sim.process = subprocess.Popen(
-        [*sim.process.args, "--grpc", str(grpc_port)],  # type: ignore[misc]
-        stdout=subprocess.PIPE,
-        stderr=sim.log.open("wb"),
-    )
-    try:
-        handle = sim.wait_ready()[0]
-        yield handle, grpc_port
-    finally:
-        sim.stop()
 
 
 def emulator_config(adb_server: AdbServer, handle: SimHandle, grpc_port: int) -> Any:

@@ -3,6 +3,7 @@
 `adb_server` (module scope): the private adb server of tests/integration/conftest.py.
 `sim_thread` (module scope): a `SimThread` announcing its devices to `adb_server`; `sim_thread.start()`
 boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
+`golden_device` (module scope): one in-process device with the env tests' golden snapshot saved.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from mgfarm.device import Device
 from tests.integration.conftest import AdbServer, adb_server
+from tests.integration.envfarm import prepare_golden
 from tests.simhost import SimThread
 
-__all__ = ["adb_server", "sim_thread"]  # the fixtures of tests/unit
+__all__ = ["adb_server", "golden_device", "sim_thread"]  # the fixtures of tests/unit
 
 
 @pytest.fixture(scope="module")
@@ -27,3 +30,12 @@ def sim_thread(adb_server: AdbServer, tmp_path_factory: pytest.TempPathFactory) 
         yield sims
     finally:
         sims.close()
+
+
+@pytest.fixture(scope="module")
+def golden_device(adb_server: AdbServer, sim_thread: SimThread) -> Iterator[Device]:
+    sim = sim_thread.start()
+    dev = Device(sim.serial, adb_port=adb_server.port, console_token=sim.token)
+    prepare_golden(dev)
+    yield dev
+    dev.close()

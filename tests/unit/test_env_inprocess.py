@@ -14,25 +14,14 @@ import pytest
 
 from mgfarm.device import Device
 from mgfarm.env.env import MobileEnv
-from tests.integration.conftest import AdbServer
-from tests.integration.envfarm import PROBE_DB, TASK_ID, install_tasks, prepare_golden
-from tests.simhost import SimThread
-
-
-@pytest.fixture(scope="module")
-def device(adb_server: AdbServer, sim_thread: SimThread) -> Iterator[Device]:
-    sim = sim_thread.start()
-    dev = Device(sim.serial, adb_port=adb_server.port, console_token=sim.token)
-    prepare_golden(dev)
-    yield dev
-    dev.close()
+from tests.integration.envfarm import PROBE_DB, TASK_ID, install_tasks
 
 
 @pytest.fixture
-def env(device: Device, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MobileEnv]:
+def env(golden_device: Device, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MobileEnv]:
     monkeypatch.setenv("MGFARM_HOME", str(tmp_path / "home"))  # no farm of the user's is looked at
     install_tasks(tmp_path, monkeypatch)
-    env = MobileEnv(TASK_ID, seed=3, device=device, wait_seconds=0.0)
+    env = MobileEnv(TASK_ID, seed=3, device=golden_device, wait_seconds=0.0)
     yield env
     env.close()
 

@@ -17,9 +17,7 @@ from mgfarm.errors import MgfarmError
 from mgfarm.tasks.adversaries import adversaries
 from mgfarm.tasks.checker import verdict
 from mgfarm.tasks.jobs import EpisodeResult
-from tests.integration.conftest import AdbServer
-from tests.integration.envfarm import TASK_ID, TASKS_YAML, prepare_golden
-from tests.simhost import SimThread
+from tests.integration.envfarm import TASK_ID, TASKS_YAML
 
 IMPOSSIBLE = """\
 - id: envtest.call_nobody
@@ -47,23 +45,14 @@ def catalog_folder(tmp_path: Path, text: str) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def device(adb_server: AdbServer, sim_thread: SimThread) -> Iterator[Device]:
-    sim = sim_thread.start()
-    dev = Device(sim.serial, adb_port=adb_server.port, console_token=sim.token)
-    prepare_golden(dev)
-    yield dev
-    dev.close()
-
-
 @pytest.fixture
-def make_env(device: Device, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def make_env(golden_device: Device, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setenv("MGFARM_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("MGFARM_TASKS", str(catalog_folder(tmp_path, IMPOSSIBLE)))
     envs: list[MobileEnv] = []
 
     def make(task_id: str) -> MobileEnv:
-        envs.append(MobileEnv(task_id, seed=1, device=device, wait_seconds=0.0))
+        envs.append(MobileEnv(task_id, seed=1, device=golden_device, wait_seconds=0.0))
         return envs[-1]
 
     yield make
