@@ -57,7 +57,7 @@ class ShellClient:
         sock = self._open(f"shell:{command}", timeout)
         try:
             chunks = []
-            while chunk := sock.recv(262144):
+            while chunk := wire.recv(sock, 262144):
                 chunks.append(chunk)
             return b"".join(chunks)
         finally:
@@ -70,7 +70,7 @@ class ShellClient:
             output = bytearray()
             exit_code = -1
             while True:
-                head = sock.recv(_PACKET.size)
+                head = wire.recv(sock, _PACKET.size)
                 if not head:
                     break
                 if len(head) < _PACKET.size:

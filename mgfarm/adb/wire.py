@@ -6,12 +6,25 @@ import socket
 
 from mgfarm.adb.errors import AdbError
 
+# The adb server writes replies to its clients without TCP_NODELAY: a second small reply (the next
+# file of a sync session, a shell's exit packet) waits under Nagle for the ACK of the first, which
+# Linux delays up to 40 ms. Asking for an immediate ACK before each read removes that stall (a
+# 26-file pull: 92 -> 12-19 ms). The flag does not stick, so it is set again before every read.
+_QUICKACK = getattr(socket, "TCP_QUICKACK", None)
+
+
+def recv(sock: socket.socket, size: int) -> bytes:
+    """Up to `size` bytes from the adb server, acknowledged at once where the OS allows it."""
+    if _QUICKACK is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+    return sock.recv(size)
+
 
 def recv_exact(sock: socket.socket, count: int) -> bytes:
     """Exactly `count` bytes, or AdbError when the peer closes first."""
     data = bytearray()
     while len(data) < count:
-        chunk = sock.recv(count - len(data))
+        chunk = recv(sock, count - len(data))
         if not chunk:
             raise AdbError("the adb server closed the connection early")
         data += chunk
