@@ -169,27 +169,32 @@ def _variant(catalog: Catalog, v: Variant, group: str, expect: str = "reject") -
 
 
 def goal_parameters(template: TaskTemplate) -> list[str]:
-    """Parameters the goal names (directly, or through `format` parameters), and the answer's."""
-    names: list[str] = []
+    """Parameters the goal names, followed through `format` parameters and phrasings (a `choice` of
+    texts) down to the ones drawn on their own, and the answer's."""
     texts = [template.goal]
     texts += [str(step["answer"]) for step in template.oracle if isinstance(step, dict) and "answer" in step]
+    names: list[str] = []
     for text in texts:
         for m in PLACEHOLDER.finditer(text):
-            head = m.group(1).split(".")[0]
-            spec = template.params.get(head, {})
-            found = [head]
-            if "format" in spec:
-                found = [p.group(1).split(".")[0] for p in PLACEHOLDER.finditer(str(spec["format"]))]
-            elif "choice" in spec and all(isinstance(o, str) for o in spec["choice"]):
-                # phrasings of the goal picked by seed: the parameters they name are the goal's
-                found = list(
-                    dict.fromkeys(
-                        p.group(1).split(".")[0] for o in spec["choice"] for p in PLACEHOLDER.finditer(o)
-                    )
-                )
-                found = found or [head]
-            names += [n for n in found if n not in names]
+            names += [n for n in _drawn_names(template, m.group(1).split(".")[0], set()) if n not in names]
     return names
+
+
+def _drawn_names(template: TaskTemplate, name: str, seen: set[str]) -> list[str]:
+    """`name` itself, or for a built parameter the parameters its text names (recursively)."""
+    spec = template.params.get(name, {})
+    texts: list[str] = []
+    if "format" in spec:
+        texts = [str(spec["format"])]
+    elif "choice" in spec and all(isinstance(o, str) for o in spec["choice"]):
+        texts = list(spec["choice"])  # phrasings picked by seed: what they name is the goal's
+    inner = [p.group(1).split(".")[0] for t in texts for p in PLACEHOLDER.finditer(t)]
+    if not inner or name in seen:
+        return [name]
+    out: list[str] = []
+    for n in dict.fromkeys(inner):
+        out += [x for x in _drawn_names(template, n, seen | {name}) if x not in out]
+    return out
 
 
 def _parameter_misses(template: TaskTemplate, seed: int) -> list[Adversary]:
