@@ -111,9 +111,13 @@ def test_check_exits_non_zero_on_false_accept_and_false_reject(
     # The oracle turns Bluetooth off, which the outcome neither requires nor allows.
     assert "broken.rejects_oracle: oracle/oracle seed 0 UTC: false-reject" in out
     assert "unexpected update settings.global[bluetooth_on]: value '1' -> '0'" in out
+    # A judge with no expected answer leaves the other-words and from-screen paths nothing to say:
+    # a correct path that cannot be played is no pass.
+    assert "broken.accepts_anything: alternative/other_words seed 0 UTC: false-reject" in out
+    assert "broken.accepts_anything: alternative/from_screen seed 0 UTC: false-reject" in out
     last = [line for line in proc.stdout.splitlines() if line.strip()][-1]
     assert last.startswith("false accepts ") and not last.startswith("false accepts 0,")
-    assert last.endswith("false rejects 1")
+    assert last.endswith("false rejects 3")
 
 
 @pytest.fixture(scope="module")
