@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
 from typer.testing import CliRunner
 
+from mgfarm.catalog import load_catalog
 from mgfarm.cli import app
 from mgfarm.tasks import report
 from mgfarm.tasks.jobs import EpisodeResult
@@ -59,6 +61,10 @@ def test_tasks_list_show_and_checks_commands() -> None:
     assert listed.exit_code == 0
     assert "settings.wifi_off" in {t["id"] for t in json.loads(listed.stdout)}
     shown = runner.invoke(app, ["tasks", "show", "contacts.add_contact", "--seed", "3"])
-    assert shown.exit_code == 0 and "goal_filled: Add a contact named" in shown.stdout
+    drawn = yaml.safe_load(shown.stdout)
+    assert shown.exit_code == 0 and drawn["seed"] == 3
+    params = drawn["params_drawn"]
+    assert f"{params['first']} {params['last']}" in drawn["goal_filled"]  # whichever phrasing seed 3 drew
+    assert drawn["goal_filled"] == load_catalog().get("contacts.add_contact").instantiate(3).goal
     checks = runner.invoke(app, ["tasks", "checks"])
     assert checks.exit_code == 0 and "contacts.has_contact" in checks.stdout
