@@ -289,7 +289,8 @@ class Sender:
         title = app.label if app is not None else frame.package
         forest = build_forest(self.pb, frame_windows(frame, title), window.size)
         resumed = self.device.services.activities.resumed()
-        if self.forest is not None and (resumed != self.window or forest != self.forest):
+        changed = forest != self.forest  # compares the whole tree: once
+        if self.forest is not None and (resumed != self.window or changed):
             kind = "TYPE_WINDOW_STATE_CHANGED" if resumed != self.window else "TYPE_WINDOW_CONTENT_CHANGED"
             event = {
                 "event_type": kind,
@@ -297,7 +298,7 @@ class Sender:
                 "source_class_name": class_name(frame.app_root),
             }
             self.events = [*self.events[-(MAX_EVENTS - 1) :], event]
-        if forest != self.forest:
+        if changed:
             self.forest, self.sent_at = forest, 0.0
         self.window = resumed
 
