@@ -38,6 +38,7 @@ from mgfarm.farm.state import (
     list_farms,
     load_farm,
     locked,
+    other_farms,
     ports_of_other_farms,
     remove_folder,
     save_farm,
@@ -100,16 +101,10 @@ def _refuse_existing(name: str) -> None:
     )
 
 
-def _refuse_adopted_elsewhere(name: str, planned: list[Replica]) -> None:
+def _refuse_adopted_elsewhere(others: list[FarmState], planned: list[Replica]) -> None:
     """A device another farm of this home holds (adopted, or one of its own) is not adopted again:
     both farms would reset it under each other's episodes."""
-    for other in list_farms():
-        if other == name:
-            continue
-        try:
-            theirs = load_farm(other)
-        except MgfarmError:
-            continue
+    for theirs in others:
         held = {r.serial: r.index for r in theirs.replicas}
         local = {r.adb_port: r.index for r in theirs.replicas if r.adb_port}
         for rep in planned:
@@ -119,8 +114,8 @@ def _refuse_adopted_elsewhere(name: str, planned: list[Replica]) -> None:
                 index = local.get(rep.adb_port)  # 127.0.0.1:5587 is the device emulator-5586 too
             if index is not None:
                 raise MgfarmError(
-                    f"Device {rep.serial} is already replica {index} of farm {other!r}; stop that farm "
-                    f"with `mgfarm down --farm {other}` or leave the device out."
+                    f"Device {rep.serial} is already replica {index} of farm {theirs.name!r}; stop that farm "
+                    f"with `mgfarm down --farm {theirs.name}` or leave the device out."
                 )
 
 
@@ -267,9 +262,11 @@ def up(
     # Under the home lock until the state file is written: two `up`s at once never plan the same
     # ports, nor adopt the same device.
     with home_locked():
-        planned = runner.plan(replicas, first_port, ports_of_other_farms(name) | {adb_port}, token, snapshot)
+        others = other_farms(name)  # read once: for their ports and the devices they hold
+        reserved = ports_of_other_farms(name, others) | {adb_port}
+        planned = runner.plan(replicas, first_port, reserved, token, snapshot)
         if not runner.owns_devices:
-            _refuse_adopted_elsewhere(name, planned)
+            _refuse_adopted_elsewhere(others, planned)
         remove_folder(folder)  # no state file: leftovers of an earlier farm only
         folder.mkdir(parents=True)
         write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed

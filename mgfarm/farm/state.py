@@ -249,18 +249,28 @@ def resolve_farm(name: str | None) -> str:
     return "default"
 
 
-def ports_of_other_farms(name: str) -> set[int]:
-    """Ports promised to other farms (their devices may be restarting and not bound right now)."""
-    ports: set[int] = set()
+def other_farms(name: str) -> list[FarmState]:
+    """The states of this home's other farms (a state that cannot be read is left out)."""
+    farms: list[FarmState] = []
     for other in list_farms():
         if other == name:
             continue
         try:
-            for rep in load_farm(other).replicas:
-                ports.update(rep.ports())
+            farms.append(load_farm(other))
         except MgfarmError:
             continue
-    return ports
+    return farms
+
+
+def ports_of_other_farms(name: str, others: list[FarmState] | None = None) -> set[int]:
+    """Ports promised to other farms (their devices may be restarting and not bound right now);
+    `others`: those farms' states when the caller has read them already."""
+    return {
+        port
+        for farm in (other_farms(name) if others is None else others)
+        for rep in farm.replicas
+        for port in rep.ports()
+    }
 
 
 def uptime(rep: Replica, now: float | None = None) -> float:
