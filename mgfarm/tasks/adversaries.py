@@ -280,7 +280,7 @@ def untouched_key(device: TaskDevice, spec: StateSpec, db: str, baseline: StateS
 
 
 def _sql(device: TaskDevice, spec: StateSpec, db: str, statement: str) -> None:
-    device.shell(f"sqlite3 {quote(spec.databases[db].path)} {quote(statement)}")
+    device.shell(f"sqlite3 {quote(spec.database(db, 'An adversary', device.profile))} {quote(statement)}")
 
 
 def _delete_row(spec: StateSpec, db: str) -> Tamper:
@@ -318,7 +318,8 @@ def _copy_row(spec: StateSpec, db: str) -> Tamper:
                 _sql(device, spec, db, decl.extra)
             return bool(decl.extra)
         query = f"SELECT name FROM pragma_table_info('{decl.main}')"
-        columns = device.shell(f"sqlite3 {quote(decl.path)} {quote(query)}").split()
+        path = spec.database(db, "An adversary", device.profile)
+        columns = device.shell(f"sqlite3 {quote(path)} {quote(query)}").split()
         # Quoted: apps name columns after SQL keywords (Joplin's and Tasks' `order`).
         cols = ", ".join(f'"{c}"' for c in columns if c != decl.key and re.fullmatch(r"\w+", c))
         table = decl.main

@@ -18,6 +18,13 @@ from mgfarm.errors import MgfarmError
 DEFAULT_PROFILE = "google"  # AndroidWorld's image, and a simulated device's default profile
 # A device profile (`mgfarm up --profile`, mgfarm.farm.profiles) -> its column in apps.yaml.
 PROFILE_COLUMNS = {"android13": "google", "android14": "google", "aosp": "aosp"}
+# Folders named by an app's package: its private data, and its folder in shared storage.
+APP_DATA_ROOTS = (
+    "/data/data/",
+    "/data/user/0/",
+    "/sdcard/Android/data/",
+    "/storage/emulated/0/Android/data/",
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,23 @@ class AppTable:
                 return app
         known = ", ".join(sorted(a.label for a in self.apps.values()))
         raise MgfarmError(f"Unknown app {name!r}; use one of: {known}.")
+
+    def path_on(self, path: str, profile: str) -> str:
+        """A device path on a device of `profile`: an app data path declared under an app's default
+        package moves to that app's package there (/data/data/com.google.android.deskclock/databases/
+        alarms.db is /data/data/com.android.deskclock/databases/alarms.db on aosp); others stay as given.
+
+        Templates and verifiers name app data at the default profile's paths; this is the one place
+        that moves them, for setup steps, state capture, checks and adversaries alike.
+        """
+        for app in self.apps.values():
+            package = app.package_on(profile)
+            if package == app.package:
+                continue
+            for root in APP_DATA_ROOTS:
+                if path.startswith(f"{root}{app.package}/"):
+                    return f"{root}{package}/{path[len(root) + len(app.package) + 1 :]}"
+        return path
 
     def launcher_names(self) -> dict[str, tuple[str, ...]]:
         """Every name of every app (lower case) -> its candidate packages, for the device's `open_app`."""

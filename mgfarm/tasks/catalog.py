@@ -42,7 +42,7 @@ class Catalog:
         declare `DATABASES` (DatabaseDecl), `ENTITIES` (EntityDecl) and `INCIDENTAL` (patterns).
         """
         modules = list(verifiers)
-        empty = cls({}, checks_of(modules), state_of(modules), apps)
+        empty = cls({}, checks_of(modules), state_of(modules, apps), apps)
         templates: dict[str, TaskTemplate] = {}
         for folder in task_dirs:
             for path in sorted(folder.glob("*.yaml")):
@@ -93,8 +93,9 @@ class Catalog:
         return chosen
 
 
-def state_of(modules: Iterable[ModuleType]) -> StateSpec:
-    """The databases, entities and app-wide incidental patterns the modules declare."""
+def state_of(modules: Iterable[ModuleType], apps: AppTable) -> StateSpec:
+    """The databases, entities and app-wide incidental patterns the modules declare, with the app
+    table that places their paths on a device's profile."""
     databases: dict[str, DatabaseDecl] = {}
     entities: dict[str, EntityDecl] = {}
     incidental: list[str] = []
@@ -105,4 +106,4 @@ def state_of(modules: Iterable[ModuleType]) -> StateSpec:
             databases[db.name] = db
         entities.update((e.name, e) for e in getattr(module, "ENTITIES", ()))
         incidental += [p for p in getattr(module, "INCIDENTAL", ()) if p not in incidental]
-    return StateSpec(databases, entities, tuple(incidental))
+    return StateSpec(databases, entities, tuple(incidental), apps)

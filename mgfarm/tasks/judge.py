@@ -49,8 +49,12 @@ class CheckContext:
     _dbs: dict[str, Path | None] = field(default_factory=dict)
 
     def db_path(self, db: str) -> str:
-        """A declared database's device path, or `db` itself when it is a path."""
-        return self.state.database(db, "A check")
+        """A declared database's device path on this device's profile, or `db` itself when it is a path."""
+        return self.state.database(db, "A check", self.device.profile)
+
+    def path(self, path: str) -> str:
+        """A device path a template names (on the default profile), on this device's profile."""
+        return self.state.path_on(path, self.device.profile)
 
     def query(self, db: str, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run SQL on a host copy of a device database (pulled once per judge, with its -wal)."""
@@ -250,7 +254,9 @@ def judge_instance(
         return JudgeResult(
             checks_ok, 1.0 if checks_ok else 0.0, checks_ok, [], outcomes, time.perf_counter() - start
         )
-    items = instance.render(instance.task.outcome)
+    items = [
+        _on_profile(item, catalog.state, device.profile) for item in instance.render(instance.task.outcome)
+    ]
     incidental = [str(p) for p in instance.render(instance.task.incidental)] + list(catalog.state.incidental)
     # Times are read in the zone the episode started in: an agent that changes the zone to make a
     # wrong time look right also changes `props`, an unexpected change.
@@ -269,3 +275,10 @@ def judge_instance(
         checks=outcome_checks(result) + outcomes,
         seconds=time.perf_counter() - start,
     )
+
+
+def _on_profile(item: Any, state: StateSpec, profile: str) -> Any:
+    """An outcome item with its `file` path (named on the default profile) on the device's profile."""
+    if isinstance(item, dict) and isinstance(item.get("file"), dict) and "path" in item["file"]:
+        return {**item, "file": {**item["file"], "path": state.path_on(str(item["file"]["path"]), profile)}}
+    return item

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mgfarm.errors import MgfarmError
+from mgfarm.tasks.apps import AppTable
 from mgfarm.tasks.device import TaskDevice
 
 SETTINGS_NAMESPACES = ("system", "secure", "global")
@@ -73,20 +74,29 @@ class StateSpec:
     """What the verifier modules declare about app data: the databases `capture` reads, the entities
     that group their tables, and app-wide by-products every outcome allows (see
     outcome.incidental_match). Built by the catalog and passed in; nothing registers itself.
+
+    Paths are declared on the default device profile; `apps` moves them to a device's profile
+    (`database`, `path_on`), so every reader of app data finds it where that device keeps it.
     """
 
     databases: dict[str, DatabaseDecl] = field(default_factory=dict)
     entities: dict[str, EntityDecl] = field(default_factory=dict)
     incidental: tuple[str, ...] = ()
+    apps: AppTable = field(default_factory=lambda: AppTable({}))
 
-    def database(self, db: str, what: str) -> str:
-        """A declared database's device path, or `db` itself when it is a path; `what` names the asker."""
+    def database(self, db: str, what: str, profile: str) -> str:
+        """A declared database's device path on a device of `profile`, or `db` itself (moved to the
+        profile) when it is a path; `what` names the asker."""
         if db in self.databases:
-            return self.databases[db].path
+            return self.path_on(self.databases[db].path, profile)
         if db.startswith("/"):
-            return db
+            return self.path_on(db, profile)
         known = ", ".join(sorted(self.databases))
         raise MgfarmError(f"{what} names unknown database {db!r}; use one of {known} or a path.")
+
+    def path_on(self, path: str, profile: str) -> str:
+        """A device path named on the default profile, on a device of `profile` (see AppTable.path_on)."""
+        return self.apps.path_on(path, profile)
 
 
 @dataclass(frozen=True)
@@ -271,7 +281,8 @@ def capture(device: TaskDevice, spec: StateSpec) -> StateSnapshot:
     snap.tables["files"] = read_files(device)
     snap.tables["props"] = {TIMEZONE_PROP: {"value": device_timezone(device)}}
     decls = list(spec.databases.values())
-    contents = device.pull_many([p for decl in decls for p in (decl.path, decl.path + "-wal")])
+    paths = [spec.path_on(decl.path, device.profile) for decl in decls]
+    contents = device.pull_many([p for path in paths for p in (path, path + "-wal")])
     for decl, data, wal in zip(decls, contents[::2], contents[1::2], strict=True):
         if data is not None:
             snap.tables.update(database_tables(decl.name, data, wal, spec.entities))

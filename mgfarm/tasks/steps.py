@@ -73,7 +73,7 @@ def _content_delete(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
 
 
 def _sql(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
-    path = _on_profile(catalog.state.database(str(spec["db"]), "Setup step sql"), device, catalog)
+    path = catalog.state.database(str(spec["db"]), "Setup step sql", device.profile)
     statements = spec["sql"] if isinstance(spec["sql"], list) else [spec["sql"]]
     script = "; ".join(str(s).rstrip(";") for s in statements) + ";"
     _checked(device, f"sqlite3 {quote(path)} {quote(script)}", "sql")
@@ -81,7 +81,7 @@ def _sql(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
 
 def _push_file(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     data = str(spec["text"]).encode() if "text" in spec else b"x" * int(spec.get("size", 0))
-    device.push(data, str(spec["path"]))
+    device.push(data, catalog.apps.path_on(str(spec["path"]), device.profile))
 
 
 def _set_time(device: TaskDevice, when: Any, catalog: Catalog) -> None:
@@ -110,17 +110,6 @@ def _force_stop(device: TaskDevice, name: Any, catalog: Catalog) -> None:
 
 def _clear_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
     device.shell(f"pm clear {catalog.apps.find(str(name)).package_on(device.profile)}")
-
-
-def _on_profile(path: str, device: TaskDevice, catalog: Catalog) -> str:
-    """An app data path declared under the default profile's package, on the device's profile
-    (/data/data/com.google.android.deskclock/... is /data/data/com.android.deskclock/... on aosp)."""
-    for app in catalog.apps:
-        package = app.package_on(device.profile)
-        for root in ("/data/data/", "/data/user/0/"):
-            if package != app.package and path.startswith(f"{root}{app.package}/"):
-                return f"{root}{package}/{path[len(root) + len(app.package) + 1 :]}"
-    return path
 
 
 def _checked(device: TaskDevice, cmd: str, step: str) -> str:

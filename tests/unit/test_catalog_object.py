@@ -131,3 +131,21 @@ def test_a_bad_app_table_is_a_user_error(tmp_path: Path) -> None:
     path.write_text("- name: x\n  label: X\n")
     with pytest.raises(MgfarmError, match="needs `package` or `packages`"):
         load_apps(path)
+
+
+def test_app_data_paths_move_to_the_package_of_the_device_profile() -> None:
+    state = load_catalog([TASKS_DIR]).state
+    declared = state.databases["alarms"].path
+    aosp_clock = profiles.package_of("aosp", "clock")
+    # Setup steps, capture, checks and adversaries all ask here: on aosp the clock's data moves with it.
+    assert state.database("alarms", "A check", "aosp") == f"/data/data/{aosp_clock}/databases/alarms.db"
+    assert state.database(declared, "A check", "aosp") == f"/data/data/{aosp_clock}/databases/alarms.db"
+    assert state.database("alarms", "A check", "android13") == declared == state.database("alarms", "", "")
+    # Provider databases belong to packages that no profile renames.
+    assert state.database("contacts", "A check", "aosp") == state.databases["contacts"].path
+    docs = "Android/data/com.google.android.documentsui/files/x.txt"
+    assert state.path_on(f"/sdcard/{docs}", "aosp") == f"/sdcard/{docs.replace('google.android', 'android')}"
+    near = "/data/data/com.google.android.deskclock2/databases/alarms.db"  # another package
+    assert state.path_on(near, "aosp") == near
+    with pytest.raises(MgfarmError, match="unknown database 'alarm'"):
+        state.database("alarm", "A check", "aosp")

@@ -14,6 +14,8 @@ GPX = b'<gpx><wpt lat="47.1"><name>Home</name></wpt><wpt lat="47.2"><name>Work</
 class OneFile:
     """A device holding one file, answering `pull` as the controllers do."""
 
+    profile = ""  # the default profile's paths
+
     def __init__(self, path: str, data: bytes) -> None:
         self.path, self.data = path, data
 

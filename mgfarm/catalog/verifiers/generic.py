@@ -66,6 +66,7 @@ def content_count(ctx: CheckContext, *, uri: str, equals: int, where: str | None
 @check("files.exists")
 def file_exists(ctx: CheckContext, *, path: str) -> CheckResult:
     """A file exists at the path."""
+    path = ctx.path(path)
     out = ctx.device.shell(f"ls {quote(path)} >/dev/null 2>&1 && echo yes || echo no").strip()
     return CheckResult(out.endswith("yes"), f"{path}: {'exists' if out.endswith('yes') else 'missing'}")
 
@@ -80,6 +81,7 @@ def file_missing(ctx: CheckContext, *, path: str) -> CheckResult:
 @check("files.contains")
 def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
     """The file's contents include a text (normalised)."""
+    path = ctx.path(path)
     try:
         body = ctx.device.pull(path).decode("utf-8", "replace")
     except Exception:  # the controller raises on a missing file
@@ -91,6 +93,7 @@ def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
 @check("files.occurrences")
 def file_occurrences(ctx: CheckContext, *, path: str, text: str, equals: int) -> CheckResult:
     """How often a text occurs in a file (exact, case-sensitive): records in a file an app appends to."""
+    path = ctx.path(path)
     try:
         body = ctx.device.pull(path).decode("utf-8", "replace")
     except Exception:  # the controller raises on a missing file
@@ -102,6 +105,7 @@ def file_occurrences(ctx: CheckContext, *, path: str, text: str, equals: int) ->
 @check("files.count")
 def file_count(ctx: CheckContext, *, folder: str, equals: int, pattern: str = "*") -> CheckResult:
     """Number of files in a folder whose names match a glob."""
+    folder = ctx.path(folder)
     names = [n for n in ctx.device.shell(f"ls {quote(folder)} 2>/dev/null").split() if n]
     matching = [n for n in names if fnmatch.fnmatch(n, pattern)]
     return CheckResult(len(matching) == int(equals), f"{folder}: {len(matching)} files match {pattern}")
