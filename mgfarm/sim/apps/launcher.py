@@ -16,6 +16,7 @@ HOME = "com.android.launcher3.uioverrides.QuickstepLauncher"
 RECENTS = "com.android.quickstep.RecentsActivity"
 WALLPAPER = "gradient:#3A4A7A,#C06C84"
 # Phone and Contacts by role: their packages depend on the device profile.
+CALENDAR = "com.android.calendar"  # its icon shows the day of the month, as on a Pixel
 HOTSEAT = ("dialer", "com.android.messaging", "contacts", "com.android.settings")
 
 
@@ -46,6 +47,8 @@ class Launcher(App):
             desc=app.label,
             glyph=app.icon,
             color=app.icon_color,
+            art=app.role or app.package,
+            art_text=str(_today(ctx)) if app.package == CALENDAR else "",
             label_color=label_color,
             weight=1,
             on_click=launch,
@@ -238,6 +241,10 @@ def _tz(ctx: ScreenContext) -> timezone | ZoneInfo:
         return ZoneInfo(name)
     except (KeyError, ValueError):
         return timezone.utc
+
+
+def _today(ctx: ScreenContext) -> int:
+    return datetime.fromtimestamp(ctx.now_ms() / 1000, _tz(ctx)).day
 
 
 def _bind(fn: Callable[[str], None], arg: str) -> Callable[[], None]:

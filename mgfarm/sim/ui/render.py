@@ -7,8 +7,10 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from mgfarm.sim.ui.appicons import app_art
 from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, wrap
 from mgfarm.sim.ui.icons import draw_icon
+from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
 from mgfarm.sim.ui.views import (
     EMPTY,
@@ -199,6 +201,8 @@ def draw_self(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
         draw_pad(cv, v, ctx)
     elif isinstance(v, Picture):
         draw_picture(cv, v)
+    elif isinstance(v, Dial):
+        draw_dial_hand(cv, v, ctx)
 
 
 def draw_text(cv: Canvas, v: Text, ctx: LayoutCtx, color: Color | None = None) -> None:
@@ -416,6 +420,21 @@ def draw_slider(cv: Canvas, v: Slider, ctx: LayoutCtx) -> None:
     cv.rect((kx - ctx.px(2), cy - ctx.px(22), kx + ctx.px(2), cy + ctx.px(22)), p.primary, ctx.px(2))
 
 
+def draw_dial_hand(cv: Canvas, v: Dial, ctx: LayoutCtx) -> None:
+    """The time picker's hand, from the centre to the chosen number (whose disc its child draws)."""
+    if v.hand is None:
+        return
+    x0, y0, x1, y1 = v.bounds
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+    hx, hy = v.point(v.hand, ctx)
+    col = cv.pal.primary
+    cv.draw.line([cv.box((cx, cy, 0, 0))[:2], cv.box((hx, hy, 0, 0))[:2]], fill=col, width=max(1, ctx.px(2)))
+    d = ctx.px(4)
+    cv.rect((cx - d, cy - d, cx + d, cy + d), col, d)
+    r = ctx.px(20)
+    cv.rect((hx - r, hy - r, hx + r, hy + r), col, r)
+
+
 def draw_pad(cv: Canvas, v: DrawingPad, ctx: LayoutCtx) -> None:
     x0, y0, x1, y1 = cv.box(v.bounds)
     w, h = x1 - x0, y1 - y0
@@ -479,10 +498,15 @@ def draw_app_icon(cv: Canvas, v: AppIcon, ctx: LayoutCtx) -> None:
     d = ctx.px(56)
     cx = (x0 + x1) // 2
     top = y0 + ctx.px(4)
-    cv.rect((cx - d // 2, top, cx + d // 2, top + d), cv.color(v.color), d // 2)
-    g = ctx.px(30)
-    cy = top + d // 2
-    cv.icon(v.glyph, (cx - g // 2, cy - g // 2, cx + g // 2, cy + g // 2), (255, 255, 255))
+    art = app_art(v.art, d, v.art_text) if v.art else None
+    if art is not None:
+        x, y, _, _ = cv.box((cx - d // 2, top, cx + d // 2, top + d))
+        cv.image.paste(art, (x, y), art)
+    else:
+        cv.rect((cx - d // 2, top, cx + d // 2, top + d), cv.color(v.color), d // 2)
+        g = ctx.px(30)
+        cy = top + d // 2
+        cv.icon(v.glyph, (cx - g // 2, cy - g // 2, cx + g // 2, cy + g // 2), (255, 255, 255))
     size = v.font_px(ctx)
     label = ellipsize(v.text, size, False, x1 - x0 - ctx.px(4))
     cv.text((cx, top + d + ctx.px(14)), label, size, cv.color(v.label_color), False, "mm")

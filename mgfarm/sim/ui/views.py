@@ -572,6 +572,8 @@ class AppIcon(Text):
 
     glyph: str = "apps"
     color: str = "#5F6368"
+    art: str = ""  # the app's own icon in ui.appicons, drawn instead of `glyph` on a `color` disc
+    art_text: str = ""  # what the icon shows that changes (Calendar's day of the month)
     size: float = 12.0
     gravity: str = "center"
     height: float | None = 92
