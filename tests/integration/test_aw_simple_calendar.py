@@ -53,14 +53,16 @@ def open_day(dev: AwDevice, d: date) -> None:
 
 
 def pick_date(dev: AwDevice, field: str, d: date) -> None:
+    """The date picker opens on the field's month; AndroidWorld's dates are in the device's month."""
     dev.phone.tap(rid=ID + field)
-    dev.phone.tap(desc=f"{d.day} {d.strftime('%B %Y')}")
+    dev.phone.tap(desc=f"{d.day:02d} {d.strftime('%B %Y')}")
     dev.phone.tap(text="OK")
 
 
 def pick_time(dev: AwDevice, field: str, t: datetime) -> None:
     dev.phone.tap(rid=ID + field)
-    dev.phone.type(str(t.hour))  # the hour field has focus when the picker opens
+    dev.phone.tap(rid="android:id/toggle_mode")  # to the keyboard: the hour field takes focus
+    dev.phone.type(str(t.hour))
     dev.phone.tap(rid="android:id/input_minute")
     dev.phone.type(f"{t.minute:02d}")
     dev.phone.tap(text="OK")

@@ -58,6 +58,7 @@ def test_new_event_is_stored_in_seconds_with_the_apps_defaults(tmp_path: Path) -
     screen.tap(desc="18 October 2023")
     screen.tap(text="OK")
     screen.tap(rid=ID + "event_start_time")
+    screen.tap(rid="android:id/toggle_mode")  # the keyboard: the hour field takes focus
     screen.wm.text("9")
     screen.type_into("15", rid="android:id/input_minute")
     screen.tap(text="OK")
@@ -199,7 +200,7 @@ def test_week_grid_places_overlapping_events_side_by_side(tmp_path: Path) -> Non
 def test_weekly_day_follows_a_moved_start_and_monthly_repeats_on_the_same_day(tmp_path: Path) -> None:
     _, screen, db = booted(tmp_path)
     screen.am.launch(PKG)
-    for title, repeat, day in (("Gym", "Weekly", "18 October 2023"), ("Rent", "Monthly", "1 October 2023")):
+    for title, repeat, day in (("Gym", "Weekly", "18 October 2023"), ("Rent", "Monthly", "01 October 2023")):
         screen.tap(desc="New Event")
         screen.type_into(title, rid=ID + "event_title")
         screen.wm.key(4)

@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
     CheckBox,
@@ -798,16 +799,11 @@ class SimpleCalendar(App):
         def open_dialog(name: str) -> Callable[[], None]:
             def run() -> None:
                 st["dialog"] = name
+                moment = self.dt(int(st[name.split("_")[0]]))
                 if name.endswith("date"):
-                    picked = self.dt(int(st[name.split("_")[0]])).date()
-                    st["picked"] = picked.isoformat()
-                    st["page"] = picked.replace(day=1).isoformat()
-                elif name.endswith("time"):
-                    fields = dict(st.get("fields", {}))
-                    fields.pop("hour", None)
-                    fields.pop("minute", None)
-                    st["fields"] = fields
-                    ctx.focus("hour")
+                    pickers.open_date(st, moment.date())
+                else:  # the app's time format is 24-hour (its times read 09:15)
+                    pickers.open_time(st, moment.hour, moment.minute, is24=True)
 
             return run
 
@@ -994,8 +990,7 @@ class SimpleCalendar(App):
 
         def close() -> None:
             st.pop("dialog", None)
-            if st.get("focus") in ("hour", "minute"):
-                ctx.focus(None)
+            pickers.close(st)
 
         ctx.on_back(close)
         if name == "delete" and existing is not None:
@@ -1029,10 +1024,22 @@ class SimpleCalendar(App):
             current = int(st["reminders"][slot])
             options = [radio(label, m == current, remind(m)) for label, m in REMINDERS]
             layers.append(dialog("Reminder", options, [], close))
-        elif name.endswith("_date"):
-            layers.append(self.date_picker(ctx, name.split("_")[0], close))
-        elif name.endswith("_time"):
-            layers.append(self.time_picker(ctx, name.split("_")[0], close))
+        elif name.endswith("_date") and pickers.showing(st) == "date":
+            which = name.split("_")[0]
+
+            def set_day(d: date) -> None:
+                self.set_moment(
+                    ctx, which, self.dt(int(st[which])).replace(year=d.year, month=d.month, day=d.day)
+                )
+
+            layers.append(pickers.date_picker(st, set_day, close))
+        elif name.endswith("_time") and pickers.showing(st) == "time":
+            which = name.split("_")[0]
+
+            def set_time(hour: int, minute: int) -> None:
+                self.set_moment(ctx, which, self.dt(int(st[which])).replace(hour=hour, minute=minute))
+
+            layers.append(pickers.time_picker(st, set_time, close))
 
     def set_moment(self, ctx: ScreenContext, which: str, moment: datetime) -> None:
         """Set the start or end; moving the start moves the end with it, as the app keeps the duration."""
@@ -1046,135 +1053,6 @@ class SimpleCalendar(App):
                 st["rule"] = weekday_bit(moment.date())
         else:
             st["end"] = ts
-
-    def date_picker(self, ctx: ScreenContext, which: str, close: Callable[[], None]) -> View:
-        st = ctx.state
-        picked = date.fromisoformat(str(st["picked"]))
-        page = date.fromisoformat(str(st["page"]))
-
-        def turn(months: int) -> Callable[[], None]:
-            def run() -> None:
-                y, m = divmod(page.month - 1 + months, 12)
-                st["page"] = date(page.year + y, m + 1, 1).isoformat()
-
-            return run
-
-        def pick(d: date) -> Callable[[], None]:
-            return lambda: st.update(picked=d.isoformat())
-
-        def ok() -> None:
-            current = self.dt(int(st[which]))
-            self.set_moment(ctx, which, current.replace(year=picked.year, month=picked.month, day=picked.day))
-            close()
-
-        weeks: list[View] = [
-            Row(
-                children=[
-                    Text(text=x, size=12, gravity="center", weight=1, color="on_surface_variant")
-                    for x in ("S", "M", "T", "W", "T", "F", "S")
-                ]
-            )
-        ]
-        lead = (page.weekday() + 1) % 7
-        days = cal.monthrange(page.year, page.month)[1]
-        cells: list[View] = [Text(text="", weight=1, height=40) for _ in range(lead)]
-        for n in range(1, days + 1):
-            d = page.replace(day=n)
-            cells.append(
-                Text(
-                    text=str(n),
-                    desc=f"{n} {d.strftime('%B %Y')}",
-                    size=14,
-                    gravity="center",
-                    weight=1,
-                    height=40,
-                    radius=20,
-                    selected=d == picked,
-                    bg="primary" if d == picked else None,
-                    color="on_primary" if d == picked else "on_surface",
-                    on_click=pick(d),
-                )
-            )
-        while len(cells) % 7:
-            cells.append(Text(text="", weight=1, height=40))
-        for i in range(0, len(cells), 7):
-            weeks.append(Row(children=cells[i : i + 7]))
-        body: list[View] = [
-            Text(id="android:id/date_picker_header_date", text=picked.strftime("%a, %b %-d"), size=28),
-            Row(
-                height=48,
-                children=[
-                    IconButton(
-                        id="android:id/prev", name="chevron_left", desc="Previous month", on_click=turn(-1)
-                    ),
-                    Text(
-                        id="android:id/month_view",
-                        text=page.strftime("%B %Y"),
-                        size=14,
-                        medium=True,
-                        gravity="center",
-                        weight=1,
-                    ),
-                    IconButton(
-                        id="android:id/next", name="chevron_right", desc="Next month", on_click=turn(1)
-                    ),
-                ],
-            ),
-            Column(id="android:id/day_picker_view_pager", children=weeks),
-        ]
-        return dialog(picked.strftime("%Y"), body, [("Cancel", close), ("OK", ok)], close)
-
-    def time_picker(self, ctx: ScreenContext, which: str, close: Callable[[], None]) -> View:
-        """The time picker in its keyboard mode: hour and minute fields (24-hour), empty until typed."""
-        st = ctx.state
-        current = self.dt(int(st[which]))
-
-        def ok() -> None:
-            try:
-                hour = int(ctx.field("hour").strip() or current.hour)
-                minute = int(ctx.field("minute").strip() or current.minute)
-            except ValueError:
-                ctx.toast("Enter a valid time")
-                return
-            if not (0 <= hour <= 23 and 0 <= minute <= 59):
-                ctx.toast("Enter a valid time")
-                return
-            self.set_moment(ctx, which, current.replace(hour=hour, minute=minute))
-            close()
-
-        body: list[View] = [
-            Row(
-                spacing=8,
-                children=[
-                    EditText(
-                        id="android:id/input_hour",
-                        key="hour",
-                        hint=f"{current.hour:02d}",
-                        text=ctx.field("hour"),
-                        width=96,
-                        size=28,
-                    ),
-                    Text(id="android:id/input_separator", text=":", size=28),
-                    EditText(
-                        id="android:id/input_minute",
-                        key="minute",
-                        hint=f"{current.minute:02d}",
-                        text=ctx.field("minute"),
-                        width=96,
-                        size=28,
-                    ),
-                ],
-            ),
-            Row(
-                spacing=8,
-                children=[
-                    Text(text="hour", size=12, width=96, color="on_surface_variant"),
-                    Text(text="", width=12),
-                    Text(text="minute", size=12, width=96, color="on_surface_variant"),
-                ],
-            ),
-        ]
-        return dialog("Type in time", body, [("Cancel", close), ("OK", ok)], close)
 
 
 def radio(label: str, on: bool, choose: Callable[[], None]) -> View:

@@ -259,6 +259,14 @@ def _schedule(p: Pen) -> None:
     p.line([(12, 7), (12, 12), (16, 14.5)], 1.8)
 
 
+def _keyboard(p: Pen) -> None:
+    p.rect(2, 5, 22, 19, r=2, fill=False, width=1.8)
+    for y in (8.5, 11.5):
+        for x in (5, 8, 11, 14, 17):
+            p.rect(x, y, x + 2, y + 2)
+    p.rect(7, 15, 17, 16.5)
+
+
 def _alarm(p: Pen) -> None:
     p.circle(12, 13, 7.5, fill=False)
     p.line([(12, 9), (12, 13), (15, 15)], 1.8)
@@ -449,6 +457,7 @@ ICONS: dict[str, Callable[[Pen], None]] = {
     "volume": _volume,
     "schedule": _schedule,
     "alarm": _alarm,
+    "keyboard": _keyboard,
     "timer": _timer,
     "stopwatch": _stopwatch,
     "language": _language,
