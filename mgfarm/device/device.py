@@ -24,7 +24,7 @@ except ImportError:  # optional speed-up; Pillow decodes everything too
 from mgfarm.adb.console import ConsoleClient, parse_snapshot_list, read_token
 from mgfarm.adb.errors import AdbError, ConsoleError, SyncFailed
 from mgfarm.adb.shell import ShellClient
-from mgfarm.device import frames
+from mgfarm.device import framebuffer, frames
 from mgfarm.device.parsing import (
     parse_content_rows,
     parse_current_focus,
@@ -90,9 +90,12 @@ class Device:
         adb_host: str = "127.0.0.1",
         ui_source: str = "auto",
         profile: str = "",
+        frame_file: str = "",
     ) -> None:
         """`profile`: the device profile its farm runs (android13, android14, aosp), which names the
-        packages of Clock, Contacts, Phone and Files for setup steps; '' is the default's."""
+        packages of Clock, Contacts, Phone and Files for setup steps; '' is the default's.
+        `frame_file`: the file its farm shares raw frames through (a simulated device on this host,
+        see `mgfarm.device.framebuffer`); '' or a file this process cannot open: PNG over adb."""
         if ui_source not in ("auto", "u2", "dump"):
             raise MgfarmError(f"ui_source {ui_source!r} is unknown; use 'auto', 'u2' or 'dump'.")
         self.serial = serial
@@ -113,6 +116,8 @@ class Device:
         self._u2_failed = False
         self._auto_source = "undecided"  # becomes "u2" or "dump" after the first comparison
         self._size: tuple[int, int] | None = None
+        self._frames = _open_frame_file(frame_file)
+        self._last: tuple[str, np.ndarray, str | None] | None = None  # digest, pixels, hierarchy
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r}, adb_port={self.adb_port})"
@@ -263,7 +268,71 @@ class Device:
         Devices of this process showing the same screen share one array (see `mgfarm.device.frames`);
         copy it (`np.array(frame)`) to draw on it.
         """
+        if self._frames is not None:
+            shared = self._shared_frame(with_ui=False)
+            if shared is not None:
+                return shared[0]
         return frames.SHARED.get(self.screenshot_png(), lambda png: decode_png_rgb(png, self.serial))
+
+    @property
+    def shares_frames(self) -> bool:
+        """Whether screens come through the farm's frame file (`observe` is then one round trip)."""
+        return self._frames is not None
+
+    def observe(self) -> tuple[np.ndarray, str]:
+        """The screen (as `screenshot_frame`) and the hierarchy XML (as `ui_xml`) together.
+
+        Through the frame file in one round trip when the device shares frames; an unchanged screen
+        is neither written nor sent again. Else a screenshot and a hierarchy one after the other.
+        """
+        if self._frames is not None:
+            shared = self._shared_frame(with_ui=True)
+            if shared is not None:
+                return shared
+        return self.screenshot_frame(), self.ui_xml()
+
+    def _shared_frame(self, with_ui: bool) -> tuple[np.ndarray, str] | None:
+        """(pixels, hierarchy or "") through the frame file; None when the device cannot (no such
+        command, a screen too large for the file): this device then falls back to PNG for good."""
+        assert self._frames is not None
+        last = self._last
+        if last is not None and with_ui and last[2] is None:
+            last = None  # the hierarchy of that screen was not asked for: no --since
+        cmd = "mgfarm-frame" + (" --ui" if with_ui else "") + (f" --since {last[0]}" if last else "")
+        problem = ""
+        for _attempt in range(2):  # a frame another client of the device wrote meanwhile: once more
+            with self._adb_errors("mgfarm-frame"):
+                out, code = self.wire.run(cmd)
+            if code != 0:
+                self._frames.close()
+                self._frames = None
+                return None
+            try:
+                return self._read_reply(out, last, with_ui)
+            except framebuffer.FrameError as exc:
+                problem = str(exc)
+        raise DeviceError(f"Device {self.serial} sent no whole frame: {problem}.")
+
+    def _read_reply(
+        self, out: bytes, last: tuple[str, np.ndarray, str | None] | None, with_ui: bool
+    ) -> tuple[np.ndarray, str]:
+        assert self._frames is not None
+        reply = framebuffer.parse_reply(out)
+        digest = reply.signature.hex()
+        if reply.header is None:  # `same`: only for the screen the client named
+            if last is None or digest != last[0]:
+                raise framebuffer.FrameError(f"it answered 'same' for {digest}, not for the screen named")
+            return last[1], last[2] or ""
+        pixels = self._frames.read(reply.header, self.window_size())
+        xml: str | None = None
+        if with_ui:
+            text = reply.rest.decode("utf-8", "replace").rstrip()
+            start = text.find("<?xml")
+            if start < 0:
+                raise framebuffer.FrameError(f"its hierarchy is {text[:120]!r}")
+            xml = text[start:]
+        self._last = (digest, pixels, xml)
+        return pixels, xml or ""
 
     # -- UI ----------------------------------------------------------------------------------
     def u2(self) -> Any:
@@ -397,6 +466,10 @@ class Device:
         )
 
     def close(self) -> None:
+        if self._frames is not None:
+            self._frames.close()
+            self._frames = None
+        self._last = None
         if self._console is not None:
             self._console.close()
             self._console = None
@@ -414,6 +487,17 @@ def decode_png_rgb(data: bytes, serial: str) -> np.ndarray:
         return np.asarray(img.convert("RGB") if img.mode != "RGB" else img, dtype=np.uint8)
     except (OSError, ValueError, RuntimeError) as exc:
         raise DeviceError(f"screencap on {serial} returned no image ({data[:80]!r}).") from exc
+
+
+def _open_frame_file(path: str) -> framebuffer.FrameFile | None:
+    """The farm's frame file, read-only; None when there is none or this process cannot open it
+    (another host, another user): screens then come as PNG over adb."""
+    if not path:
+        return None
+    try:
+        return framebuffer.FrameFile(path)
+    except framebuffer.FrameError:
+        return None
 
 
 def _check_namespace(namespace: str) -> None:

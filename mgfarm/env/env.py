@@ -17,7 +17,7 @@ import numpy as np
 
 from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome
 from mgfarm.device.device import ConsoleError, Device, DeviceError
-from mgfarm.device.ui import UIElement
+from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.spaces import action_space, element_observation, observation_space
 from mgfarm.errors import MgfarmError
@@ -136,6 +136,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 console_token=rep.console_token,
                 ui_source=self.ui_source,
                 profile=farm.profile,  # setup steps name its apps' packages on that profile
+                frame_file=rep.frame_file,  # raw frames through shared memory on this host
             )
             try:
                 _warm_up(device)
@@ -386,9 +387,13 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         # The decoded frame itself, read-only and shared with the devices showing that screen (a
         # 1080x2400 copy a step cost the trainer ~0.5 ms of CPU, a quarter of its share of a step);
         # copied only when it is the one the last call returned. A caller that draws on it copies it.
-        shot_future = self._io.submit(timed, self.device.screenshot_frame)
-        elements, ui_ms = timed(self.device.ui_elements)
-        pixels, shot_ms = shot_future.result()
+        if self.device.shares_frames:  # screen and hierarchy in one round trip, raw pixels
+            (pixels, xml), shot_ms = timed(self.device.observe)
+            elements, ui_ms = timed(lambda: parse_hierarchy(xml))
+        else:
+            shot_future = self._io.submit(timed, self.device.screenshot_frame)
+            elements, ui_ms = timed(self.device.ui_elements)
+            pixels, shot_ms = shot_future.result()
         if pixels.shape != self._screen_shape:
             raise DeviceError(
                 f"Device {self.device.serial} returned a {pixels.shape} screenshot, "

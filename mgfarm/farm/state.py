@@ -45,6 +45,7 @@ class Replica:
     reason: str = ""  # why it is failed/restoring; empty when ready
     restarts: int = 0
     grpc_port: int = 0  # the emulator gRPC API (android_env's control channel); 0: none served
+    frame_file: str = ""  # raw frames shared on this host (mgfarm.device.framebuffer); "": PNG over adb
 
     def ports(self) -> tuple[int, ...]:
         """Every host port the replica's device listens on."""

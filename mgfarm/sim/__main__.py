@@ -52,6 +52,9 @@ def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
         "--grpc", type=int, default=None, metavar="PORT", help="serve the emulator gRPC API from PORT up"
     )
     serve.add_argument(
+        "--frames", type=Path, default=None, help="folder of the frame files the farm made (SERIAL.frame)"
+    )
+    serve.add_argument(
         "--no-sandbox", action="store_true", help="do not confine the worker with Landlock (debugging only)"
     )
     args = parser.parse_args(argv)
@@ -69,6 +72,7 @@ def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
         memory_limit=args.memory_limit,
         grpc_port=args.grpc,
         profile=args.profile,
+        frames_dir=args.frames,
     )
 
 

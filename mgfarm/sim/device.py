@@ -14,6 +14,7 @@ from mgfarm.sim.system.fs import DeviceFS
 from mgfarm.sim.system.props import Props, default_props
 
 if TYPE_CHECKING:
+    from mgfarm.sim.framebuffer import FrameBuffer
     from mgfarm.sim.system.services import Services
 
 
@@ -67,6 +68,9 @@ class SimDevice:
         self.epoch = 0
         # Set by the host: drops and re-announces every transport, as when adbd restarts (root/unroot).
         self.on_adbd_restart: Callable[[], None] | None = None
+        # The farm's shared frame file for this device, mapped by the worker before it was confined
+        # (`mgfarm-frame`); None: screens leave only as PNG over adb.
+        self.framebuffer: FrameBuffer | None = None
 
     @property
     def services(self) -> Services:

@@ -24,6 +24,7 @@ from mgfarm.sim.adbd import Adbd
 from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
+from mgfarm.sim.framebuffer import FrameBuffer, open_buffers
 from mgfarm.sim.heap import keep_freed_memory
 from mgfarm.sim.system.props import profile_overrides
 
@@ -52,6 +53,7 @@ class ServeOptions:
     memory_limit: int = DEFAULT_MEMORY_LIMIT  # bytes of RLIMIT_DATA; 0: no cap
     grpc_port: int | None = None  # --grpc: device 1's emulator gRPC port, the next ones count up
     profile: str = "android13"  # --profile: which emulator image the devices mirror (props, dumpsys, apps)
+    frames_dir: Path | None = None  # --frames: the farm's folder of per-device frame files (`SERIAL.frame`)
 
 
 def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
@@ -193,11 +195,14 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             # Before the sandbox: the one thread that may connect to 127.0.0.1 for the devices, as an
             # emulator reaches the host through 10.0.2.2 (android_env's a11y wrapper; mgfarm.sim.hostnet).
             hostnet.start_connector()
+        # Mapped before the sandbox, which gives the device no path to them (mgfarm/sim/framebuffer.py).
+        buffers = frame_buffers(options, configs)
         if options.sandbox:
             say_sandbox(confine(sandbox_for(options, configs, data_dir)))
         ready: list[asyncio.Task[None]] = []
         for config in configs:
             host = DeviceHost(config, options.announce, token)
+            host.device.framebuffer = buffers.get(config.serial)
             await host.start()
             hosts.append(host)
             host.grpc = await grpc_hook.serve(host.device, options.grpc_port, len(hosts) - 1)
@@ -211,6 +216,19 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             await grpc_hook.stop(host.grpc)
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def frame_buffers(options: ServeOptions, configs: list[DeviceConfig]) -> dict[str, FrameBuffer]:
+    """Map the frame files the farm created for these devices; MgfarmError when one cannot be."""
+    if options.frames_dir is None:
+        return {}
+    config = configs[0]
+    try:
+        return open_buffers(options.frames_dir, [c.serial for c in configs], config.width, config.height)
+    except (OSError, ValueError) as exc:
+        raise MgfarmError(
+            f"cannot map the frame files in {options.frames_dir} ({exc}); pass the farm's --frames folder."
+        ) from exc
 
 
 async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[str], None]) -> None:

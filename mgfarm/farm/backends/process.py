@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from mgfarm.device import framebuffer
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import procs
 from mgfarm.farm.backends.base import Backend, UpFlags
@@ -69,6 +70,10 @@ class ProcessBackend(Backend):
             data = farm_dir / "data" / tag
             golden = farm_dir / "snapshots"
             golden.mkdir(parents=True, exist_ok=True)
+            frames = farm_dir / "frames"  # made here, never by a worker: see mgfarm.device.framebuffer
+            for rep in chunk:
+                framebuffer.create(frames / f"{rep.serial}.frame")
+                rep.frame_file = str(frames / f"{rep.serial}.frame")
             argv = [
                 sys.executable,
                 "-m",
@@ -88,6 +93,8 @@ class ProcessBackend(Backend):
                 str(farm.adb_server_port),
                 "--profile",
                 farm.profile,
+                "--frames",
+                str(frames),
             ]
             if first.grpc_port:  # a run of consecutive consoles has consecutive gRPC ports (farm.ports)
                 argv += ["--grpc", str(first.grpc_port)]

@@ -30,6 +30,8 @@ def screen_neutral(argv: list[str]) -> bool:
         while args[:1] == ["--user"]:
             args = args[2:]
         return bool(args) and args[0] in READ_VERBS[name]
+    if name == "mgfarm-frame":  # writes only the frame file, which no app shows
+        return True
     if name == "screencap":  # to stdout only; a file target may be shown by the Files app
         return all(a.startswith("-") and a != "-d" for a in args)
     if name == "uiautomator":

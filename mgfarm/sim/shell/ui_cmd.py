@@ -221,6 +221,40 @@ async def screencap(inv: Invocation) -> int:
     return 0
 
 
+@command("mgfarm-frame")
+async def mgfarm_frame(inv: Invocation) -> int:
+    """`mgfarm-frame [--ui] [--since DIGEST]`: the screen into the farm's shared frame file.
+
+    Replies `frame SEQ WIDTH HEIGHT DIGEST` (the file now holds that frame), then with --ui the
+    hierarchy as `uiautomator dump` writes it: screenshot and UI in one round trip. Or `same DIGEST`
+    when the screen is still the one the client named with --since: nothing written, nothing sent.
+    mgfarm's own command, not Android's: clients use it only for devices their farm gave a frame file.
+    """
+    args = inv.argv[1:]
+    with_ui = "--ui" in args
+    since = args[args.index("--since") + 1] if "--since" in args[:-1] else ""
+    buffer = inv.device.framebuffer
+    if buffer is None:
+        inv.err("mgfarm-frame: this device has no frame file\n")
+        return 1
+    win = inv.device.services.window
+    digest = win.frame_digest()
+    if digest.hex() == since:
+        inv.out(f"same {since}\n")  # the client has these pixels and this hierarchy already
+        return 0
+    if buffer.signature != digest:  # another client of this device may have written it already
+        width, height, pixels = win.frame_rgb()
+        if not buffer.fits(width, height):
+            inv.err(f"mgfarm-frame: a {width}x{height} screen does not fit the frame file\n")
+            return 1
+        buffer.write(pixels, width, height, digest)
+    width, height = buffer.size
+    inv.out(f"frame {buffer.seq} {width} {height} {digest.hex()}\n")
+    if with_ui:
+        inv.out(win.dump_xml())
+    return 0
+
+
 def physical_size(inv: Invocation) -> tuple[int, int]:
     return inv.device.services.window.size
 

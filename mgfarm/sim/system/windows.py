@@ -11,6 +11,7 @@ in a cache that all devices of the process share; no full-size image is kept bet
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import re
 import struct
@@ -167,6 +168,7 @@ class WindowManager:
         self._sig = ""  # signature of the kept frame, "" until asked for
         self._screen_sig = ""
         self._screen = Screen()
+        self._digest = b""  # 16-byte digest of `_screen_sig` (`frame_digest`)
         self._encoder = PngEncoder()
         self._last_resumed: str | None = None
 
@@ -372,6 +374,7 @@ class WindowManager:
             if sig != self._screen_sig:
                 self._screen = SHARED.screen(sig)
                 self._screen_sig = sig
+                self._digest = b""
             self._sig = sig
         return frame
 
@@ -383,6 +386,20 @@ class WindowManager:
             SHARED.fill(screen, png=self._encoder.encode(self._render(frame)))
         assert screen.png is not None
         return screen.png
+
+    def frame_digest(self) -> bytes:
+        """16 bytes naming what decides the current frame's pixels: equal digests, equal pixels."""
+        self._refresh()
+        if not self._digest:
+            self._digest = hashlib.blake2b(self._screen_sig.encode(), digest_size=16).digest()
+        return self._digest
+
+    def frame_rgb(self) -> tuple[int, int, bytes]:
+        """(width, height, RGB rows) of the current frame, for the shared frame file."""
+        image = self._render(self._refresh())
+        if image.mode != "RGB":
+            image = image.convert("RGB")
+        return image.width, image.height, image.tobytes()
 
     def screencap_raw(self) -> bytes:
         """`screencap` without -p: width, height, format (1 = RGBA_8888) as u32 LE, then RGBA pixels."""

@@ -1,0 +1,73 @@
+"""The device's side of the shared frame file (the client's is mgfarm/device/framebuffer.py, same layout).
+
+The farm creates one file per device (0600, in its own folder) and passes the folder with `--frames`;
+the worker sizes and maps each file before it confines itself and closes the descriptor, so a
+confined device can write pixels into its mapping but cannot open, resize or replace any host file.
+`mgfarm-frame` (mgfarm/sim/shell/ui_cmd.py) writes the current screen here and replies with where
+it is; a seqlock (odd sequence number while writing) lets a reader tell a torn frame.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+import struct
+from pathlib import Path
+
+MAGIC = b"MGFRAME1"
+HEADER = struct.Struct("<8sQIII4x16s16x")  # magic, seq, width, height, channels, signature
+SEQ = struct.Struct("<Q")
+SEQ_OFFSET = 8
+CHANNELS = 3
+
+
+class FrameBuffer:
+    """A mapped frame file: `write` puts one RGB frame in it; the last signature written is known."""
+
+    def __init__(self, mapping: mmap.mmap) -> None:
+        self._map = mapping
+        self.capacity = len(mapping) - HEADER.size  # bytes of pixels it holds
+        self.seq = 0
+        self.signature = b""  # of the frame the file holds
+        self.size = (0, 0)  # its width and height
+
+    @classmethod
+    def open(cls, path: Path, width: int, height: int) -> FrameBuffer:
+        """Size the farm's file for a `width`x`height` screen (either way round) and map it."""
+        size = HEADER.size + width * height * CHANNELS
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{path} is not a regular file")
+            os.ftruncate(fd, size)
+            mapping = mmap.mmap(fd, size)
+        finally:
+            os.close(fd)  # the mapping stays; the device keeps no handle that could resize the file
+        buffer = cls(mapping)
+        HEADER.pack_into(mapping, 0, MAGIC, 0, 0, 0, CHANNELS, bytes(16))
+        return buffer
+
+    def fits(self, width: int, height: int) -> bool:
+        return width * height * CHANNELS <= self.capacity
+
+    def write(self, pixels: bytes | memoryview, width: int, height: int, signature: bytes) -> int:
+        """Write one frame (RGB rows, `width*height*3` bytes); returns its sequence number (even)."""
+        odd = self.seq + 1
+        SEQ.pack_into(self._map, SEQ_OFFSET, odd)  # readers now see a frame being written
+        self._map[HEADER.size : HEADER.size + len(pixels)] = pixels
+        self.seq = odd + 1
+        HEADER.pack_into(self._map, 0, MAGIC, self.seq, width, height, CHANNELS, signature)
+        self.signature = signature
+        self.size = (width, height)
+        return self.seq
+
+
+def open_buffers(folder: Path, serials: list[str], width: int, height: int) -> dict[str, FrameBuffer]:
+    """The frame buffers of the devices whose file the farm created in `folder` (`SERIAL.frame`)."""
+    buffers = {}
+    for serial in serials:
+        path = folder / f"{serial}.frame"
+        if path.is_file():
+            buffers[serial] = FrameBuffer.open(path, width, height)
+    return buffers
