@@ -1,6 +1,6 @@
 """Cold start of one simulated device: a fresh `python -m mgfarm.sim serve` worker until it says `ready`.
 
-    .venv/bin/python benchmarks/bench_coldstart.py [--runs 5] [--bytecode]
+    .venv/bin/python benchmarks/bench_coldstart.py [--runs 5] [--bytecode] [--grpc]
 
 Each run starts a worker on free ports (sandboxed as a farm runs it, no adb server) and reads its
 stdout until the `ready` line; it prints the wall time to that line and the worker's CPU time
@@ -9,6 +9,7 @@ Python compiles every module it has no cached bytecode for; with PYTHONDONTWRITE
 some CI and container images) every worker pays that. `--bytecode` lets the workers cache bytecode
 in a temporary PYTHONPYCACHEPREFIX (one unmeasured run fills it), as an installed package has; those
 workers run without the sandbox, whose Landlock rules would hide that folder.
+`--grpc` serves the emulator gRPC API too, as `mgfarm up` does by default.
 Compare two checkouts by running this file from each, alternately. Prints medians and JSON.
 """
 
@@ -38,7 +39,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def start_once(env: dict[str, str], workdir: Path, sandbox: bool = True) -> dict[str, float]:
+def start_once(
+    env: dict[str, str], workdir: Path, sandbox: bool = True, grpc: bool = False
+) -> dict[str, float]:
     """Start one worker, wait for `ready`, stop it; wall and CPU seconds to ready."""
     console = quiet_range_start(1)
     token = workdir / "token"
@@ -48,6 +51,7 @@ def start_once(env: dict[str, str], workdir: Path, sandbox: bool = True) -> dict
         *(sys.executable, "-m", "mgfarm.sim", "serve", "--adb-port", str(console + 1)),
         *("--data", str(data), "--token-file", str(token)),
         *([] if sandbox else ["--no-sandbox"]),
+        *(["--grpc", str(quiet_range_start(1))] if grpc else []),
     ]
     started = time.perf_counter()
     proc = subprocess.Popen(
@@ -69,6 +73,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--bytecode", action="store_true", help="let workers cache bytecode (a temp prefix)")
+    parser.add_argument("--grpc", action="store_true", help="serve the emulator gRPC API, as farms do")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="mgfarm-bench-cold-"))
     os.chmod(workdir, 0o755)  # the sandboxed worker runs as nobody
@@ -76,18 +81,20 @@ def main() -> None:
     if args.bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")  # every module's, the libraries' too
-        start_once(env, workdir, sandbox=False)  # fills the cache
+        start_once(env, workdir, sandbox=False, grpc=args.grpc)  # fills the cache
     load = os.getloadavg()[0]
-    rows = [start_once(env, workdir, sandbox=not args.bytecode) for _ in range(args.runs)]
+    rows = [start_once(env, workdir, sandbox=not args.bytecode, grpc=args.grpc) for _ in range(args.runs)]
     medians = {key: percentile([row[key] for row in rows], 0.5) for key in rows[0]}
     mode = (
         "cached bytecode"
         if args.bytecode
         else f"PYTHONDONTWRITEBYTECODE={env.get('PYTHONDONTWRITEBYTECODE', '')}"
     )
+    mode += ", gRPC" if args.grpc else ""
     print(f"cold start of one device in {ROOT} ({mode}), median of {args.runs}, load average {load:.1f}:")
     print(f"ready {medians['ready_s']:.2f} s  worker CPU {medians['cpu_s']:.2f} s")
-    print(json.dumps({"root": str(ROOT), "bytecode": args.bytecode, "load": load, **medians}))
+    setup = {"root": str(ROOT), "bytecode": args.bytecode, "grpc": args.grpc, "load": load}
+    print(json.dumps({**setup, **medians}))
 
 
 if __name__ == "__main__":

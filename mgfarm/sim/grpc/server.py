@@ -11,7 +11,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import grpc
-import numpy as np
 from google.protobuf import empty_pb2
 
 from mgfarm.sim import snapshot
@@ -22,6 +21,8 @@ from mgfarm.sim.grpc import snapshot_service_pb2_grpc as snap_grpc
 from mgfarm.sim.grpc.gestures import Gestures
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from mgfarm.sim.device import SimDevice
 
 log = logging.getLogger("mgfarm.sim.grpc")
@@ -70,7 +71,7 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
         self.seq = 0
         self.rotation = [0.0, 0.0, 0.0]
         self._png: bytes | None = None
-        self._rgb: np.ndarray = np.zeros((1, 1, 3), dtype=np.uint8)
+        self._rgb: np.ndarray | None = None
 
     async def getStatus(self, request: Any, context: Any) -> Any:
         config = self.device.config
@@ -97,8 +98,10 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
 
         Pixels come from the window manager's kept PNG (decoding it is several times cheaper than
         composing the screen again), and the last decoded frame is reused while the PNG is the same."""
+        import numpy as np  # here, not at import: numpy is ~0.2 s of a worker's start (warm_imports)
+
         png = self.device.services.window.screencap_png()
-        if png is not self._png:
+        if png is not self._png or self._rgb is None:
             self._png, self._rgb = png, decode_png(png)
         rgb = self._rgb
         turns = self._turns()
@@ -201,6 +204,8 @@ class EmulatorController(pb_grpc.EmulatorControllerServicer):
 
 def decode_png(png: bytes) -> np.ndarray:
     """RGB pixels of a PNG (pyspng when installed, else Pillow)."""
+    import numpy as np
+
     try:
         import pyspng
 
