@@ -291,11 +291,18 @@ def tasks_check(
     zone_per_seed: bool = typer.Option(
         False, "--zone-per-seed", help="Play seed i in zone i mod Z only, not in every zone (CI)."
     ),
+    profile: str | None = typer.Option(
+        None,
+        "--profile",
+        help="Device profile of the private farm, as `mgfarm up --profile`: android13 (default), "
+        "android14 or aosp; with --farm, the farm must run it.",
+    ),
 ) -> None:
     """Prove every judge against its adversary matrix: the oracle and alternatives accepted, every
     adversary (nothing, twice, collateral damage, over-broad, near misses, ...) rejected.
 
     Example: mgfarm tasks check 'settings.*' --seeds 3 --timezones UTC,Asia/Kolkata
+    Example: mgfarm tasks check 'clock.*' --seeds 1 --profile aosp
     """
     from rich.markup import escape
 
@@ -304,7 +311,7 @@ def tasks_check(
     from mgfarm.tasks.commands import check_matrix_table, parse_timezones
 
     zones = parse_timezones(timezones)
-    result = run_check(load_catalog(), ids or [], seeds, farm, replicas, zones, zone_per_seed)
+    result = run_check(load_catalog(), ids or [], seeds, farm, replicas, zones, zone_per_seed, profile)
     out.print(check_matrix_table(result))
     for row in result.rows:
         for p in row.problems:
@@ -554,7 +561,7 @@ def up(
         from mgfarm.ray import cluster
         from mgfarm.ray.commands import farm_options, farms_table
 
-        options = farm_options(image, snapshot, adb_port, cpus, memory)
+        options = farm_options(image, snapshot, adb_port, cpus, memory, profile, grpc)
         statuses = cluster.up(ray_address, per_node, backend or "process", options, kvm=kvm)
         out.print(farms_table(statuses))
         return

@@ -37,9 +37,11 @@ def run_with_progress(
     show: bool = True,
     screenshots: bool = False,
     catalog: Catalog | None = None,
+    profile: str | None = None,
 ) -> tuple[list[EpisodeResult], float, int]:
-    """Run jobs on a farm (a private one when `farm` is None); returns results, wall seconds, replicas."""
-    with farm_for(farm, replicas or 4) as state:
+    """Run jobs on a farm (a private one of device `profile` when `farm` is None); returns results,
+    wall seconds, replicas."""
+    with farm_for(farm, replicas or 4, profile) as state:
         count = replica_count(state, replicas, len(jobs))
         envs = lease_envs(state, count, None, screenshots, record, catalog=catalog)
         try:
@@ -72,11 +74,15 @@ def run_check(
     replicas: int,
     timezones: list[str] | None = None,
     zone_per_seed: bool = False,
+    profile: str | None = None,
 ) -> checker.Matrix:
-    """The adversary matrix for the chosen templates of `catalog`, seeds and time zones."""
+    """The adversary matrix for the chosen templates of `catalog`, seeds and time zones, on devices of
+    `profile` (None: the farm's, or the default for a private farm)."""
     check_counts(list(range(seeds)), replicas)
     jobs = checker.check_jobs(catalog, catalog.select(ids), seeds, timezones, zone_per_seed)
-    results, _, _ = run_with_progress(jobs, farm, replicas, None, "checking", catalog=catalog)
+    results, _, _ = run_with_progress(
+        jobs, farm, replicas, None, "checking", catalog=catalog, profile=profile
+    )
     return checker.matrix(results, jobs)
 
 

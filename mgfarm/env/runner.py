@@ -27,6 +27,7 @@ from mgfarm.env.lease import LeaseError
 from mgfarm.env.recorder import Recorder, trajectory
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.ports import free_port
+from mgfarm.farm.profiles import DEFAULT_PROFILE, check_profile
 from mgfarm.farm.state import READY, FarmState, load_farm
 from mgfarm.tasks.adversaries import Tamper
 from mgfarm.tasks.agents import UNPLAYABLE, failure, make_agent
@@ -242,10 +243,19 @@ PRIVATE_PORTS = 40000
 
 
 @contextmanager
-def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
-    """The named running farm, or (name None) a private process farm that is stopped afterwards."""
+def farm_for(name: str | None, replicas: int, profile: str | None = None) -> Iterator[FarmState]:
+    """The named running farm, or (name None) a private process farm of device `profile` (None: the
+    default) that is stopped afterwards. A named farm must run `profile` when one is given."""
+    if profile is not None:
+        check_profile(profile)
     if name:
-        yield load_farm(name)  # its error says how to start a missing farm
+        state = load_farm(name)  # its error says how to start a missing farm
+        if profile is not None and state.profile != profile:
+            raise MgfarmError(
+                f"Farm {name!r} runs device profile {state.profile}, not {profile}; leave out --profile "
+                f"or start a farm with `mgfarm up --profile {profile}`."
+            )
+        yield state
         return
     from mgfarm.farm import api
     from mgfarm.snapshots.farm import up
@@ -267,6 +277,7 @@ def farm_for(name: str | None, replicas: int) -> Iterator[FarmState]:
         first_port=first,
         owner_pid=os.getpid(),
         grpc=False,
+        profile=profile or DEFAULT_PROFILE,
     )
     try:
         yield farm

@@ -6,6 +6,8 @@ from typing import Any
 
 from rich.table import Table
 
+from mgfarm.farm.profiles import check_profile
+
 
 def farms_table(statuses: list[dict[str, Any]]) -> Table:
     """One row per node: node, host, farm, ready/total, replica states."""
@@ -32,7 +34,13 @@ def farm_options(
     adb_port: int | None,
     cpus: float | None,
     memory: str | None,
+    profile: str | None = None,
+    grpc: bool | None = None,
 ) -> dict[str, Any]:
-    """The `mgfarm.farm.api.up` keyword arguments each node's farm gets (only those given)."""
+    """The `mgfarm.farm.api.up` keyword arguments each node's farm gets (only those given); a bad
+    --profile is refused here, before any node starts a farm."""
+    if profile is not None:
+        check_profile(profile)
     given = {"image": image, "snapshot": snapshot, "adb_port": adb_port, "cpus": cpus, "memory": memory}
+    given.update(profile=profile, grpc=grpc)
     return {k: v for k, v in given.items() if v is not None}
