@@ -1,0 +1,123 @@
+"""Frames through the farm's shared file on a real process-backend farm, against `screencap -p`.
+
+`mgfarm up` creates each replica's frame file; the env's device reads screens from it in one round
+trip with the hierarchy. What the device writes there is untrusted: whatever its header says, the
+client raises one DeviceError and reads nothing out of bounds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mgfarm.device import Device, DeviceError, framebuffer
+from mgfarm.device.device import decode_png_rgb
+from mgfarm.device.ui import parse_hierarchy
+from mgfarm.env.env import MobileEnv
+from mgfarm.env.spaces import element_observation
+from mgfarm.farm import api
+from mgfarm.farm.state import FarmState, farm_dir, load_farm
+from tests.support import run_mgfarm
+
+from .conftest import AdbServer
+
+mgfarm = partial(run_mgfarm, timeout=120)
+NAME = "shm"
+
+
+@pytest.fixture(scope="module")
+def farm(adb_server: AdbServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FarmState]:
+    home = tmp_path_factory.mktemp("mgfarm-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MGFARM_HOME", str(home))
+        proc = mgfarm("up", "--replicas", "1", "--name", NAME, "--adb-port", str(adb_server.port))
+        assert proc.returncode == 0, proc.stderr
+        try:
+            yield load_farm(NAME)
+        finally:
+            if (farm_dir(NAME) / "state.json").exists():
+                api.down(NAME)
+
+
+def device(farm: FarmState, frame_file: str | None = None) -> Device:
+    rep = farm.replicas[0]
+    return Device(
+        rep.serial,
+        adb_port=farm.adb_server_port,
+        console_token=rep.console_token,
+        frame_file=rep.frame_file if frame_file is None else frame_file,
+    )
+
+
+def screencap(dev: Device) -> np.ndarray:
+    return decode_png_rgb(dev.screenshot_png(), dev.serial)
+
+
+def test_the_env_sees_over_shared_memory_what_screencap_shows(farm: FarmState) -> None:
+    frame_file = Path(farm.replicas[0].frame_file)
+    assert frame_file.parent == farm_dir(NAME) / "frames"
+    assert frame_file.stat().st_mode & 0o777 == 0o600
+    env = MobileEnv("calendar.add_event", seed=0, farm=NAME, wait_seconds=0.0)
+    try:
+        assert env.device.shares_frames
+        obs, _ = env.reset(seed=0)
+        for action in ({"action_type": "open_app", "app_name": "Settings"}, {"action_type": "wait"}):
+            pixels = obs["screenshot"]
+            assert not pixels.flags.writeable
+            assert np.array_equal(pixels, screencap(env.device))
+            dumped = tuple(element_observation(e) for e in parse_hierarchy(env.device.dump_xml()))
+            assert repr(obs["ui_elements"]) == repr(dumped)
+            obs, *_ = env.step(action)
+        assert np.array_equal(obs["screenshot"], screencap(env.device))
+    finally:
+        env.close()
+
+
+def test_without_the_file_screens_come_as_png(farm: FarmState, tmp_path: Path) -> None:
+    for missing in ("", str(tmp_path / "absent.frame")):
+        dev = device(farm, missing)
+        assert not dev.shares_frames
+        pixels, xml = dev.observe()
+        assert np.array_equal(pixels, screencap(dev)) and xml == dev.ui_xml()
+
+
+def test_the_device_cannot_reach_its_frame_file(farm: FarmState) -> None:
+    dev = device(farm)
+    res = dev.shell2(f"cat {farm.replicas[0].frame_file}")
+    assert res.exit_code != 0 and "No such file" in res.output
+
+
+@pytest.mark.parametrize(
+    "width, height, seq",
+    [(65535, 65535, None), (2**31, 1, None), (1080, 2400, 7), (1, 1, None)],
+    ids=["huge", "overflowing", "torn", "tiny"],
+)
+def test_a_header_the_device_forged_is_one_device_error(
+    farm: FarmState, width: int, height: int, seq: int | None
+) -> None:
+    """What a hostile device could write through its mapping: the client refuses it, reads nothing."""
+    path = farm.replicas[0].frame_file
+    dev = device(farm)
+    pixels, _ = dev.observe()  # the file now holds this screen; the device will not write it again
+    header = framebuffer.parse_header(Path(path).read_bytes()[: framebuffer.HEADER_SIZE], 1080, 2400)
+    forged = framebuffer.HEADER.pack(
+        framebuffer.MAGIC, header.seq if seq is None else seq, width, height, 3, header.signature
+    )
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, forged, 0)
+        fresh = device(farm)  # no --since: it asks for the frame, and the device points at the file
+        with pytest.raises(DeviceError, match="sent no whole frame"):
+            fresh.observe()
+        with pytest.raises(DeviceError, match="sent no whole frame"):
+            fresh.screenshot_frame()
+    finally:
+        whole = (header.seq, header.width, header.height, 3, header.signature)
+        os.pwrite(fd, framebuffer.HEADER.pack(framebuffer.MAGIC, *whole), 0)
+        os.close(fd)
+    assert np.array_equal(device(farm).observe()[0], pixels)
