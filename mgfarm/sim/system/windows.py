@@ -136,6 +136,18 @@ def signature(roots: list[View], extra: str) -> str:
     return "\x1f".join(parts)
 
 
+def rgb_bytes(image: Any) -> bytes:
+    """The rows of an RGB image in one piece: `tobytes` encodes 64 KiB at a time and joins the
+    pieces, which took twice as long for a 1080x2400 screen (~2.4 ms against ~1.1)."""
+    from PIL import Image
+
+    size = image.width * image.height * 3
+    encoder = Image._getencoder("RGB", "raw", ("RGB", 0, 1))
+    encoder.setimage(image.im, (0, 0, image.width, image.height))
+    _, status, data = encoder.encode(size)
+    return bytes(data) if status == 1 and len(data) == size else bytes(image.tobytes())
+
+
 def _input(method: Callable[..., None]) -> Callable[..., None]:
     """An input event: whatever it did, the device notes a change when it is over."""
 
@@ -399,7 +411,7 @@ class WindowManager:
         image = self._render(self._refresh())
         if image.mode != "RGB":
             image = image.convert("RGB")
-        return image.width, image.height, image.tobytes()
+        return image.width, image.height, rgb_bytes(image)
 
     def screencap_raw(self) -> bytes:
         """`screencap` without -p: width, height, format (1 = RGBA_8888) as u32 LE, then RGBA pixels."""
