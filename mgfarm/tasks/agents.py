@@ -88,22 +88,35 @@ class ScriptedAgent:
     before the agent gives up with status infeasible.
     """
 
+    PICKER_ACTIONS = 60  # taps one pick_date / pick_time may take (month arrows, fields) before giving up
+
     def __init__(self, steps: list[Any], instance: TaskInstance, max_scrolls: int = 4) -> None:
         self.steps = [instance.render(s) for s in steps]
         self.answer_fields = list(instance.answer_fields)
         self.max_scrolls = max_scrolls
         self.position = 0
         self.misses = 0
+        self.within = 0  # actions taken inside the current (picker) step
 
     def reset(self, goal: str, info: dict[str, Any]) -> None:
-        self.position, self.misses = 0, 0
+        self.position, self.misses, self.within = 0, 0, 0
 
     def act(self, observation: Observation) -> Action:
         if self.position >= len(self.steps):
             return DONE
         step = self.steps[self.position]
         kind, args = (step, None) if isinstance(step, str) else next(iter(step.items()))
-        action = self._translate(str(kind), args, list(observation.get("ui_elements") or []))
+        elements = list(observation.get("ui_elements") or [])
+        if kind in ("pick_date", "pick_time"):
+            from mgfarm.tasks.pickers import PICKERS  # it reads elements with this module's selectors
+
+            action, finished = PICKERS[str(kind)](str(args), elements)
+            if action is not None and not finished:
+                self.within += 1
+                self.misses = 0
+                return action if self.within <= self.PICKER_ACTIONS else GIVE_UP
+        else:
+            action = self._translate(str(kind), args, elements)
         if action is None:  # the target is not visible (yet)
             self.misses += 1
             if self.misses == 1:
@@ -112,7 +125,7 @@ class ScriptedAgent:
                 return {"action_type": "scroll", "direction": "down"}
             return GIVE_UP
         self.position += 1
-        self.misses = 0
+        self.misses, self.within = 0, 0
         return action
 
     def _translate(self, kind: str, args: Any, elements: list[Any]) -> Action | None:

@@ -54,6 +54,8 @@ ORACLE_KINDS = (
     "long_press",
     "double_tap",
     "input_text",
+    "pick_date",
+    "pick_time",
     "scroll",
     "navigate_back",
     "navigate_home",
@@ -91,7 +93,7 @@ def check_oracle_step(kind: str, args: Any) -> None:
             raise ValueError("input_text needs {target: SELECTOR, text: TEXT}")
         if "target" in args:
             check_selector(args["target"])
-    elif kind in ("open_app", "scroll") and not isinstance(args, str):
+    elif kind in ("open_app", "scroll", "pick_date", "pick_time") and not isinstance(args, str):
         raise ValueError(f"{kind} takes a string")
     elif kind == "answer" and not isinstance(args, dict):
         raise ValueError("answer takes a mapping of answer field to value")

@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
+from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
     Column,
@@ -76,16 +77,6 @@ def duration_text(ms: int) -> str:
     return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
-def _field_row(ctx: ScreenContext, spacing: int, *fields: tuple[str, str, str]) -> Row:
-    """Text fields side by side, sharing the width; each field is (view id, state key, hint)."""
-    return Row(
-        spacing=spacing,
-        children=[
-            EditText(id=vid, key=key, hint=hint, text=ctx.field(key), weight=1) for vid, key, hint in fields
-        ],
-    )
-
-
 class Clock(App):
     role = "clock"  # the package, and with it the data folder of alarms.db, follows the profile
     label = "Clock"
@@ -133,14 +124,28 @@ class Clock(App):
         )
         cards: list[View] = []
         now = local_now(ctx)
+        expanded = ctx.state.get("expanded")
         for aid, hour, minutes, days, enabled, label in rows:
             t, ampm = time_text(hour, minutes)
+            extra: list[View] = []
+            if aid == expanded:  # the expanded card offers its label, as DeskClock's does
+                extra.append(
+                    Text(
+                        id="edit_label",
+                        text=label or "Add label",
+                        size=16,
+                        pad=(0, 12, 0, 12),
+                        color="on_surface" if label else "on_surface_variant",
+                        on_click=_open_label(ctx, aid, label),
+                    )
+                )
             cards.append(
                 Column(
                     id="alarm_item",
                     bg="surface_container",
                     radius=24,
                     pad=(20, 12, 12, 12),
+                    on_click=_expand(ctx, aid),
                     children=[
                         Row(
                             children=[
@@ -150,6 +155,7 @@ class Clock(App):
                                     size=44,
                                     weight=1,
                                     color="on_surface" if enabled else "on_surface_variant",
+                                    on_click=_edit_time(ctx, aid, hour, minutes),
                                 ),
                                 Toggle(
                                     id="onoff",
@@ -172,6 +178,7 @@ class Clock(App):
                                 action("delete", "Delete alarm", _delete(db, aid), id="delete"),
                             ]
                         ),
+                        *extra,
                     ],
                 )
             )
@@ -186,47 +193,68 @@ class Clock(App):
         ]
 
         def add() -> None:
-            ctx.state["adding"] = True
-            ctx.focus("hour")
+            now = local_now(ctx)
+            ctx.state["picking"] = "new"
+            pickers.open_time(ctx.state, now.hour, now.minute)
 
         layers.append(fab("add", "Add alarm", add, id="fab"))
-        if ctx.state.get("adding"):
+        self.alarm_dialogs(ctx, db, layers)
+        return layers
+
+    def alarm_dialogs(self, ctx: ScreenContext, db: Path, layers: list[View]) -> None:
+        """The time picker (a new alarm, or an alarm's time) and the label dialog, over the list."""
+        st = ctx.state
+        if pickers.showing(st) == "time":
+            target = st.get("picking", "new")
+
+            def close() -> None:
+                pickers.close(st)
+                st.pop("picking", None)
+
+            def chosen(hour: int, minute: int) -> None:
+                if target == "new":
+                    aid = sql_insert(
+                        db,
+                        "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
+                        "VALUES (?, ?, 0, 1, 1, '')",
+                        (hour, minute),
+                    )
+                    st["expanded"] = aid  # the new alarm opens expanded, its label row at hand
+                else:
+                    sql(
+                        db,
+                        "UPDATE alarm_templates SET hour = ?, minutes = ?, enabled = 1 WHERE _id = ?",
+                        (hour, minute, int(target)),
+                    )
+                t, ampm = time_text(hour, minute)
+                ctx.toast(f"Alarm set for {t} {ampm}")
+
+            ctx.on_back(close)
+            layers.append(pickers.time_picker(st, chosen, close))
+        elif "label_for" in st:
+            aid = int(st["label_for"])
 
             def cancel() -> None:
-                ctx.state.pop("adding", None)
+                st.pop("label_for", None)
                 ctx.set_fields({})
 
             def ok() -> None:
-                try:
-                    hour, minutes = int(ctx.field("hour") or -1), int(ctx.field("minute") or 0)
-                except ValueError:
-                    hour, minutes = -1, 0
-                if not (0 <= hour <= 23 and 0 <= minutes <= 59):
-                    ctx.toast("Enter a valid time")
-                    return
                 sql(
                     db,
-                    "INSERT INTO alarm_templates (hour, minutes, daysofweek, enabled, vibrate, label) "
-                    "VALUES (?, ?, 0, 1, 1, ?)",
-                    (hour, minutes, ctx.field("label").strip()),
+                    "UPDATE alarm_templates SET label = ? WHERE _id = ?",
+                    (ctx.field("label").strip(), aid),
                 )
                 cancel()
-                t, ampm = time_text(hour, minutes)
-                ctx.toast(f"Alarm set for {t} {ampm}")
 
             ctx.on_back(cancel)
             layers.append(
                 dialog(
-                    "Set alarm",
-                    [
-                        _field_row(ctx, 12, ("hour", "hour", "Hour (0-23)"), ("minute", "minute", "Minute")),
-                        EditText(id="label", key="label", hint="Label", text=ctx.field("label")),
-                    ],
+                    "Label",
+                    [EditText(id="label_input", key="label", hint="Label", text=ctx.field("label"))],
                     [("Cancel", cancel), ("OK", ok)],
                     cancel,
                 )
             )
-        return layers
 
     def world(self, ctx: ScreenContext) -> list[View]:
         now = local_now(ctx)
@@ -397,6 +425,35 @@ def _time_face(text_id: str, text: str, controls: View) -> Column:
         spacing=32,
         children=[Text(id=text_id, text=text, size=56, gravity="center"), controls],
     )
+
+
+def _expand(ctx: ScreenContext, aid: int) -> Callable[[], None]:
+    def run() -> None:
+        if ctx.state.get("expanded") == aid:
+            ctx.state.pop("expanded", None)
+        else:
+            ctx.state["expanded"] = aid
+
+    return run
+
+
+def _edit_time(ctx: ScreenContext, aid: int, hour: int, minutes: int) -> Callable[[], None]:
+    """Tapping an alarm's time opens the time picker on it, as in DeskClock."""
+
+    def run() -> None:
+        ctx.state["picking"] = aid
+        pickers.open_time(ctx.state, hour, minutes)
+
+    return run
+
+
+def _open_label(ctx: ScreenContext, aid: int, label: str) -> Callable[[], None]:
+    def run() -> None:
+        ctx.state["label_for"] = aid
+        ctx.set_fields({"label": label})
+        ctx.focus("label")
+
+    return run
 
 
 def _toggle(db: Path, aid: int, enabled: int) -> Callable[[], None]:
