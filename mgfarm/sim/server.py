@@ -25,7 +25,7 @@ from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
 from mgfarm.sim.framebuffer import FrameBuffer, open_buffers
-from mgfarm.sim.heap import keep_freed_memory
+from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
 from mgfarm.sim.system.props import profile_overrides
 
 log = logging.getLogger("mgfarm.sim.server")
@@ -350,8 +350,14 @@ def run(options: ServeOptions, say: Callable[[str], None] | None = None) -> None
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await serve(options, say or default_say, stop)
+        # The heap kept for fast frames goes back to the kernel whenever the worker idles.
+        trimmer = loop.create_task(trim_when_idle()) if kept else None
+        try:
+            await serve(options, say or default_say, stop)
+        finally:
+            if trimmer is not None:
+                trimmer.cancel()
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
-    keep_freed_memory()
+    kept = keep_freed_memory()
     asyncio.run(main())

@@ -33,3 +33,38 @@ def test_new_frames_reuse_freed_memory() -> None:
         pytest.skip("the C library is not glibc: there is no mallopt to tune")
     # 10 frames of 30 MB fault ~7,500 times (15,000 here) when every buffer is mapped anew.
     assert int(tuned) < 500
+
+
+IDLE = """
+import asyncio, os
+import numpy as np
+from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
+if not keep_freed_memory():
+    print("untunable")
+    raise SystemExit
+def rss_mib():
+    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+async def main():
+    trimmer = asyncio.get_running_loop().create_task(trim_when_idle(window=0.2))
+    await asyncio.sleep(0)  # the trimmer runs from the start, as in a worker
+    bufs = [np.empty(10 << 20, np.uint8) for _ in range(6)]  # a busy spell that frees 60 MB
+    for buf in bufs:
+        buf.fill(1)
+    del bufs
+    kept = rss_mib()
+    for _ in range(50):  # the trimmer needs one busy window, then one idle window
+        await asyncio.sleep(0.1)
+        if rss_mib() < kept - 40:
+            break
+    trimmer.cancel()
+    print(kept, rss_mib())
+asyncio.run(main())
+"""
+
+
+def test_an_idle_worker_gives_the_kept_heap_back() -> None:
+    run = subprocess.run([sys.executable, "-c", IDLE], capture_output=True, text=True, check=True)
+    if run.stdout.strip() == "untunable":
+        pytest.skip("the C library is not glibc: there is no malloc_trim")
+    kept, idle = (int(x) for x in run.stdout.split())
+    assert idle < kept - 40, f"RSS {kept} MiB with 60 MB freed, still {idle} MiB once idle"
