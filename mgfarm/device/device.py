@@ -300,18 +300,36 @@ class Device:
             last = None  # the hierarchy of that screen was not asked for: no --since
         cmd = "mgfarm-frame" + (" --ui" if with_ui else "") + (f" --since {last[0]}" if last else "")
         problem = ""
-        for _attempt in range(2):  # a frame another client of the device wrote meanwhile: once more
+        for attempt in range(2):  # a frame another client of the device wrote meanwhile: once more
+            if attempt and not self._reopen_frames():
+                return None
             with self._adb_errors("mgfarm-frame"):
                 out, code = self.wire.run(cmd)
             if code != 0:
-                self._frames.close()
-                self._frames = None
+                self._drop_frames()
                 return None
             try:
                 return self._read_reply(out, last, with_ui)
             except framebuffer.FrameError as exc:
                 problem = str(exc)
         raise DeviceError(f"Device {self.serial} sent no whole frame: {problem}.")
+
+    def _reopen_frames(self) -> bool:
+        """Open the frame file again (a restarted replica's farm made a new one); False, and PNG
+        from now on, when it is gone."""
+        assert self._frames is not None
+        try:
+            self._frames.reopen()
+        except framebuffer.FrameError:
+            self._drop_frames()
+            return False
+        return True
+
+    def _drop_frames(self) -> None:
+        if self._frames is not None:
+            self._frames.close()
+            self._frames = None
+        self._last = None
 
     def _read_reply(
         self, out: bytes, last: tuple[str, np.ndarray, str | None] | None, with_ui: bool
@@ -466,10 +484,7 @@ class Device:
         )
 
     def close(self) -> None:
-        if self._frames is not None:
-            self._frames.close()
-            self._frames = None
-        self._last = None
+        self._drop_frames()
         if self._console is not None:
             self._console.close()
             self._console = None

@@ -102,12 +102,18 @@ class FrameFile:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._fd = -1
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Open the path again: a restarted replica's farm made a new file there."""
+        self.close()
         try:
             self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError as exc:
             raise FrameError(f"cannot open the frame file {self.path} ({exc.strerror})") from exc
         if not stat.S_ISREG(os.fstat(self._fd).st_mode):
-            os.close(self._fd)
+            self.close()
             raise FrameError(f"the frame file {self.path} is not a regular file")
 
     def read(self, expected: Header, screen: tuple[int, int]) -> np.ndarray:

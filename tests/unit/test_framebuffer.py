@@ -62,6 +62,19 @@ def test_what_the_device_writes_the_client_reads(frame_path: Path) -> None:
         client.read(Header(seq, W, H, SIG), (W, H))
 
 
+def test_after_a_restart_the_client_reopens_the_new_file(frame_path: Path) -> None:
+    old_device = FrameBuffer.open(frame_path, W, H)
+    client = FrameFile(frame_path)
+    old_device.write(pixels(1).tobytes(), W, H, SIG)
+    framebuffer.create(frame_path)  # `mgfarm restart`: the farm makes a new file for the new worker
+    seq = FrameBuffer.open(frame_path, W, H).write(pixels(2).tobytes(), W, H, SIG)
+    old_device.write(pixels(3).tobytes(), W, H, SIG)  # the old worker's writes reach nobody
+    with pytest.raises(FrameError):
+        client.read(Header(seq, W, H, SIG), (W, H))  # still the old file
+    client.reopen()
+    assert np.array_equal(client.read(Header(seq, W, H, SIG), (W, H)), pixels(2))
+
+
 def test_a_frame_of_another_size_than_the_screen_is_refused(frame_path: Path) -> None:
     device = FrameBuffer.open(frame_path, W, H)
     seq = device.write(pixels(1).tobytes(), W, H, SIG)
