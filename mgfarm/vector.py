@@ -1,4 +1,5 @@
-"""`MobileVectorEnv`: a Gymnasium `VectorEnv` over an env pool (threads: `EnvPool`, Ray: `RayEnvPool`).
+"""`MobileVectorEnv`: a Gymnasium `VectorEnv` over an env pool (threads: `EnvPool`, worker processes:
+`ProcessEnvPool`, Ray: `RayEnvPool`).
 
 Both pools run next-step autoreset: the step after an episode ended resets that env, ignores its
 action and returns the reset observation with reward 0, not terminated, not truncated. This class
@@ -43,6 +44,14 @@ class EnvBatch(Protocol):
     def close(self) -> None: ...
 
 
+class SharedBatch(EnvBatch, Protocol):
+    """A pool that keeps every env's latest array observations in one batch (`ProcessEnvPool`)."""
+
+    def shared_arrays(self) -> dict[str, np.ndarray]:
+        """(num_envs, *shape) per array key, read-only; overwritten by the next step."""
+        ...
+
+
 def blank_observation(space: gymnasium.spaces.Dict) -> Observation:
     """An observation of `space` that shows nothing: a black screen, no elements, no goal.
 
@@ -63,12 +72,17 @@ class MobileVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
     action of an env whose episode ended is ignored (it is reset). An episode that could not start
     (no replica free) comes back truncated with the reason in `infos["failed"]`, so the next step
     tries again. Build one with `make_vec(...)` or `gymnasium.make_vec("mgfarm/<task_id>", num_envs)`.
+
+    `copy=False` (worker-process pools only) hands out the screenshots as a read-only view of the
+    shared batch instead of a fresh array: no copy of N frames a step, but the next step overwrites
+    it, so copy what must outlive a step.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
 
-    def __init__(self, pool: EnvBatch) -> None:
+    def __init__(self, pool: EnvBatch, copy: bool = True) -> None:
         self.pool = pool
+        self.copy = copy
         self.num_envs = len(pool)
         single_obs, single_action = pool.spaces()
         if not isinstance(single_obs, gymnasium.spaces.Dict):
@@ -152,7 +166,11 @@ class MobileVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
             if obs is not None:
                 self._last[i] = obs
         batch: dict[str, Any] = {}
+        shared = self.pool.shared_arrays() if hasattr(self.pool, "shared_arrays") else {}
         for key, space in self.single_observation_space.spaces.items():
+            if key in shared:  # the pool keeps the batch itself: each env's latest in its slot
+                batch[key] = shared[key].copy() if self.copy else shared[key]
+                continue
             values = [obs[key] for obs in self._last]
             if isinstance(space, gymnasium.spaces.Box):
                 batch[key] = np.stack(values).astype(space.dtype, copy=False)
@@ -176,23 +194,37 @@ def make_vec(
     farm: str | None = None,
     seed: int = 0,
     ray_address: str | None = None,
+    processes: int = 0,
+    copy: bool = True,
     **env_kwargs: Any,
 ) -> MobileVectorEnv:
     """`num_envs` envs on leased replicas of `farm` (threads), or across a Ray cluster with `ray_address`.
 
     Each episode draws its task from `task_id` when given, else from `tasks` (a suite name, ids or glob
-    patterns); `env_kwargs` go to every env (see `mgfarm.make`).
+    patterns); `env_kwargs` go to every env (see `mgfarm.make`). `processes=K` (K > 1) runs the envs
+    in K worker processes (`ProcessEnvPool`: adb I/O, PNG decoding and UI parsing leave the trainer's
+    process and its GIL); 0 or 1 keeps them in this process. `copy`: see `MobileVectorEnv`.
     """
     selected: str | Sequence[str] = [task_id] if task_id else tasks
+    if processes < 0:
+        raise MgfarmError(f"processes={processes} must be 0 or 1 (in this process) or the number of workers.")
     pool: EnvBatch
     if ray_address is not None:
         if farm is not None:
             raise MgfarmError("Pass either farm= (local threads) or ray_address= (a Ray cluster), not both.")
+        if processes > 1:
+            raise MgfarmError("processes= is for a local farm; a Ray pool already runs envs in Ray actors.")
         from mgfarm.ray.pool import RayEnvPool
 
         pool = RayEnvPool(size=num_envs, tasks=selected, seed=seed, address=ray_address, **env_kwargs)
+    elif processes > 1:
+        from mgfarm.env.process_pool import ProcessEnvPool
+
+        pool = ProcessEnvPool(
+            farm=farm, size=num_envs, tasks=selected, seed=seed, processes=processes, **env_kwargs
+        )
     else:
         from mgfarm.env.pool import EnvPool
 
         pool = EnvPool(farm=farm, size=num_envs, tasks=selected, seed=seed, **env_kwargs)
-    return MobileVectorEnv(pool)
+    return MobileVectorEnv(pool, copy=copy)

@@ -105,8 +105,11 @@ class EnvPool:
         tasks: str | Sequence[str] = "train",
         seed: int = 0,
         record: str | None = None,
+        first_index: int = 0,
         **env_kwargs: Any,
     ) -> None:
+        """`first_index`: the index of this pool's first env in a larger batch (a `ProcessEnvPool`
+        worker holds envs `first_index..`), so episode seeds do not depend on how envs are split."""
         if size < 1:
             raise MgfarmError(f"size={size} is too small; an EnvPool needs at least 1 env.")
         # One catalog for every env of the pool (`catalog=` in env_kwargs, else the bundled one).
@@ -130,7 +133,7 @@ class EnvPool:
                 env.close()
             threads.shutdown(wait=True)
             raise errors[0]
-        self._start(envs, task_ids, seed, threads)
+        self._start(envs, task_ids, seed, threads, first_index)
 
     @classmethod
     def of(cls, envs: Sequence[gymnasium.Env[Any, Any]], seed: int = 0) -> EnvPool:
@@ -142,8 +145,16 @@ class EnvPool:
         pool._start(list(envs), [], seed, threads)
         return pool
 
-    def _start(self, envs: list[Any], task_ids: list[str], seed: int, threads: ThreadPoolExecutor) -> None:
+    def _start(
+        self,
+        envs: list[Any],
+        task_ids: list[str],
+        seed: int,
+        threads: ThreadPoolExecutor,
+        first_index: int = 0,
+    ) -> None:
         self.envs = envs
+        self.first_index = first_index
         self.task_ids = task_ids
         self.seed = seed
         self.size = len(envs)
@@ -164,7 +175,7 @@ class EnvPool:
 
     def _episode_seed(self, index: int) -> int:
         """Reproducible per-episode seeds: a function of (pool seed, env index, episode number)."""
-        seq = np.random.SeedSequence([self.seed, index, self._episode_counts[index]])
+        seq = np.random.SeedSequence([self.seed, self.first_index + index, self._episode_counts[index]])
         return int(seq.generate_state(1)[0] % (2**31))
 
     def _reset_one(self, index: int) -> tuple[dict[str, Any] | None, dict[str, Any]]:
