@@ -29,10 +29,12 @@ import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from mgfarm.errors import MgfarmError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAGIC = b"MGFRAME1"
 HEADER = struct.Struct("<8sQIII4x16s16x")
@@ -122,6 +124,8 @@ class FrameFile:
         FrameError when the frame is not the screen's (width, height), when the file holds another
         frame, a torn one (the device wrote meanwhile) or fewer bytes than the frame needs.
         """
+        import numpy as np  # here: the farm's watchdog imports this module for `create` only
+
         before = os.pread(self._fd, HEADER_SIZE, 0)
         header = parse_header(before, *screen)
         if header != expected:
