@@ -291,6 +291,9 @@ def tasks_check(
     zone_per_seed: bool = typer.Option(
         False, "--zone-per-seed", help="Play seed i in zone i mod Z only, not in every zone (CI)."
     ),
+    queries: bool = typer.Option(
+        False, "--queries", help="Only the query templates; each answer is also read off the screen."
+    ),
     profile: str | None = typer.Option(
         None,
         "--profile",
@@ -302,6 +305,7 @@ def tasks_check(
     adversary (nothing, twice, collateral damage, over-broad, near misses, ...) rejected.
 
     Example: mgfarm tasks check 'settings.*' --seeds 3 --timezones UTC,Asia/Kolkata
+    Example: mgfarm tasks check --queries --seeds 5 --zone-per-seed   (every answer read off the screen)
     Example: mgfarm tasks check 'clock.*' --seeds 1 --profile aosp
     """
     from rich.markup import escape
@@ -310,6 +314,10 @@ def tasks_check(
     from mgfarm.env.evaluate import run_check
     from mgfarm.tasks.commands import check_matrix_table, parse_timezones
 
+    if queries:  # the query templates among the ones named (default: the whole catalog)
+        ids = [t.id for t in load_catalog().select(ids or []) if t.kind == "query"]
+        if not ids:
+            raise MgfarmError("None of the templates given is a query (one with `answer:`).")
     zones = parse_timezones(timezones)
     result = run_check(load_catalog(), ids or [], seeds, farm, replicas, zones, zone_per_seed, profile)
     out.print(check_matrix_table(result))

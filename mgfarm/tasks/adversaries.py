@@ -20,7 +20,6 @@ from mgfarm.tasks import answers
 from mgfarm.tasks.agents import (
     GIVE_UP,
     NothingAgent,
-    ScreenReaderAgent,
     ScriptedAgent,
     SequenceAgent,
     oracle_agent,
@@ -28,7 +27,8 @@ from mgfarm.tasks.agents import (
 )
 from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import PLACEHOLDER, draw, fill
-from mgfarm.tasks.schema import TaskInstance, TaskTemplate, Variant
+from mgfarm.tasks.schema import OnScreen, TaskInstance, TaskTemplate, Variant
+from mgfarm.tasks.screen_reader import ScreenReaderAgent
 from mgfarm.tasks.state import StateSnapshot, StateSpec, capture, read_files, shared_path
 from mgfarm.tasks.steps import apply_steps
 
@@ -121,8 +121,8 @@ def adversaries(template: TaskTemplate, seed: int, catalog: Catalog) -> list[Adv
         field, kind = next(iter(template.answer.items()))
         said = _answerer(field, _rephrased(template, kind), wrong=False)
         out.append(Adversary("other_words", "alternative", "accept", said))
-        if kind != "integer":  # counts are not printed on any one screen element
-            out.append(Adversary("from_screen", "alternative", "accept", _screen_reader(field, kind)))
+        reader = _screen_reader(field, kind, template.on_screen)
+        out.append(Adversary("from_screen", "alternative", "accept", reader, 2.0))  # scrolls up and down
     return out
 
 
@@ -406,11 +406,14 @@ def _rephrased(template: TaskTemplate, kind: str) -> Callable[[TaskInstance], st
     return text
 
 
-def _screen_reader(field: str, kind: str) -> AgentFactory:
+def _screen_reader(field: str, kind: str, hint: OnScreen | None) -> AgentFactory:
+    """The answer read off the screens (the template's `on_screen` hint says how for counts)."""
+
     def agent(instance: TaskInstance) -> ScreenReaderAgent:
         found = expected_answer(instance.task)
         right = instance.render(found[1]) if found else None
-        return ScreenReaderAgent(instance, field, lambda text: answers.matches(kind, text, right))
+        how = hint.model_dump(exclude_none=True) if hint else None
+        return ScreenReaderAgent(instance, field, lambda text: answers.matches(kind, text, right), how)
 
     return agent
 

@@ -22,11 +22,9 @@ import importlib
 import json
 import os
 import random
-import re
 import sys
 import traceback
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -173,30 +171,6 @@ def variant_agent(instance: TaskInstance, steps: list[Any] | None, replace: dict
         update={"params": {**instance.params, **{k: instance.render(v) for k, v in replace.items()}}}
     )
     return ScriptedAgent(instance.task.oracle if steps is None else steps, changed)
-
-
-class ScreenReaderAgent(ScriptedAgent):
-    """Plays the oracle's navigation, then answers with the text of an element on screen that
-    reads as the right answer: proof that a query is answerable from the UI tree, not only from
-    the task's hidden parameters. Gives up when no element reads as the answer."""
-
-    def __init__(self, instance: TaskInstance, field: str, reads_as: Callable[[str], bool]) -> None:
-        steps = [s for s in instance.task.oracle if not (isinstance(s, dict) and "answer" in s)]
-        super().__init__(steps, instance)
-        self.field = field
-        self.reads_as = reads_as
-
-    def act(self, observation: Observation) -> Action:
-        action = super().act(observation)
-        if action != DONE:
-            return action
-        for el in observation.get("ui_elements") or []:
-            for text in (field_of(el, "text"), field_of(el, "content_desc")):
-                # A range ("9:30 AM - 10:30 AM", en dash on screen) is read by its parts.
-                for part in [str(text or ""), *re.split(r"\s+[–-]\s+", str(text or ""))]:
-                    if part and self.reads_as(part):
-                        return {"action_type": "answer", "text": part}
-        return GIVE_UP
 
 
 class SequenceAgent:

@@ -198,6 +198,23 @@ class NearMiss(BaseModel):
     oracle: list[OracleStep] | None = None
 
 
+class OnScreen(BaseModel):
+    """Where a query's integer answer shows on screen, for the screen reader (`tasks check`'s
+    from_screen): `count` the rows matching a selector, or read the `number` one element prints.
+    Selector keys are in mgfarm/tasks/screen_reader.py."""
+
+    model_config = ConfigDict(extra="forbid")
+    count: dict[str, Any] | None = None
+    number: dict[str, Any] | None = None
+    times: list[int] | None = None  # `number`: its regex's groups times these (minutes, seconds: [60, 1])
+
+    @model_validator(mode="after")
+    def one_way(self) -> OnScreen:
+        if (self.count is None) == (self.number is None):
+            raise ValueError("give `count: SELECTOR` or `number: SELECTOR`, one of them")
+        return self
+
+
 class Variant(BaseModel):
     """Another way to play a task for `tasks check`: an adversary (must be rejected) or an
     alternative correct path (must be accepted).
@@ -230,6 +247,7 @@ class TaskTemplate(BaseModel):
     outcome: list[OutcomeItem] = Field(default_factory=list)
     incidental: list[IncidentalPattern] = Field(default_factory=list)
     answer: dict[str, AnswerType] = Field(default_factory=dict)
+    on_screen: OnScreen | None = None  # how the screen reader finds a count (queries)
     max_steps: int | None = Field(default=None, ge=1)
     oracle: list[OracleStep] = Field(min_length=1)
     near_miss: NearMiss | None = None
