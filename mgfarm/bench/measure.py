@@ -33,6 +33,7 @@ class UpSample:
     memory_mib_per_replica: float  # right after boot
     working_mib_per_replica: float = 0.0  # after the episodes: apps opened, both workloads run
     apps_mib_per_replica: float = 0.0  # after every app was opened on every replica
+    idle_mib_per_replica: float = 0.0  # after the episodes, once the devices idled (kept heap trimmed)
     memory_kib: dict[str, dict[str, int]] = field(default_factory=dict)  # moment -> group -> KiB
 
 
@@ -243,7 +244,8 @@ def measure_farm(
     adb_server_pid: int = 0,
 ) -> FarmRun:
     """On a running farm: open every app on every replica, run the reset/judge episodes and both
-    workloads' windows; `up` gains the memory after the apps and at the end ("working")."""
+    workloads' windows; `up` gains the memory after the apps, at the end ("working") and once the
+    envs stopped stepping and the workers settled ("idle": a worker hands its kept heap back)."""
     from mgfarm.env.pool import EnvPool
 
     size = up.replicas
@@ -264,4 +266,7 @@ def measure_farm(
             )
         up.memory_kib["working"] = farm_memory_kib(name, adb_server_pid)
         up.working_mib_per_replica = per_replica_mib(up.memory_kib["working"], size)
+        usage.wait_settled(found.sim)
+        up.memory_kib["idle"] = farm_memory_kib(name, adb_server_pid)
+        up.idle_mib_per_replica = per_replica_mib(up.memory_kib["idle"], size)
     return FarmRun(sample, windows, opened)

@@ -215,6 +215,7 @@ def summarise(
                 "memory_mib_per_replica": round(working, 1),
                 "memory_mib_per_replica_at_boot": round(up.memory_mib_per_replica, 1),
                 "memory_mib_per_replica_apps_opened": round(up.apps_mib_per_replica, 1),
+                "memory_mib_per_replica_idle": round(up.idle_mib_per_replica, 1),
                 "memory_mib_total": round(working * up.replicas, 1),
                 "memory_kib_by_group": up.memory_kib,
                 "apps_opened": run_.apps_opened,
