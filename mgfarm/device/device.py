@@ -341,7 +341,9 @@ class Device:
             if last is None or digest != last[0]:
                 raise framebuffer.FrameError(f"it answered 'same' for {digest}, not for the screen named")
             return last[1], last[2] or ""
-        pixels = self._frames.read(reply.header, self.window_size())
+        width, height = self.window_size()
+        rotated = (reply.header.width, reply.header.height) == (height, width)  # landscape
+        pixels = self._frames.read(reply.header, (height, width) if rotated else (width, height))
         xml: str | None = None
         if with_ui:
             text = reply.rest.decode("utf-8", "replace").rstrip()

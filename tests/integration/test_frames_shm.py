@@ -121,3 +121,16 @@ def test_a_header_the_device_forged_is_one_device_error(
         os.pwrite(fd, framebuffer.HEADER.pack(framebuffer.MAGIC, *whole), 0)
         os.close(fd)
     assert np.array_equal(device(farm).observe()[0], pixels)
+
+
+def test_a_landscape_screen_comes_whole_too(farm: FarmState) -> None:
+    dev = device(farm)
+    dev.settings_put("system", "accelerometer_rotation", 0)
+    dev.settings_put("system", "user_rotation", 1)
+    try:
+        pixels, _ = dev.observe()
+        assert pixels.shape == (1080, 2400, 3)
+        assert np.array_equal(pixels, screencap(dev))
+    finally:
+        dev.settings_put("system", "user_rotation", 0)
+    assert device(farm).observe()[0].shape == (2400, 1080, 3)
