@@ -49,6 +49,16 @@ class FileMissing(DeviceError):
 
 
 @dataclass(frozen=True)
+class _Shown:
+    """The last frame read through the frame file: what `mgfarm-frame --since` may refer to."""
+
+    digest: str
+    scale: int
+    pixels: np.ndarray
+    xml: str | None  # None: the hierarchy was not asked for
+
+
+@dataclass(frozen=True)
 class ShellResult:
     output: str
     exit_code: int
@@ -117,7 +127,7 @@ class Device:
         self._auto_source = "undecided"  # becomes "u2" or "dump" after the first comparison
         self._size: tuple[int, int] | None = None
         self._frames = _open_frame_file(frame_file)
-        self._last: tuple[str, np.ndarray, str | None] | None = None  # digest, pixels, hierarchy
+        self._last: _Shown | None = None  # the last frame through the frame file
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r}, adb_port={self.adb_port})"
@@ -262,43 +272,48 @@ class Device:
         """The screen as a new, writable uint8 array of shape (height, width, 3)."""
         return self.screenshot_frame().copy()
 
-    def screenshot_frame(self) -> np.ndarray:
+    def screenshot_frame(self, scale: int = 1) -> np.ndarray:
         """The screen as a read-only uint8 array of shape (height, width, 3), without a copy.
 
         Devices of this process showing the same screen share one array (see `mgfarm.device.frames`);
-        copy it (`np.array(frame)`) to draw on it.
+        copy it (`np.array(frame)`) to draw on it. `scale` 2 or 4 divides each side (every pixel the
+        mean of a block, Pillow's `reduce`), done by the device when it shares frames.
         """
+        _check_scale(scale)
         if self._frames is not None:
-            shared = self._shared_frame(with_ui=False)
+            shared = self._shared_frame(False, scale)
             if shared is not None:
                 return shared[0]
-        return frames.SHARED.get(self.screenshot_png(), lambda png: decode_png_rgb(png, self.serial))
+        full = frames.SHARED.get(self.screenshot_png(), lambda png: decode_png_rgb(png, self.serial))
+        return full if scale == 1 else reduce_frame(full, scale)
 
     @property
     def shares_frames(self) -> bool:
         """Whether screens come through the farm's frame file (`observe` is then one round trip)."""
         return self._frames is not None
 
-    def observe(self) -> tuple[np.ndarray, str]:
-        """The screen (as `screenshot_frame`) and the hierarchy XML (as `ui_xml`) together.
+    def observe(self, scale: int = 1) -> tuple[np.ndarray, str]:
+        """The screen (as `screenshot_frame(scale)`) and the hierarchy XML (as `ui_xml`) together.
 
         Through the frame file in one round trip when the device shares frames; an unchanged screen
         is neither written nor sent again. Else a screenshot and a hierarchy one after the other.
         """
+        _check_scale(scale)
         if self._frames is not None:
-            shared = self._shared_frame(with_ui=True)
+            shared = self._shared_frame(True, scale)
             if shared is not None:
                 return shared
-        return self.screenshot_frame(), self.ui_xml()
+        return self.screenshot_frame(scale), self.ui_xml()
 
-    def _shared_frame(self, with_ui: bool) -> tuple[np.ndarray, str] | None:
+    def _shared_frame(self, with_ui: bool, scale: int) -> tuple[np.ndarray, str] | None:
         """(pixels, hierarchy or "") through the frame file; None when the device cannot (no such
         command, a screen too large for the file): this device then falls back to PNG for good."""
         assert self._frames is not None
         last = self._last
-        if last is not None and with_ui and last[2] is None:
-            last = None  # the hierarchy of that screen was not asked for: no --since
-        cmd = "mgfarm-frame" + (" --ui" if with_ui else "") + (f" --since {last[0]}" if last else "")
+        if last is not None and (last.scale != scale or (with_ui and last.xml is None)):
+            last = None  # not the frame or the hierarchy asked for: no --since
+        cmd = "mgfarm-frame" + (" --ui" if with_ui else "") + (f" --scale {scale}" if scale > 1 else "")
+        cmd += f" --since {last.digest}" if last else ""
         problem = ""
         for attempt in range(2):  # a frame another client of the device wrote meanwhile: once more
             if attempt and not self._reopen_frames():
@@ -309,7 +324,7 @@ class Device:
                 self._drop_frames()
                 return None
             try:
-                return self._read_reply(out, last, with_ui)
+                return self._read_reply(out, last, with_ui, scale)
             except framebuffer.FrameError as exc:
                 problem = str(exc)
         raise DeviceError(f"Device {self.serial} sent no whole frame: {problem}.")
@@ -332,16 +347,16 @@ class Device:
         self._last = None
 
     def _read_reply(
-        self, out: bytes, last: tuple[str, np.ndarray, str | None] | None, with_ui: bool
+        self, out: bytes, last: _Shown | None, with_ui: bool, scale: int
     ) -> tuple[np.ndarray, str]:
         assert self._frames is not None
         reply = framebuffer.parse_reply(out)
         digest = reply.signature.hex()
         if reply.header is None:  # `same`: only for the screen the client named
-            if last is None or digest != last[0]:
+            if last is None or digest != last.digest:
                 raise framebuffer.FrameError(f"it answered 'same' for {digest}, not for the screen named")
-            return last[1], last[2] or ""
-        width, height = self.window_size()
+            return last.pixels, last.xml or ""
+        width, height = scaled_size(self.window_size(), scale)
         rotated = (reply.header.width, reply.header.height) == (height, width)  # landscape
         pixels = self._frames.read(reply.header, (height, width) if rotated else (width, height))
         xml: str | None = None
@@ -351,7 +366,7 @@ class Device:
             if start < 0:
                 raise framebuffer.FrameError(f"its hierarchy is {text[:120]!r}")
             xml = text[start:]
-        self._last = (digest, pixels, xml)
+        self._last = _Shown(digest, scale, pixels, xml)
         return pixels, xml or ""
 
     # -- UI ----------------------------------------------------------------------------------
@@ -504,6 +519,26 @@ def decode_png_rgb(data: bytes, serial: str) -> np.ndarray:
         return np.asarray(img.convert("RGB") if img.mode != "RGB" else img, dtype=np.uint8)
     except (OSError, ValueError, RuntimeError) as exc:
         raise DeviceError(f"screencap on {serial} returned no image ({data[:80]!r}).") from exc
+
+
+SCALES = (1, 2, 4)
+
+
+def _check_scale(scale: int) -> None:
+    if scale not in SCALES:
+        raise MgfarmError(f"Screen scale {scale!r} is unsupported; use 1 (full size), 2 or 4.")
+
+
+def scaled_size(size: tuple[int, int], scale: int) -> tuple[int, int]:
+    """(width, height) of a screen of `size` divided by `scale` (a partial block counts, as in `reduce`)."""
+    return -(-size[0] // scale), -(-size[1] // scale)
+
+
+def reduce_frame(pixels: np.ndarray, scale: int) -> np.ndarray:
+    """A read-only frame `scale` times smaller each side, as the sim makes it (Pillow's `reduce`)."""
+    reduced = np.asarray(Image.fromarray(pixels).reduce(scale))
+    reduced.flags.writeable = False
+    return reduced
 
 
 def _open_frame_file(path: str) -> framebuffer.FrameFile | None:

@@ -16,7 +16,7 @@ import gymnasium
 import numpy as np
 
 from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome
-from mgfarm.device.device import ConsoleError, Device, DeviceError
+from mgfarm.device.device import SCALES, ConsoleError, Device, DeviceError, scaled_size
 from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.spaces import action_space, element_observation, observation_space
@@ -43,8 +43,10 @@ class ReplicaFailed(MgfarmError):
 class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
     """One Android device as a gymnasium Env: reset restores the snapshot and sets up a task.
 
-    Observations: `screenshot` (H, W, 3) uint8 (left out with `screenshot=False`), `ui_elements`
-    (tuple of element dicts, `index` is what click/input actions refer to) and `goal` text.
+    Observations: `screenshot` (H, W, 3) uint8 (left out with `screenshot=False`; `screen_scale=2`
+    or 4 makes it that many times smaller each side, resized by the device when it shares frames),
+    `ui_elements` (tuple of element dicts, `index` is what click/input actions refer to; bounds in
+    screen pixels whatever the scale) and `goal` text.
     Actions: AndroidWorld JSON (dict or str), coordinates in pixels unless an action says
     `"coords": "normalized"`. Reward: 1.0 on the step that ends a successful episode, else 0.0; the
     verdict is in `info["judge"]` on that step.
@@ -73,6 +75,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         lease_timeout: float = 30.0,
         render_mode: str | None = None,
         screenshot: bool = True,
+        screen_scale: int = 1,
         catalog: Catalog | None = None,
     ) -> None:
         if render_mode not in (None, "rgb_array"):
@@ -93,6 +96,9 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.lease_timeout = lease_timeout
         self.render_mode = render_mode
         self.with_screenshot = screenshot  # text-only agents skip the most expensive part of a step
+        if screen_scale not in SCALES:
+            raise MgfarmError(f"screen_scale={screen_scale!r} is unsupported; use 1 (full size), 2 or 4.")
+        self.screen_scale = screen_scale
         self.lease: Lease | None = None
         self._requested_replica = replica
         self._snapshot_override = snapshot
@@ -104,7 +110,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             self.device = self._lease_device(replica)
         if snapshot is not None:
             self._check_snapshot()  # a typo fails in make(), not at the first reset
-        width, height = self.device.window_size()
+        width, height = scaled_size(self.device.window_size(), screen_scale)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mgfarm-obs")
         self._screen_shape = (height, width, 3)
         self.observation_space = observation_space(width, height, screenshot)
@@ -388,10 +394,10 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         # 1080x2400 copy a step cost the trainer ~0.5 ms of CPU, a quarter of its share of a step);
         # copied only when it is the one the last call returned. A caller that draws on it copies it.
         if self.device.shares_frames:  # screen and hierarchy in one round trip, raw pixels
-            (pixels, xml), shot_ms = timed(self.device.observe)
+            (pixels, xml), shot_ms = timed(lambda: self.device.observe(self.screen_scale))
             elements, ui_ms = timed(lambda: parse_hierarchy(xml))
         else:
-            shot_future = self._io.submit(timed, self.device.screenshot_frame)
+            shot_future = self._io.submit(timed, lambda: self.device.screenshot_frame(self.screen_scale))
             elements, ui_ms = timed(self.device.ui_elements)
             pixels, shot_ms = shot_future.result()
         if pixels.shape != self._screen_shape:

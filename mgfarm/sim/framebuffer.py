@@ -31,6 +31,7 @@ class FrameBuffer:
         self.seq = 0
         self.signature = b""  # of the frame the file holds
         self.size = (0, 0)  # its width and height
+        self.scale = 1  # how many screen pixels a side one of its pixels stands for
 
     @classmethod
     def open(cls, path: Path, width: int, height: int) -> FrameBuffer:
@@ -51,7 +52,9 @@ class FrameBuffer:
     def fits(self, width: int, height: int) -> bool:
         return width * height * CHANNELS <= self.capacity
 
-    def write(self, pixels: bytes | memoryview, width: int, height: int, signature: bytes) -> int:
+    def write(
+        self, pixels: bytes | memoryview, width: int, height: int, signature: bytes, scale: int = 1
+    ) -> int:
         """Write one frame (RGB rows, `width*height*3` bytes); returns its sequence number (even)."""
         odd = self.seq + 1
         SEQ.pack_into(self._map, SEQ_OFFSET, odd)  # readers now see a frame being written
@@ -60,6 +63,7 @@ class FrameBuffer:
         HEADER.pack_into(self._map, 0, MAGIC, self.seq, width, height, CHANNELS, signature)
         self.signature = signature
         self.size = (width, height)
+        self.scale = scale
         return self.seq
 
 

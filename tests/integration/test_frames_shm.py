@@ -14,12 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from mgfarm.device import Device, DeviceError, framebuffer
 from mgfarm.device.device import decode_png_rgb
 from mgfarm.device.ui import parse_hierarchy
 from mgfarm.env.env import MobileEnv
 from mgfarm.env.spaces import element_observation
+from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.state import FarmState, farm_dir, load_farm
 from tests.support import run_mgfarm
@@ -134,3 +136,20 @@ def test_a_landscape_screen_comes_whole_too(farm: FarmState) -> None:
     finally:
         dev.settings_put("system", "user_rotation", 0)
     assert device(farm).observe()[0].shape == (2400, 1080, 3)
+
+
+def test_half_size_screens_are_resized_by_the_device(farm: FarmState) -> None:
+    env = MobileEnv("calendar.add_event", seed=0, farm=NAME, wait_seconds=0.0, screen_scale=2)
+    try:
+        assert env.device.shares_frames
+        obs, _ = env.reset(seed=0)
+        assert env.observation_space["screenshot"].shape == (1200, 540, 3)
+        full = Image.fromarray(screencap(env.device))
+        assert np.array_equal(obs["screenshot"], np.asarray(full.reduce(2)))
+        # A device without the frame file gives the same pixels, resized by the client.
+        png_only = device(farm, "")
+        assert np.array_equal(png_only.screenshot_frame(2), obs["screenshot"])
+    finally:
+        env.close()
+    with pytest.raises(MgfarmError, match="screen_scale=3 is unsupported"):
+        MobileEnv("calendar.add_event", farm=NAME, screen_scale=3)

@@ -199,3 +199,7 @@ def test_mgfarm_frame_writes_the_screen_once_and_answers_same_after(tmp_path: Pa
     moved = parse_reply(shell.run(f"mgfarm-frame --since {digest}").out)
     assert moved.header is not None and moved.header.seq > reply.header.seq
     assert moved.signature != reply.signature
+    half = parse_reply(shell.run("mgfarm-frame --scale 2").out)  # same screen, another size: written
+    assert half.header is not None and (half.header.width, half.header.height) == (540, 1200)
+    assert half.signature == moved.signature and half.header.seq > moved.header.seq
+    assert shell.run("mgfarm-frame --scale 3").status == 2

@@ -223,16 +223,22 @@ async def screencap(inv: Invocation) -> int:
 
 @command("mgfarm-frame")
 async def mgfarm_frame(inv: Invocation) -> int:
-    """`mgfarm-frame [--ui] [--since DIGEST]`: the screen into the farm's shared frame file.
+    """`mgfarm-frame [--ui] [--since DIGEST] [--scale 1|2|4]`: the screen into the farm's frame file.
 
     Replies `frame SEQ WIDTH HEIGHT DIGEST` (the file now holds that frame), then with --ui the
     hierarchy as `uiautomator dump` writes it: screenshot and UI in one round trip. Or `same DIGEST`
     when the screen is still the one the client named with --since: nothing written, nothing sent.
+    `--scale 2` writes the screen at half its width and height (resized here, so a quarter of the
+    bytes cross to the client).
     mgfarm's own command, not Android's: clients use it only for devices their farm gave a frame file.
     """
     args = inv.argv[1:]
     with_ui = "--ui" in args
     since = args[args.index("--since") + 1] if "--since" in args[:-1] else ""
+    scale = args[args.index("--scale") + 1] if "--scale" in args[:-1] else "1"
+    if scale not in ("1", "2", "4"):
+        inv.err(f"mgfarm-frame: --scale {scale} is not 1, 2 or 4\n")
+        return 2
     buffer = inv.device.framebuffer
     if buffer is None:
         inv.err("mgfarm-frame: this device has no frame file\n")
@@ -242,12 +248,12 @@ async def mgfarm_frame(inv: Invocation) -> int:
     if digest.hex() == since:
         inv.out(f"same {since}\n")  # the client has these pixels and this hierarchy already
         return 0
-    if buffer.signature != digest:  # another client of this device may have written it already
-        width, height, pixels = win.frame_rgb()
+    if (buffer.signature, buffer.scale) != (digest, int(scale)):  # another client may have written it
+        width, height, pixels = win.frame_rgb(int(scale))
         if not buffer.fits(width, height):
             inv.err(f"mgfarm-frame: a {width}x{height} screen does not fit the frame file\n")
             return 1
-        buffer.write(pixels, width, height, digest)
+        buffer.write(pixels, width, height, digest, int(scale))
     width, height = buffer.size
     inv.out(f"frame {buffer.seq} {width} {height} {digest.hex()}\n")
     if with_ui:

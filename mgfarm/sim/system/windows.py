@@ -406,11 +406,14 @@ class WindowManager:
             self._digest = hashlib.blake2b(self._screen_sig.encode(), digest_size=16).digest()
         return self._digest
 
-    def frame_rgb(self) -> tuple[int, int, bytes]:
-        """(width, height, RGB rows) of the current frame, for the shared frame file."""
+    def frame_rgb(self, scale: int = 1) -> tuple[int, int, bytes]:
+        """(width, height, RGB rows) of the current frame, for the shared frame file; `scale` 2
+        halves each side (every output pixel the mean of a 2x2 block, Pillow's `reduce`)."""
         image = self._render(self._refresh())
         if image.mode != "RGB":
             image = image.convert("RGB")
+        if scale > 1:
+            image = image.reduce(scale)
         return image.width, image.height, rgb_bytes(image)
 
     def screencap_raw(self) -> bytes:
