@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.system.fs import PathEscapeError
@@ -300,7 +299,7 @@ class RetroMusic(App):
         host.parent.mkdir(parents=True, exist_ok=True)
         host.write_text(
             "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n<map>\n"
-            f'    <int name="POSITION" value={quoteattr(str(position))} />\n</map>\n',
+            f'    <int name="POSITION" value="{int(position)}" />\n</map>\n',  # an int needs no escaping
             encoding="utf-8",
         )
 
