@@ -4,12 +4,13 @@ with frames as PNG over adb and as raw pixels through the farm's shared frame fi
     .venv/bin/python benchmarks/bench_obs.py [--steps 100]
 
 One `python -m mgfarm.sim serve` worker behind a private adb server, given a frame file as `mgfarm
-up` gives one (`--frames`); two `MobileEnv`s in this process drive its device, one whose `Device`
+up` gives one (`--frames`); three `MobileEnv`s in this process drive its device, one whose `Device`
 has no frame file (`png`: `screencap -p` decoded, the UI tree in a second round trip, what every
-device got before) and one that has it (`shm`: `mgfarm-frame --ui`, one round trip). Workloads, each
+device got before) and two that have it (`shm`: `mgfarm-frame --ui`, one round trip; `shm/2`: the
+same at half width and height, resized in the sim). Workloads, each
 on a fresh episode, counted past a warm-up: `same` (`wait` steps: the screen never changes),
 `mixed` and `new-frame` (mgfarm.bench.workloads: clicks, scrolls and back; dial-pad taps that put a
-never-drawn number on screen). The two paths type different numbers, so neither finds the other's
+never-drawn number on screen). The paths type different numbers, so neither finds the other's
 frames in a cache. CPU per step: this process (`process_time` around `env.step`), the worker and the
 adb server (/proc, in clock ticks: a sum over many steps, not one step's). Prints a table and JSON.
 """
@@ -40,7 +41,7 @@ from tests.integration.conftest import start_adb_server, stop_adb_server  # noqa
 
 WARMUP = 5
 WORKLOADS = ("same", "mixed", "new-frame")
-PATHS = ("png", "shm")
+PATHS = ("png", "shm", "shm/2")  # shm/2: half-size screenshots (`screen_scale=2`), resized in the sim
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -129,14 +130,21 @@ def run(count: int) -> dict[str, dict[str, dict[str, float]]]:
                 f"emulator-{console}",
                 adb_port=server.port,
                 console_token=token_file.read_text(),
-                frame_file=str(frame_file) if path == "shm" else "",
+                frame_file=str(frame_file) if path != "png" else "",
             )
             for path in PATHS
         }
         devices["png"].wait_ready(30)
         devices["png"].snapshot_save("golden")
         envs = {
-            path: MobileEnv("calendar.add_event", seed=0, device=device, wait_seconds=0.0, max_steps=10**6)
+            path: MobileEnv(
+                "calendar.add_event",
+                seed=0,
+                device=device,
+                wait_seconds=0.0,
+                max_steps=10**6,
+                screen_scale=2 if path == "shm/2" else 1,
+            )
             for path, device in devices.items()
         }
         assert devices["shm"].shares_frames and not devices["png"].shares_frames
@@ -162,11 +170,11 @@ def main() -> None:
     load = os.getloadavg()[0]
     results = run(args.steps)
     print(f"{args.steps} steps a workload and path in {ROOT}, load average {load:.1f} at the start:")
-    print("  workload   path  step p50 ms  CPU ms/step: client + sim + adb server = total")
+    print("  workload   path   step p50 ms  CPU ms/step: client + sim + adb server = total")
     for workload, paths in results.items():
         for path, r in paths.items():
             print(
-                f"  {workload:<10} {path:<5} {r['step_ms']:>10.1f}  {r['client_cpu_ms']:>6.2f} + "
+                f"  {workload:<10} {path:<6} {r['step_ms']:>10.1f}  {r['client_cpu_ms']:>6.2f} + "
                 f"{r['sim_cpu_ms']:.2f} + {r['adb_cpu_ms']:.2f} = {r['total_cpu_ms']:.2f}"
             )
     print(json.dumps({"root": str(ROOT), "load": load, "steps": args.steps, **results}))
