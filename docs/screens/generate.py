@@ -9,6 +9,7 @@ files; 4 March 2026, 09:30 UTC) and saves what `screencap -p` would return.
 from __future__ import annotations
 
 import asyncio
+import re
 import tempfile
 from pathlib import Path
 
@@ -86,6 +87,40 @@ def seed(device: SimDevice) -> None:
     (device.fs.host("/sdcard/Download") / "report.pdf").write_bytes(b"%PDF" + bytes(20480))
 
 
+def pickers(device: SimDevice) -> None:
+    """Android's date and time pickers: Calendar's editor (its From date and From time) and Clock's
+    Add alarm dial."""
+    wm, am = device.services.window, device.services.activities
+
+    def save(name: str) -> None:
+        (OUT / f"{name}.png").write_bytes(wm.screencap_png())
+
+    am.home()
+    am.launch("com.android.calendar")
+    am.start(
+        "com.android.calendar", "com.android.calendar.event.EditEventActivity", extras={"day": "2026-03-04"}
+    )
+    xml = wm.dump_xml()
+    for rid, name in (("start_date", "calendar_date_picker"), ("start_time", "calendar_time_picker")):
+        tap_id(device, xml, f"com.android.calendar:id/{rid}")
+        save(name)
+        wm.key(4)
+    am.home()
+    am.launch("com.google.android.deskclock")
+    tap_id(device, wm.dump_xml(), "com.google.android.deskclock:id/fab")
+    save("clock_time_picker")
+    wm.key(4)
+    am.home()
+
+
+def tap_id(device: SimDevice, xml: str, rid: str) -> None:
+    """Tap the centre of the element with this resource-id."""
+    m = re.search(rf'resource-id="{re.escape(rid)}"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"', xml)
+    assert m, rid
+    x0, y0, x1, y1 = (int(v) for v in m.groups())
+    device.services.window.tap((x0 + x1) // 2, (y0 + y1) // 2)
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         device = SimDevice(DeviceConfig("docs", 5555, Path(tmp) / "d", Path(tmp) / "s"))
@@ -127,6 +162,8 @@ async def main() -> None:
         wm.tap(700, 330)
         wm.text("Katherine")
         save("contacts_editor_keyboard")
+        wm.key(4)
+        pickers(device)
 
 
 if __name__ == "__main__":

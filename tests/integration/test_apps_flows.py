@@ -97,11 +97,10 @@ def test_phone_dial_pad_call_log(phone: Phone) -> None:
 
 def test_clock_add_and_toggle_alarm(phone: Phone) -> None:
     phone.open_from_launcher("Clock")
-    phone.tap(desc="Add alarm")
-    phone.tap(text="Hour (0-23)")
-    phone.type("6")
-    phone.tap(text="Minute")
-    phone.type("45")
+    phone.tap(desc="Add alarm")  # the time picker's dial: the hour, then the minutes, then AM
+    phone.tap(desc="6")
+    phone.tap(desc="45")
+    phone.tap(rid="android:id/am_label")
     phone.tap(text="OK")
     db = "/data/data/com.google.android.deskclock/databases/alarms.db"
     assert "6|45|1" in phone.sh(f"sqlite3 {db} 'SELECT hour, minutes, enabled FROM alarm_templates'")
@@ -112,7 +111,7 @@ def test_clock_add_and_toggle_alarm(phone: Phone) -> None:
 def test_calendar_create_event(phone: Phone) -> None:
     phone.open_from_launcher("Calendar")
     phone.tap(desc="Create new event")
-    phone.tap(text="Title")
+    phone.tap(text="Event name")
     phone.type("Dentist")
     phone.tap(text="Save")
     events = phone.content("content://com.android.calendar/events", "title:calendar_id")

@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.system.providers import Route, SqliteProvider
+from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, editor, empty_state, fab, list_item, tabs
 
@@ -246,58 +247,55 @@ class Calendar(App):
         ]
 
     def edit(self, ctx: ScreenContext) -> View:
+        """EditEventActivity: title, From and To rows whose date and time buttons open Android's
+        date and time pickers (moving the start keeps the duration, as the app does), location,
+        description."""
         db = self.db_file("calendar.db", PROVIDER_PKG)
+        tz = device_tz(self.device)
         eid = ctx.extras.get("event_id")
-        if not ctx.state.get("loaded"):
-            ctx.state["loaded"] = True
-            if eid is not None:
-                rows = sql(
+        st = ctx.state
+        if not st.get("loaded"):
+            st["loaded"] = True
+            rows = (
+                sql(
                     db,
                     "SELECT title, dtstart, dtend, eventLocation, description FROM Events WHERE _id = ?",
                     (int(eid),),
                 )
-                if rows:
-                    title, s, e, loc, desc = rows[0]
-                    ds = datetime.fromtimestamp((s or 0) / 1000, device_tz(self.device))
-                    de = datetime.fromtimestamp((e or s or 0) / 1000, device_tz(self.device))
-                    ctx.set_fields(
-                        {
-                            "title": title or "",
-                            "date": ds.date().isoformat(),
-                            "start": ds.strftime("%H:%M"),
-                            "end": de.strftime("%H:%M"),
-                            "location": loc or "",
-                            "description": desc or "",
-                        }
-                    )
+                if eid is not None
+                else []
+            )
+            if rows:
+                title, s, e, loc, desc = rows[0]
+                st["start"], st["end"] = int(s or 0), int(e or s or 0)
+                ctx.set_fields({"title": title or "", "location": loc or "", "description": desc or ""})
             else:
-                ctx.set_fields(
-                    {
-                        "date": str(ctx.extras.get("day", self.selected_day(ctx).isoformat())),
-                        "start": "09:00",
-                        "end": "10:00",
-                    }
-                )
+                day = date.fromisoformat(str(ctx.extras.get("day", self.selected_day(ctx).isoformat())))
+                start = datetime(day.year, day.month, day.day, 9, 0, tzinfo=tz)
+                st["start"] = int(start.timestamp() * 1000)
+                st["end"] = int((start + timedelta(hours=1)).timestamp() * 1000)
+                ctx.set_fields({})
+
+        def moment(which: str) -> datetime:
+            return datetime.fromtimestamp(int(st[which]) / 1000, tz)
+
+        def set_moment(which: str, when: datetime) -> None:
+            ms = int(when.timestamp() * 1000)
+            if which == "start":  # the end follows the start, keeping the event's length
+                st["end"] = int(st["end"]) + ms - int(st["start"])
+            st[which] = ms
 
         def save() -> None:
-            try:
-                d = date.fromisoformat(ctx.field("date").strip())
-                sh, sm = (int(x) for x in ctx.field("start").strip().split(":"))
-                eh, em = (int(x) for x in ctx.field("end").strip().split(":"))
-                start = datetime(d.year, d.month, d.day, sh, sm, tzinfo=device_tz(self.device))
-                end = datetime(d.year, d.month, d.day, eh, em, tzinfo=device_tz(self.device))
-            except ValueError:
-                ctx.toast("Enter the date as YYYY-MM-DD and times as HH:MM")
+            if int(st["end"]) < int(st["start"]):
+                ctx.toast("The event can't end before it starts")
                 return
-            if end < start:
-                end += timedelta(days=1)
             values = (
                 ctx.field("title").strip(),
-                int(start.timestamp() * 1000),
-                int(end.timestamp() * 1000),
+                int(st["start"]),
+                int(st["end"]),
                 ctx.field("location").strip(),
                 ctx.field("description").strip(),
-                str(device_tz(self.device)),
+                str(tz),
             )
             if eid is not None:
                 sql(
@@ -321,15 +319,46 @@ class Calendar(App):
             ctx.toast("Event deleted")
             ctx.finish()
 
-        fields = (
-            ("title", "Title"),
-            ("date", "Date (YYYY-MM-DD)"),
-            ("start", "Start time"),
-            ("end", "End time"),
-            ("location", "Location"),
-            ("description", "Description"),
-        )
-        form: list[View] = [EditText(id=key, key=key, hint=hint, text=ctx.field(key)) for key, hint in fields]
+        def open_picker(which: str, kind: str) -> Callable[[], None]:
+            def run() -> None:
+                st["picking"] = which
+                m = moment(which)
+                if kind == "date":
+                    pickers.open_date(st, m.date())
+                else:
+                    pickers.open_time(st, m.hour, m.minute)
+
+            return run
+
+        def when_row(label: str, which: str) -> View:
+            m = moment(which)
+            return Row(
+                spacing=8,
+                children=[
+                    Text(text=label, size=14, color="on_surface_variant", width=48),
+                    Button(
+                        id=f"{which}_date",
+                        text=m.strftime("%a, %b ") + f"{m.day}, {m.year}",
+                        style="text",
+                        weight=1,
+                        on_click=open_picker(which, "date"),
+                    ),
+                    Button(
+                        id=f"{which}_time",
+                        text=self.hm(int(st[which])),
+                        style="text",
+                        on_click=open_picker(which, "time"),
+                    ),
+                ],
+            )
+
+        form: list[View] = [
+            EditText(id="title", key="title", hint="Event name", text=ctx.field("title")),
+            when_row("From", "start"),
+            when_row("To", "end"),
+            EditText(id="location", key="location", hint="Location", text=ctx.field("location")),
+            EditText(id="description", key="description", hint="Description", text=ctx.field("description")),
+        ]
         if eid is not None:
             form.append(
                 Row(
@@ -337,10 +366,32 @@ class Calendar(App):
                     children=[Button(id="delete", text="Delete", style="outlined", on_click=delete)],
                 )
             )
-        return editor(
+        screen = editor(
             "Edit event" if eid is not None else "New event",
             IconButton(id="close", name="close", desc="Cancel", on_click=ctx.finish, tint="on_surface"),
             Button(id="action_done", text="Save", on_click=save),
             Scroll(key="form", weight=1, pad=(16, 8, 16, 16), spacing=16, children=form),
             title_id="title_text",
         )
+        kind = pickers.showing(st)
+        if not kind:
+            return screen
+        which = str(st.get("picking", "start"))
+
+        def close() -> None:
+            pickers.close(st)
+            st.pop("picking", None)
+
+        def set_day(d: date) -> None:
+            set_moment(which, moment(which).replace(year=d.year, month=d.month, day=d.day))
+
+        def set_time(hour: int, minute: int) -> None:
+            set_moment(which, moment(which).replace(hour=hour, minute=minute))
+
+        ctx.on_back(close)
+        dialog = (
+            pickers.date_picker(st, set_day, close)
+            if kind == "date"
+            else pickers.time_picker(st, set_time, close)
+        )
+        return Stack(children=[screen, dialog])
