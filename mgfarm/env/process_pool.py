@@ -35,7 +35,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from mgfarm.catalog import load_catalog
 from mgfarm.env.batching import check_step_async, outstanding
+from mgfarm.env.pool import resolve_tasks
 from mgfarm.errors import MgfarmError
 
 # A slot's bytes start on a cache line, so slots never share one between two writers.
@@ -110,6 +112,10 @@ class ProcessEnvPool:
                 "its own); record with processes=0, or wrap envs yourself."
             )
         env_kwargs.pop("record", None)
+        # Loaded (and the tasks checked) here, once: a worker unpickles it in ~20 ms where loading
+        # takes ~2 s of CPU, and bad task names are refused before any worker starts.
+        catalog = env_kwargs["catalog"] = env_kwargs.get("catalog") or load_catalog()
+        resolve_tasks(tasks, catalog)
         self.size = size
         self.parts = split(size, processes)
         self._workers: list[_Worker] = []
@@ -283,7 +289,8 @@ class ProcessEnvPool:
 
     def __del__(self) -> None:
         if getattr(self, "_workers", None):
-            self.close()
+            with contextlib.suppress(Exception):  # at interpreter exit, modules may be gone
+                self.close()
 
 
 class _Worker:
@@ -338,6 +345,10 @@ class _Worker:
     def close(self) -> None:
         if self.process.poll() is None:
             self.send(("close",))
+            # A worker still sending a step's results nobody will read fails at once (EPIPE) and
+            # exits, instead of blocking on a full socket until it is killed.
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RD)
             try:
                 self.process.wait(timeout=CLOSE_TIMEOUT_S)
             except subprocess.TimeoutExpired:

@@ -22,6 +22,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import mgfarm
 from mgfarm.env.process_pool import ProcessEnvPool, WorkerFailed
+from mgfarm.errors import MgfarmError
 from mgfarm.vector import MobileVectorEnv
 from tests.integration import test_vector
 from tests.integration.test_vector import HOME, TASK_ID, FarmMaker, answer
@@ -175,9 +176,17 @@ def test_workers_exit_when_the_trainer_is_killed(vector_farm: FarmMaker, tmp_pat
     assert wait_gone(workers) == []
 
 
-def test_bad_input_in_a_worker_is_the_users_sentence(vector_farm: FarmMaker) -> None:
+def test_an_unknown_task_is_refused_before_any_worker_starts(vector_farm: FarmMaker) -> None:
     vector_farm("procbad", 2)
-    with pytest.raises(
-        WorkerFailed, match=r"env worker \d \(pid \d+, envs [\d-]+\): Unknown task 'no\.such\.task'"
-    ):
+    before = set(children())
+    with pytest.raises(MgfarmError, match=r"^Unknown task 'no\.such\.task'"):
         mgfarm.make_vec(2, "no.such.task", farm="procbad", wait_seconds=0.0, processes=2)
+    assert set(children()) == before
+
+
+def children() -> list[int]:
+    """This process's child processes (the test's sim devices and adb server among them)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        found += [int(p) for p in (task / "children").read_text().split()]
+    return found
