@@ -266,7 +266,8 @@ def measure_farm(
             )
         up.memory_kib["working"] = farm_memory_kib(name, adb_server_pid)
         up.working_mib_per_replica = per_replica_mib(up.memory_kib["working"], size)
-        usage.wait_settled(found.sim)
+        # Windows of 2 s: a worker trims after one whole idle second (mgfarm/sim/heap.py).
+        usage.wait_settled(found.sim, timeout=20.0, every=2.0)
         up.memory_kib["idle"] = farm_memory_kib(name, adb_server_pid)
         up.idle_mib_per_replica = per_replica_mib(up.memory_kib["idle"], size)
     return FarmRun(sample, windows, opened)

@@ -66,6 +66,28 @@ class FrameBuffer:
         self.scale = scale
         return self.seq
 
+    def release(self) -> None:
+        """Give the file's pixel pages back (an idle device's frame costs nothing while nobody reads).
+
+        The header then names no frame (signature zero), so the next `mgfarm-frame` writes the
+        screen again; a client that holds the pixels still gets `same`. Pages are freed whole, so
+        the first page (header and first pixels) stays."""
+        if not self.signature:
+            return
+        odd = self.seq + 1
+        SEQ.pack_into(self._map, SEQ_OFFSET, odd)  # a reader meanwhile sees a frame being written
+        start = mmap.PAGESIZE
+        try:
+            if len(self._map) > start:
+                self._map.madvise(mmap.MADV_REMOVE, start, len(self._map) - start)
+        except OSError:  # a filesystem that cannot punch holes: the frame stays, unchanged
+            SEQ.pack_into(self._map, SEQ_OFFSET, self.seq)
+            return
+        self.seq = odd + 1
+        HEADER.pack_into(self._map, 0, MAGIC, self.seq, 0, 0, CHANNELS, bytes(16))
+        self.signature = b""
+        self.size = (0, 0)
+
 
 def open_buffers(folder: Path, serials: list[str], width: int, height: int) -> dict[str, FrameBuffer]:
     """The frame buffers of the devices whose file the farm created in `folder` (`SERIAL.frame`)."""

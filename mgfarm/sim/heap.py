@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import ctypes
 import time
+from collections.abc import Callable
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 MMAP_THRESHOLD = 32 * 1024 * 1024  # glibc's largest allowed value on 64-bit
@@ -40,8 +41,9 @@ def trim() -> None:
         ctypes.CDLL(None).malloc_trim(0)
 
 
-async def trim_when_idle(window: float = IDLE_SECONDS) -> None:
-    """Trim once after each busy spell, when a whole `window` passed with (almost) no CPU used.
+async def trim_when_idle(window: float = IDLE_SECONDS, also: Callable[[], None] | None = None) -> None:
+    """Trim once after each busy spell, when a whole `window` passed with (almost) no CPU used;
+    `also` runs then too (the worker frees its devices' frame files).
 
     CPU time, not requests, says idle: it covers every device, thread and kind of work in the
     process, and reading it costs nothing."""
@@ -53,6 +55,8 @@ async def trim_when_idle(window: float = IDLE_SECONDS) -> None:
         if used > IDLE_CPU_SHARE * window:
             trimmed = False
         elif not trimmed:
+            if also is not None:
+                also()
             trim()
             trimmed = True
         last = time.process_time()

@@ -185,6 +185,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
     if data_dir is None:
         temp = data_dir = Path(tempfile.mkdtemp(prefix="mgfarm-sim-"))
     hosts: list[DeviceHost] = []
+    trimmer: asyncio.Task[None] | None = None
     try:
         configs = device_configs(options, data_dir)
         token = prepare_files(configs)
@@ -197,6 +198,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             hostnet.start_connector()
         # Mapped before the sandbox, which gives the device no path to them (mgfarm/sim/framebuffer.py).
         buffers = frame_buffers(options, configs)
+        # Whenever the worker idles, the heap kept for fast frames and the frame files' pixels go back.
+        trimmer = asyncio.get_running_loop().create_task(trim_when_idle(also=release_frames(buffers)))
         if options.sandbox:
             say_sandbox(confine(sandbox_for(options, configs, data_dir)))
         ready: list[asyncio.Task[None]] = []
@@ -211,6 +214,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
         for task in ready:
             task.cancel()
     finally:
+        if trimmer is not None:
+            trimmer.cancel()
         for host in hosts:
             await host.stop()
             await grpc_hook.stop(host.grpc)
@@ -229,6 +234,16 @@ def frame_buffers(options: ServeOptions, configs: list[DeviceConfig]) -> dict[st
         raise MgfarmError(
             f"cannot map the frame files in {options.frames_dir} ({exc}); pass the farm's --frames folder."
         ) from exc
+
+
+def release_frames(buffers: dict[str, FrameBuffer]) -> Callable[[], None]:
+    """What an idle worker does to its frame files: give their pixel pages back."""
+
+    def release() -> None:
+        for buffer in buffers.values():
+            buffer.release()
+
+    return release
 
 
 async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[str], None]) -> None:
@@ -350,14 +365,8 @@ def run(options: ServeOptions, say: Callable[[str], None] | None = None) -> None
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        # The heap kept for fast frames goes back to the kernel whenever the worker idles.
-        trimmer = loop.create_task(trim_when_idle()) if kept else None
-        try:
-            await serve(options, say or default_say, stop)
-        finally:
-            if trimmer is not None:
-                trimmer.cancel()
+        await serve(options, say or default_say, stop)
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
-    kept = keep_freed_memory()
+    keep_freed_memory()
     asyncio.run(main())
