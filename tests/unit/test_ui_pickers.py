@@ -4,6 +4,7 @@ uiautomator dump."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,14 @@ def test_the_dial_sets_the_hour_then_the_minutes_and_am_pm(tmp_path: Path) -> No
     assert find(screen.xml(), rid="android:id/hours").attrs["text"] == "9"
     screen.tap(desc="4")  # the hour; the dial moves on to the minutes
     assert screen.has(desc="55") and not screen.has(desc="11")
+    screen.tap(desc="25")
+    assert find(screen.xml(), rid="android:id/minutes").attrs["text"] == "25"
+    # a tap between the numbers takes the nearest minute: 7 minutes past, short of the 10's disc
+    dial = find(screen.xml(), rid="android:id/radial_picker")
+    x0, y0, x1, y1 = (int(v) for v in dial.attrs["bounds"].replace("][", ",").strip("[]").split(","))
+    r, a = (x1 - x0) / 2 * 0.5, 2 * math.pi * 7 / 60
+    screen.wm.tap(round((x0 + x1) / 2 + r * math.sin(a)), round((y0 + y1) / 2 - r * math.cos(a)))
+    assert find(screen.xml(), rid="android:id/minutes").attrs["text"] == "07"
     screen.tap(desc="25")
     screen.tap(rid="android:id/pm_label")
     xml = screen.xml()

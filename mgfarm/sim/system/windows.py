@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mgfarm.sim.apps.base import ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
+from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.png import PngEncoder
 from mgfarm.sim.ui.render import render
 from mgfarm.sim.ui.shade import quick_settings
@@ -478,7 +479,7 @@ class WindowManager:
         target = self._hit(frame, x, y)
         if target is None or target is BLOCKED:
             return
-        self._activate(frame, target, x, long=long)
+        self._activate(frame, target, x, y, long=long)
 
     def _hit(self, frame: Frame, x: int, y: int) -> View | None:
         for root in frame.input_roots():
@@ -502,10 +503,10 @@ class WindowManager:
             label = frame.ctx.app.label if frame.ctx is not None else frame.package
             self._crashed(frame.package, label)
 
-    def _activate(self, frame: Frame, target: View, x: int, long: bool) -> None:
-        self._guarded(frame, lambda: self._dispatch(frame, target, x, long))
+    def _activate(self, frame: Frame, target: View, x: int, y: int, long: bool) -> None:
+        self._guarded(frame, lambda: self._dispatch(frame, target, x, y, long))
 
-    def _dispatch(self, frame: Frame, target: View, x: int, long: bool) -> None:
+    def _dispatch(self, frame: Frame, target: View, x: int, y: int, long: bool) -> None:
         rec = self._record()
         if isinstance(target, EditText) and rec is not None:
             rec.state["focus"] = target.key
@@ -515,6 +516,9 @@ class WindowManager:
             return
         if isinstance(target, Slider) and target.on_change is not None:
             target.on_change(target.value_at(frame.lctx, x))
+            return
+        if isinstance(target, Dial) and target.on_pick is not None:  # a tap between the dial's numbers
+            target.on_pick(*target.slot_at(x, y))
             return
         if long and target.on_long_click is not None:
             target.on_long_click()

@@ -42,6 +42,7 @@ TO_CLOCK = "Switch to clock mode for the time input."
 WEEKDAYS = ("S", "M", "T", "W", "T", "F", "S")  # en_US: weeks start on Sunday
 DIAL = 256  # dp, the radial picker's diameter
 CELL = 40  # dp, one number on the dial (and one day of the month)
+INNER = 0.66  # a tap nearer the centre than this (of the dial's radius) is on the 24-hour inner ring
 
 
 def day_label(d: date) -> str:
@@ -91,6 +92,18 @@ class Dial(View):
     klass: ClassVar[str] = "android.widget.RadialTimePickerView"
     slots: list[tuple[float, float]] = field(default_factory=list)
     hand: tuple[float, float] | None = None  # where the hand points, as a slot
+    on_pick: Callable[[float, float], None] | None = None  # a tap off the numbers: (turns, radius)
+
+    @property
+    def clickable(self) -> bool:
+        return self.on_pick is not None
+
+    def slot_at(self, x: int, y: int) -> tuple[float, float]:
+        """Where a tap falls, as (turns clockwise from 12 o'clock, fraction of the numbers' radius)."""
+        x0, y0, x1, y1 = self.bounds
+        dx, dy = x - (x0 + x1) / 2, y - (y0 + y1) / 2
+        turns = (math.atan2(dx, -dy) / (2 * math.pi)) % 1.0
+        return turns, math.hypot(dx, dy) / max(1.0, min(x1 - x0, y1 - y0) / 2)
 
     def point(self, slot: tuple[float, float], ctx: LayoutCtx) -> tuple[int, int]:
         x0, y0, x1, y1 = self.bounds
@@ -406,8 +419,21 @@ def _clock(picker: dict[str, Any], hour: int, minute: int, is24: bool) -> list[V
             numbers.append(_number(f"{value:02d}", value, minute == value, set_minute(value)))
             slots.append((i / 12, 1.0))
         hand = (minute / 60, 1.0)
+
+    def tapped(turns: float, radius: float) -> None:
+        """A tap off the numbers picks the nearest one (any minute), as dragging the hand does."""
+        if stage == "minute":
+            picker["minute"] = round(turns * 60) % 60
+            return
+        index = round(turns * 12) % 12
+        if is24 and radius < INNER:
+            set_hour(0 if index == 0 else index + 12)()
+        else:
+            set_hour(index or 12 if is24 else index)()
+
     dial = Dial(
         id="android:id/radial_picker",
+        on_pick=tapped,
         width=DIAL,
         height=DIAL,
         bg="surface_container",
