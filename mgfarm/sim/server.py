@@ -24,7 +24,7 @@ from mgfarm.sim.adbd import Adbd
 from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
-from mgfarm.sim.framebuffer import FrameBuffer, open_buffers
+from mgfarm.sim.framebuffer import RAW, FrameBuffer, open_buffers
 from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
 from mgfarm.sim.system.props import profile_overrides
 
@@ -237,11 +237,13 @@ def frame_buffers(options: ServeOptions, configs: list[DeviceConfig]) -> dict[st
 
 
 def release_frames(buffers: dict[str, FrameBuffer]) -> Callable[[], None]:
-    """What an idle worker does to its frame files: give their pixel pages back."""
+    """What an idle worker does to its frame files: give their pixel pages back (and the raw frames
+    it kept for them)."""
 
     def release() -> None:
         for buffer in buffers.values():
             buffer.release()
+        RAW.clear()
 
     return release
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mgfarm.device import framebuffer
 from mgfarm.device.device import decode_png_rgb
 from mgfarm.device.framebuffer import FrameError, FrameFile, Header, parse_header, parse_reply
-from mgfarm.sim.framebuffer import FrameBuffer
+from mgfarm.sim.framebuffer import FrameBuffer, RawFrames
 from tests.unit.shellkit import ShellDevice
 
 W, H = 8, 5
@@ -182,6 +182,7 @@ def test_any_reply_parses_or_is_one_error(data: bytes) -> None:
 
 def test_mgfarm_frame_writes_the_screen_once_and_answers_same_after(tmp_path: Path, frame_path: Path) -> None:
     shell = ShellDevice(tmp_path)
+    shell.device.services.clock.freeze(True)  # the status bar's minute must not turn meanwhile
     no_file = shell.run("mgfarm-frame --ui")
     assert no_file.status == 1 and "no frame file" in no_file.error
     shell.device.framebuffer = FrameBuffer.open(frame_path, 1080, 2400)
@@ -203,3 +204,19 @@ def test_mgfarm_frame_writes_the_screen_once_and_answers_same_after(tmp_path: Pa
     assert half.header is not None and (half.header.width, half.header.height) == (540, 1200)
     assert half.signature == moved.signature and half.header.seq > moved.header.seq
     assert shell.run("mgfarm-frame --scale 3").status == 2
+
+
+def test_a_worker_renders_a_recent_screen_once() -> None:
+    made: list[int] = []
+
+    def make(n: int) -> tuple[int, int, bytes]:
+        made.append(n)
+        return (1, 1, bytes([n] * 3))
+
+    raw = RawFrames(kept=2)
+    for n in (1, 2, 1, 3, 2, 1):  # 3 pushes 2 out (1 was used since); then 2 pushes 1 out
+        assert raw.get((bytes([n]), 1), lambda n=n: make(n)) == (1, 1, bytes([n] * 3))
+    assert made == [1, 2, 3, 2, 1]
+    raw.clear()  # an idle worker gives them back
+    raw.get((b"\x03", 1), lambda: make(3))
+    assert made[-1] == 3

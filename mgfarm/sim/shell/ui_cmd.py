@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mgfarm.sim.framebuffer import RAW
 from mgfarm.sim.shell.files import CommandError
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.system.fs import PathEscapeError
@@ -249,7 +250,7 @@ async def mgfarm_frame(inv: Invocation) -> int:
         inv.out(f"same {since}\n")  # the client has these pixels and this hierarchy already
         return 0
     if (buffer.signature, buffer.scale) != (digest, int(scale)):  # another client may have written it
-        width, height, pixels = win.frame_rgb(int(scale))
+        width, height, pixels = RAW.get((digest, int(scale)), lambda: win.frame_rgb(int(scale)))
         if not buffer.fits(width, height):
             inv.err(f"mgfarm-frame: a {width}x{height} screen does not fit the frame file\n")
             return 1
