@@ -225,6 +225,11 @@ def _misser(template: TaskTemplate, seed: int, name: str) -> AgentFactory:
         changed = instance.model_copy(update={"params": params})
         if changed.render(template.oracle) == instance.render(template.oracle):
             return _Unplayable()  # the parameter does not change what the agent does
+        said = [s for s in template.oracle if isinstance(s, dict) and "answer" in s]
+        if said and changed.render(said) == instance.render(said):
+            # A query's miss that still says the right answer would read it from hidden parameters,
+            # not from the wrong screen it went to: it proves nothing about the judge.
+            return _Unplayable()
         return ScriptedAgent(template.oracle, changed)
 
     return agent

@@ -111,3 +111,17 @@ def test_a_phrasing_choice_names_the_goal_parameters_of_its_options() -> None:
         }
     )
     assert goal_parameters(template) == ["name"]
+
+
+def test_a_query_miss_that_still_says_the_right_answer_is_not_played() -> None:
+    # Another kind of code opens another note, but the scripted answer is the hidden right code:
+    # it would pass without reading the wrong note, so it says nothing about the judge.
+    template = CATALOG.get("joplin.find_code")
+    for seed in range(5):
+        miss = next(a for a in adversaries(template, seed, CATALOG) if a.name == "miss_kind")
+        first = miss.agent(template.instantiate(seed)).act({"ui_elements": []})
+        assert first["goal_status"] == "infeasible"
+    # A miss that changes the answer is played (another n: the count it says changes with it).
+    template = CATALOG.get("phone.count_missed_calls")
+    miss = next(a for a in adversaries(template, 0, CATALOG) if a.name == "miss_n")
+    assert miss.agent(template.instantiate(0)).act({"ui_elements": []})["action_type"] == "open_app"
