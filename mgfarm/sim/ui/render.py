@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -54,6 +55,8 @@ class Canvas:
         # The one colour of a fresh canvas until something is drawn: a fill in that colour is skipped
         # (apps fill the screen with the background colour, which costs ~1 ms at 1080x2400).
         self.untouched: Color | None = None
+        # Views whose own drawing is left out (mgfarm/sim/ui/redraw.py draws only what reaches its bands).
+        self.skip: Callable[[View], bool] | None = None
 
     def color(self, role: str) -> Color:
         if role.startswith("#"):
@@ -128,7 +131,8 @@ def render(roots: list[View], ctx: LayoutCtx, palette: Palette, background: str 
 def draw_view(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
     if v.clip == EMPTY:
         return
-    draw_self(cv, v, ctx)
+    if cv.skip is None or not cv.skip(v):
+        draw_self(cv, v, ctx)
     if isinstance(v, Scroll):
         draw_scroll(cv, v, ctx)
         return
