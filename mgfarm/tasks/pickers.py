@@ -88,3 +88,14 @@ PICKERS: dict[str, Callable[[str, list[Any]], tuple[Action | None, bool]]] = {
     "pick_date": pick_date,
     "pick_time": pick_time,
 }
+# The fewest UI actions each step takes (the day cell and OK; the keyboard toggle, two fields and OK):
+# a template's level counts what an agent does, not how many lines its oracle has.
+FEWEST_ACTIONS = {"pick_date": 2, "pick_time": 4}
+
+
+def oracle_actions(oracle: list[Any]) -> int:
+    """UI actions in a reference solution: one a step, a picker step its fewest."""
+    return sum(
+        max((FEWEST_ACTIONS.get(k, 1) for k in step), default=1) if isinstance(step, dict) else 1
+        for step in oracle
+    )

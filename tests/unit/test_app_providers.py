@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tests.unit.sim_screen import Screen, boot_device, find
+from tests.unit.sim_screen import Screen, boot_device, find, nodes
 
 CONTACTS = "content://com.android.contacts"
 
@@ -113,9 +113,15 @@ def test_clock_alarm_add_toggle_delete(tmp_path: Path) -> None:
     assert alarms() == [(8, 30, 0), (9, 0, 0)]
     s.am.launch("com.google.android.deskclock")
     s.tap(desc="Add alarm")
-    s.type_into("7", text="Hour (0-23)")
-    s.type_into("15", text="Minute")
-    s.tap(text="OK")
+    s.tap(rid="android:id/toggle_mode")  # the time picker's keyboard entry
+    s.type_into("7", rid="android:id/input_hour")
+    s.type_into("15", rid="android:id/input_minute")
+    s.tap(rid="android:id/am_pm_spinner")  # the picker opens at the device's time: choose AM
+    am = [
+        n for n in nodes(s.xml()) if n.attrs["text"] == "AM" and n.attrs["class"].endswith("CheckedTextView")
+    ]
+    s.wm.tap(*am[0].center)
+    s.tap(rid="android:id/button1")
     assert alarms()[-1] == (7, 15, 1)
     s.tap(desc="8:30 AM")
     assert alarms()[0] == (8, 30, 1)

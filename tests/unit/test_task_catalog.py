@@ -10,6 +10,7 @@ from mgfarm.catalog import load_catalog, task_dirs
 from mgfarm.env.evaluate import run_eval
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks import params as params_mod
+from mgfarm.tasks.pickers import oracle_actions
 from mgfarm.tasks.schema import TaskTemplate
 
 CATALOG = load_catalog()
@@ -33,7 +34,8 @@ def test_catalog_size_and_coverage() -> None:
 def test_level_matches_reference_solution_length(task_id: str) -> None:
     template: TaskTemplate = CATALOG.get(task_id)
     low, high = LEVEL_BOUNDS[template.difficulty]
-    assert low <= len(template.oracle) <= high, f"{task_id}: {len(template.oracle)} oracle steps"
+    actions = oracle_actions(template.oracle)
+    assert low <= actions <= high, f"{task_id}: {actions} UI actions in its oracle"
 
 
 @pytest.mark.parametrize("task_id", sorted(CATALOG.templates))
