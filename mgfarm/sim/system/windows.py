@@ -5,7 +5,8 @@ any write through the shell, sync, input, uiautomator2 or the console), the cloc
 the window manager's own state moves, so a change made behind the UI's back (`content insert`,
 `settings put`, a snapshot load) always shows while a screenshot, a dump and the next tap share one
 composition. What is expensive, rendering, PNG encoding and XML, is kept by the frame's signature
-in a cache that all devices of the process share; no full-size image is kept between frames.
+in a cache that all devices of the process share. Rendering draws again only the bands of the
+screen that changed since the last frame the thread drew (`ui/redraw.py`, which keeps that frame).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.png import PngEncoder
-from mgfarm.sim.ui.render import render
+from mgfarm.sim.ui.redraw import render_frame, view_keys
 from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -125,16 +126,10 @@ def scroll_at(view: View, x: int, y: int) -> Scroll | None:
     return _deepest(view, x, y, _scrollable)
 
 
-def signature(roots: list[View], extra: str) -> str:
-    """Everything that decides the pixels of a frame, as one string (the cache key)."""
-    parts = [extra]
-    for root in roots:
-        for v in root.walk():
-            parts.append(type(v).__name__)
-            for k, val in v.__dict__.items():
-                if k != "children" and not callable(val):
-                    parts.append(f"{k}={val!r}")
-    return "\x1f".join(parts)
+def signature(keys: list[str], extra: str) -> str:
+    """Everything that decides the pixels of a frame, as one string (the cache key), from what
+    decides each view's (`redraw.view_keys`)."""
+    return "\x1f".join([extra, *keys])
 
 
 def rgb_bytes(image: Any) -> bytes:
@@ -179,6 +174,7 @@ class WindowManager:
         self._frame: Frame | None = None
         self._frame_key: tuple[object, ...] = ()
         self._sig = ""  # signature of the kept frame, "" until asked for
+        self._keys: list[str] = []  # what decides each of its views' pixels, in drawing order
         self._screen_sig = ""
         self._screen = Screen()
         self._digest = b""  # 16-byte digest of `_screen_sig` (`frame_digest`)
@@ -383,7 +379,8 @@ class WindowManager:
         if not self._sig:
             extra = f"{frame.package}|{frame.palette.name}|{self.screen_on}|{frame.light_bars}"
             extra += f"|{self.rotation}"
-            sig = signature(frame.draw_roots(), extra)
+            self._keys = view_keys(frame.draw_roots())
+            sig = signature(self._keys, extra)
             if sig != self._screen_sig:
                 self._screen = SHARED.screen(sig)
                 self._screen_sig = sig
@@ -428,7 +425,7 @@ class WindowManager:
 
         if not self.screen_on:
             return Image.new("RGB", (self.metrics.width, self.metrics.height), (0, 0, 0))
-        return render(frame.draw_roots(), frame.lctx, frame.palette)
+        return render_frame(frame.draw_roots(), frame.lctx, frame.palette, self._keys)
 
     def dump_xml(self, all_windows: bool = False) -> str:
         """`uiautomator dump`: the active (app) window only, as by default on a device.

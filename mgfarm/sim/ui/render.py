@@ -57,6 +57,8 @@ class Canvas:
         self.untouched: Color | None = None
         # Views whose own drawing is left out (mgfarm/sim/ui/redraw.py draws only what reaches its bands).
         self.skip: Callable[[View], bool] | None = None
+        # The only rows whose pixels are kept, when not all are: a long rectangle is drawn cut to them.
+        self.rows: tuple[int, int] | None = None
 
     def color(self, role: str) -> Color:
         if role.startswith("#"):
@@ -75,6 +77,13 @@ class Canvas:
         if x1 <= x0 or y1 <= y0:
             return
         rad = min(radius, (x1 - x0) / 2, (y1 - y0) / 2)
+        if self.rows is not None and y1 - y0 > 2 * rad + 3:
+            # Its rows past the corners' are alike, so one cut a corner's height beyond the kept
+            # rows draws the same pixels there (Pillow: two corners' height more keeps it one shape).
+            m = int(2 * rad) + width + 4
+            y0, y1 = max(y0, self.rows[0] - m), min(y1, self.rows[1] + m)
+            if y1 <= y0:
+                return
         if rad > 0:
             self.draw.rounded_rectangle(
                 (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width

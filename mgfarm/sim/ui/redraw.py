@@ -1,0 +1,192 @@
+"""Redrawing only the bands of the screen that changed since the last frame this thread rendered.
+
+A step usually changes a few views (a digit in the dial pad's number, a toggle, a field's text) and
+leaves the rest of the screen as it was, so drawing every view again (~3 ms at 1080x2400) mostly
+repeats the last frame. Each view of the new frame is compared with the view at the same place in
+the last frame's trees (its type and every attribute, bounds and clip included, as the frame
+signature names them); the rows the changed views can reach become full-width bands, and only the
+views that reach a band are drawn again, onto a scratch image whose bands were cleared, and the
+bands are pasted into the last frame. The result is the image `render` draws, pixel for pixel
+(tests/unit/test_ui_redraw.py compares them): outside the bands the last frame already holds those
+pixels, and inside them every view that can touch them is drawn, in order, as a full render does.
+
+Any other change (another number of views, another palette, size or background) draws the whole
+screen. The last frame and the scratch image are kept per thread (two full-size images, ~20 MB at
+1080x2400): the image `render_frame` returns is overwritten by the thread's next call, so a caller
+encodes or copies it before it renders again. `MGFARM_SIM_REDRAW=0` always draws the whole screen.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from mgfarm.sim.ui.render import Canvas, draw_view, render
+from mgfarm.sim.ui.theme import Palette, hex_color
+from mgfarm.sim.ui.views import EditText, LayoutCtx, Text, View
+
+ENABLED = os.environ.get("MGFARM_SIM_REDRAW", "1") != "0"
+# Bands over this share of the screen's height draw the whole screen (cheaper than many views' checks).
+MAX_SHARE = 0.5
+REACH_DP = (
+    32  # how far past its bounds a view may draw (a field's floating label, antialiasing, a dial's hand)
+)
+TEXT_REACH_DP = 8  # a plain text's glyphs past its lines' boxes
+
+Band = tuple[int, int]  # rows y0 (included) to y1 (excluded)
+
+
+@dataclass
+class Last:
+    """The frame a thread rendered last: its image, what decided it, and each view's rows."""
+
+    image: Image.Image | None = None
+    scratch: Image.Image | None = None
+    head: tuple[object, ...] = ()
+    keys: list[str] = field(default_factory=list)
+    rows: list[Band] = field(default_factory=list)
+
+
+_local = threading.local()
+
+
+def _last() -> Last:
+    last: Last | None = getattr(_local, "last", None)
+    if last is None:
+        last = _local.last = Last()
+    return last
+
+
+def forget() -> None:
+    """Drop this thread's kept images (an idle worker gives their memory back)."""
+    _local.last = Last()
+
+
+def view_keys(roots: list[View]) -> list[str]:
+    """What decides each view's own pixels, in drawing order: its type and every attribute but its
+    children and handlers (the frame signature is made of these)."""
+    keys = []
+    for root in roots:
+        for v in root.walk():
+            attrs = [f"{k}={val!r}" for k, val in v.__dict__.items() if k != "children" and not callable(val)]
+            keys.append("\x1f".join([type(v).__name__, *attrs]))
+    return keys
+
+
+def reach(v: View, ctx: LayoutCtx) -> Band:
+    """The rows a view's own drawing may touch: its bounds and a margin. A plain text draws only
+    its lines, centred in its box: past the box by antialiasing, or by half of what its lines
+    (up to `lines` of them) overflow a box too short for them."""
+    y0, y1 = v.bounds[1], v.bounds[3]
+    if type(v) is Text:
+        margin = ctx.px(TEXT_REACH_DP) + max(0, v.line_height(ctx) * max(1, v.lines) - (y1 - y0)) // 2
+    else:
+        margin = ctx.px(REACH_DP)
+    return (y0 - margin, y1 + margin)
+
+
+def flatten(roots: list[View]) -> list[View]:
+    """Every view in drawing order (`draw_view`'s order)."""
+    out: list[View] = []
+    for root in roots:
+        out.extend(root.walk())
+    return out
+
+
+def merge(bands: list[Band], height: int) -> list[Band]:
+    """Bands clipped to the screen, overlapping or touching ones joined, top to bottom."""
+    out: list[Band] = []
+    for y0, y1 in sorted((max(0, a), min(height, b)) for a, b in bands):
+        if y1 <= y0:
+            continue
+        if out and y0 <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], y1))
+        else:
+            out.append((y0, y1))
+    return out
+
+
+def overlaps(band: Band, bands: list[Band]) -> bool:
+    return any(band[0] < b1 and b0 < band[1] for b0, b1 in bands)
+
+
+def render_frame(
+    roots: list[View],
+    ctx: LayoutCtx,
+    palette: Palette,
+    keys: list[str] | None = None,
+    background: str = "surface",
+) -> Image.Image:
+    """The screen `render` draws for these laid-out trees (`keys`: their `view_keys`, when known);
+    the image is this thread's until its next call."""
+    m = ctx.metrics
+    views = flatten(roots)
+    keys = view_keys(roots) if keys is None else keys
+    rows = [reach(v, ctx) for v in views]
+    head = (m.width, m.height, palette.name, background)
+    last = _last()
+    bands = _damage(last, head, views, keys, rows, m.height) if ENABLED else None
+    if bands is None:
+        image = render(roots, ctx, palette, background)
+        scratch = last.scratch if last.scratch is not None and last.scratch.size == image.size else None
+        _local.last = Last(image if ENABLED else None, scratch, head, keys, rows)
+        return image
+    assert last.image is not None
+    if bands:
+        if last.scratch is None or last.scratch.size != last.image.size:
+            last.scratch = Image.new("RGB", last.image.size)
+        _draw_bands(last.image, last.scratch, bands, roots, ctx, palette, background)
+    last.keys, last.rows = keys, rows
+    return last.image
+
+
+def _damage(
+    last: Last, head: tuple[object, ...], views: list[View], keys: list[str], rows: list[Band], height: int
+) -> list[Band] | None:
+    """The bands to draw again over the last frame, or None when the whole screen must be drawn."""
+    if last.image is None or last.head != head or len(last.keys) != len(keys):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(last.keys, keys, strict=True)) if a != b]
+    bands = merge([last.rows[i] for i in changed] + [rows[i] for i in changed], height)
+    # A field's floating label takes its patch's colour from the pixel it sits on: a field whose
+    # reach meets a band is drawn again whole, with its rows added, until no band grows.
+    fields = [i for i, v in enumerate(views) if isinstance(v, EditText)]
+    grew = True
+    while grew and fields:
+        grew = False
+        for i in fields:
+            if overlaps(rows[i], bands) and merge([*bands, rows[i]], height) != bands:
+                bands = merge([*bands, rows[i]], height)
+                grew = True
+    if sum(y1 - y0 for y0, y1 in bands) > MAX_SHARE * height:
+        return None
+    return bands
+
+
+def _draw_bands(
+    image: Image.Image,
+    scratch: Image.Image,
+    bands: list[Band],
+    roots: list[View],
+    ctx: LayoutCtx,
+    palette: Palette,
+    background: str,
+) -> None:
+    """Draw every view that reaches a band onto the scratch image (its bands cleared to the
+    background first), then copy the bands into `image`."""
+    fill = hex_color(background) if background.startswith("#") else getattr(palette, background)
+    width = image.width
+    for y0, y1 in bands:
+        scratch.paste(fill, (0, y0, width, y1))
+    cv = Canvas(scratch, 0, 0, palette, ctx.metrics)
+    cv.untouched = fill  # true inside the bands, the only pixels kept
+    cv.skip = lambda v: not overlaps(reach(v, ctx), bands)
+    cv.rows = (bands[0][0], bands[-1][1])
+    for root in roots:
+        draw_view(cv, root, ctx)
+    for y0, y1 in bands:
+        box = (0, y0, width, y1)
+        image.paste(scratch.crop(box), box)

@@ -1,0 +1,99 @@
+"""Redrawing only the changed bands of the screen gives the pixels a full render draws."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mgfarm.sim.device import SimDevice
+from mgfarm.sim.system.windows import KEY_BACK, KEY_HOME
+from mgfarm.sim.ui import redraw
+from mgfarm.sim.ui.render import render
+from tests.unit.sim_screen import boot_device, nodes
+
+APPS = (
+    "com.google.android.dialer",
+    "com.android.settings",
+    "com.google.android.contacts",
+    "com.simplemobiletools.calendar.pro",
+    "com.android.launcher3",
+)
+
+
+def check(device: SimDevice) -> None:
+    """The frame as `render_frame` gives it (over the last one) equals a full render of it."""
+    wm = device.services.window
+    frame = wm.frame()
+    roots = frame.draw_roots()
+    over_last = redraw.render_frame(roots, frame.lctx, frame.palette).tobytes()
+    assert over_last == render(roots, frame.lctx, frame.palette).tobytes()
+
+
+def act(device: SimDevice, rng: random.Random) -> None:
+    """A random user action: mostly taps on clickable views, some typing, scrolling and back."""
+    wm = device.services.window
+    roll = rng.random()
+    if roll < 0.06:
+        wm.key(KEY_BACK)
+    elif roll < 0.12:
+        w, h = wm.display_size
+        y = rng.randrange(h // 4, 3 * h // 4)
+        wm.swipe(w // 2, y, w // 2, y + rng.choice((-1, 1)) * h // 5, 300)
+    elif roll < 0.2 and wm.keyboard_shown():
+        wm.text(rng.choice(("a", "7", "Hi there", "x")))
+    else:
+        targets = [n for n in nodes(wm.dump_xml()) if n.attrs.get("clickable") == "true"]
+        if targets:
+            wm.tap(*rng.choice(targets).center)
+
+
+@pytest.mark.parametrize("package", APPS)
+def test_redrawn_frames_equal_full_renders(tmp_path: Path, package: str, monkeypatch: Any) -> None:
+    full = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        full.append(1)
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(redraw, "render", counted)
+    redraw.forget()
+    device = boot_device(tmp_path)
+    device.services.activities.launch(package)
+    device.changed()
+    rng = random.Random(package)
+    steps = 40
+    for _ in range(steps):
+        check(device)
+        act(device, rng)
+        if device.services.activities.resumed_record() is None:
+            device.services.window.key(KEY_HOME)
+    # Most steps change a few views: only some frames were drawn whole.
+    assert len(full) < steps
+
+
+def test_dial_pad_digits_redraw_a_band(tmp_path: Path, monkeypatch: Any) -> None:
+    full = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        full.append(1)
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(redraw, "render", counted)
+    redraw.forget()
+    device = boot_device(tmp_path)
+    wm = device.services.window
+    device.services.activities.launch("com.google.android.dialer")
+    device.changed()
+    fab = next(n for n in nodes(wm.dump_xml()) if n.attrs["resource-id"].endswith("dialpad_fab"))
+    wm.tap(*fab.center)
+    check(device)
+    check(device)  # the same frame again: nothing drawn
+    drawn = len(full)
+    for digit in "5550123":
+        key = next(n for n in nodes(wm.dump_xml()) if n.attrs["resource-id"].endswith(f"dialpad_key_{digit}"))
+        wm.tap(*key.center)
+        check(device)
+    assert len(full) <= drawn + 1  # the number field joins the tree once; later digits redraw a band
