@@ -126,7 +126,7 @@ def render_frame(
     views = flatten(roots)
     keys = view_keys(roots) if keys is None else keys
     rows = [reach(v, ctx) for v in views]
-    head = (m.width, m.height, palette.name, background)
+    head = (m, palette, background)  # size, density and colours: any change draws the whole screen
     last = _last()
     bands = _damage(last, head, views, keys, rows, m.height) if ENABLED else None
     if bands is None:
