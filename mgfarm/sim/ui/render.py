@@ -12,7 +12,6 @@ from mgfarm.sim.ui.appicons import app_art
 from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, wrap
 from mgfarm.sim.ui.icons import draw_icon
 from mgfarm.sim.ui.pickers import Dial
-from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
 from mgfarm.sim.ui.views import (
     EMPTY,
@@ -215,8 +214,6 @@ def draw_self(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
         draw_pad(cv, v, ctx)
     elif isinstance(v, Picture):
         draw_picture(cv, v)
-    elif isinstance(v, Dial):
-        draw_dial_hand(cv, v, ctx)
     elif isinstance(v, Dial):
         draw_dial_hand(cv, v, ctx)
 
@@ -434,21 +431,6 @@ def draw_slider(cv: Canvas, v: Slider, ctx: LayoutCtx) -> None:
     cv.rect((t0, cy - h // 2, t1, cy + h // 2), p.secondary_container, h // 2)
     cv.rect((t0, cy - h // 2, max(kx, t0 + h), cy + h // 2), p.primary, h // 2)
     cv.rect((kx - ctx.px(2), cy - ctx.px(22), kx + ctx.px(2), cy + ctx.px(22)), p.primary, ctx.px(2))
-
-
-def draw_dial_hand(cv: Canvas, v: Dial, ctx: LayoutCtx) -> None:
-    """The time picker's hand, from the centre to the chosen number (whose disc its child draws)."""
-    if v.hand is None:
-        return
-    x0, y0, x1, y1 = v.bounds
-    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
-    hx, hy = v.point(v.hand, ctx)
-    col = cv.pal.primary
-    cv.draw.line([cv.box((cx, cy, 0, 0))[:2], cv.box((hx, hy, 0, 0))[:2]], fill=col, width=max(1, ctx.px(2)))
-    d = ctx.px(4)
-    cv.rect((cx - d, cy - d, cx + d, cy + d), col, d)
-    r = ctx.px(20)
-    cv.rect((hx - r, hy - r, hx + r, hy + r), col, r)
 
 
 def draw_dial_hand(cv: Canvas, v: Dial, ctx: LayoutCtx) -> None:
