@@ -38,6 +38,7 @@ from mgfarm.device import Device, framebuffer  # noqa: E402
 from mgfarm.env.env import MobileEnv  # noqa: E402
 from mgfarm.farm.ports import quiet_range_start  # noqa: E402
 from tests.integration.conftest import start_adb_server, stop_adb_server  # noqa: E402
+from tests.support import processes_matching  # noqa: E402
 
 WARMUP = 5
 WORKLOADS = ("same", "mixed", "new-frame")
@@ -53,15 +54,11 @@ def cpu_seconds(pid: int) -> float:
 
 def server_pid(port: int) -> int:
     """The adb server process listening on `port` (its command line names `tcp:PORT`)."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"fork-server" in cmdline and f"tcp:{port}".encode() in cmdline:
-                return int(entry.name)
-    raise SystemExit(f"no adb server process found for port {port}")
+    listen = f"tcp:{port}".encode()
+    found = processes_matching(lambda cmdline: b"fork-server" in cmdline and listen in cmdline)
+    if not found:
+        raise SystemExit(f"no adb server process found for port {port}")
+    return found[0]
 
 
 def action(workload: str, step: int, obs: dict[str, Any], path: int) -> tuple[dict[str, Any], bool]:
