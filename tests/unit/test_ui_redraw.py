@@ -50,16 +50,22 @@ def act(device: SimDevice, rng: random.Random) -> None:
             wm.tap(*rng.choice(targets).center)
 
 
-@pytest.mark.parametrize("package", APPS)
-def test_redrawn_frames_equal_full_renders(tmp_path: Path, package: str, monkeypatch: Any) -> None:
-    full = []
+@pytest.fixture
+def full(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per frame `render_frame` drew whole, from a redraw state with no frame kept."""
+    drawn: list[int] = []
 
     def counted(*args: Any, **kwargs: Any) -> Any:
-        full.append(1)
+        drawn.append(1)
         return render(*args, **kwargs)
 
     monkeypatch.setattr(redraw, "render", counted)
     redraw.forget()
+    return drawn
+
+
+@pytest.mark.parametrize("package", APPS)
+def test_redrawn_frames_equal_full_renders(tmp_path: Path, package: str, full: list[int]) -> None:
     device = boot_device(tmp_path)
     device.services.activities.launch(package)
     device.changed()
@@ -74,15 +80,7 @@ def test_redrawn_frames_equal_full_renders(tmp_path: Path, package: str, monkeyp
     assert len(full) < steps
 
 
-def test_dial_pad_digits_redraw_a_band(tmp_path: Path, monkeypatch: Any) -> None:
-    full = []
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        full.append(1)
-        return render(*args, **kwargs)
-
-    monkeypatch.setattr(redraw, "render", counted)
-    redraw.forget()
+def test_dial_pad_digits_redraw_a_band(tmp_path: Path, full: list[int]) -> None:
     device = boot_device(tmp_path)
     wm = device.services.window
     device.services.activities.launch("com.google.android.dialer")
