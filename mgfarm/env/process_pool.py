@@ -63,18 +63,22 @@ def shared_layout(space: gymnasium.spaces.Dict, size: int) -> tuple[Layout, int]
     for key, sub in space.spaces.items():
         if isinstance(sub, gymnasium.spaces.Box):
             layout.append((key, tuple(sub.shape), np.dtype(sub.dtype).str, offset))
-            slot = -(-int(np.prod(sub.shape)) * np.dtype(sub.dtype).itemsize // ALIGN) * ALIGN
-            offset += slot * size
+            offset += slot_bytes(tuple(sub.shape), np.dtype(sub.dtype).str) * size
     return layout, max(offset, 1)
+
+
+def slot_bytes(shape: tuple[int, ...], dtype: str) -> int:
+    """The bytes of one env's slot for an array of `shape`: its size rounded up to ALIGN."""
+    return -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // ALIGN) * ALIGN
 
 
 def shared_arrays(buffer: mmap.mmap, layout: Layout, size: int) -> dict[str, np.ndarray]:
     """One (size, *shape) array per key of `layout` over `buffer` (slots padded to ALIGN bytes)."""
     arrays: dict[str, np.ndarray] = {}
     for key, shape, dtype, offset in layout:
-        itemsize = np.dtype(dtype).itemsize
-        slot = -(-int(np.prod(shape)) * itemsize // ALIGN) * ALIGN
-        strides = (slot, *np.empty(shape, dtype=dtype).strides)
+        # Row-major strides of one slot's array, after the stride from one env's slot to the next.
+        inner = [int(np.prod(shape[i + 1 :])) * np.dtype(dtype).itemsize for i in range(len(shape))]
+        strides = (slot_bytes(shape, dtype), *inner)
         arrays[key] = np.ndarray((size, *shape), dtype=dtype, buffer=buffer, offset=offset, strides=strides)
     return arrays
 
