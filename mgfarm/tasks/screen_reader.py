@@ -54,20 +54,17 @@ def bounds(element: Any) -> Bounds:
 def row_of(element: Any, elements: list[Any]) -> list[Any]:
     """The elements sharing `element`'s row: vertical centre within the smallest element that holds
     it (or within its own bounds when nothing does)."""
-    left, top, right, bottom = bounds(element)
+    own = bounds(element)
+    left, top, right, bottom = own
+    boxes = [(e, bounds(e)) for e in elements]
     holders = [
-        bounds(e)
-        for e in elements
-        if e is not element
-        and bounds(e) != (left, top, right, bottom)
-        and bounds(e)[0] <= left
-        and bounds(e)[1] <= top
-        and bounds(e)[2] >= right
-        and bounds(e)[3] >= bottom
+        b
+        for e, b in boxes
+        if e is not element and b != own and b[0] <= left and b[1] <= top and b[2] >= right and b[3] >= bottom
     ]
     if holders:
         _, top, _, bottom = min(holders, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]))
-    return [e for e in elements if top <= (bounds(e)[1] + bounds(e)[3]) / 2 <= bottom]
+    return [e for e, b in boxes if top <= (b[1] + b[3]) / 2 <= bottom]
 
 
 def _regex(selector: dict[str, Any]) -> tuple[str, str] | None:
