@@ -31,9 +31,8 @@ from mgfarm.sim.ui.views import EditText, LayoutCtx, Text, View
 ENABLED = os.environ.get("MGFARM_SIM_REDRAW", "1") != "0"
 # Bands over this share of the screen's height draw the whole screen (cheaper than many views' checks).
 MAX_SHARE = 0.5
-REACH_DP = (
-    32  # how far past its bounds a view may draw (a field's floating label, antialiasing, a dial's hand)
-)
+# How far past its bounds a view may draw (a field's floating label, antialiasing, a dial's hand).
+REACH_DP = 32
 TEXT_REACH_DP = 8  # a plain text's glyphs past its lines' boxes
 
 Band = tuple[int, int]  # rows y0 (included) to y1 (excluded)
@@ -68,12 +67,12 @@ def forget() -> None:
 def view_keys(roots: list[View]) -> list[str]:
     """What decides each view's own pixels, in drawing order: its type and every attribute but its
     children and handlers (the frame signature is made of these)."""
-    keys = []
-    for root in roots:
-        for v in root.walk():
-            attrs = [f"{k}={val!r}" for k, val in v.__dict__.items() if k != "children" and not callable(val)]
-            keys.append("\x1f".join([type(v).__name__, *attrs]))
-    return keys
+    return [_view_key(v) for v in flatten(roots)]
+
+
+def _view_key(v: View) -> str:
+    attrs = [f"{k}={val!r}" for k, val in v.__dict__.items() if k != "children" and not callable(val)]
+    return "\x1f".join([type(v).__name__, *attrs])
 
 
 def reach(v: View, ctx: LayoutCtx) -> Band:
@@ -124,7 +123,7 @@ def render_frame(
     the image is this thread's until its next call."""
     m = ctx.metrics
     views = flatten(roots)
-    keys = view_keys(roots) if keys is None else keys
+    keys = [_view_key(v) for v in views] if keys is None else keys
     rows = [reach(v, ctx) for v in views]
     head = (m, palette, background)  # size, density and colours: any change draws the whole screen
     last = _last()
