@@ -154,6 +154,8 @@ def snapshot_build(
     """Boot one device, apply a recipe over ADB, save the snapshot and write its manifest.
 
     Only farms of the same --profile boot into it.
+
+    \b
     Example: mgfarm snapshot build golden --backend docker --image mgfarm/sim:latest
     Example: mgfarm snapshot build golden --profile aosp
     """
@@ -304,6 +306,7 @@ def tasks_check(
     """Prove every judge against its adversary matrix: the oracle and alternatives accepted, every
     adversary (nothing, twice, collateral damage, over-broad, near misses, ...) rejected.
 
+    \b
     Example: mgfarm tasks check 'settings.*' --seeds 3 --timezones UTC,Asia/Kolkata
     Example: mgfarm tasks check --queries --seeds 5 --zone-per-seed   (every answer read off the screen)
     Example: mgfarm tasks check 'clock.*' --seeds 1 --profile aosp
@@ -415,6 +418,7 @@ def eval_suite(
     an AndroidWorld agent (module:Class subclassing its EnvironmentInteractingAgent) runs through an
     adapter. It also writes tasks.md, a table per task.
 
+    \b
     Example: mgfarm eval --suite test --agent my_agent:Agent --replicas 16
     Example: mgfarm eval --suite androidworld --agent nothing --tasks 'Markor*' --replicas 4
     """
@@ -742,6 +746,7 @@ def images_build(
     """Build the registry-free Debian base image and the sim image (skipped when current), or the
     emulator image (real: needs the SDK licence and internet; emulator-standin: a simulated device).
 
+    \b
     Example: mgfarm images build sim --base python:3.11-slim
     Example: mgfarm images build emulator --accept-android-sdk-licenses
     """
