@@ -65,24 +65,35 @@ class ShellClient:
 
     def run(self, command: str, timeout: float = 60.0) -> tuple[bytes, int]:
         """`shell,v2,raw:CMD`: (stdout and stderr in arrival order, exit status)."""
+        output = bytearray()
+        exit_code = self._run_v2(command, timeout, output, output)
+        return bytes(output), exit_code
+
+    def run_streams(self, command: str, timeout: float = 60.0) -> tuple[bytes, bytes, int]:
+        """`shell,v2,raw:CMD`: (stdout, stderr, exit status), the two streams kept apart."""
+        stdout, stderr = bytearray(), bytearray()
+        exit_code = self._run_v2(command, timeout, stdout, stderr)
+        return bytes(stdout), bytes(stderr), exit_code
+
+    def _run_v2(self, command: str, timeout: float, stdout: bytearray, stderr: bytearray) -> int:
+        """Run `command` with the shell protocol v2, adding its streams to `stdout` and `stderr`
+        (one buffer for both merges them in arrival order); returns its exit status (-1: none came)."""
         sock = self._open(f"shell,v2,raw:{command}", timeout)
         try:
-            output = bytearray()
-            exit_code = -1
             while True:
                 head = wire.recv(sock, _PACKET.size)
                 if not head:
-                    break
+                    return -1
                 if len(head) < _PACKET.size:
                     head += wire.recv_exact(sock, _PACKET.size - len(head))
                 kind, length = _PACKET.unpack(head)
                 body = wire.recv_exact(sock, length) if length else b""
-                if kind in (SHELL_STDOUT, SHELL_STDERR):
-                    output += body
+                if kind == SHELL_STDOUT:
+                    stdout += body
+                elif kind == SHELL_STDERR:
+                    stderr += body
                 elif kind == SHELL_EXIT and body:
-                    exit_code = body[0]
-                    break
-            return bytes(output), exit_code
+                    return body[0]
         finally:
             sock.close()
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from mgfarm.device.device import Device
+from mgfarm.device.device import Device, key_command, swipe_command, tap_command, text_commands
 from mgfarm.device.ui import UIElement
 from mgfarm.errors import MgfarmError
 
@@ -114,6 +114,9 @@ class ActionOutcome:
     terminal: bool = False
     goal_status: str | None = None
     answer: str | None = None
+    # With `execute(..., defer_input=True)`: the input commands not run yet, for the caller to send
+    # with its observation (`Device.input_and_observe`).
+    inputs: tuple[str, ...] = ()
 
 
 class ActionExecutor:
@@ -131,7 +134,12 @@ class ActionExecutor:
         self.coords = coords
         self.wait_seconds = wait_seconds
 
-    def execute(self, raw: Action | dict[str, Any] | str, elements: list[UIElement]) -> ActionOutcome:
+    def execute(
+        self, raw: Action | dict[str, Any] | str, elements: list[UIElement], defer_input: bool = False
+    ) -> ActionOutcome:
+        """Carry out an action. Pure input events (taps, swipes, keys, text) are shell commands whose
+        output nothing reads; `defer_input` returns them in `ActionOutcome.inputs` instead of running
+        them. Actions whose outcome matters (open_app checks the start) or that wait run now."""
         action = parse_action(raw)
         kind = action.action_type
         if kind == "status":
@@ -139,7 +147,11 @@ class ActionExecutor:
         if kind == "answer":
             return ActionOutcome(terminal=True, goal_status="complete", answer=action.text)
         handler = getattr(self, f"_do_{kind}")
-        handler(action, elements)
+        inputs: list[str] = handler(action, elements)
+        if defer_input:
+            return ActionOutcome(inputs=tuple(inputs))
+        for command in inputs:  # one round trip each
+            self.device.shell(command)
         return ActionOutcome()
 
     # -- targets -----------------------------------------------------------------------------
@@ -165,16 +177,17 @@ class ActionExecutor:
             raise ActionError(f"Point ({x:g}, {y:g}) is off the {width}x{height} screen.")
         return round(x), round(y)
 
-    # -- handlers ----------------------------------------------------------------------------
-    def _do_click(self, action: Action, elements: list[UIElement]) -> None:
-        self.device.tap(*self._point(action, elements))
+    # -- handlers: each returns the input commands it leaves to `execute` ------------------------
+    def _do_click(self, action: Action, elements: list[UIElement]) -> list[str]:
+        return [tap_command(*self._point(action, elements))]
 
-    def _do_double_tap(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_double_tap(self, action: Action, elements: list[UIElement]) -> list[str]:
+        tap = tap_command(*self._point(action, elements))
+        return [f"{tap}; {tap}"]  # one command line: the second tap follows the first at once
+
+    def _do_long_press(self, action: Action, elements: list[UIElement]) -> list[str]:
         x, y = self._point(action, elements)
-        self.device.shell(f"input tap {x} {y}; input tap {x} {y}")
-
-    def _do_long_press(self, action: Action, elements: list[UIElement]) -> None:
-        self.device.long_press(*self._point(action, elements))
+        return [swipe_command(x, y, x, y, 800)]
 
     def _region(self, action: Action, elements: list[UIElement]) -> tuple[int, int, int, int]:
         if action.index is not None:
@@ -182,17 +195,17 @@ class ActionExecutor:
         width, height = self.device.window_size()
         return 0, 0, width, height
 
-    def _do_scroll(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_scroll(self, action: Action, elements: list[UIElement]) -> list[str]:
         # Scrolling down reveals content below: the finger moves up.
         opposite = {"up": "down", "down": "up", "left": "right", "right": "left"}
         assert action.direction is not None
-        self._finger_move(self._region(action, elements), opposite[action.direction])
+        return [self._finger_move(self._region(action, elements), opposite[action.direction])]
 
-    def _do_swipe(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_swipe(self, action: Action, elements: list[UIElement]) -> list[str]:
         assert action.direction is not None
-        self._finger_move(self._region(action, elements), action.direction)
+        return [self._finger_move(self._region(action, elements), action.direction)]
 
-    def _finger_move(self, region: tuple[int, int, int, int], direction: str) -> None:
+    def _finger_move(self, region: tuple[int, int, int, int], direction: str) -> str:
         left, top, right, bottom = region
         cx, cy = (left + right) // 2, (top + bottom) // 2
         dx, dy = (right - left) * 3 // 10, (bottom - top) * 3 // 10
@@ -202,39 +215,42 @@ class ActionExecutor:
             "left": ((cx + dx, cy), (cx - dx, cy)),
             "right": ((cx - dx, cy), (cx + dx, cy)),
         }[direction]
-        self.device.swipe(start[0], start[1], end[0], end[1], 300)
+        return swipe_command(start[0], start[1], end[0], end[1], 300)
 
-    def _do_input_text(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_input_text(self, action: Action, elements: list[UIElement]) -> list[str]:
         assert action.text is not None
+        commands: list[str] = []
         known_length: int | None = None
         if action.index is not None or action.x is not None:
-            self.device.tap(*self._point(action, elements))
+            commands.append(tap_command(*self._point(action, elements)))
             if action.index is not None:
                 known_length = len(self._element(action, elements).text)
         if action.clear_text:
             count = known_length if known_length is not None else 64
             deletes = " ".join([str(KEY_DEL)] * max(count, 1))
-            self.device.shell(f"input keyevent {KEY_MOVE_END} {deletes}")
-        self.device.input_text(action.text)
+            commands.append(f"input keyevent {KEY_MOVE_END} {deletes}")
+        return commands + text_commands(action.text)
 
-    def _do_keyboard_enter(self, action: Action, elements: list[UIElement]) -> None:
-        self.device.key(action.keycode or KEY_ENTER)
+    def _do_keyboard_enter(self, action: Action, elements: list[UIElement]) -> list[str]:
+        return [key_command(action.keycode or KEY_ENTER)]
 
-    def _do_unknown(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_unknown(self, action: Action, elements: list[UIElement]) -> list[str]:
         raise ActionError("The agent sent an 'unknown' action, so nothing was done; send a concrete action.")
 
-    def _do_navigate_home(self, action: Action, elements: list[UIElement]) -> None:
-        self.device.key(KEY_HOME)
+    def _do_navigate_home(self, action: Action, elements: list[UIElement]) -> list[str]:
+        return [key_command(KEY_HOME)]
 
-    def _do_navigate_back(self, action: Action, elements: list[UIElement]) -> None:
-        self.device.key(KEY_BACK)
+    def _do_navigate_back(self, action: Action, elements: list[UIElement]) -> list[str]:
+        return [key_command(KEY_BACK)]
 
-    def _do_open_app(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_open_app(self, action: Action, elements: list[UIElement]) -> list[str]:
         assert action.app_name is not None
         self.device.start_app(resolve_app(self.device, action.app_name, self.apps))
+        return []  # done here: its failure is told from the device's answer
 
-    def _do_wait(self, action: Action, elements: list[UIElement]) -> None:
+    def _do_wait(self, action: Action, elements: list[UIElement]) -> list[str]:
         time.sleep(self.wait_seconds)
+        return []
 
 
 def resolve_app(device: Device, app_name: str, apps: AppNames) -> str:

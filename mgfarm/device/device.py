@@ -6,7 +6,7 @@ import io
 import re
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +46,11 @@ class DeviceError(MgfarmError):
 
 class FileMissing(DeviceError):
     """The device answered that the file does not exist (and nothing else went wrong)."""
+
+
+class InputFailed(DeviceError):
+    """The round trip carrying input commands with an observation (`input_and_observe`) broke, as
+    a `shell` of those commands would have: they may or may not have run, and nothing was observed."""
 
 
 @dataclass(frozen=True)
@@ -281,7 +286,7 @@ class Device:
         """
         _check_scale(scale)
         if self._frames is not None:
-            shared = self._shared_frame(False, scale)
+            shared = self._shared_frame(False, scale)[1]
             if shared is not None:
                 return shared[0]
         full = frames.SHARED.get(self.screenshot_png(), lambda png: decode_png_rgb(png, self.serial))
@@ -300,34 +305,83 @@ class Device:
         """
         _check_scale(scale)
         if self._frames is not None:
-            shared = self._shared_frame(True, scale)
+            shared = self._shared_frame(True, scale)[1]
             if shared is not None:
                 return shared
         return self.screenshot_frame(scale), self.ui_xml()
 
-    def _shared_frame(self, with_ui: bool, scale: int) -> tuple[np.ndarray, str] | None:
-        """(pixels, hierarchy or "") through the frame file; None when the device cannot (no such
-        command, a screen too large for the file): this device then falls back to PNG for good."""
+    def input_and_observe(
+        self, commands: Sequence[str], scale: int = 1
+    ) -> tuple[ShellResult, np.ndarray, str]:
+        """Run input commands (fire-and-forget ones, such as `tap_command`'s), then `observe(scale)`.
+
+        When the device shares frames, commands and observation travel as one shell command line,
+        one round trip where a `shell` each and `observe` take two or more. Returns the commands'
+        output and the exit status of the last one, with the screen and the hierarchy. InputFailed
+        when the round trip carrying the commands broke, as `shell` raises DeviceError.
+        """
+        _check_scale(scale)
+        if self._frames is not None and commands:
+            result, shared = self._shared_frame(True, scale, commands)
+            assert result is not None  # the commands went with the first attempt
+            pixels, xml = shared if shared is not None else self.observe(scale)
+            return result, pixels, xml
+        result = ShellResult("", 0)
+        for command in commands:  # one round trip each, as `shell` makes them
+            result = self.shell2(command)
+        return result, *self.observe(scale)
+
+    def _shared_frame(
+        self, with_ui: bool, scale: int, inputs: Sequence[str] = ()
+    ) -> tuple[ShellResult | None, tuple[np.ndarray, str] | None]:
+        """`inputs`' result (None without inputs) and (pixels, hierarchy or "") through the frame
+        file, or None when the device cannot (no such command, a screen too large for the file):
+        this device then falls back to PNG for good. The inputs go with the first attempt only."""
         assert self._frames is not None
         last = self._last
         if last is not None and (last.scale != scale or (with_ui and last.xml is None)):
             last = None  # not the frame or the hierarchy asked for: no --since
         cmd = "mgfarm-frame" + (" --ui" if with_ui else "") + (f" --scale {scale}" if scale > 1 else "")
         cmd += f" --since {last.digest}" if last else ""
+        result: ShellResult | None = None
         problem = ""
         for attempt in range(2):  # a frame another client of the device wrote meanwhile: once more
             if attempt and not self._reopen_frames():
-                return None
-            with self._adb_errors("mgfarm-frame"):
-                out, code = self.wire.run(cmd)
+                return result, None
+            if attempt == 0 and inputs:
+                result, out, code = self._run_with_inputs(inputs, cmd)
+            else:
+                with self._adb_errors("mgfarm-frame"):
+                    out, code = self.wire.run(cmd)
             if code != 0:
                 self._drop_frames()
-                return None
+                return result, None
             try:
-                return self._read_reply(out, last, with_ui, scale)
+                return result, self._read_reply(out, last, with_ui, scale)
             except framebuffer.FrameError as exc:
                 problem = str(exc)
         raise DeviceError(f"Device {self.serial} sent no whole frame: {problem}.")
+
+    def _run_with_inputs(self, inputs: Sequence[str], frame_cmd: str) -> tuple[ShellResult, bytes, int]:
+        """`{ INPUT; ...; } >&2; echo $?; FRAME_CMD` in one round trip: (the inputs' output and the
+        last one's status, the frame command's stdout and exit status).
+
+        The inputs write only to stderr and the shell's `echo $?` is stdout's first line, so nothing
+        they print can pass for the frame reply, and their status is told apart from the frame
+        command's (the shell's own). The same in the sim's shell and in mksh (`{ }`, `>&2`, `$?`).
+        """
+        line = "{ " + "; ".join(inputs) + "; } >&2; echo $?; " + frame_cmd
+        try:
+            with self._adb_errors("input"):
+                out, err, code = self.wire.run_streams(line)
+        except DeviceError as exc:
+            raise InputFailed(str(exc)) from exc
+        status, newline, reply = out.partition(b"\n")
+        if not newline or not (status.isdigit() and len(status) <= 3):
+            raise DeviceError(
+                f"Device {self.serial} answered {out[:120]!r} where the status of `{inputs[-1]}` belongs."
+            )
+        return ShellResult(err.decode("utf-8", "replace").rstrip(), int(status)), reply, code
 
     def _reopen_frames(self) -> bool:
         """Open the frame file again (a restarted replica's farm made a new one); False, and PNG
@@ -428,26 +482,21 @@ class Device:
 
     # -- input -------------------------------------------------------------------------------
     def tap(self, x: int, y: int) -> None:
-        self.shell(f"input tap {int(x)} {int(y)}")
+        self.shell(tap_command(x, y))
 
     def long_press(self, x: int, y: int, ms: int = 800) -> None:
-        self.shell(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(ms)}")
+        self.shell(swipe_command(x, y, x, y, ms))
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
-        self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(ms)}")
+        self.shell(swipe_command(x1, y1, x2, y2, ms))
 
     def key(self, code: int | str) -> None:
-        if isinstance(code, str) and not re.fullmatch(r"[A-Z0-9_]+", code):
-            raise MgfarmError(f"Key {code!r} is not a key name like KEYCODE_BACK or a number.")
-        self.shell(f"input keyevent {code}")
+        self.shell(key_command(code))
 
     def input_text(self, text: str) -> None:
         """Type text; spaces travel as `%s` (what `input text` expects), the rest is quoted."""
-        for i, line in enumerate(text.split("\n")):
-            if i:
-                self.key(66)  # `input text` cannot carry a newline: press ENTER between lines
-            if line:
-                self.shell(f"input text {q(line.replace(' ', '%s'))}")
+        for command in text_commands(text):
+            self.shell(command)
 
     def start_app(self, package: str, activity: str | None = None) -> None:
         if activity:
@@ -521,6 +570,34 @@ def decode_png_rgb(data: bytes, serial: str) -> np.ndarray:
         raise DeviceError(f"screencap on {serial} returned no image ({data[:80]!r}).") from exc
 
 
+def tap_command(x: int, y: int) -> str:
+    """The shell command of a tap at (x, y); the input commands below run with `shell` or, several
+    with an observation, with `input_and_observe`."""
+    return f"input tap {int(x)} {int(y)}"
+
+
+def swipe_command(x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> str:
+    return f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(ms)}"
+
+
+def key_command(code: int | str) -> str:
+    if isinstance(code, str) and not re.fullmatch(r"[A-Z0-9_]+", code):
+        raise MgfarmError(f"Key {code!r} is not a key name like KEYCODE_BACK or a number.")
+    return f"input keyevent {code}"
+
+
+def text_commands(text: str) -> list[str]:
+    """The commands that type `text`: spaces travel as `%s` (what `input text` expects), the rest is
+    quoted; `input text` cannot carry a newline, so ENTER is pressed between lines."""
+    commands: list[str] = []
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            commands.append(key_command(66))
+        if line:
+            commands.append(f"input text {q(line.replace(' ', '%s'))}")
+    return commands
+
+
 SCALES = (1, 2, 4)
 
 
@@ -563,4 +640,4 @@ def _snapshot_name(name: str) -> str:
     return name
 
 
-__all__ = ["ConsoleError", "Device", "DeviceError", "FileMissing", "ShellResult"]
+__all__ = ["ConsoleError", "Device", "DeviceError", "FileMissing", "InputFailed", "ShellResult"]

@@ -16,7 +16,7 @@ import gymnasium
 import numpy as np
 
 from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome
-from mgfarm.device.device import SCALES, ConsoleError, Device, DeviceError, scaled_size
+from mgfarm.device.device import SCALES, ConsoleError, Device, DeviceError, InputFailed, scaled_size
 from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.env.lease import Lease, acquire
 from mgfarm.env.spaces import action_space, element_observation, observation_space
@@ -270,8 +270,11 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         outcome = ActionOutcome()
         previous = obs = self._obs
         timings: dict[str, float] = {}
+        # A device that shares frames gets a pure input action (a tap, a key) with the observation in
+        # one shell command line (`Device.input_and_observe`): one adb round trip a step, not two.
+        fuse = self.with_screenshot and self.device.shares_frames
         try:
-            outcome = self._executor.execute(action, self._elements)
+            outcome = self._executor.execute(action, self._elements, defer_input=fuse)
         except ActionError as exc:
             info["error"] = str(exc)
         except DeviceError as exc:
@@ -285,8 +288,14 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         reward = 0.0
         try:
             if not terminated and info["error"] is None:
-                obs, obs_timings = self._observe(self._instance.goal)
-                timings.update(obs_timings)
+                try:
+                    obs, obs_timings = self._observe(self._instance.goal, outcome.inputs)
+                    timings.update(obs_timings)
+                except InputFailed as exc:  # the action's own round trip broke: as just above
+                    problem = self._replica_problem(exc)
+                    if problem is not None:
+                        return self._fail_episode(problem, start)
+                    info["error"] = str(exc)
             if terminated or truncated:
                 status = (outcome.goal_status or "") if terminated else ""
                 if self._before_judge is not None:
@@ -378,14 +387,16 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             return self.task_ids[0]
         return self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
 
-    def _observe(self, goal: str) -> tuple[dict[str, Any], dict[str, float]]:
-        """Screenshot and UI fetched in parallel (two adb round trips that overlap)."""
+    def _observe(self, goal: str, inputs: tuple[str, ...] = ()) -> tuple[dict[str, Any], dict[str, float]]:
+        """Screenshot and UI fetched in parallel (two adb round trips that overlap), or both in one
+        when the device shares frames, after the action's `inputs` in that same round trip."""
 
         def timed(fn: Any) -> tuple[Any, float]:
             t = time.perf_counter()
             return fn(), _ms(t)
 
         if not self.with_screenshot:
+            assert not inputs, "inputs are left to the observation only when it has a screenshot"
             elements, ui_ms = timed(self.device.ui_elements)
             self._elements = elements
             self._obs = {"ui_elements": tuple(element_observation(e) for e in elements), "goal": goal}
@@ -393,8 +404,10 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         # The decoded frame itself, read-only and shared with the devices showing that screen (a
         # 1080x2400 copy a step cost the trainer ~0.5 ms of CPU, a quarter of its share of a step);
         # copied only when it is the one the last call returned. A caller that draws on it copies it.
-        if self.device.shares_frames:  # screen and hierarchy in one round trip, raw pixels
-            (pixels, xml), shot_ms = timed(lambda: self.device.observe(self.screen_scale))
+        if inputs or self.device.shares_frames:  # screen and hierarchy in one round trip, raw pixels
+            # The inputs' exit status is not read, as a tap's `shell` output never was.
+            observed, shot_ms = timed(lambda: self.device.input_and_observe(inputs, self.screen_scale))
+            _, pixels, xml = observed
             elements, ui_ms = timed(lambda: parse_hierarchy(xml))
         else:
             shot_future = self._io.submit(timed, lambda: self.device.screenshot_frame(self.screen_scale))

@@ -8,14 +8,16 @@ client raises one DeviceError and reads nothing out of bounds.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from mgfarm.adb.errors import AdbError
 from mgfarm.device import Device, DeviceError, framebuffer
 from mgfarm.device.device import decode_png_rgb
 from mgfarm.device.ui import parse_hierarchy
@@ -171,3 +173,46 @@ def test_half_size_screens_are_resized_by_the_device(farm: FarmState) -> None:
         env.close()
     with pytest.raises(MgfarmError, match="screen_scale=3 is unsupported"):
         MobileEnv("calendar.add_event", farm=NAME, screen_scale=3)
+
+
+def test_a_step_sends_its_input_with_the_observation_in_one_round_trip(
+    farm: FarmState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tap, a scroll or a key and the screen after it: one shell command line. A round trip that
+    breaks is the action's failure (`info["error"]`, the last observation again), a frame reply
+    that is not whole the observation's (DeviceError), as each was when they went apart."""
+    env = MobileEnv("calendar.add_event", seed=0, farm=NAME, wait_seconds=0.0)
+    try:
+        obs, _ = env.reset(seed=0)
+        wire = env.device.wire
+        lines: list[str] = []
+
+        def recorded(real: Callable[..., Any]) -> Callable[..., Any]:
+            def call(cmd: str, *args: Any) -> Any:
+                lines.append(cmd)
+                return real(cmd, *args)
+
+            return call
+
+        for name in ("run", "run_raw", "run_streams"):
+            monkeypatch.setattr(wire, name, recorded(getattr(wire, name)))
+        actions = [{"action_type": "click", "index": 0}, {"action_type": "scroll", "direction": "down"}]
+        for action in [*actions, {"action_type": "navigate_back"}]:
+            lines.clear()
+            obs, _, _, _, info = env.step(action)
+            assert info["error"] is None and len(lines) == 1 and lines[0].startswith("{ input ")
+            assert shows(obs["screenshot"], env.device)
+
+        def broken(cmd: str, *args: object) -> tuple[bytes, bytes, int]:
+            raise AdbError("the adb server closed the connection early")
+
+        monkeypatch.setattr(wire, "run_streams", broken)
+        again, _, terminated, truncated, info = env.step({"action_type": "navigate_back"})
+        assert "failed during input" in info["error"] and not (terminated or truncated)
+        assert np.array_equal(again["screenshot"], obs["screenshot"])
+        monkeypatch.setattr(wire, "run_streams", lambda cmd, *a: (b"0\nframe 9 1 1\n", b"", 0))
+        monkeypatch.setattr(wire, "run", lambda cmd, *a: (b"frame 9 1 1\n", 0))
+        with pytest.raises(DeviceError, match="sent no whole frame"):
+            env.step({"action_type": "navigate_back"})
+    finally:
+        env.close()

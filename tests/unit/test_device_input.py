@@ -1,0 +1,232 @@
+"""An action's input commands and the observation after it in one shell command line.
+
+`Device.input_and_observe` on a device that shares frames sends `{ INPUTS; } >&2; echo $?;
+mgfarm-frame ...` as one round trip. Here its wire runs the lines in an in-process simulated
+device's shell (stdout and stderr apart, as `shell,v2` keeps them), so the test sees every line the
+client sends and what a real round trip would answer. The inputs' output and status never pass for
+the frame reply, a reply that is not whole is one DeviceError, and a round trip that breaks is the
+action's failure (InputFailed), as a `shell` of the input would have raised DeviceError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mgfarm.adb.errors import AdbError
+from mgfarm.device import framebuffer
+from mgfarm.device.actions import ActionExecutor
+from mgfarm.device.device import Device, DeviceError, InputFailed, decode_png_rgb, key_command, tap_command
+from mgfarm.device.ui import UIElement, parse_hierarchy
+from mgfarm.sim.framebuffer import FrameBuffer
+from tests.unit.shellkit import ShellDevice
+
+Tamper = Callable[[str, bytes], bytes]
+
+
+class SimWire:
+    """`ShellClient`'s calls, run in a `ShellDevice`'s shell; records each line, may alter replies."""
+
+    def __init__(self, shell: ShellDevice) -> None:
+        self.shell = shell
+        self.lines: list[str] = []
+        self.tamper: Tamper | None = None  # (line, stdout) -> the stdout the client gets
+        self.broken = False
+
+    def _run(self, line: str) -> tuple[bytes, bytes, int]:
+        self.lines.append(line)
+        if self.broken:
+            raise AdbError("the adb server closed the connection early")
+        result = self.shell.run(line)
+        out = self.tamper(line, result.out) if self.tamper else result.out
+        return out, result.err, result.status
+
+    def run_raw(self, command: str, timeout: float = 60.0) -> bytes:
+        out, err, _ = self._run(command)
+        return out + err
+
+    def run(self, command: str, timeout: float = 60.0) -> tuple[bytes, int]:
+        out, err, status = self._run(command)
+        return out + err, status
+
+    def run_streams(self, command: str, timeout: float = 60.0) -> tuple[bytes, bytes, int]:
+        return self._run(command)
+
+
+@pytest.fixture
+def sim(tmp_path: Path) -> ShellDevice:
+    shell = ShellDevice(tmp_path)
+    shell.device.services.clock.freeze(True)  # the status bar's minute must not turn meanwhile
+    path = tmp_path / "frames" / "emulator-5554.frame"
+    framebuffer.create(path)
+    shell.device.framebuffer = FrameBuffer.open(path, 1080, 2400)
+    return shell
+
+
+@pytest.fixture
+def device(sim: ShellDevice, tmp_path: Path) -> Iterator[tuple[Device, SimWire]]:
+    dev = Device(
+        "emulator-5554", frame_file=str(tmp_path / "frames" / "emulator-5554.frame"), ui_source="dump"
+    )
+    wire = SimWire(sim)
+    dev.wire = wire  # type: ignore[assignment]
+    assert dev.shares_frames
+    dev.window_size()
+    dev.observe()  # the client has a frame: later observations name it with --since
+    wire.lines.clear()
+    yield dev, wire
+    dev.close()
+
+
+def showing(sim: ShellDevice) -> tuple[np.ndarray, str]:
+    """What `screencap -p` and `uiautomator dump` show now."""
+    pixels = decode_png_rgb(sim.run("screencap -p").out, "sim")
+    return pixels, sim.run("uiautomator dump /dev/tty").text.split("UI hier")[0]
+
+
+def element(xml: str, text: str) -> UIElement:
+    return next(e for e in parse_hierarchy(xml) if e.text == text or e.content_desc == text)
+
+
+def test_the_input_and_the_observation_after_it_go_in_one_round_trip(
+    device: tuple[Device, SimWire], sim: ShellDevice
+) -> None:
+    dev, wire = device
+    _, home_xml = dev.observe()
+    wire.lines.clear()
+    result, pixels, xml = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
+    assert len(wire.lines) == 1 and wire.lines[0].startswith("{ input tap ")
+    assert (result.exit_code, result.output) == (0, "")
+    assert "Settings" in xml and xml != home_xml
+    shown_pixels, shown_xml = showing(sim)
+    assert np.array_equal(pixels, shown_pixels) and xml == shown_xml
+    result, pixels, xml = dev.input_and_observe([key_command(4), key_command(3)])  # back, home
+    assert len(wire.lines) == 2 and (result.exit_code, xml) == (0, showing(sim)[1])
+
+
+def test_a_failing_input_is_told_apart_from_the_frame_reply(
+    device: tuple[Device, SimWire], sim: ShellDevice
+) -> None:
+    dev, wire = device
+    result, pixels, xml = dev.input_and_observe(["input tap 10"])
+    assert result.exit_code == 1 and result.output.startswith("Error: Invalid arguments for command: tap")
+    assert np.array_equal(pixels, showing(sim)[0]) and xml == showing(sim)[1]
+    # Whatever an input prints, even what looks like a frame reply, stays its own output.
+    forged = "frame 2 1 1 " + "0" * 32
+    result, pixels, _ = dev.input_and_observe([f"echo '{forged}'", "echo same; false"])
+    assert (result.exit_code, result.output) == (1, f"{forged}\nsame")
+    assert pixels.shape == (2400, 1080, 3) and np.array_equal(pixels, showing(sim)[0])
+    assert len(wire.lines) == 2
+
+
+def test_a_reply_without_the_status_line_is_one_device_error(device: tuple[Device, SimWire]) -> None:
+    dev, wire = device
+    wire.tamper = lambda line, out: out.split(b"\n", 1)[1]  # the frame reply where the status belongs
+    with pytest.raises(DeviceError, match="where the status of `input tap 5 5` belongs") as caught:
+        dev.input_and_observe([tap_command(5, 5)])
+    assert not isinstance(caught.value, InputFailed)
+
+
+def test_a_malformed_frame_reply_is_asked_again_without_the_input(
+    device: tuple[Device, SimWire], sim: ShellDevice
+) -> None:
+    dev, wire = device
+    wire.tamper = lambda line, out: b"0\nframe 99 1080 2400 " + b"0" * 32 + b"\n" if "input" in line else out
+    result, pixels, xml = dev.input_and_observe([key_command(3)])
+    assert result.exit_code == 0 and np.array_equal(pixels, showing(sim)[0]) and xml == showing(sim)[1]
+    assert [line.startswith("{ input keyevent 3; } >&2;") for line in wire.lines] == [True, False]
+    assert wire.lines[1].startswith("mgfarm-frame --ui")
+    wire.lines.clear()
+    wire.tamper = lambda line, out: b"0\nnot a frame\n" if "input" in line else b"garbage\n"
+    with pytest.raises(DeviceError, match="sent no whole frame") as caught:
+        dev.input_and_observe([key_command(3)])
+    assert not isinstance(caught.value, InputFailed)
+    assert sum("input" in line for line in wire.lines) == 1  # the key went once
+
+
+def test_a_round_trip_that_breaks_is_the_inputs_failure(device: tuple[Device, SimWire]) -> None:
+    dev, wire = device
+    wire.broken = True
+    with pytest.raises(InputFailed, match="failed during input"):
+        dev.input_and_observe([tap_command(5, 5)])
+
+
+def test_without_the_frame_command_the_input_runs_once_and_the_screen_comes_as_png(
+    device: tuple[Device, SimWire], sim: ShellDevice
+) -> None:
+    dev, wire = device
+    sim.device.framebuffer = None  # the device answers mgfarm-frame with an error
+    result, pixels, xml = dev.input_and_observe([key_command(3)])
+    assert result.exit_code == 0 and not dev.shares_frames
+    assert np.array_equal(pixels, showing(sim)[0]) and xml == showing(sim)[1]
+    assert sum("input" in line for line in wire.lines) == 1
+    assert any(line == "screencap -p" for line in wire.lines)
+
+
+class RecordingDevice:
+    """What `ActionExecutor` asks of a device: the commands it sends, one round trip each."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    def window_size(self) -> tuple[int, int]:
+        return 1080, 2400
+
+    def shell(self, cmd: str, timeout: float = 60.0) -> str:
+        self.commands.append(cmd)
+        return ""
+
+    def start_app(self, package: str) -> None:
+        self.commands.append(f"start {package}")
+
+    def packages(self) -> list[str]:
+        return ["com.android.settings"]
+
+
+FIELD = UIElement(0, "Ada", "", "id/name", "android.widget.EditText", "p", (0, 100, 200, 200), *[True] * 9)
+ACTIONS: list[tuple[dict[str, Any], list[str]]] = [
+    ({"action_type": "click", "x": 10, "y": 20}, ["input tap 10 20"]),
+    ({"action_type": "double_tap", "index": 0}, ["input tap 100 150; input tap 100 150"]),
+    ({"action_type": "long_press", "x": 5, "y": 6}, ["input swipe 5 6 5 6 800"]),
+    ({"action_type": "scroll", "direction": "down"}, ["input swipe 540 1920 540 480 300"]),
+    ({"action_type": "navigate_back"}, ["input keyevent 4"]),
+    ({"action_type": "keyboard_enter"}, ["input keyevent 66"]),
+    (
+        {"action_type": "input_text", "index": 0, "text": "a b\nc", "clear_text": True},
+        [
+            "input tap 100 150",
+            "input keyevent 123 67 67 67",
+            "input text a%sb",
+            "input keyevent 66",
+            "input text c",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("action", "commands"), ACTIONS, ids=[a["action_type"] for a, _ in ACTIONS])
+def test_input_actions_run_now_or_are_left_to_the_observation(
+    action: dict[str, Any], commands: list[str]
+) -> None:
+    dev = RecordingDevice()
+    executor = ActionExecutor(dev)  # type: ignore[arg-type]
+    assert executor.execute(action, [FIELD]).inputs == ()
+    assert dev.commands == commands  # one round trip each, the commands devices always got
+    dev.commands.clear()
+    assert executor.execute(action, [FIELD], defer_input=True).inputs == tuple(commands)
+    assert dev.commands == []
+
+
+def test_actions_whose_outcome_matters_run_now_even_when_inputs_are_deferred() -> None:
+    dev = RecordingDevice()
+    executor = ActionExecutor(dev, wait_seconds=0.0)  # type: ignore[arg-type]
+    assert (
+        executor.execute({"action_type": "open_app", "app_name": "settings"}, [], defer_input=True).inputs
+        == ()
+    )
+    assert executor.execute({"action_type": "wait"}, [], defer_input=True).inputs == ()
+    assert dev.commands == ["start com.android.settings"]
