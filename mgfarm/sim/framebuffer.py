@@ -4,7 +4,8 @@ The farm creates one file per device (0600, in its own folder) and passes the fo
 the worker sizes and maps each file before it confines itself and closes the descriptor, so a
 confined device can write pixels into its mapping but cannot open, resize or replace any host file.
 `mgfarm-frame` (mgfarm/sim/shell/ui_cmd.py) writes the current screen here and replies with where
-it is; a seqlock (odd sequence number while writing) lets a reader tell a torn frame.
+it is; a seqlock (odd sequence number while writing) lets a reader tell a torn frame. A frame that
+differs from the one the file holds in a few rows only gets those rows written (`write_rows`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import struct
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 MAGIC = b"MGFRAME1"
 HEADER = struct.Struct("<8sQIII4x16s16x")  # magic, seq, width, height, channels, signature
@@ -71,6 +73,25 @@ class FrameBuffer:
         self.scale = scale
         return self.seq
 
+    def write_rows(self, image: Any, rows: list[tuple[int, int]], signature: bytes) -> int:
+        """Write only rows `y0..y1` (excluded) of an RGB Pillow image, for a frame that differs from
+        the one the file holds in those rows alone (same size, scale 1); returns its sequence number.
+
+        A changed band of a 1080x2400 screen is ~200 rows: packing and copying them costs a tenth of
+        the whole frame's ~2.4 ms. Readers see the sequence odd meanwhile, as for `write`."""
+        width, height = image.size
+        assert (width, height) == self.size and self.scale == 1, "rows only over a frame of the same size"
+        odd = self.seq + 1
+        SEQ.pack_into(self._map, SEQ_OFFSET, odd)
+        for y0, y1 in rows:
+            start = HEADER.size + y0 * width * CHANNELS
+            data = rgb_rows(image, y0, y1)
+            self._map[start : start + len(data)] = data
+        self.seq = odd + 1
+        HEADER.pack_into(self._map, 0, MAGIC, self.seq, width, height, CHANNELS, signature)
+        self.signature = signature
+        return self.seq
+
     def release(self) -> None:
         """Give the file's pixel pages back (an idle device's frame costs nothing while nobody reads).
 
@@ -97,6 +118,24 @@ class FrameBuffer:
 Raw = tuple[int, int, bytes]  # width, height, RGB rows
 
 
+def rgb_rows(image: Any, y0: int = 0, y1: int | None = None) -> bytes:
+    """Rows `y0..y1` (excluded; default all) of an RGB Pillow image as packed RGB bytes, in one
+    piece: `tobytes` encodes 64 KiB at a time and joins the pieces, which took twice as long for
+    a 1080x2400 screen (~2.4 ms against ~1.1)."""
+    from PIL import Image  # imported by the first frame, not by a worker that never renders
+
+    y1 = image.height if y1 is None else y1
+    size = image.width * (y1 - y0) * CHANNELS
+    if size <= 0:
+        return b""
+    encoder = Image._getencoder("RGB", "raw", ("RGB", 0, 1))
+    encoder.setimage(image.im, (0, y0, image.width, y1))
+    _, status, data = encoder.encode(size)
+    if status == 1 and len(data) == size:
+        return bytes(data)
+    return bytes(image.crop((0, y0, image.width, y1)).tobytes())
+
+
 class RawFrames:
     """The last few raw frames the devices of this worker wrote, by (digest, scale)."""
 
@@ -104,18 +143,27 @@ class RawFrames:
         self.kept = kept
         self._frames: OrderedDict[tuple[bytes, int], Raw] = OrderedDict()
 
-    def get(self, key: tuple[bytes, int], make: Callable[[], Raw]) -> Raw:
-        """The frame kept for `key`, else `make()`, kept from now on."""
+    def find(self, key: tuple[bytes, int]) -> Raw | None:
+        """The frame kept for `key`, if any (now the most recently used)."""
         found = self._frames.get(key)
         if found is not None:
             self._frames.move_to_end(key)
-            return found
-        frame = make()
+        return found
+
+    def put(self, key: tuple[bytes, int], frame: Raw) -> None:
+        """Keep a frame from now on (the least recently used goes when over `kept`)."""
         if self.kept > 0:
             self._frames[key] = frame
             while len(self._frames) > self.kept:
                 self._frames.popitem(last=False)
-        return frame
+
+    def get(self, key: tuple[bytes, int], make: Callable[[], Raw]) -> Raw:
+        """The frame kept for `key`, else `make()`, kept from now on."""
+        found = self.find(key)
+        if found is None:
+            found = make()
+            self.put(key, found)
+        return found
 
     def clear(self) -> None:
         self._frames.clear()

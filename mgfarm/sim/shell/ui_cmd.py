@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from mgfarm.sim.framebuffer import RAW
+from typing import TYPE_CHECKING
+
+from mgfarm.sim.framebuffer import RAW, FrameBuffer, rgb_rows
 from mgfarm.sim.shell.files import CommandError
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.system.fs import PathEscapeError
+
+if TYPE_CHECKING:
+    from mgfarm.sim.system.windows import WindowManager
 
 # KeyEvent.KEYCODE_* values (frameworks/base/core/java/android/view/KeyEvent.java).
 KEYCODES: dict[str, int] = {
@@ -250,16 +255,37 @@ async def mgfarm_frame(inv: Invocation) -> int:
         inv.out(f"same {since}\n")  # the client has these pixels and this hierarchy already
         return 0
     if (buffer.signature, buffer.scale) != (digest, int(scale)):  # another client may have written it
-        width, height, pixels = RAW.get((digest, int(scale)), lambda: win.frame_rgb(int(scale)))
-        if not buffer.fits(width, height):
-            inv.err(f"mgfarm-frame: a {width}x{height} screen does not fit the frame file\n")
+        problem = write_frame(buffer, win, digest, int(scale))
+        if problem:
+            inv.err(f"mgfarm-frame: {problem}\n")
             return 1
-        buffer.write(pixels, width, height, digest, int(scale))
     width, height = buffer.size
     inv.out(f"frame {buffer.seq} {width} {height} {digest.hex()}\n")
     if with_ui:
         inv.out(win.dump_xml())
     return 0
+
+
+def write_frame(buffer: FrameBuffer, win: WindowManager, digest: bytes, scale: int) -> str:
+    """Put the current frame (digest `digest`) into the frame file; "" or what went wrong.
+
+    A screen the worker wrote lately is copied from its raw frames. Else it is drawn, and when
+    it was drawn over the frame the file holds (redraw's bands), only the rows that changed are
+    written: the rest of the file holds them already. Else every row is written, and kept."""
+    kept = RAW.find((digest, scale))
+    if kept is None:
+        over = buffer.signature if buffer.scale == scale == 1 else b""
+        image, rows = win.frame_image(scale, over)
+        if rows is not None and image.size == buffer.size:
+            buffer.write_rows(image, rows, digest)
+            return ""
+        kept = (image.width, image.height, rgb_rows(image))
+        RAW.put((digest, scale), kept)
+    width, height, pixels = kept
+    if not buffer.fits(width, height):
+        return f"a {width}x{height} screen does not fit the frame file"
+    buffer.write(pixels, width, height, digest, scale)
+    return ""
 
 
 def physical_size(inv: Invocation) -> tuple[int, int]:

@@ -25,7 +25,7 @@ from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.png import PngEncoder
-from mgfarm.sim.ui.redraw import render_frame, view_keys
+from mgfarm.sim.ui.redraw import drawn_since, last_image, render_frame, view_keys
 from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -130,18 +130,6 @@ def signature(keys: list[str], extra: str) -> str:
     """Everything that decides the pixels of a frame, as one string (the cache key), from what
     decides each view's (`redraw.view_keys`)."""
     return "\x1f".join([extra, *keys])
-
-
-def rgb_bytes(image: Any) -> bytes:
-    """The rows of an RGB image in one piece: `tobytes` encodes 64 KiB at a time and joins the
-    pieces, which took twice as long for a 1080x2400 screen (~2.4 ms against ~1.1)."""
-    from PIL import Image
-
-    size = image.width * image.height * 3
-    encoder = Image._getencoder("RGB", "raw", ("RGB", 0, 1))
-    encoder.setimage(image.im, (0, 0, image.width, image.height))
-    _, status, data = encoder.encode(size)
-    return bytes(data) if status == 1 and len(data) == size else bytes(image.tobytes())
 
 
 def _input(method: Callable[..., None]) -> Callable[..., None]:
@@ -404,15 +392,18 @@ class WindowManager:
             self._digest = hashlib.blake2b(self._screen_sig.encode(), digest_size=16).digest()
         return self._digest
 
-    def frame_rgb(self, scale: int = 1) -> tuple[int, int, bytes]:
-        """(width, height, RGB rows) of the current frame, for the shared frame file; `scale` 2
-        halves each side (every output pixel the mean of a 2x2 block, Pillow's `reduce`)."""
+    def frame_image(self, scale: int = 1, over: bytes = b"") -> tuple[Any, list[tuple[int, int]] | None]:
+        """The current frame as an RGB image for the shared frame file (this thread's until it
+        renders again; `scale` 2 halves each side, every output pixel the mean of a 2x2 block,
+        Pillow's `reduce`), and the only rows in which it differs from the frame whose digest is
+        `over`, when it was drawn over that one (else None: any row may differ)."""
         image = self._render(self._refresh())
+        rows = drawn_since(over) if image is last_image() else None
         if image.mode != "RGB":
             image = image.convert("RGB")
         if scale > 1:
-            image = image.reduce(scale)
-        return image.width, image.height, rgb_bytes(image)
+            image, rows = image.reduce(scale), None
+        return image, rows
 
     def screencap_raw(self) -> bytes:
         """`screencap` without -p: width, height, format (1 = RGBA_8888) as u32 LE, then RGBA pixels."""
@@ -425,7 +416,8 @@ class WindowManager:
 
         if not self.screen_on:
             return Image.new("RGB", (self.metrics.width, self.metrics.height), (0, 0, 0))
-        return render_frame(frame.draw_roots(), frame.lctx, frame.palette, self._keys)
+        roots = frame.draw_roots()
+        return render_frame(roots, frame.lctx, frame.palette, self._keys, tag=self.frame_digest())
 
     def dump_xml(self, all_windows: bool = False) -> str:
         """`uiautomator dump`: the active (app) window only, as by default on a device.

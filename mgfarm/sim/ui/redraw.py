@@ -11,9 +11,12 @@ bands are pasted into the last frame. The result is the image `render` draws, pi
 pixels, and inside them every view that can touch them is drawn, in order, as a full render does.
 
 Any other change (another number of views, another palette, size or background) draws the whole
-screen. The last frame and the scratch image are kept per thread (two full-size images, ~20 MB at
-1080x2400): the image `render_frame` returns is overwritten by the thread's next call, so a caller
-encodes or copies it before it renders again. `MGFARM_SIM_REDRAW=0` always draws the whole screen.
+screen, onto the last frame's image (its pages are mapped already). The last frame and the scratch
+image are kept per thread (two full-size images, ~20 MB at 1080x2400): the image `render_frame`
+returns is overwritten by the thread's next call, so a caller encodes or copies it before it renders
+again. A caller that names its frames (`tag`, the frame digest) learns from `drawn_since` which rows
+changed since the frame before, so the shared frame file gets only those rows (`mgfarm-frame`).
+`MGFARM_SIM_REDRAW=0` always draws the whole screen.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ class Last:
     head: tuple[object, ...] = ()
     keys: list[str] = field(default_factory=list)
     rows: list[Band] = field(default_factory=list)
+    tag: bytes = b""  # what the caller named the frame `image` holds (b"": unnamed)
+    since: bytes = b""  # the named frame `image` held before `drawn` was drawn over it (b"": none)
+    drawn: list[Band] = field(default_factory=list)  # the only rows that differ from frame `since`
 
 
 _local = threading.local()
@@ -62,6 +68,20 @@ def _last() -> Last:
 def forget() -> None:
     """Drop this thread's kept images (an idle worker gives their memory back)."""
     _local.last = Last()
+
+
+def drawn_since(tag: bytes) -> list[Band] | None:
+    """The only rows in which this thread's last image differs from the frame named `tag`, when
+    that frame is the one it was drawn over; else None (any row may differ)."""
+    last = _last()
+    if not tag or last.since != tag:
+        return None
+    return list(last.drawn)
+
+
+def last_image() -> Image.Image | None:
+    """The image this thread's last `render_frame` returned, while it keeps it."""
+    return _last().image
 
 
 def view_keys(roots: list[View]) -> list[str]:
@@ -118,9 +138,11 @@ def render_frame(
     palette: Palette,
     keys: list[str] | None = None,
     background: str = "surface",
+    tag: bytes = b"",
 ) -> Image.Image:
-    """The screen `render` draws for these laid-out trees (`keys`: their `view_keys`, when known);
-    the image is this thread's until its next call."""
+    """The screen `render` draws for these laid-out trees (`keys`: their `view_keys`, when known;
+    `tag`: a name for the frame, equal names for equal pixels, see `drawn_since`); the image is
+    this thread's until its next call."""
     m = ctx.metrics
     views = flatten(roots)
     keys = [_view_key(v) for v in views] if keys is None else keys
@@ -129,15 +151,17 @@ def render_frame(
     last = _last()
     bands = _damage(last, head, views, keys, rows, m.height) if ENABLED else None
     if bands is None:
-        image = render(roots, ctx, palette, background)
+        image = render(roots, ctx, palette, background, into=last.image)
         scratch = last.scratch if last.scratch is not None and last.scratch.size == image.size else None
-        _local.last = Last(image if ENABLED else None, scratch, head, keys, rows)
+        _local.last = Last(image if ENABLED else None, scratch, head, keys, rows, tag if ENABLED else b"")
         return image
     assert last.image is not None
     if bands:
         if last.scratch is None or last.scratch.size != last.image.size:
             last.scratch = Image.new("RGB", last.image.size)
         _draw_bands(last.image, last.scratch, bands, roots, ctx, palette, background)
+    if bands or tag != last.tag:  # else the same frame again: what it was drawn over still holds
+        last.since, last.drawn, last.tag = last.tag, bands, tag
     last.keys, last.rows = keys, rows
     return last.image
 

@@ -124,11 +124,23 @@ def text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image
     return mask, left, top
 
 
-def render(roots: list[View], ctx: LayoutCtx, palette: Palette, background: str = "surface") -> Image.Image:
-    """Draw laid-out trees (in order, later ones on top) onto a new RGB screen image."""
+def render(
+    roots: list[View],
+    ctx: LayoutCtx,
+    palette: Palette,
+    background: str = "surface",
+    into: Image.Image | None = None,
+) -> Image.Image:
+    """Draw laid-out trees (in order, later ones on top) onto a new RGB screen image, or onto `into`
+    (an RGB image of the screen's size, cleared first): filling pages already mapped costs less
+    than half of a new image's (~0.9 ms against ~2 ms at 1080x2400)."""
     m = ctx.metrics
     fill = hex_color(background) if background.startswith("#") else getattr(palette, background)
-    image = Image.new("RGB", (m.width, m.height), fill)
+    if into is not None and into.mode == "RGB" and into.size == (m.width, m.height):
+        image = into
+        image.paste(fill, (0, 0, m.width, m.height))
+    else:
+        image = Image.new("RGB", (m.width, m.height), fill)
     cv = Canvas(image, 0, 0, palette, m)
     cv.untouched = fill
     for root in roots:
