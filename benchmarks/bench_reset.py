@@ -6,7 +6,8 @@ state capture, first observation), on one simulated device hosted in this proces
 The device runs on an asyncio thread of this process behind a private adb server (tests/simhost.py),
 so no farm is needed; it saves the golden snapshot, then resets a `MobileEnv` and, in turn, runs the
 state capture alone (`mgfarm.tasks.state.capture`, most of a setup), in wall and in CPU time of this
-process (client and device together: on a busy machine the steadier figure). Prints medians and JSON.
+process (client and device together: on a busy machine the steadier figure), and counts a reset's
+adb round trips (shell commands, sync sessions, console commands). Prints medians and JSON.
 Compare two checkouts by running this file from each, alternately, on the same machine.
 """
 
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -33,6 +35,25 @@ from tests.integration.conftest import start_adb_server, stop_adb_server  # noqa
 from tests.simhost import SimThread  # noqa: E402
 
 WARMUP = 2  # first resets load modules and fill caches
+WIRE_CALLS = ("run_raw", "run", "run_streams", "push", "pull", "pull_many")  # one adb connection each
+
+
+def count_round_trips(device: Device) -> list[int]:
+    """Count the device's adb connections and console commands from now on (a one-item counter)."""
+    count = [0]
+
+    def counted(call: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            count[0] += 1
+            return call(*args, **kwargs)
+
+        return wrapper
+
+    for name in WIRE_CALLS:
+        if hasattr(device.wire, name):  # older checkouts lack some
+            setattr(device.wire, name, counted(getattr(device.wire, name)))
+    device.console.command = counted(device.console.command)  # type: ignore[method-assign]
+    return count
 
 
 def run(resets: int, task: str) -> dict[str, float]:
@@ -50,13 +71,23 @@ def run(resets: int, task: str) -> dict[str, float]:
         device.wait_ready(30)
         device.snapshot_save("golden")
         env = MobileEnv(task, seed=0, device=device, wait_seconds=0.0)
+        trips = count_round_trips(device)
         for round_ in range(resets + WARMUP):
+            trips[0] = 0
             env.reset(seed=round_)
+            reset_trips = trips[0]
             start, cpu = time.perf_counter(), time.process_time()
             capture(device, env.catalog.state)
             if round_ >= WARMUP:
                 wall_ms, cpu_ms = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
-                rows.append({**env.last_timings, "capture_ms": wall_ms, "capture_cpu_ms": cpu_ms})
+                rows.append(
+                    {
+                        **env.last_timings,
+                        "capture_ms": wall_ms,
+                        "capture_cpu_ms": cpu_ms,
+                        "round_trips": float(reset_trips),
+                    }
+                )
         env.close()
         device.close()
     finally:

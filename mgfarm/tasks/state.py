@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
+import secrets
 import sqlite3
 import tempfile
 from collections.abc import Callable
@@ -27,7 +29,7 @@ from typing import Any, Literal
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.apps import AppTable
-from mgfarm.tasks.device import TaskDevice
+from mgfarm.tasks.device import TaskDevice, quote
 
 SETTINGS_NAMESPACES = ("system", "secure", "global")
 TIMEZONE_PROP = "persist.sys.timezone"
@@ -235,25 +237,63 @@ def read_tables(db: str, conn: sqlite3.Connection, entities: dict[str, EntityDec
     return out
 
 
-def read_settings(device: TaskDevice) -> dict[str, Table]:
-    """All settings as `settings.NS -> {key: {value}}`, in one shell round trip."""
-    script = "; ".join(f"echo '##{ns}'; settings list {ns}" for ns in SETTINGS_NAMESPACES)
-    tables: dict[str, Table] = {f"settings.{ns}": {} for ns in SETTINGS_NAMESPACES}
-    namespace = ""
-    for line in device.shell(script).splitlines():
-        if line.startswith("##"):
-            namespace = line[2:].strip()
-        elif "=" in line and namespace:
-            key, value = line.split("=", 1)
-            tables[f"settings.{namespace}"][key] = {"value": value}
+def run_sections(device: TaskDevice, commands: dict[str, str]) -> dict[str, list[str]]:
+    """Several shell commands in one round trip: each one's output lines (stdout and stderr), by name.
+
+    Sections are told apart by marker lines holding a random nonce, which no app data, file name or
+    setting an agent wrote can contain; an output that stops before the last marker (a device that
+    died mid-way) raises, so a capture never reads an unreachable device as an empty one.
+    """
+    nonce = secrets.token_hex(8)
+    marker = f"##mgfarm-{nonce} "
+    parts = [f"echo '{marker}{name}'; {cmd}" for name, cmd in commands.items()]
+    text = device.shell("; ".join([*parts, f"echo '{marker}end'"]))
+    sections: dict[str, list[str]] = {}
+    lines: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith(marker):
+            lines = sections.setdefault(line[len(marker) :].strip(), [])
+        elif lines is not None:
+            lines.append(line)
+    if "end" not in sections or any(name not in sections for name in commands):
+        raise MgfarmError(
+            f"The device's reply to the state capture stopped early ({len(text)} bytes); "
+            "check the device with `mgfarm ps`."
+        )
+    return sections
+
+
+SETTINGS_COMMANDS = {f"settings.{ns}": f"settings list {ns}" for ns in SETTINGS_NAMESPACES}
+
+
+def settings_tables(sections: dict[str, list[str]]) -> dict[str, Table]:
+    """`settings list` outputs (sections named `settings.NS`) as `settings.NS -> {key: {value}}`."""
+    tables: dict[str, Table] = {}
+    for name in SETTINGS_COMMANDS:
+        table: Table = {}
+        for line in sections.get(name, []):
+            if "=" in line:
+                key, value = line.split("=", 1)
+                table[key] = {"value": value}
+        tables[name] = table
     return tables
 
 
-def read_files(device: TaskDevice) -> Table:
-    """Files and folders in shared storage keyed by path: type, size, and sha1 of small files."""
+def read_settings(device: TaskDevice) -> dict[str, Table]:
+    """All settings as `settings.NS -> {key: {value}}`, in one shell round trip."""
+    return settings_tables(run_sections(device, SETTINGS_COMMANDS))
+
+
+LIST_FILES = f"ls -lR {SHARED_STORAGE}"
+
+
+def listed_files(lines: list[str]) -> tuple[Table, list[str]]:
+    """`ls -lR` of shared storage as entries keyed by path (sha1 not yet filled), and the files
+    small enough to hash."""
     entries: Table = {}
+    small: list[str] = []
     folder = ""
-    for line in device.shell(f"ls -lR {SHARED_STORAGE}").splitlines():
+    for line in lines:
         if line.startswith(SHARED_STORAGE) and line.endswith(":"):
             folder = line[:-1]
             continue
@@ -265,51 +305,138 @@ def read_files(device: TaskDevice) -> Table:
             entries[path] = {"type": "dir", "size": None, "sha1": None}
             continue
         size = int(parts[4]) if parts[4].isdigit() else None
-        digest = None
+        entries[path] = {"type": "file", "size": size, "sha1": None}
         if size is not None and size <= HASH_LIMIT:
-            try:
-                digest = hashlib.sha1(device.pull(path)).hexdigest()
-            except Exception:  # vanished between ls and pull: the size still tells
-                digest = None
-        entries[path] = {"type": "file", "size": size, "sha1": digest}
+            small.append(path)
+    return entries, small
+
+
+SUM_LINE = re.compile(r"([0-9a-f]{40})  (.+)")
+MISSING_LINE = re.compile(r"sha1sum: (.+): No such file or directory")
+
+
+def sha1_command(paths: list[str]) -> str:
+    return "sha1sum " + " ".join(quote(p) for p in paths)
+
+
+def parse_sums(lines: list[str]) -> tuple[dict[str, str], set[str]]:
+    """`sha1sum` output: the sha1 of each file it read, and the files the device says do not exist
+    (a file in neither was unreadable)."""
+    sums: dict[str, str] = {}
+    missing: set[str] = set()
+    for line in lines:
+        if found := SUM_LINE.fullmatch(line):
+            sums[found.group(2)] = found.group(1)
+        elif gone := MISSING_LINE.fullmatch(line):
+            missing.add(gone.group(1))
+    return sums, missing
+
+
+def hash_files(device: TaskDevice, entries: Table, small: list[str]) -> None:
+    """Fill the sha1 of the small files among `entries`, all in one round trip; a file that vanished
+    between the listing and now keeps no sha1 (its size still tells)."""
+    if not small:
+        return
+    sums, _ = parse_sums(run_sections(device, {"sums": sha1_command(small)})["sums"])
+    for path in small:
+        entries[path]["sha1"] = sums.get(path)
+
+
+def read_files(device: TaskDevice) -> Table:
+    """Files and folders in shared storage keyed by path: type, size, and sha1 of small files."""
+    entries, small = listed_files(run_sections(device, {"files": LIST_FILES})["files"])
+    hash_files(device, entries, small)
     return entries
 
 
 def capture(device: TaskDevice, spec: StateSpec) -> StateSnapshot:
-    """Settings, files in shared storage, and every row of every database `spec` declares."""
-    snap = StateSnapshot(tables=read_settings(device))
-    snap.tables["files"] = read_files(device)
-    snap.tables["props"] = {TIMEZONE_PROP: {"value": device_timezone(device)}}
+    """Settings, files in shared storage, the time zone, and every row of every database `spec`
+    declares.
+
+    One shell round trip reads the settings, the file listing, the time zone and the sha1 of every
+    database file; a database whose bytes (with its -wal) were read before is taken from the tables
+    kept for them, and only the others are pulled, in one sync session. Small files in shared
+    storage are hashed on the device in one more round trip, when there are any.
+    """
     decls = list(spec.databases.values())
     paths = [spec.path_on(decl.path, device.profile) for decl in decls]
-    contents = device.pull_many([p for path in paths for p in (path, path + "-wal")])
-    for decl, data, wal in zip(decls, contents[::2], contents[1::2], strict=True):
-        if data is not None:
-            snap.tables.update(database_tables(decl.name, data, wal, spec.entities))
+    files = [p for path in paths for p in (path, path + "-wal")]
+    sections = run_sections(
+        device,
+        {
+            **SETTINGS_COMMANDS,
+            "files": LIST_FILES,
+            "zone": f"getprop {TIMEZONE_PROP}",
+            "sums": sha1_command(files),
+        },
+    )
+    snap = StateSnapshot(tables=settings_tables(sections))
+    entries, small = listed_files(sections["files"])
+    hash_files(device, entries, small)
+    snap.tables["files"] = entries
+    zone = "".join(sections["zone"]).strip() or "UTC"
+    snap.tables["props"] = {TIMEZONE_PROP: {"value": zone}}
+    sums, missing = parse_sums(sections["sums"])
+    to_pull: list[tuple[DatabaseDecl, str]] = []
+    for decl, path in zip(decls, paths, strict=True):
+        if path in missing:
+            continue  # the device says the database does not exist: no rows
+        wal = "" if path + "-wal" in missing else sums.get(path + "-wal")
+        kept = kept_tables(decl.name, sums.get(path), wal, spec.entities)
+        if kept is None:
+            to_pull.append((decl, path))
+        else:
+            snap.tables.update(kept)
+    if to_pull:
+        contents = device.pull_many([p for _, path in to_pull for p in (path, path + "-wal")])
+        for (decl, _), data, wal_data in zip(to_pull, contents[::2], contents[1::2], strict=True):
+            if data is not None:
+                snap.tables.update(database_tables(decl.name, data, wal_data, spec.entities))
     return snap
 
 
 PARSED_KEPT = 64
-# Tables of database images read before, by name, bytes and entity readers: a reset restores the
-# same databases every episode, and reading them was ~20 % of a capture. Callers only read tables.
+# Tables of database images read before, by name, sha1 of the bytes (and of the -wal) and entity
+# readers: a reset restores the same databases every episode, so most captures find every database
+# here by the sha1 the device reports and pull none. Callers only read tables.
 _parsed: dict[tuple[Any, ...], dict[str, Table]] = {}
+EMPTY_SHA1 = hashlib.sha1(b"").hexdigest()
+
+
+def _key(db: str, data_sha1: str, wal_sha1: str, entities: dict[str, EntityDecl]) -> tuple[Any, ...]:
+    readers = tuple((e.name, e.read) for e in entities.values() if e.db == db)
+    # An empty -wal holds nothing: the same image as none.
+    return (db, data_sha1, "" if wal_sha1 == EMPTY_SHA1 else wal_sha1, readers)
+
+
+def kept_tables(
+    db: str, data_sha1: str | None, wal_sha1: str | None, entities: dict[str, EntityDecl]
+) -> dict[str, Table] | None:
+    """The tables of a database image read before, by the sha1 of its bytes and of its -wal ("" when
+    there is none); None when either is unknown or the image was not read (or no longer kept)."""
+    if data_sha1 is None or wal_sha1 is None:
+        return None
+    key = _key(db, data_sha1, wal_sha1, entities)
+    tables = _parsed.pop(key, None)
+    if tables is None:
+        return None
+    _parsed[key] = tables  # most recently used last
+    return dict(tables)
 
 
 def database_tables(
     db: str, data: bytes, wal: bytes | None, entities: dict[str, EntityDecl]
 ) -> dict[str, Table]:
     """Tables and entities of one pulled database image, read once per distinct image."""
-    readers = tuple((e.name, e.read) for e in entities.values() if e.db == db)
-    digest = hashlib.blake2b(data, digest_size=16)
-    digest.update(b"\0wal\0" + (wal or b""))
-    key = (db, digest.digest(), readers)
-    tables = _parsed.pop(key, None)
-    if tables is None:
-        with contextlib.closing(open_copy(data, wal)) as conn:
-            tables = read_tables(db, conn, entities)
+    data_sha1, wal_sha1 = hashlib.sha1(data).hexdigest(), hashlib.sha1(wal).hexdigest() if wal else ""
+    kept = kept_tables(db, data_sha1, wal_sha1, entities)
+    if kept is not None:
+        return kept
+    with contextlib.closing(open_copy(data, wal)) as conn:
+        tables = read_tables(db, conn, entities)
     while len(_parsed) >= PARSED_KEPT:
         _parsed.pop(next(iter(_parsed)))
-    _parsed[key] = tables  # most recently used last
+    _parsed[_key(db, data_sha1, wal_sha1, entities)] = tables
     return dict(tables)
 
 
