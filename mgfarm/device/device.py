@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import secrets
 import shlex
 import time
 from collections.abc import Iterator, Sequence
@@ -35,6 +36,9 @@ from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.errors import MgfarmError
 
 DUMP_PATH = "/data/local/tmp/mgfarm_uidump.xml"
+# Frames a device that shares frames keeps besides the last, for going back to a recent screen
+# (back after a click, a dialog closed): ~8 MB each at 1080x2400, within `frames.SHARED`'s budget.
+EARLIER_FRAMES = 2
 _EMULATOR_SERIAL = re.compile(r"^emulator-(\d+)$")
 _SETTINGS_NAMESPACES = ("system", "secure", "global")
 _SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -133,6 +137,10 @@ class Device:
         self._size: tuple[int, int] | None = None
         self._frames = _open_frame_file(frame_file)
         self._last: _Shown | None = None  # the last frame through the frame file
+        # Keys of the frames shown before the last one, oldest first, in `frames.SHARED` under this
+        # device's own prefix: a reply naming one again (back to a recent screen) is not read again.
+        self._earlier: list[bytes] = []
+        self._key_prefix = secrets.token_bytes(8)
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r}, adb_port={self.adb_port})"
@@ -399,6 +407,9 @@ class Device:
             self._frames.close()
             self._frames = None
         self._last = None
+        for key in self._earlier:
+            frames.SHARED.drop(key)
+        self._earlier = []
 
     def _read_reply(
         self, out: bytes, last: _Shown | None, with_ui: bool, scale: int
@@ -412,7 +423,9 @@ class Device:
             return last.pixels, last.xml or ""
         width, height = scaled_size(self.window_size(), scale)
         rotated = (reply.header.width, reply.header.height) == (height, width)  # landscape
-        pixels = self._frames.read(reply.header, (height, width) if rotated else (width, height))
+        pixels = self._earlier_frame(digest, scale, reply.header)
+        if pixels is None:
+            pixels = self._frames.read(reply.header, (height, width) if rotated else (width, height))
         xml: str | None = None
         if with_ui:
             text = reply.rest.decode("utf-8", "replace").rstrip()
@@ -420,8 +433,33 @@ class Device:
             if start < 0:
                 raise framebuffer.FrameError(f"its hierarchy is {text[:120]!r}")
             xml = text[start:]
+        if self._last is not None and (self._last.digest, self._last.scale) != (digest, scale):
+            self._remember(self._last)
         self._last = _Shown(digest, scale, pixels, xml)
         return pixels, xml or ""
+
+    def _frame_key(self, digest: str, scale: int) -> bytes:
+        return self._key_prefix + f"{digest}/{scale}".encode()
+
+    def _earlier_frame(self, digest: str, scale: int, header: framebuffer.Header) -> np.ndarray | None:
+        """The pixels of a frame shown before under `digest`, when they are the size the reply says.
+
+        The device's digest stands for its pixels, as it does for `same`; the file then holds these
+        pixels again, and ~8 MB of reading (a 1080x2400 screen, ~1.5 ms) are saved."""
+        pixels = frames.SHARED.find(self._frame_key(digest, scale))
+        if pixels is None or pixels.shape != (header.height, header.width, framebuffer.CHANNELS):
+            return None
+        return pixels
+
+    def _remember(self, shown: _Shown) -> None:
+        """Keep the frame the last one replaces, and the EARLIER_FRAMES - 1 before it."""
+        key = self._frame_key(shown.digest, shown.scale)
+        frames.SHARED.keep(key, shown.pixels)
+        if key in self._earlier:
+            self._earlier.remove(key)
+        self._earlier.append(key)
+        while len(self._earlier) > EARLIER_FRAMES:
+            frames.SHARED.drop(self._earlier.pop(0))
 
     # -- UI ----------------------------------------------------------------------------------
     def u2(self) -> Any:

@@ -167,6 +167,33 @@ def test_without_the_frame_command_the_input_runs_once_and_the_screen_comes_as_p
     assert any(line == "screencap -p" for line in wire.lines)
 
 
+def test_a_recent_screen_shown_again_is_not_read_again(
+    device: tuple[Device, SimWire], sim: ShellDevice, tmp_path: Path
+) -> None:
+    dev, wire = device
+    home_pixels, home_xml = dev.observe()
+    assert dev._frames is not None
+    read = dev._frames.read
+    reads: list[framebuffer.Header] = []
+
+    def counted(header: framebuffer.Header, screen: tuple[int, int]) -> np.ndarray:
+        reads.append(header)
+        return read(header, screen)
+
+    dev._frames.read = counted  # type: ignore[method-assign, assignment]
+    _, settings, _ = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
+    _, back, xml = dev.input_and_observe([key_command(4)])
+    assert len(reads) == 1  # Settings only: home came back under the digest it had
+    assert back is home_pixels and xml == home_xml and np.array_equal(back, showing(sim)[0])
+    _, forward, _ = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
+    assert forward is settings and len(reads) == 1
+    # Another client of the same device does not see this one's frames: it reads the file.
+    other = Device("emulator-5554", frame_file=str(tmp_path / "frames" / "emulator-5554.frame"))
+    other.wire = wire  # type: ignore[assignment]
+    assert other.observe()[0] is not forward and np.array_equal(other.observe()[0], forward)
+    other.close()
+
+
 class RecordingDevice:
     """What `ActionExecutor` asks of a device: the commands it sends, one round trip each."""
 
