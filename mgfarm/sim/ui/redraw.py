@@ -108,10 +108,15 @@ def reach(v: View, ctx: LayoutCtx) -> Band:
 
 
 def flatten(roots: list[View]) -> list[View]:
-    """Every view in drawing order (`draw_view`'s order)."""
+    """Every view in drawing order (`draw_view`'s order, `View.walk`'s): a loop over a stack, not
+    nested generators (one per view: ~0.1 ms a frame, twice a step)."""
     out: list[View] = []
-    for root in roots:
-        out.extend(root.walk())
+    stack = roots[::-1]
+    while stack:
+        v = stack.pop()
+        out.append(v)
+        if v.children:
+            stack.extend(v.children[::-1])
     return out
 
 

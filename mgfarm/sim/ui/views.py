@@ -28,7 +28,9 @@ class LayoutCtx:
     focus: str | None = None
 
     def px(self, dp: float) -> int:
-        return self.metrics.px(dp)
+        # Metrics.px inlined (the same expression, so the same pixels): layout calls this ~1,500
+        # times for a month view, and a second call level was ~0.2 ms of it.
+        return round(dp * self.metrics.density / 160.0)
 
 
 def intersect(a: Rect, b: Rect) -> Rect:
@@ -101,6 +103,8 @@ class View:
     # ---- layout
     def padding_px(self, ctx: LayoutCtx) -> tuple[int, int, int, int]:
         left, top, right, bottom = self.pad
+        if not (left or top or right or bottom):
+            return (0, 0, 0, 0)  # most views have no padding: four conversions of 0 saved
         return ctx.px(left), ctx.px(top), ctx.px(right), ctx.px(bottom)
 
     def intrinsic_width(self, ctx: LayoutCtx) -> int:
