@@ -135,7 +135,7 @@ class ActionExecutor:
         self.wait_seconds = wait_seconds
 
     def execute(
-        self, raw: Action | dict[str, Any] | str, elements: list[UIElement], defer_input: bool = False
+        self, raw: Action | dict[str, Any] | str, elements: Sequence[UIElement], defer_input: bool = False
     ) -> ActionOutcome:
         """Carry out an action. Pure input events (taps, swipes, keys, text) are shell commands whose
         output nothing reads; `defer_input` returns them in `ActionOutcome.inputs` instead of running
@@ -155,7 +155,7 @@ class ActionExecutor:
         return ActionOutcome()
 
     # -- targets -----------------------------------------------------------------------------
-    def _element(self, action: Action, elements: list[UIElement]) -> UIElement:
+    def _element(self, action: Action, elements: Sequence[UIElement]) -> UIElement:
         assert action.index is not None
         if action.index >= len(elements):
             raise ActionError(
@@ -163,7 +163,7 @@ class ActionExecutor:
             )
         return elements[action.index]
 
-    def _point(self, action: Action, elements: list[UIElement]) -> tuple[int, int]:
+    def _point(self, action: Action, elements: Sequence[UIElement]) -> tuple[int, int]:
         width, height = self.device.window_size()
         if action.x is None or action.y is None:
             return self._element(action, elements).center
@@ -178,30 +178,30 @@ class ActionExecutor:
         return round(x), round(y)
 
     # -- handlers: each returns the input commands it leaves to `execute` ------------------------
-    def _do_click(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_click(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         return [tap_command(*self._point(action, elements))]
 
-    def _do_double_tap(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_double_tap(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         tap = tap_command(*self._point(action, elements))
         return [f"{tap}; {tap}"]  # one command line: the second tap follows the first at once
 
-    def _do_long_press(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_long_press(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         x, y = self._point(action, elements)
         return [swipe_command(x, y, x, y, 800)]
 
-    def _region(self, action: Action, elements: list[UIElement]) -> tuple[int, int, int, int]:
+    def _region(self, action: Action, elements: Sequence[UIElement]) -> tuple[int, int, int, int]:
         if action.index is not None:
             return self._element(action, elements).bounds
         width, height = self.device.window_size()
         return 0, 0, width, height
 
-    def _do_scroll(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_scroll(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         # Scrolling down reveals content below: the finger moves up.
         opposite = {"up": "down", "down": "up", "left": "right", "right": "left"}
         assert action.direction is not None
         return [self._finger_move(self._region(action, elements), opposite[action.direction])]
 
-    def _do_swipe(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_swipe(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         assert action.direction is not None
         return [self._finger_move(self._region(action, elements), action.direction)]
 
@@ -217,7 +217,7 @@ class ActionExecutor:
         }[direction]
         return swipe_command(start[0], start[1], end[0], end[1], 300)
 
-    def _do_input_text(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_input_text(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         assert action.text is not None
         commands: list[str] = []
         known_length: int | None = None
@@ -231,24 +231,24 @@ class ActionExecutor:
             commands.append(f"input keyevent {KEY_MOVE_END} {deletes}")
         return commands + text_commands(action.text)
 
-    def _do_keyboard_enter(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_keyboard_enter(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         return [key_command(action.keycode or KEY_ENTER)]
 
-    def _do_unknown(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_unknown(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         raise ActionError("The agent sent an 'unknown' action, so nothing was done; send a concrete action.")
 
-    def _do_navigate_home(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_navigate_home(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         return [key_command(KEY_HOME)]
 
-    def _do_navigate_back(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_navigate_back(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         return [key_command(KEY_BACK)]
 
-    def _do_open_app(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_open_app(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         assert action.app_name is not None
         self.device.start_app(resolve_app(self.device, action.app_name, self.apps))
         return []  # done here: its failure is told from the device's answer
 
-    def _do_wait(self, action: Action, elements: list[UIElement]) -> list[str]:
+    def _do_wait(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         time.sleep(self.wait_seconds)
         return []
 
