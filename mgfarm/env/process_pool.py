@@ -93,8 +93,8 @@ class ProcessEnvPool:
     The same interface as `EnvPool` for `MobileVectorEnv` (reset_all, step_async / step_wait,
     spaces, close), with the same next-step autoreset and per-episode seeds. Observations' arrays
     are read-only views of shared memory that the next step overwrites (`shared_arrays()` gives
-    the whole batch); copy what must outlive a step. `record=` is not supported (each worker would
-    number episodes on its own).
+    the whole batch); copy what must outlive a step. `record=DIR`: each worker records its envs'
+    episodes into DIR, numbered in one sequence with the other workers' (`Recorder`).
     """
 
     def __init__(
@@ -110,16 +110,10 @@ class ProcessEnvPool:
             raise MgfarmError(f"size={size} is too small; a pool needs at least 1 env.")
         if processes < 1:
             raise MgfarmError(f"processes={processes} must be at least 1.")
-        if env_kwargs.get("record"):
-            raise MgfarmError(
-                "record= is not supported with processes > 1 (each worker would number episodes on "
-                "its own); record with processes=0, or wrap envs yourself."
-            )
-        env_kwargs.pop("record", None)
-        # Loaded (and the tasks checked) here, once: a worker unpickles it in ~20 ms where loading
-        # takes ~2 s of CPU, and bad task names are refused before any worker starts.
-        catalog = env_kwargs["catalog"] = env_kwargs.get("catalog") or load_catalog()
-        resolve_tasks(tasks, catalog)
+        record = env_kwargs.pop("record", None)
+        if record:
+            # A path, not a `Recorder` (its lock does not travel); absolute, whatever the workers' cwd.
+            env_kwargs["record"] = str(Path(os.fspath(record)).resolve())
         self.size = size
         self.parts = split(size, processes)
         self._workers: list[_Worker] = []
@@ -127,18 +121,32 @@ class ProcessEnvPool:
         self._broken: str | None = None
         self._buffer: mmap.mmap | None = None
         self._arrays: dict[str, np.ndarray] = {}
+        # When each worker got through its start (seconds after it was spawned): `imported`,
+        # `configured`, `built` (its envs), `shared` (the observation slots mapped).
+        self.startup: list[dict[str, float]] = []
         try:
-            for number, part in enumerate(self.parts):
+            # The workers start first: their Python start and imports (~0.6 s of CPU each) run while
+            # this process loads the catalog, and while the other workers start.
+            self._workers = [_Worker(number, part) for number, part in enumerate(self.parts)]
+            # Loaded (and the tasks checked) here, once: a worker unpickles it in ~20 ms where
+            # loading takes ~1-2 s of CPU, and bad task names are refused before any env is built.
+            catalog = env_kwargs["catalog"] = env_kwargs.get("catalog") or load_catalog()
+            resolve_tasks(tasks, catalog)
+            for worker in self._workers:
                 config = {
                     "farm": farm,
-                    "size": len(part),
+                    "size": len(worker.part),
                     "tasks": tasks,
                     "seed": seed,
-                    "first_index": part.start,
+                    "first_index": worker.part.start,
                 }
-                self._workers.append(_Worker(number, part, {**config, **env_kwargs}))
+                worker.send(("start", {**config, **env_kwargs}, worker.number == 0))
             replies = self._gather("starting its envs")
-            self._spaces: tuple[gymnasium.Space[Any], gymnasium.Space[Any]] = replies[0]
+            self._spaces: tuple[gymnasium.Space[Any], gymnasium.Space[Any]] = replies[0][0]
+            self.startup = [
+                {key: round(at - w.spawned, 3) for key, at in timings.items()}
+                for w, (_, timings) in zip(self._workers, replies, strict=True)
+            ]
             self._share()
         except BaseException:
             self.close()
@@ -159,7 +167,9 @@ class ProcessEnvPool:
                 socket.send_fds(worker.sock, [b"f"], [fd])
         finally:
             os.close(fd)
-        self._gather("mapping the shared observations")
+        mapped = self._gather("mapping the shared observations")
+        for worker, shared in zip(self._workers, mapped, strict=True):
+            self.startup[worker.number]["shared"] = round(shared - worker.spawned, 3)
         self._arrays = shared_arrays(self._buffer, layout, self.size)
         for array in self._arrays.values():
             array.flags.writeable = False
@@ -300,7 +310,7 @@ class ProcessEnvPool:
 class _Worker:
     """The trainer's side of one worker process: its socket and the envs it holds."""
 
-    def __init__(self, number: int, part: range, config: dict[str, Any]) -> None:
+    def __init__(self, number: int, part: range) -> None:
         self.number = number
         self.part = part
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -313,13 +323,13 @@ class _Worker:
         code = (
             f"from mgfarm.env.process_pool import worker_main; worker_main({theirs.fileno()}, {os.getpid()})"
         )
+        self.spawned = time.monotonic()  # the same clock in every process: startup times compare
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code], pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL
             )
         finally:
             theirs.close()  # only the worker holds its end: the trainer sees EOF when it dies
-        self.send(("start", config))
 
     def send(self, message: tuple[Any, ...]) -> None:
         with contextlib.suppress(OSError):  # a dead worker: its EOF is what the next read reports
@@ -394,6 +404,7 @@ def _strip(obs: dict[str, Any] | None, index: int, arrays: dict[str, np.ndarray]
 def worker_main(fd: int, parent: int) -> None:
     """A worker: builds an `EnvPool` from the "start" config, then serves commands until "close" or
     the trainer's socket closes."""
+    timings = {"imported": time.monotonic()}
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; it closes us
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     from mgfarm.env.pool import EnvPool
@@ -413,10 +424,13 @@ def worker_main(fd: int, parent: int) -> None:
             command = message[0]
             try:
                 if command == "start":
-                    config = message[1]
+                    _, config, send_spaces = message
+                    timings["configured"] = time.monotonic()
                     first = config["first_index"]
                     pool = EnvPool(**config)
-                    reply: Any = pool.spaces()
+                    timings["built"] = time.monotonic()
+                    # One worker's spaces do for all (a screenshot Box pickles to ~30 MB).
+                    reply: Any = (pool.spaces() if send_spaces else None, timings)
                 elif command == "share":
                     _, layout, size = message
                     _, fds, _, _ = socket.recv_fds(sock, 1, 1)
@@ -426,7 +440,7 @@ def worker_main(fd: int, parent: int) -> None:
                     assert pool is not None
                     arrays = {key: a[first : first + len(pool)] for key, a in everyone.items()}
                     last = [{} for _ in range(len(pool))]
-                    reply = None
+                    reply = time.monotonic()
                 elif command == "reset":
                     assert pool is not None
                     obs, infos = pool.reset_all(seed=message[1])

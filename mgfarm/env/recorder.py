@@ -8,13 +8,14 @@ Layout (`mgfarm eval` records through it too, and its report shows these screens
         {"event": "end", "success", "progress", "clean", "side_effects", "checks", "reward",
          "steps", "failed", "answer", "seconds"}
     <run_dir>/<episode_id>/step_0000.png     the observation after reset (0) and after each step
+    <run_dir>/.last_episode                  the number of the last episode begun (see `Recorder`)
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ import numpy as np
 from PIL import Image
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_NUMBERED = re.compile(r"(\d+)-")
+LAST_EPISODE = ".last_episode"
 
 
 def _jsonable(value: Any) -> Any:
@@ -67,23 +70,44 @@ class EpisodeWriter:
 
 
 class Recorder:
-    """Hands out one `EpisodeWriter` per episode under a run folder."""
+    """Hands out one `EpisodeWriter` per episode under a run folder.
+
+    Episodes are numbered 1, 2, ... in the order they begin, across every `Recorder` of the folder
+    in any process (the worker processes of `make_vec(..., processes=K)` record their envs' episodes
+    into one folder): the last number handed out is kept in `<run_dir>/.last_episode`, read and
+    written under a file lock. A folder recorded before that file existed continues after its
+    highest numbered episode.
+    """
 
     def __init__(self, run_dir: str | Path, save_screenshots: bool = True) -> None:
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.save_screenshots = save_screenshots
-        self._count = 0
-        self._lock = threading.Lock()
 
     def episode(self, task_id: str, seed: int, replica: int | None = None) -> EpisodeWriter:
-        with self._lock:
-            self._count += 1
-            number = self._count
+        number = self._next_number()
         label = _UNSAFE.sub("_", f"{task_id}-s{seed}")
         suffix = f"-r{replica}" if replica is not None else ""
         folder = self.run_dir / f"{number:05d}-{label}{suffix}"
         return EpisodeWriter(folder, self.save_screenshots)
+
+    def _next_number(self) -> int:
+        # flock excludes every other open of the file: other processes' and this one's threads.
+        with (self.run_dir / LAST_EPISODE).open("a+", encoding="utf-8") as counter:
+            fcntl.flock(counter, fcntl.LOCK_EX)
+            counter.seek(0)
+            text = counter.read().strip()
+            number = (int(text) if text else _highest_number(self.run_dir)) + 1
+            counter.truncate(0)
+            counter.write(f"{number}\n")
+            counter.flush()
+        return number
+
+
+def _highest_number(run_dir: Path) -> int:
+    """The highest episode number among the folders of `run_dir` (0 when there are none)."""
+    numbers = (_NUMBERED.match(p.name) for p in run_dir.iterdir())
+    return max((int(m.group(1)) for m in numbers if m), default=0)
 
 
 def read_episode(folder: str | Path) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -19,9 +20,11 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from PIL import Image
 
 import mgfarm
 from mgfarm.env.process_pool import ProcessEnvPool, WorkerFailed
+from mgfarm.env.recorder import read_episode
 from mgfarm.errors import MgfarmError
 from mgfarm.vector import MobileVectorEnv
 from tests.integration import test_vector
@@ -30,6 +33,8 @@ from tests.integration.test_vector import HOME, TASK_ID, FarmMaker, answer
 vector_farm = test_vector.farm  # its `farm` fixture (a farm of sims with the vectest tasks), used here too
 
 ROOT = Path(__file__).resolve().parents[2]
+# Fields of a recorded event that differ from run to run, or with the replica an episode ran on.
+VARYING = {"time", "timings", "seconds", "replica", "serial"}
 
 
 def alive(pid: int) -> bool:
@@ -128,6 +133,53 @@ def test_worker_processes_pass_gymnasiums_statistics_wrapper(vector_farm: FarmMa
         venv.close()
 
 
+def record_two_episodes(processes: int, run: Path) -> None:
+    """Two envs, seed 3: one step home, then one right and one wrong answer; recorded into `run`."""
+    venv = mgfarm.make_vec(2, TASK_ID, farm="procrec", wait_seconds=0.0, processes=processes, record=run)
+    try:
+        _, infos = venv.reset(seed=3)
+        wanted = list(infos["params"]["n"])
+        venv.step([HOME, HOME])
+        venv.step([answer(wanted[0]), answer(int(wanted[1]) + 1)])
+    finally:
+        venv.close()
+
+
+def recorded(run: Path) -> dict[tuple[str, int], tuple[str, list[dict[str, Any]], dict[str, np.ndarray]]]:
+    """Each episode of `run` by (task id, seed): its folder name, events (without the times and the
+    replica it ran on) and screenshots."""
+    episodes = {}
+    for folder in sorted(p for p in run.iterdir() if p.is_dir()):
+        events = read_episode(folder)
+        kept = [{k: v for k, v in e.items() if k not in VARYING} for e in events]
+        screens = {
+            e["screenshot"]: np.asarray(Image.open(folder / e["screenshot"]))
+            for e in events
+            if e.get("screenshot")
+        }
+        episodes[(events[0]["task_id"], events[0]["seed"])] = (folder.name, kept, screens)
+    return episodes
+
+
+def test_worker_processes_record_the_episodes_one_process_records(
+    vector_farm: FarmMaker, tmp_path: Path
+) -> None:
+    vector_farm("procrec", 2)
+    record_two_episodes(0, tmp_path / "one")
+    record_two_episodes(2, tmp_path / "two")
+    one, two = recorded(tmp_path / "one"), recorded(tmp_path / "two")
+    assert sorted(name[:6] for name, _, _ in two.values()) == ["00001-", "00002-"]  # one sequence
+    assert one.keys() == two.keys() and len(one) == 2
+    for key, (_, events, screens) in one.items():
+        _, other_events, other_screens = two[key]
+        assert [e["event"] for e in events] == ["reset", "step", "step", "end"]
+        assert other_events == events  # the same actions, rewards, verdicts and screenshot names
+        assert screens.keys() == other_screens.keys() and len(screens) == 2
+        for name, pixels in screens.items():
+            assert data_equivalence(other_screens[name], pixels), name
+    assert sorted(e[1][-1]["success"] for e in two.values()) == [False, True]
+
+
 def test_a_killed_worker_is_one_clear_error_and_frees_its_replica(vector_farm: FarmMaker) -> None:
     vector_farm("prockill", 2)
     venv = mgfarm.make_vec(2, TASK_ID, farm="prockill", wait_seconds=0.0, processes=2)
@@ -176,7 +228,7 @@ def test_workers_exit_when_the_trainer_is_killed(vector_farm: FarmMaker, tmp_pat
     assert wait_gone(workers) == []
 
 
-def test_an_unknown_task_is_refused_before_any_worker_starts(vector_farm: FarmMaker) -> None:
+def test_an_unknown_task_is_refused_and_leaves_no_worker_behind(vector_farm: FarmMaker) -> None:
     vector_farm("procbad", 2)
     before = set(children())
     with pytest.raises(MgfarmError, match=r"^Unknown task 'no\.such\.task'"):
