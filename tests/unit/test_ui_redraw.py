@@ -10,7 +10,7 @@ import pytest
 
 from mgfarm.sim.device import SimDevice
 from mgfarm.sim.system.windows import KEY_BACK, KEY_HOME
-from mgfarm.sim.ui import redraw
+from mgfarm.sim.ui import redraw, xmldump
 from mgfarm.sim.ui.render import render
 from tests.unit.sim_screen import boot_device, nodes
 
@@ -95,3 +95,23 @@ def test_dial_pad_digits_redraw_a_band(tmp_path: Path, full: list[int]) -> None:
         wm.tap(*key.center)
         check(device)
     assert len(full) <= drawn + 1  # the number field joins the tree once; later digits redraw a band
+
+
+@pytest.mark.parametrize("package", APPS[:3])
+def test_hierarchies_from_earlier_frames_tags_equal_fresh_ones(tmp_path: Path, package: str) -> None:
+    """The dump's opening tags reused by view key (the views that did not change) give the XML
+    written from scratch, as frames change under random actions."""
+    device = boot_device(tmp_path)
+    device.services.activities.launch(package)
+    device.changed()
+    wm = device.services.window
+    rng = random.Random(package)
+    for _ in range(30):
+        frame = wm.frame()
+        wm.frame_digest()  # the frame's view keys, as every screenshot and dump makes them
+        windows = [(frame.app_root, frame.package), (frame.status, "com.android.systemui")]
+        reused = xmldump.dump(windows, wm.rotation, wm._keys_by_view(frame))
+        assert reused == xmldump.dump(windows, wm.rotation)
+        act(device, rng)
+        if device.services.activities.resumed_record() is None:
+            wm.key(KEY_HOME)

@@ -25,7 +25,7 @@ from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.png import PngEncoder
-from mgfarm.sim.ui.redraw import drawn_since, last_image, render_frame, view_keys
+from mgfarm.sim.ui.redraw import drawn_since, flatten, last_image, render_frame, view_keys
 from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -433,16 +433,23 @@ class WindowManager:
                 if frame.shade is not None:
                     windows.append((frame.shade, SYSTEMUI))
                 windows += [(frame.status, SYSTEMUI), (frame.nav, SYSTEMUI)]
-                SHARED.fill(screen, xml_all=dump(windows, self.rotation))
+                SHARED.fill(screen, xml_all=dump(windows, self.rotation, self._keys_by_view(frame)))
             assert screen.xml_all is not None
             return screen.xml_all
         if screen.xml is None:
             active = (
                 [(frame.shade, SYSTEMUI)] if frame.shade is not None else [(frame.app_root, frame.package)]
             )
-            SHARED.fill(screen, xml=dump(active, self.rotation))
+            SHARED.fill(screen, xml=dump(active, self.rotation, self._keys_by_view(frame)))
         assert screen.xml is not None
         return screen.xml
+
+    def _keys_by_view(self, frame: Frame) -> dict[int, str]:
+        """The kept frame's view keys (`_refresh` made them) by the `id` of each view, for `dump`."""
+        views = flatten(frame.draw_roots())
+        if len(views) != len(self._keys):  # not this frame's keys: the dump writes every tag afresh
+            return {}
+        return dict(zip(map(id, views), self._keys, strict=True))
 
     # ---- input
     def _record(self) -> ActivityRecord | None:
