@@ -11,10 +11,9 @@ import shutil
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mgfarm
-from mgfarm.device import Device
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import api
 from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, backend_class
@@ -33,6 +32,9 @@ from mgfarm.snapshots.manifest import (
     snapshot_files,
 )
 from mgfarm.snapshots.recipe import list_recipes
+
+if TYPE_CHECKING:  # imported where a device is checked: numpy and adbutils are a third of `mgfarm up`'s start
+    from mgfarm.device import Device
 
 
 def up(
@@ -76,6 +78,8 @@ class Built:
 
     def check_device(self, farm: FarmState, rep: Replica) -> None:
         """After boot, before the snapshot loads: the farm's devices must have the snapshot's screen."""
+        from mgfarm.device import Device
+
         device = Device(rep.serial, adb_port=farm.adb_server_port)
         try:
             screen = device_screen(device)
