@@ -19,7 +19,7 @@ from typing import Protocol
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.binary import adb_args
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import procs
+from mgfarm.farm import frames, procs
 from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_class, get_backend
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
@@ -268,6 +268,7 @@ def up(
         if not runner.owns_devices:
             _refuse_adopted_elsewhere(others, planned)
         remove_folder(folder)  # no state file: leftovers of an earlier farm only
+        frames.remove_dirs(name)
         folder.mkdir(parents=True)
         write_private(folder / "console_token", token)  # no newline: adb reads the token file untrimmed
         try:
@@ -343,6 +344,7 @@ def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
             lingering = serials & set(adbserver.devices(farm.adb_server_port))
             left += [f"adb transport {s}" for s in sorted(lingering)]
         remove_folder(farm_dir(farm.name))
+        frames.remove_dirs(farm.name, farm.frames_dir)
     return left
 
 
@@ -373,6 +375,7 @@ def down(name: str = "default") -> FarmState:
     except MgfarmError:
         if (folder / "state.json").exists():  # unreadable: nothing we can stop by id, clear it
             remove_folder(folder)
+            frames.remove_dirs(name)
             raise MgfarmError(
                 f"The state file of farm {name!r} was unreadable and has been removed; check "
                 "`ps` / `docker ps` for leftovers."

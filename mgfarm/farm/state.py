@@ -81,6 +81,7 @@ class FarmState:
     first_port: int = 5554  # the farm's port range starts here; restarts stay in it
     owner_pid: int = 0  # a private farm's process (tasks check): its watchdog stops the farm if it dies
     profile: str = "android13"  # the device profile (image the devices mirror; their app packages)
+    frames_dir: str = ""  # the process backend's frame files (mgfarm.farm.frames); "": none made yet
 
     def replica(self, index: int) -> Replica:
         for rep in self.replicas:

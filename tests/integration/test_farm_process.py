@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import stat
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -15,7 +16,8 @@ import pytest
 
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.console import console_command
-from mgfarm.farm import api, procs
+from mgfarm.errors import MgfarmError
+from mgfarm.farm import api, frames, procs
 from mgfarm.farm.ports import free_port, quiet_range_start
 from mgfarm.farm.state import FarmState, farm_dir, load_farm
 from tests.support import processes_matching, run_mgfarm, wait_until
@@ -171,6 +173,31 @@ def test_stale_state_and_failed_boot(farm_home: Path, adb_server: AdbServer) -> 
         api.up(2, name="slow", adb_port=adb_server.port, boot_timeout=0.01, retries=1)
     assert not (farm_dir("slow") / "state.json").exists()
     assert farm_pids(farm_home) == []
+
+
+def test_frame_files_live_in_a_private_tmpfs_folder_that_down_and_crashes_clear(
+    farm_home: Path, adb_server: AdbServer
+) -> None:
+    leftover = frames.make_dir("shmfarm", farm_home / "unused")  # a crash before the state was saved
+    farm = api.up(1, name="shmfarm", adb_port=adb_server.port)
+    assert not leftover.exists(), "up clears the leftovers of a farm of that name"
+    frame = Path(farm.replicas[0].frame_file)
+    if frames.usable(Path("/dev/shm")):
+        assert frame.parent.parent == Path("/dev/shm")
+    assert frame.parent == Path(farm.frames_dir)
+    assert stat.S_IMODE(frame.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(frame.stat().st_mode) == 0o600
+    # kill -9 of everything: the frames stay until `down` clears the farm's leftovers.
+    for pid in [farm.watchdog_pid, *(w.pid for w in farm.workers)]:
+        os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: farm_pids(farm_home) == [], 10, "processes to die")
+    assert frame.exists()
+    assert mgfarm("down", "--name", "shmfarm").returncode == 0
+    assert not frame.parent.exists()
+    # A failed up removes the folder it made.
+    with pytest.raises(MgfarmError, match="failed to boot"):
+        api.up(1, name="shmfarm", adb_port=adb_server.port, boot_timeout=0.01, retries=0)
+    assert not [p for p in Path("/dev/shm").glob("mgfarm-*") if "-shmfarm@" in p.name]
 
 
 def test_mgfarm_yaml_gives_defaults_and_flags_win(

@@ -83,7 +83,7 @@ def shows(pixels: np.ndarray, dev: Device, scale: int = 1) -> bool:
 
 def test_the_env_sees_over_shared_memory_what_screencap_shows(farm: FarmState) -> None:
     frame_file = Path(farm.replicas[0].frame_file)
-    assert frame_file.parent == farm_dir(NAME) / "frames"
+    assert frame_file.parent == Path(farm.frames_dir)  # a private tmpfs folder (mgfarm.farm.frames)
     assert frame_file.stat().st_mode & 0o777 == 0o600
     env = MobileEnv("calendar.add_event", seed=0, farm=NAME, wait_seconds=0.0)
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mgfarm.device import framebuffer
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import procs
+from mgfarm.farm import frames, procs
 from mgfarm.farm.backends.base import Backend, UpFlags
 from mgfarm.farm.ports import consecutive_runs
 from mgfarm.farm.state import FarmState, Replica, Worker
@@ -70,10 +70,13 @@ class ProcessBackend(Backend):
             data = farm_dir / "data" / tag
             golden = farm_dir / "snapshots"
             golden.mkdir(parents=True, exist_ok=True)
-            frames = farm_dir / "frames"  # made here, never by a worker: see mgfarm.device.framebuffer
+            # Made here, never by a worker (see mgfarm.device.framebuffer); one folder for the farm's life.
+            if not farm.frames_dir:
+                farm.frames_dir = str(frames.make_dir(farm.name, farm_dir))
+            frames_dir = Path(farm.frames_dir)
             for rep in chunk:
-                framebuffer.create(frames / f"{rep.serial}.frame")
-                rep.frame_file = str(frames / f"{rep.serial}.frame")
+                framebuffer.create(frames_dir / f"{rep.serial}.frame")
+                rep.frame_file = str(frames_dir / f"{rep.serial}.frame")
             argv = [
                 sys.executable,
                 "-m",
@@ -94,7 +97,7 @@ class ProcessBackend(Backend):
                 "--profile",
                 farm.profile,
                 "--frames",
-                str(frames),
+                str(frames_dir),
             ]
             if first.grpc_port:  # a run of consecutive consoles has consecutive gRPC ports (farm.ports)
                 argv += ["--grpc", str(first.grpc_port)]
