@@ -12,6 +12,7 @@ from mgfarm.sim.device import SimDevice
 from mgfarm.sim.system.windows import KEY_BACK, KEY_HOME
 from mgfarm.sim.ui import redraw, xmldump
 from mgfarm.sim.ui.render import render
+from mgfarm.sim.ui.views import Stack
 from tests.unit.sim_screen import boot_device, nodes
 
 APPS = (
@@ -97,21 +98,33 @@ def test_dial_pad_digits_redraw_a_band(tmp_path: Path, full: list[int]) -> None:
     assert len(full) <= drawn + 1  # the number field joins the tree once; later digits redraw a band
 
 
-@pytest.mark.parametrize("package", APPS[:3])
-def test_hierarchies_from_earlier_frames_tags_equal_fresh_ones(tmp_path: Path, package: str) -> None:
-    """The dump's opening tags reused by view key (the views that did not change) give the XML
-    written from scratch, as frames change under random actions."""
+def test_hierarchies_from_earlier_frames_tags_equal_fresh_ones(tmp_path: Path) -> None:
+    """The dump's opening tags reused by view key (from any earlier frame: the views that did not
+    change, alike views of other screens) give the XML written from scratch, under random actions."""
     device = boot_device(tmp_path)
-    device.services.activities.launch(package)
-    device.changed()
     wm = device.services.window
-    rng = random.Random(package)
-    for _ in range(30):
-        frame = wm.frame()
-        wm.frame_digest()  # the frame's view keys, as every screenshot and dump makes them
-        windows = [(frame.app_root, frame.package), (frame.status, "com.android.systemui")]
-        reused = xmldump.dump(windows, wm.rotation, wm._keys_by_view(frame))
-        assert reused == xmldump.dump(windows, wm.rotation)
-        act(device, rng)
-        if device.services.activities.resumed_record() is None:
-            wm.key(KEY_HOME)
+    for package in APPS:
+        device.services.activities.launch(package)
+        device.changed()
+        rng = random.Random(package)
+        for _ in range(15):
+            frame = wm.frame()
+            wm.frame_digest()  # the frame's view keys, as every screenshot and dump makes them
+            windows = [(frame.app_root, frame.package), (frame.status, "com.android.systemui")]
+            reused = xmldump.dump(windows, wm.rotation, wm._keys_by_view(frame))
+            assert reused == xmldump.dump(windows, wm.rotation)
+            act(device, rng)
+            if device.services.activities.resumed_record() is None:
+                wm.key(KEY_HOME)
+
+
+def test_a_handler_set_or_not_tells_two_views_apart() -> None:
+    """Keys leave out attributes at their default, but a handler being set shows (clickable)."""
+    dumps = []
+    for handler in (None, lambda: None, None):
+        view = Stack(text="Row", on_click=handler)
+        view.bounds = view.clip = (0, 0, 100, 40)
+        keys = redraw.view_keys([view])
+        dumps.append(xmldump.dump([(view, "pkg")], 0, {id(view): keys[0]}))
+    assert 'clickable="false"' in dumps[0] and 'clickable="true"' in dumps[1]
+    assert dumps[2] == dumps[0]

@@ -21,6 +21,7 @@ changed since the frame before, so the shared frame file gets only those rows (`
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from dataclasses import dataclass, field
@@ -85,14 +86,32 @@ def last_image() -> Image.Image | None:
 
 
 def view_keys(roots: list[View]) -> list[str]:
-    """What decides each view's own pixels, in drawing order: its type and every attribute but its
-    children and handlers (the frame signature is made of these)."""
+    """What decides each view's own pixels and node, in drawing order: its type and every attribute
+    but its children, handlers only as set or not (the frame signature is made of these)."""
     return [_view_key(v) for v in flatten(roots)]
 
 
+_DEFAULTS: dict[type, dict[str, object]] = {}  # each view class's fields' default values
+
+
 def _view_key(v: View) -> str:
-    attrs = [f"{k}={val!r}" for k, val in v.__dict__.items() if k != "children" and not callable(val)]
-    return "\x1f".join([type(v).__name__, *attrs])
+    """Its type and every attribute that is not its field's default object, as `name=repr` (a
+    handler as its name): an attribute left out holds that very object, so equal keys still mean
+    equal attributes. Most attributes are defaults (None, False, ""): leaving them out makes the
+    keys of a screen ~0.2 ms cheaper."""
+    cls = type(v)
+    defaults = _DEFAULTS.get(cls)
+    if defaults is None:
+        fields = dataclasses.fields(cls)
+        defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+        _DEFAULTS[cls] = defaults
+    parts = [cls.__name__]
+    for k, val in v.__dict__.items():
+        if defaults.get(k, defaults) is val or k == "children":
+            continue
+        # A handler by its name alone: that it is set (clickable) shows, which one it is does not.
+        parts.append(k if callable(val) else f"{k}={val!r}")
+    return "\x1f".join(parts)
 
 
 def reach(v: View, ctx: LayoutCtx) -> Band:
