@@ -324,6 +324,9 @@ def _teardown(farm: FarmState, backend: Backend | None) -> list[str]:
             farm = load_farm(farm.name)  # what the watchdog restored since
     if backend is not None:
         left += backend.stop_all(farm)
+    # A worker no state lists any more (a restore that raced an earlier stop) is stopped all the same.
+    strays = procs.stop_pids(procs.sim_workers_under(farm_dir(farm.name)))
+    left += [f"worker process {pid}" for pid in strays]
     # Adopted devices stay on the adb server: only the farm's own must go away.
     owned = backend is None or backend.owns_devices
     serials = {r.serial for r in farm.replicas} if owned else set()

@@ -192,13 +192,22 @@ def stop_orphaned(name: str) -> None:
 
 
 def watch(name: str, interval: float = POLL_SECONDS) -> None:
-    """Loop until the farm's state file is gone; no error ends it while the farm exists.
+    """Loop until the farm's state file is gone (or holds another farm of that name); no error ends
+    it while the farm exists.
 
     A private farm whose owner died (killed before it could run `down`) is stopped here, so nothing
     of it is left running.
     """
+    try:
+        born = load_farm(name).created_at
+    except MgfarmError:
+        return  # down ran before this watchdog started
     while True:
         try:
+            if load_farm(name).created_at != born:
+                # Its farm went down and another of that name came up: that one has its own watchdog.
+                print("watchdog: the farm was replaced; exiting", flush=True)
+                return
             if owner_gone(name):
                 print("watchdog: the farm's owner process is gone; stopping the farm", flush=True)
                 stop_orphaned(name)

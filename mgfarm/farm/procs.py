@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import subprocess
@@ -90,3 +91,27 @@ def memory_kib(pid: int) -> int:
         if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
             values[parts[0][:-1]] = int(parts[1])
     return values.get("Pss", values.get("Rss", 0))
+
+
+def sim_workers_under(folder: Path) -> list[int]:
+    """Our live `mgfarm.sim serve` processes whose data folder (`--data`) lies under `folder`.
+
+    What `down` stops besides the workers its state lists: one the state lost track of must not
+    keep serving (and holding its adb transport) after its farm is gone.
+    """
+    prefix = f"{folder}/"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != os.geteuid():
+                continue
+            args = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+        except OSError:
+            continue
+        serve = args[1:4] == ["-m", "mgfarm.sim", "serve"]
+        data = [b for a, b in itertools.pairwise(args) if a == "--data"]
+        if serve and data and data[0].startswith(prefix) and pid_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found

@@ -188,9 +188,21 @@ def write_private(path: Path, text: str) -> None:
 
 @contextlib.contextmanager
 def locked(name: str) -> Iterator[None]:
-    """Exclusive lock for read-modify-write of one farm's state."""
-    with _flocked(farm_dir(name) / "state.lock"):
-        yield
+    """Exclusive lock for read-modify-write of one farm's state.
+
+    It never makes the farm's folder: a process that outlived its farm (a watchdog mid-pass) must
+    not leave a `state.lock` behind, which would make the next `up` of that name fail.
+    """
+    try:
+        handle = (farm_dir(name) / "state.lock").open("a")
+    except FileNotFoundError:
+        raise MgfarmError(f"No farm named {name!r} is up; start one with `mgfarm up --replicas N`.") from None
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager

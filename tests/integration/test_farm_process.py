@@ -8,6 +8,8 @@ import os
 import signal
 import socket
 import stat
+import sys
+import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -198,6 +200,45 @@ def test_frame_files_live_in_a_private_tmpfs_folder_that_down_and_crashes_clear(
     with pytest.raises(MgfarmError, match="failed to boot"):
         api.up(1, name="shmfarm", adb_port=adb_server.port, boot_timeout=0.01, retries=0)
     assert not [p for p in Path("/dev/shm").glob("mgfarm-*") if "-shmfarm@" in p.name]
+
+
+def test_down_stops_a_worker_its_state_lost_and_its_transport_goes(
+    farm_home: Path, adb_server: AdbServer
+) -> None:
+    """A worker of the farm that no state lists (a restore raced an earlier stop) does not outlive
+    `down`, nor does its transport on a shared adb server."""
+    farm = api.up(1, name="strays", adb_port=adb_server.port)
+    console = quiet_range_start(1)
+    argv = [sys.executable, "-m", "mgfarm.sim", "serve", "--adb-port", str(console + 1)]
+    argv += ["--data", str(farm_dir("strays") / "data" / "lost"), "--announce", str(adb_server.port)]
+    argv += ["--token-file", str(farm_dir("strays") / "console_token")]
+    lost = procs.spawn_daemon(argv, farm_home / "lost.log")
+    serial = f"emulator-{console}"
+    try:
+        wait_until(lambda: listed(adb_server).get(serial) == "device", 30, "the lost worker to attach")
+        api.down(farm.name)
+        assert not procs.pid_alive(lost)
+        wait_until(lambda: serial not in listed(adb_server), 10, "its transport to go")
+    finally:
+        procs.stop_pids([lost])
+
+
+def test_a_watchdog_that_outlived_its_farm_leaves_the_next_one_of_that_name_alone(
+    farm_home: Path, adb_server: AdbServer
+) -> None:
+    api.up(1, name="heir", adb_port=adb_server.port)
+    log = farm_home / "stale-watchdog.log"
+    stale = procs.spawn_daemon([sys.executable, "-m", "mgfarm.farm.health", "heir"], log)
+    try:
+        wait_until(lambda: log.exists() and procs.pid_alive(stale), 5, "the extra watchdog to start")
+        time.sleep(1.5)  # it has read its farm
+        api.down("heir")  # stops the watchdog the state names, not this one
+        api.up(1, name="heir", adb_port=adb_server.port)
+        wait_until(lambda: not procs.pid_alive(stale), 10, "the stale watchdog to exit")
+    finally:
+        procs.stop_pids([stale])
+        api.down("heir")
+    assert not farm_dir("heir").exists()
 
 
 def test_mgfarm_yaml_gives_defaults_and_flags_win(
