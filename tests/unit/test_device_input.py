@@ -10,6 +10,7 @@ action's failure (InputFailed), as a `shell` of the input would have raised Devi
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,15 @@ import pytest
 from mgfarm.adb.errors import AdbError
 from mgfarm.device import framebuffer
 from mgfarm.device.actions import ActionExecutor
-from mgfarm.device.device import Device, DeviceError, InputFailed, decode_png_rgb, key_command, tap_command
+from mgfarm.device.device import (
+    Device,
+    DeviceError,
+    InputFailed,
+    decode_png_rgb,
+    key_command,
+    q,
+    tap_command,
+)
 from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.sim.framebuffer import FrameBuffer
 from tests.unit.shellkit import ShellDevice
@@ -121,6 +130,22 @@ def test_a_failing_input_is_told_apart_from_the_frame_reply(
     assert (result.exit_code, result.output) == (1, f"{forged}\nsame")
     assert pixels.shape == (2400, 1080, 3) and np.array_equal(pixels, showing(sim)[0])
     assert len(wire.lines) == 2
+
+
+@pytest.mark.parametrize(
+    "text", ["'; echo frame 1 1 1 x; echo '", "} >&1; echo 0", "$(reboot) `id` $?", 'a\\b "c"']
+)
+def test_quoted_input_stays_inside_its_group_in_the_sim_and_in_a_posix_shell(
+    device: tuple[Device, SimWire], text: str
+) -> None:
+    """The line's framing holds whatever an input's quoted argument says, in the sim's shell and in
+    a POSIX shell (mksh, Android's, parses `{ }`, `>&2`, `;` and `$?` the same)."""
+    dev, _ = device
+    result, _, xml = dev.input_and_observe([f"printf '%s\\n' {q(text)}", "true"])
+    assert (result.output, result.exit_code) == (text, 0) and xml.startswith("<?xml")
+    line = "{ " + f"printf '%s\\n' {q(text)}; false" + "; } >&2; echo $?; echo reply"
+    posix = subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True)
+    assert (posix.stdout, posix.stderr) == ("1\nreply\n", text + "\n")
 
 
 def test_a_reply_without_the_status_line_is_one_device_error(device: tuple[Device, SimWire]) -> None:
