@@ -32,7 +32,8 @@ W, H = 1080, 2400
 class Replica:
     """A device with its frame file, and a client that reads the file as the env does."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, scale: int = 1) -> None:
+        self.scale = scale  # the size the client asks for, as MobileEnv(screen_scale=...)
         self.shell = ShellDevice(tmp_path)
         self.shell.device.services.clock.freeze(True)  # the status bar's minute must not turn meanwhile
         path = tmp_path / "frames" / "emulator-5554.frame"
@@ -43,22 +44,25 @@ class Replica:
 
     def observe(self) -> np.ndarray | None:
         """What the client holds after `mgfarm-frame --since`: the file's frame, or None for `same`."""
-        result = self.shell.run(f"mgfarm-frame --ui --since {self.since}".strip())
+        result = self.shell.run(f"mgfarm-frame --ui --scale {self.scale} --since {self.since}".strip())
         assert result.status == 0, result.error
         reply = parse_reply(result.out)
         self.since = reply.signature.hex()
         if reply.header is None:
             return None
-        return self.client.read(reply.header, (W, H))
+        return self.client.read(reply.header, (W // self.scale, H // self.scale))
 
     def full_render(self) -> np.ndarray:
+        """The screen drawn whole, made smaller as the client asked (Pillow's `reduce`)."""
         frame = self.shell.device.services.window.frame()
         image = render(frame.draw_roots(), frame.lctx, frame.palette)
-        return np.asarray(image).reshape(H, W, 3)
+        if self.scale > 1:
+            image = image.reduce(self.scale)
+        return np.asarray(image).reshape(H // self.scale, W // self.scale, 3)
 
     def act(self, rng: random.Random) -> None:
         """A random user action (taps on clickable views mostly), or a read that draws a frame
-        the file does not get: a screenshot, or the screen at half size."""
+        the file does not get: a screenshot, or the screen at another size."""
         wm = self.shell.device.services.window
         roll = rng.random()
         if roll < 0.06:
@@ -66,8 +70,8 @@ class Replica:
         elif roll < 0.1:
             self.shell.run("screencap -p")
         elif roll < 0.13:
-            assert self.shell.run("mgfarm-frame --scale 2").status == 0
-            self.since = ""  # the client now holds no full-size frame
+            assert self.shell.run(f"mgfarm-frame --scale {4 // self.scale}").status == 0
+            self.since = ""  # the client now holds no frame of its size
         elif roll < 0.18 and wm.keyboard_shown():
             wm.text(rng.choice(("a", "7", "Hi")))
         else:
@@ -98,12 +102,19 @@ def row_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     RAW.clear()
 
 
-@pytest.mark.parametrize("package", ["com.google.android.dialer", "com.simplemobiletools.calendar.pro"])
+@pytest.mark.parametrize(
+    ("package", "scale"),
+    [
+        ("com.google.android.dialer", 1),
+        ("com.simplemobiletools.calendar.pro", 1),
+        ("com.google.android.dialer", 2),
+    ],
+)
 def test_the_file_holds_a_full_render_after_every_partial_write(
-    tmp_path: Path, package: str, row_writes: list[int]
+    tmp_path: Path, package: str, scale: int, row_writes: list[int]
 ) -> None:
     """Two devices of one worker take turns (they share the worker's last drawn frame)."""
-    replicas = [Replica(tmp_path / "a"), Replica(tmp_path / "b")]
+    replicas = [Replica(tmp_path / "a", scale), Replica(tmp_path / "b", scale)]
     rng = random.Random(package)
     for r in replicas:
         r.shell.run(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
@@ -122,11 +133,12 @@ def test_the_file_holds_a_full_render_after_every_partial_write(
     for r in replicas:
         r.close()
     assert row_writes, "no frame was written as changed rows only"
-    assert min(row_writes) < H // 2
+    assert min(row_writes) < H // scale // 2
 
 
-def test_typing_a_number_writes_only_its_rows(tmp_path: Path, row_writes: list[int]) -> None:
-    replica = Replica(tmp_path)
+@pytest.mark.parametrize("scale", [1, 2])
+def test_typing_a_number_writes_only_its_rows(tmp_path: Path, scale: int, row_writes: list[int]) -> None:
+    replica = Replica(tmp_path, scale)
     replica.shell.run("monkey -p com.google.android.dialer -c android.intent.category.LAUNCHER 1")
     wm = replica.shell.device.services.window
     fab = next(n for n in nodes(wm.dump_xml()) if n.attrs["resource-id"].endswith("dialpad_fab"))
@@ -138,4 +150,4 @@ def test_typing_a_number_writes_only_its_rows(tmp_path: Path, row_writes: list[i
         got = replica.observe()
         assert got is not None and np.array_equal(got, replica.full_render())
     replica.close()
-    assert len(row_writes) >= 6 and max(row_writes) < H // 4  # a band around the number, not the screen
+    assert len(row_writes) >= 6 and max(row_writes) < H // scale // 4  # the number's band, not the screen

@@ -274,7 +274,7 @@ def write_frame(buffer: FrameBuffer, win: WindowManager, digest: bytes, scale: i
     written: the rest of the file holds them already. Else every row is written, and kept."""
     kept = RAW.find((digest, scale))
     if kept is None:
-        over = buffer.signature if buffer.scale == scale == 1 else b""
+        over = buffer.signature if buffer.scale == scale else b""
         image, rows = win.frame_image(scale, over)
         if rows is not None and image.size == buffer.size:
             buffer.write_rows(image, rows, digest)

@@ -25,7 +25,7 @@ from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.png import PngEncoder
-from mgfarm.sim.ui.redraw import drawn_since, flatten, last_image, render_frame, view_keys
+from mgfarm.sim.ui.redraw import drawn_since, flatten, last_image, merge, render_frame, view_keys
 from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -130,6 +130,27 @@ def signature(keys: list[str], extra: str) -> str:
     """Everything that decides the pixels of a frame, as one string (the cache key), from what
     decides each view's (`redraw.view_keys`)."""
     return "\x1f".join([extra, *keys])
+
+
+def reduced(
+    image: Any, scale: int, rows: list[tuple[int, int]] | None
+) -> tuple[Any, list[tuple[int, int]] | None]:
+    """`image.reduce(scale)`, and the rows of it that `rows` of `image` make. With rows known, only
+    those are made: each band widened to whole blocks of `scale` rows is reduced on its own, which
+    gives the rows the whole image's reduce gives (the blocks are the same), for a fraction of it."""
+    from PIL import Image
+
+    if rows is None:
+        return image.reduce(scale), None
+    width, height = image.size
+    out = Image.new("RGB", (-(-width // scale), -(-height // scale)))
+    made: list[tuple[int, int]] = []
+    for y0, y1 in rows:
+        top, bottom = y0 // scale, -(-y1 // scale)
+        band = image.crop((0, top * scale, width, min(height, bottom * scale))).reduce(scale)
+        out.paste(band, (0, top))
+        made.append((top, top + band.height))
+    return out, merge(made, out.height)
 
 
 def _input(method: Callable[..., None]) -> Callable[..., None]:
@@ -396,13 +417,14 @@ class WindowManager:
         """The current frame as an RGB image for the shared frame file (this thread's until it
         renders again; `scale` 2 halves each side, every output pixel the mean of a 2x2 block,
         Pillow's `reduce`), and the only rows in which it differs from the frame whose digest is
-        `over`, when it was drawn over that one (else None: any row may differ)."""
+        `over`, when it was drawn over that one (else None: any row may differ). Made smaller with
+        rows known, only those rows of the image are drawn (the file holds the others)."""
         image = self._render(self._refresh())
         rows = drawn_since(over) if image is last_image() else None
         if image.mode != "RGB":
             image = image.convert("RGB")
         if scale > 1:
-            image, rows = image.reduce(scale), None
+            return reduced(image, scale, rows)
         return image, rows
 
     def screencap_raw(self) -> bytes:
