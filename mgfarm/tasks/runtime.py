@@ -10,7 +10,7 @@ from mgfarm.tasks.device import TaskDevice
 from mgfarm.tasks.judge import JudgeResult, judge_instance
 from mgfarm.tasks.schema import TaskInstance
 from mgfarm.tasks.state import StateSnapshot, capture
-from mgfarm.tasks.steps import apply_steps
+from mgfarm.tasks.steps import queue_steps
 
 if TYPE_CHECKING:
     from mgfarm.tasks.catalog import Catalog
@@ -19,9 +19,10 @@ Baseline = StateSnapshot
 
 
 def prepare(catalog: Catalog, instance: TaskInstance, device: TaskDevice) -> Baseline:
-    """Run the setup steps (the env has restored the snapshot), then record the start state."""
-    apply_steps(device, instance.task.setup, catalog, instance.params)
-    return capture(device, catalog.state)
+    """Run the setup steps (the env has restored the snapshot), then record the start state; the
+    setup's last shell commands go in the capture's round trip, ahead of its reads."""
+    setup = queue_steps(device, instance.task.setup, catalog, instance.params)
+    return capture(device, catalog.state, before=setup)
 
 
 def judge(

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.apps import AppTable
@@ -237,8 +237,9 @@ def read_tables(db: str, conn: sqlite3.Connection, entities: dict[str, EntityDec
     return out
 
 
-def run_sections(device: TaskDevice, commands: dict[str, str]) -> dict[str, list[str]]:
-    """Several shell commands in one round trip: each one's output lines (stdout and stderr), by name.
+def run_sections(device: TaskDevice, commands: dict[str, str], before: str = "") -> dict[str, list[str]]:
+    """Several shell commands in one round trip: each one's output lines (stdout and stderr), by name;
+    `before` is a script run first, whose output is the section "".
 
     Sections are told apart by marker lines holding a random nonce, which no app data, file name or
     setting an agent wrote can contain; an output that stops before the last marker (a device that
@@ -247,13 +248,14 @@ def run_sections(device: TaskDevice, commands: dict[str, str]) -> dict[str, list
     nonce = secrets.token_hex(8)
     marker = f"##mgfarm-{nonce} "
     parts = [f"echo '{marker}{name}'; {cmd}" for name, cmd in commands.items()]
-    text = device.shell("; ".join([*parts, f"echo '{marker}end'"]))
-    sections: dict[str, list[str]] = {}
-    lines: list[str] | None = None
+    script = "; ".join([*parts, f"echo '{marker}end'"])
+    text = device.shell(f"{before}\n{script}" if before else script)
+    sections: dict[str, list[str]] = {"": []}
+    lines: list[str] = sections[""]
     for line in text.splitlines():
         if line.startswith(marker):
             lines = sections.setdefault(line[len(marker) :].strip(), [])
-        elif lines is not None:
+        else:
             lines.append(line)
     if "end" not in sections or any(name not in sections for name in commands):
         raise MgfarmError(
@@ -349,14 +351,23 @@ def read_files(device: TaskDevice) -> Table:
     return entries
 
 
-def capture(device: TaskDevice, spec: StateSpec) -> StateSnapshot:
+class Prelude(Protocol):
+    """Shell commands a capture runs first, in its round trip (setup steps still queued)."""
+
+    def script(self) -> str: ...  # "" when there is nothing to run
+
+    def check(self, output: str) -> list[str]: ...  # raises when a command failed
+
+
+def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) -> StateSnapshot:
     """Settings, files in shared storage, the time zone, and every row of every database `spec`
     declares.
 
     One shell round trip reads the settings, the file listing, the time zone and the sha1 of every
     database file; a database whose bytes (with its -wal) were read before is taken from the tables
     kept for them, and only the others are pulled, in one sync session. Small files in shared
-    storage are hashed on the device in one more round trip, when there are any.
+    storage are hashed on the device in one more round trip, when there are any. `before`'s
+    commands (the last setup steps) run first in the same round trip and are checked.
     """
     decls = list(spec.databases.values())
     paths = [spec.path_on(decl.path, device.profile) for decl in decls]
@@ -369,7 +380,10 @@ def capture(device: TaskDevice, spec: StateSpec) -> StateSnapshot:
             "zone": f"getprop {TIMEZONE_PROP}",
             "sums": sha1_command(files),
         },
+        before.script() if before is not None else "",
     )
+    if before is not None:
+        before.check("\n".join(sections[""]))
     snap = StateSnapshot(tables=settings_tables(sections))
     entries, small = listed_files(sections["files"])
     hash_files(device, entries, small)

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.apps import launch_command
@@ -33,22 +35,114 @@ from mgfarm.tasks.params import render
 if TYPE_CHECKING:
     from mgfarm.tasks.catalog import Catalog
 
-# A step gets the device, its (rendered) arguments, and the catalog for app and database names.
-StepFn = Callable[[TaskDevice, Any, "Catalog"], None]
+SCRIPT_LIMIT = 32 * 1024  # bytes of queued commands sent as one script (adb requests stay < 64 KiB)
+Check = Literal["status", "quiet", ""]
 
 
-def _snapshot(device: TaskDevice, name: Any, catalog: Catalog) -> None:
-    device.snapshot_load(str(name))
+@dataclass
+class _Command:
+    cmd: str
+    step: str  # the step named in an error
+    # status: exit status 0 and no `Error` line (`content` and `sqlite3` print some failures with
+    # status 0); quiet: status 0 and no output at all (a `content` write); "": not checked.
+    check: Check
 
 
-def _settings(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
+@dataclass
+class SetupShell:
+    """The device as setup steps write to it: their shell commands queue up and go in one round trip.
+
+    A run of steps that only write (settings, SQL, provider rows, the clock, the time zone, app
+    launches) is one shell script, each command followed by a marker line with its exit status, so
+    every step is still checked on its own output and status. A step that reads the device (the new
+    contact's id) or uses another service (a push, a snapshot load) sends what is queued first, so
+    commands reach the device in the steps' order. A failed step raises after the script ran (the
+    steps after it ran too; the reset fails either way).
+    """
+
+    device: TaskDevice
+    queue: list[_Command] = field(default_factory=list)
+    zone: str | None = None  # the device's time zone when known (add_event reads it once)
+    _marker: str = ""
+
+    def run(self, cmd: str, step: str, check: Check = "status") -> None:
+        """Queue a command for the next round trip."""
+        if self.queue and sum(len(c.cmd) + 64 for c in self.queue) + len(cmd) > SCRIPT_LIMIT:
+            self.flush()
+        self.queue.append(_Command(cmd, step, check))
+
+    def read(self, cmd: str, step: str) -> str:
+        """Send the queue with `cmd` last, in one round trip; `cmd`'s output (not checked)."""
+        self.run(cmd, step, "")
+        return self.flush()[-1]
+
+    def flush(self) -> list[str]:
+        """Run the queued commands and check each; their outputs, in order."""
+        if len(self.queue) == 1:  # as one command always ran: its status from the shell protocol
+            command = self.queue.pop()
+            result = self.device.shell2(command.cmd)
+            _check(command, str(result.output), int(result.exit_code))
+            return [str(result.output)]
+        if not self.queue:
+            return []
+        return self.check(str(self.device.shell2(self.script()).output))
+
+    def script(self) -> str:
+        """The queued commands as one script, each followed by a line with its exit status ("" when
+        nothing is queued); `check` reads its output. The capture runs it ahead of its own reads."""
+        # The marker holds a nonce no command's output can contain (a file or row an app wrote).
+        self._marker = f"##mgfarm-{secrets.token_hex(8)}"
+        return "\n".join(f'{c.cmd}\necho "{self._marker} $?"' for c in self.queue)
+
+    def check(self, output: str) -> list[str]:
+        """Check each queued command on its part of `output` (of `script`) and empty the queue;
+        their outputs, in order."""
+        queue, self.queue = self.queue, []
+        parts = re.split(rf"{self._marker} (\d+)\n?", output)
+        replies = [(parts[i].rstrip(), int(parts[i + 1])) for i in range(0, len(parts) - 1, 2)]
+        if len(replies) != len(queue):  # the device stopped part-way: the step it reached failed
+            failed = queue[len(replies)] if len(replies) < len(queue) else queue[-1]
+            detail = parts[-1].strip()[:200] or "no reply"
+            raise MgfarmError(f"Setup step {failed.step} failed on the device ({detail}); fix the step.")
+        for command, (text, status) in zip(queue, replies, strict=True):
+            _check(command, text, status)
+        return [text for text, _ in replies]
+
+
+def _check(command: _Command, output: str, status: int) -> None:
+    """Fail loudly when a command reported an error (status, `Error:` text, or any output for a write)."""
+    if command.check == "status":
+        failed = status != 0 or re.search(r"(^|\n)\s*Error\b", output) is not None
+    elif command.check == "quiet":
+        failed = status != 0 or bool(output.strip())
+    else:
+        return
+    if failed:
+        detail = output.strip()[:200] or f"exit status {status}"
+        if command.check == "quiet":
+            detail = f"`{command.cmd[:120]}`: {detail}"
+        raise MgfarmError(f"Setup step {command.step} failed on the device ({detail}); fix the step.")
+
+
+# A step gets the device's setup shell, its (rendered) arguments, and the catalog for app and
+# database names.
+StepFn = Callable[[SetupShell, Any, "Catalog"], None]
+
+
+def _snapshot(shell: SetupShell, name: Any, catalog: Catalog) -> None:
+    shell.flush()
+    shell.zone = None
+    shell.device.snapshot_load(str(name))
+
+
+def _settings(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     commands = [
         f"settings put {quote(ns)} {quote(key)} {quote(_text(value))}"
         for ns, values in dict(spec).items()
         for key, value in dict(values).items()
     ]
     if commands:
-        _checked(device, " && ".join(commands), "settings")
+        shell.run(" && ".join(commands), "settings")
 
 
 def _text(value: Any) -> str:
@@ -57,80 +151,94 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _content_insert(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
-    # The controller's encoder: AOSP `content` types (l for integers, b:true for booleans).
-    try:
-        device.content_insert(str(spec["uri"]), dict(spec["values"]))
-    except MgfarmError as exc:
-        raise MgfarmError(f"Setup step content_insert failed on the device ({exc}); fix the step.") from None
+def content_bind(column: str, value: object) -> str:
+    """One `--bind col:TYPE:value` argument of `content insert` (AOSP types: l integer, b boolean,
+    d float, s text, n null)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column):
+        raise MgfarmError(f"Column name {column!r} is not a plain identifier; use letters, digits and _.")
+    if value is None:
+        return quote(f"{column}:n:")
+    if isinstance(value, bool):
+        return quote(f"{column}:b:{str(value).lower()}")
+    if isinstance(value, int):
+        return quote(f"{column}:l:{value}")
+    if isinstance(value, float):
+        return quote(f"{column}:d:{value}")
+    return quote(f"{column}:s:{value}")
 
 
-def _content_delete(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
-    try:
-        device.content_delete(str(spec["uri"]), spec.get("where") or None)
-    except MgfarmError as exc:
-        raise MgfarmError(f"Setup step content_delete failed on the device ({exc}); fix the step.") from None
+def _content_insert(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
+    binds = " ".join(f"--bind {content_bind(k, v)}" for k, v in dict(spec["values"]).items())
+    shell.run(f"content insert --uri {quote(spec['uri'])} {binds}", "content_insert", "quiet")
 
 
-def _sql(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
-    path = catalog.state.database(str(spec["db"]), "Setup step sql", device.profile)
+def _content_delete(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
+    cmd = f"content delete --uri {quote(spec['uri'])}"
+    if spec.get("where"):
+        cmd += f" --where {quote(spec['where'])}"
+    shell.run(cmd, "content_delete", "quiet")
+
+
+def _sql(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
+    path = catalog.state.database(str(spec["db"]), "Setup step sql", shell.device.profile)
     statements = spec["sql"] if isinstance(spec["sql"], list) else [spec["sql"]]
     script = "; ".join(str(s).rstrip(";") for s in statements) + ";"
-    _checked(device, f"sqlite3 {quote(path)} {quote(script)}", "sql")
+    shell.run(f"sqlite3 {quote(path)} {quote(script)}", "sql")
 
 
-def _push_file(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
+def _push_file(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     data = str(spec["text"]).encode() if "text" in spec else b"x" * int(spec.get("size", 0))
-    device.push(data, catalog.apps.path_on(str(spec["path"]), device.profile))
+    shell.flush()  # a push is another service: what was queued reaches the device first
+    shell.device.push(data, catalog.apps.path_on(str(spec["path"]), shell.device.profile))
 
 
-def _set_time(device: TaskDevice, when: Any, catalog: Catalog) -> None:
+def _set_time(shell: SetupShell, when: Any, catalog: Catalog) -> None:
     moment = dt.datetime.fromisoformat(str(when))
-    _checked(device, f"date {moment.strftime('%m%d%H%M%Y.%S')}", "set_time")
+    shell.run(f"date {moment.strftime('%m%d%H%M%Y.%S')}", "set_time")
 
 
-def _open_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
+def _open_app(shell: SetupShell, name: Any, catalog: Catalog) -> None:
     if str(name).lower() == "home":
-        _home(device, None, catalog)
+        _home(shell, None, catalog)
         return
-    _checked(device, launch_command(catalog.apps.find(str(name)), device.profile), "open_app")
+    shell.run(launch_command(catalog.apps.find(str(name)), shell.device.profile), "open_app")
 
 
-def _home(device: TaskDevice, _: Any, catalog: Catalog) -> None:
-    device.shell("input keyevent 3")
+def _home(shell: SetupShell, _: Any, catalog: Catalog) -> None:
+    shell.run("input keyevent 3", "home", "")
 
 
-def _shell(device: TaskDevice, cmd: Any, catalog: Catalog) -> None:
-    _checked(device, str(cmd), "shell")
+def _shell(shell: SetupShell, cmd: Any, catalog: Catalog) -> None:
+    shell.run(str(cmd), "shell")
+    shell.zone = None  # it may have set the time zone
 
 
-def _force_stop(device: TaskDevice, name: Any, catalog: Catalog) -> None:
-    device.shell(f"am force-stop {catalog.apps.find(str(name)).package_on(device.profile)}")
+def _force_stop(shell: SetupShell, name: Any, catalog: Catalog) -> None:
+    shell.run(
+        f"am force-stop {catalog.apps.find(str(name)).package_on(shell.device.profile)}", "force_stop", ""
+    )
 
 
-def _clear_app(device: TaskDevice, name: Any, catalog: Catalog) -> None:
-    device.shell(f"pm clear {catalog.apps.find(str(name)).package_on(device.profile)}")
-
-
-def _checked(device: TaskDevice, cmd: str, step: str) -> str:
-    """Run a command and fail loudly when it reports an error (status or `Error:` text)."""
-    result = device.shell2(cmd)
-    # `content` and `sqlite3` report some failures on stdout with an `Error` line and status 0.
-    if result.exit_code != 0 or re.search(r"(^|\n)\s*Error\b", result.output):
-        detail = result.output.strip()[:200] or f"exit status {result.exit_code}"
-        raise MgfarmError(f"Setup step {step} failed on the device ({detail}); fix the step.")
-    return str(result.output)
+def _clear_app(shell: SetupShell, name: Any, catalog: Catalog) -> None:
+    shell.run(f"pm clear {catalog.apps.find(str(name)).package_on(shell.device.profile)}", "clear_app", "")
 
 
 # --- seed steps for snapshot recipes: records that take several provider calls -------------
 
 CONTACTS_URI = "content://com.android.contacts"
+ROW_ID = re.compile(r"^Row: \d+ _id=(\d+)\s*$", re.MULTILINE)
 
 
-def _add_contact(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
-    """A contact as the Contacts app stores it: a raw contact, then its name, phone and email rows."""
-    _content_insert(device, {"uri": f"{CONTACTS_URI}/raw_contacts", "values": {"starred": 0}}, catalog)
-    ids = [int(r["_id"] or 0) for r in device.content_query(f"{CONTACTS_URI}/raw_contacts", ["_id"])]
+def _add_contact(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
+    """A contact as the Contacts app stores it: a raw contact, then its name, phone and email rows.
+
+    The raw contact and the read-back of its id go in one round trip (with what was queued before);
+    the data rows join the next one."""
+    _content_insert(shell, {"uri": f"{CONTACTS_URI}/raw_contacts", "values": {"starred": 0}}, catalog)
+    reply = shell.read(
+        f"content query --uri {quote(CONTACTS_URI + '/raw_contacts')} --projection _id", "add_contact"
+    )
+    ids = [int(found) for found in ROW_ID.findall(reply)]
     if not ids:
         raise MgfarmError("Setup step add_contact could not read back the new contact; check the device.")
     rows: list[tuple[str, dict[str, Any]]] = [("vnd.android.cursor.item/name", {"data1": str(spec["name"])})]
@@ -142,18 +250,18 @@ def _add_contact(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
         rows.append(("vnd.android.cursor.item/email_v2", email))
     for mimetype, values in rows:
         data = {"raw_contact_id": max(ids), "mimetype": mimetype, **values}
-        _content_insert(device, {"uri": f"{CONTACTS_URI}/data", "values": data}, catalog)
+        _content_insert(shell, {"uri": f"{CONTACTS_URI}/data", "values": data}, catalog)
 
 
-def _set_timezone(device: TaskDevice, zone: Any, catalog: Catalog) -> None:
-    _checked(device, f"setprop persist.sys.timezone {quote(zone)}", "set_timezone")
+def _set_timezone(shell: SetupShell, zone: Any, catalog: Catalog) -> None:
+    shell.run(f"setprop persist.sys.timezone {quote(zone)}", "set_timezone")
+    shell.zone = str(zone)
 
 
-def local_ms(device: TaskDevice, day: str, hhmm: str) -> int:
-    """Epoch milliseconds of a wall-clock time on a day, in the device's own time zone."""
+def local_ms(zone: str, day: str, hhmm: str) -> int:
+    """Epoch milliseconds of a wall-clock time on a day in time zone `zone` (UTC when unknown)."""
     from zoneinfo import ZoneInfo
 
-    zone = device.shell("getprop persist.sys.timezone").strip() or "UTC"
     try:
         tz: dt.tzinfo = ZoneInfo(zone)
     except (KeyError, ValueError):
@@ -162,14 +270,21 @@ def local_ms(device: TaskDevice, day: str, hhmm: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def _add_event(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
+def _device_zone(shell: SetupShell) -> str:
+    """The device's time zone: read once (with what was queued) and kept until a step may change it."""
+    if shell.zone is None:
+        shell.zone = shell.read("getprop persist.sys.timezone", "add_event").strip() or "UTC"
+    return shell.zone
+
+
+def _add_event(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     """An event in the local calendar at local wall-clock times, as the Calendar app saves one."""
     day = str(spec["day"])
-    start = local_ms(device, day, str(spec["start"]))
-    end = local_ms(device, day, str(spec.get("end") or spec["start"]))
+    zone = _device_zone(shell)
+    start = local_ms(zone, day, str(spec["start"]))
+    end = local_ms(zone, day, str(spec.get("end") or spec["start"]))
     if end <= start and spec.get("end"):
         end = start + 3_600_000
-    zone = device.shell("getprop persist.sys.timezone").strip() or "UTC"
     values: dict[str, Any] = {
         "calendar_id": 1,
         "title": str(spec["title"]),
@@ -179,7 +294,7 @@ def _add_event(device: TaskDevice, spec: Any, catalog: Catalog) -> None:
     }
     if spec.get("location"):
         values["eventLocation"] = str(spec["location"])
-    _content_insert(device, {"uri": "content://com.android.calendar/events", "values": values}, catalog)
+    _content_insert(shell, {"uri": "content://com.android.calendar/events", "values": values}, catalog)
 
 
 STEPS: dict[str, StepFn] = {
@@ -205,15 +320,30 @@ def apply_steps(
     device: TaskDevice, steps: list[Any], catalog: Catalog, params: dict[str, Any] | None = None
 ) -> None:
     """Run setup steps in order, naming apps and databases of `catalog`; `params` fills `{name}`
-    placeholders (None: steps are taken as is)."""
+    placeholders (None: steps are taken as is). Shell commands of consecutive steps reach the device
+    in one round trip (`SetupShell`)."""
+    queue_steps(device, steps, catalog, params).flush()
+
+
+def queue_steps(
+    device: TaskDevice, steps: list[Any], catalog: Catalog, params: dict[str, Any] | None = None
+) -> SetupShell:
+    """Run setup steps as `apply_steps` does but leave the last shell commands queued: the caller
+    sends them (`flush`, or ahead of a state capture: `capture(..., before=...)`)."""
+    shell = SetupShell(device)
+    _apply(shell, steps, catalog, params)
+    return shell
+
+
+def _apply(shell: SetupShell, steps: list[Any], catalog: Catalog, params: dict[str, Any] | None) -> None:
     for step in steps:
         kind, args = (step, {}) if isinstance(step, str) else next(iter(dict(step).items()))
         if kind == "repeat":
             times = int(render(args["times"], params) if params is not None else args["times"])
             for i in range(1, times + 1):
                 inner: dict[str, Any] = {**(params or {}), "i": i}
-                apply_steps(device, args["steps"], catalog, inner)
+                _apply(shell, args["steps"], catalog, inner)
             continue
         if kind not in STEPS:
             raise MgfarmError(f"Unknown setup step {kind!r}; use one of: {', '.join([*STEPS, 'repeat'])}.")
-        STEPS[kind](device, render(args, params) if params is not None else args, catalog)
+        STEPS[kind](shell, render(args, params) if params is not None else args, catalog)

@@ -1,0 +1,137 @@
+"""Setup steps reach the device in as few round trips as their order allows, each still checked
+on its own output and status; a capture never reads a reply cut short as an empty device."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from mgfarm.catalog import load_catalog
+from mgfarm.errors import MgfarmError
+from mgfarm.tasks.state import capture, run_sections
+from mgfarm.tasks.steps import apply_steps, queue_steps
+
+CATALOG = load_catalog([])
+
+
+@dataclass
+class Reply:
+    output: str
+    exit_code: int
+
+
+@dataclass
+class FakeDevice:
+    """A device whose shell runs each line of a script: `echo` prints, anything else is looked up in
+    `replies` (output, status; default no output and status 0) and recorded."""
+
+    replies: dict[str, tuple[str, int]] = field(default_factory=dict)
+    profile: str = ""
+    trips: list[str] = field(default_factory=list)  # what each round trip was
+    ran: list[str] = field(default_factory=list)  # every command, in order
+    cut_after: int = 0  # a device that dies after this many bytes of reply (0: never)
+
+    def _run(self, script: str) -> tuple[str, int]:
+        out, status = [], 0
+        for line in script.split("\n"):
+            for part in line.split("; "):
+                if echo := re.fullmatch(r"echo ['\"](.*)['\"]", part):
+                    out.append(echo.group(1).replace("$?", str(status)) + "\n")
+                    continue
+                self.ran.append(part)
+                if part.startswith("sha1sum "):  # every file missing: nothing to pull
+                    paths = part.split()[1:]
+                    text, status = "".join(f"sha1sum: {p}: No such file or directory\n" for p in paths), 1
+                else:
+                    text, status = self.replies.get(part, ("", 0))
+                out.append(text)
+        text = "".join(out)
+        return (text[: self.cut_after] if self.cut_after else text), status
+
+    def shell2(self, script: str) -> Reply:
+        self.trips.append("shell")
+        text, status = self._run(script)
+        return Reply(text.rstrip(), status)
+
+    def shell(self, script: str) -> str:
+        self.trips.append("shell")
+        return self._run(script)[0]
+
+    def push(self, data: bytes, path: str) -> None:
+        self.trips.append("push")
+        self.ran.append(f"push {path}")
+
+    def snapshot_load(self, name: str) -> None:
+        self.trips.append("console")
+
+
+def test_consecutive_writes_go_in_one_round_trip_and_a_push_keeps_its_place() -> None:
+    device = FakeDevice()
+    steps: list[Any] = [
+        {"settings": {"global": {"wifi_on": 0}}},
+        {"set_time": "2026-07-01 12:34"},
+        {"sql": {"db": "alarms", "sql": "DELETE FROM alarm_templates"}},
+        {"push_file": {"path": "/sdcard/a.txt", "text": "hi"}},
+        {"content_insert": {"uri": "content://sms/inbox", "values": {"address": "555", "read": True}}},
+        "home",
+    ]
+    apply_steps(device, steps, CATALOG)  # type: ignore[arg-type]
+    assert device.trips == ["shell", "push", "shell"]
+    assert device.ran[0] == "settings put global wifi_on 0"
+    assert device.ran[1] == "date 070112342026.00"
+    assert device.ran[3] == "push /sdcard/a.txt"
+    assert device.ran[4] == "content insert --uri content://sms/inbox --bind address:s:555 --bind read:b:true"
+
+
+def test_each_step_is_checked_on_its_own_output() -> None:
+    insert = "content insert --uri content://sms/inbox --bind body:s:x"
+    device = FakeDevice(replies={insert: ("Error: no such table\n", 0)})
+    steps: list[Any] = [
+        {"set_time": "2026-07-01 12:34"},
+        {"content_insert": {"uri": "content://sms/inbox", "values": {"body": "x"}}},
+    ]
+    with pytest.raises(MgfarmError, match=r"Setup step content_insert failed.*no such table"):
+        apply_steps(device, steps, CATALOG)  # type: ignore[arg-type]
+    device = FakeDevice(replies={"date 070112342026.00": ("date: bad\n", 1)})
+    with pytest.raises(MgfarmError, match="Setup step set_time failed"):
+        apply_steps(device, [*steps[:1], "home"], CATALOG)  # type: ignore[arg-type]
+
+
+def test_events_read_the_time_zone_once_with_the_writes_before() -> None:
+    device = FakeDevice(replies={"getprop persist.sys.timezone": ("Asia/Kolkata\n", 0)})
+    event = {"title": "Dentist", "day": "2026-03-04", "start": "09:30", "end": "10:00"}
+    apply_steps(
+        device, [{"set_time": "2026-03-02 08:00"}, {"add_event": event}, {"add_event": event}], CATALOG
+    )  # type: ignore[arg-type]
+    assert device.trips == ["shell", "shell"]
+    assert device.ran.count("getprop persist.sys.timezone") == 1
+    start = 1772596800000  # 2026-03-04 09:30 in Asia/Kolkata (UTC+5:30)
+    assert f"--bind dtstart:l:{start}" in device.ran[-1] and "eventTimezone:s:Asia/Kolkata" in device.ran[-1]
+
+
+def test_a_capture_reply_cut_short_is_an_error_not_an_empty_device() -> None:
+    commands = {"settings.global": "settings list global", "files": "ls -lR /storage/emulated/0"}
+    replies = {
+        "settings list global": ("wifi_on=1\n", 0),
+        "ls -lR /storage/emulated/0": ("/storage/emulated/0:\n", 0),
+    }
+    whole = run_sections(FakeDevice(replies=replies), commands)  # type: ignore[arg-type]
+    assert whole["settings.global"] == ["wifi_on=1"]
+    with pytest.raises(MgfarmError, match="stopped early"):
+        run_sections(FakeDevice(replies=replies, cut_after=40), commands)  # type: ignore[arg-type]
+
+
+def test_the_last_setup_commands_share_the_capture_round_trip_and_are_checked() -> None:
+    device = FakeDevice(replies={"settings list global": ("wifi_on=0\n", 0)})
+    steps: list[Any] = [{"settings": {"global": {"wifi_on": 0}}}, {"set_time": "2026-07-01 12:34"}]
+    snap = capture(device, CATALOG.state, before=queue_steps(device, steps, CATALOG))  # type: ignore[arg-type]
+    assert device.trips == ["shell"]
+    assert device.ran[:2] == ["settings put global wifi_on 0", "date 070112342026.00"]
+    assert device.ran[2].startswith("settings list")  # the reads come after the writes
+    assert snap.table("settings.global") == {"wifi_on": {"value": "0"}}
+    failing = FakeDevice(replies={"date 070112342026.00": ("date: bad\n", 1)})
+    with pytest.raises(MgfarmError, match="Setup step set_time failed"):
+        capture(failing, CATALOG.state, before=queue_steps(failing, steps, CATALOG))  # type: ignore[arg-type]
