@@ -175,6 +175,22 @@ def test_half_size_screens_are_resized_by_the_device(farm: FarmState) -> None:
         MobileEnv("calendar.add_event", farm=NAME, screen_scale=3)
 
 
+def record_commands(wire: object, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The shell command lines `wire` (a Device's ShellClient) sends from now on, one per round trip."""
+    lines: list[str] = []
+
+    def recorded(real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(cmd: str, *args: Any) -> Any:
+            lines.append(cmd)
+            return real(cmd, *args)
+
+        return call
+
+    for name in ("run", "run_raw", "run_streams"):
+        monkeypatch.setattr(wire, name, recorded(getattr(wire, name)))
+    return lines
+
+
 def test_a_step_sends_its_input_with_the_observation_in_one_round_trip(
     farm: FarmState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -185,17 +201,7 @@ def test_a_step_sends_its_input_with_the_observation_in_one_round_trip(
     try:
         obs, _ = env.reset(seed=0)
         wire = env.device.wire
-        lines: list[str] = []
-
-        def recorded(real: Callable[..., Any]) -> Callable[..., Any]:
-            def call(cmd: str, *args: Any) -> Any:
-                lines.append(cmd)
-                return real(cmd, *args)
-
-            return call
-
-        for name in ("run", "run_raw", "run_streams"):
-            monkeypatch.setattr(wire, name, recorded(getattr(wire, name)))
+        lines = record_commands(wire, monkeypatch)
         actions = [{"action_type": "click", "index": 0}, {"action_type": "scroll", "direction": "down"}]
         for action in [*actions, {"action_type": "navigate_back"}]:
             lines.clear()
@@ -214,5 +220,27 @@ def test_a_step_sends_its_input_with_the_observation_in_one_round_trip(
         monkeypatch.setattr(wire, "run", lambda cmd, *a: (b"frame 9 1 1\n", 0))
         with pytest.raises(DeviceError, match="sent no whole frame"):
             env.step({"action_type": "navigate_back"})
+    finally:
+        env.close()
+
+
+def test_typing_into_a_field_is_one_round_trip_too(farm: FarmState, monkeypatch: pytest.MonkeyPatch) -> None:
+    """input_text's tap, clearing keys, text and ENTER between lines go with the observation."""
+    env = MobileEnv("calendar.add_event", seed=0, farm=NAME, wait_seconds=0.0)
+    try:
+        env.reset(seed=0)
+        obs, *_ = env.step({"action_type": "open_app", "app_name": "Contacts"})
+        create = next(e["index"] for e in obs["ui_elements"] if e["content_desc"] == "Create contact")
+        obs, *_ = env.step({"action_type": "click", "index": create})
+        field = next(e["index"] for e in obs["ui_elements"] if "EditText" in e["class_name"])
+        lines = record_commands(env.device.wire, monkeypatch)
+        text = "Ada 'Lovelace'\nx"
+        obs, _, _, _, info = env.step(
+            {"action_type": "input_text", "index": field, "text": text, "clear_text": True}
+        )
+        assert info["error"] is None and len(lines) == 1
+        typed = [e["text"] for e in obs["ui_elements"] if "EditText" in e["class_name"]]
+        assert typed[:2] == ["Ada 'Lovelace'", "x"]  # ENTER moved on to the next field
+        assert shows(obs["screenshot"], env.device)
     finally:
         env.close()
