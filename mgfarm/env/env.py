@@ -284,7 +284,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
             if problem is not None:
                 return self._fail_episode(problem, start)
             info["error"] = str(exc)  # e.g. an app that would not start: the agent's problem
-        timings["action_ms"] = _ms(start)
+        timings["action_ms"] = _ms(start)  # inputs left to the observation count in its screenshot_ms
         terminated = outcome.terminal
         truncated = not terminated and self._steps >= self._instance.max_steps
         reward = 0.0
