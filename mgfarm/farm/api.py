@@ -308,7 +308,8 @@ def up(
         farm.watchdog_pid = procs.spawn_daemon(
             [sys.executable, "-m", "mgfarm.farm.health", name], watchdog_log
         )
-        save_farm(farm)
+        with edit(name) as saved:  # only the pid: whatever a watchdog already wrote stays
+            saved.watchdog_pid = farm.watchdog_pid
     except BaseException:
         _teardown(farm, runner)
         raise
