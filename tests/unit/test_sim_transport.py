@@ -179,6 +179,33 @@ def test_shell_v2_stdin_close_and_exit_status(tmp_path: Path) -> None:
     run(go())
 
 
+def test_shell_v2_reply_is_one_write_then_close_on_its_okay(tmp_path: Path) -> None:
+    """A finished command's output and exit status come in one WRTE; its OKAY brings the CLSE."""
+
+    async def go() -> None:
+        peer = Peer(make_device(tmp_path))
+        peer.connect()
+        await peer.messages()
+        peer.send(A_OPEN, 5, 0, b"shell,v2,raw:echo out; echo err >&2; exit 3\0")
+        okay, write = await peer.messages()
+        assert (okay.command, write.command) == (A_OKAY, A_WRTE)
+        assert write.data == (
+            struct.pack("<BI", 1, 4)
+            + b"out\n"
+            + struct.pack("<BI", 2, 4)
+            + b"err\n"
+            + struct.pack("<BI", 3, 1)
+            + b"\x03"
+        )
+        peer.send(A_OKAY, 5, okay.arg0)
+        (close,) = await peer.messages()
+        assert (close.command, close.arg0, close.arg1) == (A_CLSE, okay.arg0, 5)
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())
+
+
 def test_wrong_magic_drops_only_that_transport(tmp_path: Path) -> None:
     async def go() -> None:
         device = make_device(tmp_path)

@@ -78,8 +78,10 @@ async def shell_raw(device: SimDevice, stream: Stream, command: str) -> None:
 async def shell_v2(device: SimDevice, stream: Stream, options: str, command: str) -> None:
     """Shell protocol v2: framed stdin/stdout/stderr, close-stdin, and the exit status."""
 
+    packets = CoalescingWriter(stream)
+
     async def send(packet_id: int, data: bytes) -> None:
-        await stream.write(SHELL_PACKET.pack(packet_id, len(data)) + data)
+        await packets.write(SHELL_PACKET.pack(packet_id, len(data)) + data)
 
     async def out(data: bytes) -> None:
         await send(SHELL_STDOUT, data)
@@ -103,8 +105,60 @@ async def shell_v2(device: SimDevice, stream: Stream, options: str, command: str
         await io.stdout.flush()
         await io.stderr.flush()
         await send(SHELL_EXIT, bytes([status & 0xFF]))
+        await packets.finish()
     finally:
         reader.cancel()
+        packets.cancel()
+
+
+class CoalescingWriter:
+    """Writes to a stream what was written to it before the event loop came round, as one write.
+
+    Every WRTE waits for the host's OKAY, so a command's last output and its exit packet sent
+    apart cost a round trip and wake-ups on both sides; written in one pass of the loop they go
+    out in one WRTE. Output still leaves as soon as the command yields (a slow command streams).
+    """
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+        self.pending = bytearray()
+        self.drainer: asyncio.Task[None] | None = None  # the one coroutine writing to the stream
+        self.kick_scheduled = False
+
+    async def write(self, data: bytes) -> None:
+        self.pending += data
+        if len(self.pending) >= self.stream.transport.max_payload:
+            await self.finish()  # a full WRTE's worth: write now, so a fast writer is held back
+        elif not self.kick_scheduled:
+            self.kick_scheduled = True
+            asyncio.get_running_loop().call_soon(self._kick)
+
+    async def finish(self) -> None:
+        """Write everything pending, after what is being written, in order."""
+        if self.drainer is not None and not self.drainer.done():
+            await self.drainer
+        await self._drain()
+
+    def cancel(self) -> None:
+        if self.drainer is not None and not self.drainer.done():
+            self.drainer.cancel()
+
+    def _kick(self) -> None:
+        self.kick_scheduled = False
+        if self.pending and (self.drainer is None or self.drainer.done()):
+            self.drainer = asyncio.get_running_loop().create_task(self._drain())
+            self.drainer.add_done_callback(_retrieve)
+
+    async def _drain(self) -> None:
+        while self.pending:
+            data, self.pending = bytes(self.pending), bytearray()
+            await self.stream.write(data)
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Marks the drainer's error (the host went away) seen; `finish` raises it again for the command."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def interactive(device: SimDevice, stdin: ByteSource, out: ByteSink, err: ByteSink, pty: bool) -> int:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mgfarm.sim.adbd")
 
 CLOSE_GRACE_S = 0.5
+CLOSE_ACK_S = 5.0  # how long a device-side close waits for the host's OKAY of the last write
 # Flow control bounds what one host can make a worker hold. A stream buffers at most
 # INCOMING_LIMIT plus one payload: past the limit its OKAY is withheld, and a host that writes again
 # before that OKAY ignores the protocol and is dropped. A transport holds at most MAX_STREAMS
@@ -60,6 +61,7 @@ class Stream:
         self._acked = asyncio.Event()  # set while the device may send its next WRTE
         self._acked.set()
         self.task: asyncio.Task[None] | None = None
+        self._close_timer: asyncio.TimerHandle | None = None  # set while a close awaits the last OKAY
 
     async def write(self, data: bytes) -> None:
         """Send data in chunks within the negotiated payload, one unacknowledged WRTE at a time."""
@@ -76,11 +78,19 @@ class Stream:
             await self.transport.drain()
 
     async def close(self) -> None:
-        """Close from the device side, after the host acknowledged the last write."""
-        if self.closed:
+        """Close from the device side, once the host acknowledged the last write (or CLOSE_ACK_S
+        passed). The CLSE is sent from `on_okay` rather than awaited here: a wait_for a step costs
+        a task and a timer handle for what is one callback."""
+        if self.closed or self._close_timer is not None:
             return
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._acked.wait(), timeout=5.0)
+        if self._acked.is_set():
+            self._send_close()
+            return
+        self._close_timer = asyncio.get_running_loop().call_later(CLOSE_ACK_S, self._send_close)
+
+    def _send_close(self) -> None:
+        if self._close_timer is not None:
+            self._close_timer.cancel()
         if self.closed:
             return
         self.closed = True
@@ -90,6 +100,8 @@ class Stream:
 
     def on_okay(self) -> None:
         self._acked.set()
+        if self._close_timer is not None:
+            self._send_close()
 
     def on_data(self, data: bytes) -> None:
         """Buffer host data; acknowledge at once unless the service is far behind (backpressure)."""
@@ -118,6 +130,8 @@ class Stream:
         self.closed = True
         self.incoming.close()
         self._acked.set()
+        if self._close_timer is not None:
+            self._close_timer.cancel()
         if self.task is not None and not self.task.done():
             asyncio.get_running_loop().call_later(CLOSE_GRACE_S, self.task.cancel)
 
