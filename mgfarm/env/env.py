@@ -226,11 +226,12 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
 
         start = time.perf_counter()
         self._load_snapshot()
-        if options.get("timezone"):  # before the setup, which may write local times
-            self.device.shell(f"setprop persist.sys.timezone {shlex.quote(str(options['timezone']))}")
+        external: ExternalTask | None = options.get("task")
+        zone = str(options["timezone"]) if options.get("timezone") else None
+        if zone and external is not None:  # before the setup, which may write local times
+            self.device.shell(f"setprop persist.sys.timezone {shlex.quote(zone)}")
         restore_ms = _ms(start)
         t = time.perf_counter()
-        external: ExternalTask | None = options.get("task")
         instance = (external or self.catalog.get(task_id)).instantiate(seed)
         if self.max_steps_override is not None:
             instance = instance.model_copy(update={"max_steps": self.max_steps_override})
@@ -241,7 +242,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         if external is not None:
             self._baseline = external.prepare(instance, self.device)
         else:
-            self._baseline = runtime.prepare(self.catalog, instance, self.device)
+            self._baseline = runtime.prepare(self.catalog, instance, self.device, zone)
         setup_ms = _ms(t)
         self._instance = instance
         self._steps = 0

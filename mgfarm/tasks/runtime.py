@@ -18,10 +18,13 @@ if TYPE_CHECKING:
 Baseline = StateSnapshot
 
 
-def prepare(catalog: Catalog, instance: TaskInstance, device: TaskDevice) -> Baseline:
+def prepare(
+    catalog: Catalog, instance: TaskInstance, device: TaskDevice, timezone: str | None = None
+) -> Baseline:
     """Run the setup steps (the env has restored the snapshot), then record the start state; the
-    setup's last shell commands go in the capture's round trip, ahead of its reads."""
-    setup = queue_steps(device, instance.task.setup, catalog, instance.params)
+    setup's last shell commands go in the capture's round trip, ahead of its reads. `timezone` is
+    set first (the setup may write local times), in the same round trip."""
+    setup = queue_steps(device, instance.task.setup, catalog, instance.params, timezone)
     return capture(device, catalog.state, before=setup)
 
 

@@ -326,11 +326,18 @@ def apply_steps(
 
 
 def queue_steps(
-    device: TaskDevice, steps: list[Any], catalog: Catalog, params: dict[str, Any] | None = None
+    device: TaskDevice,
+    steps: list[Any],
+    catalog: Catalog,
+    params: dict[str, Any] | None = None,
+    timezone: str | None = None,
 ) -> SetupShell:
     """Run setup steps as `apply_steps` does but leave the last shell commands queued: the caller
-    sends them (`flush`, or ahead of a state capture: `capture(..., before=...)`)."""
+    sends them (`flush`, or ahead of a state capture: `capture(..., before=...)`). `timezone`, when
+    given, is set before the first step (as a `set_timezone` step, never rendered with `params`)."""
     shell = SetupShell(device)
+    if timezone:
+        _set_timezone(shell, timezone, catalog)
     _apply(shell, steps, catalog, params)
     return shell
 

@@ -112,6 +112,16 @@ def test_events_read_the_time_zone_once_with_the_writes_before() -> None:
     assert f"--bind dtstart:l:{start}" in device.ran[-1] and "eventTimezone:s:Asia/Kolkata" in device.ran[-1]
 
 
+def test_a_reset_time_zone_goes_first_in_the_setup_round_trip_and_is_not_read_back() -> None:
+    device = FakeDevice()
+    event = {"title": "Dentist", "day": "2026-03-04", "start": "09:30", "end": "10:00"}
+    queue_steps(device, [{"add_event": event}], CATALOG, timezone="Asia/Kolkata").flush()  # type: ignore[arg-type]
+    assert device.trips == ["shell"]
+    assert device.ran[0] == "setprop persist.sys.timezone Asia/Kolkata"
+    assert "getprop persist.sys.timezone" not in device.ran
+    assert "--bind dtstart:l:1772596800000" in device.ran[-1]  # 09:30 in Kolkata, not in UTC
+
+
 def test_a_capture_reply_cut_short_is_an_error_not_an_empty_device() -> None:
     commands = {"settings.global": "settings list global", "files": "ls -lR /storage/emulated/0"}
     replies = {
