@@ -51,8 +51,9 @@ def measure(checkout: Path, size: int, processes: int, task: str) -> dict[str, A
         cwd=checkout,
         capture_output=True,
         text=True,
-        check=True,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"{checkout}: make_vec({size}, processes={processes}) failed:\n{out.stderr}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
