@@ -59,12 +59,22 @@ class InputFailed(DeviceError):
 
 @dataclass(frozen=True)
 class _Shown:
-    """The last frame read through the frame file: what `mgfarm-frame --since` may refer to."""
+    """A frame read through the frame file, with its hierarchy: what `mgfarm-frame --since` names."""
 
     digest: str
     scale: int
     pixels: np.ndarray
     xml: str | None  # None: the hierarchy was not asked for
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A frame shown before the last: its pixels in `frames.SHARED` under `key`, its hierarchy here."""
+
+    key: bytes
+    digest: str
+    scale: int
+    xml: str | None
 
 
 @dataclass(frozen=True)
@@ -137,9 +147,10 @@ class Device:
         self._size: tuple[int, int] | None = None
         self._frames = _open_frame_file(frame_file)
         self._last: _Shown | None = None  # the last frame through the frame file
-        # Keys of the frames shown before the last one, oldest first, in `frames.SHARED` under this
-        # device's own prefix: a reply naming one again (back to a recent screen) is not read again.
-        self._earlier: list[bytes] = []
+        # The frames shown before the last one, oldest first, their pixels in `frames.SHARED` under
+        # this device's own prefix: named with --since (back to a recent screen is `same`) and
+        # not read again when a reply names one.
+        self._earlier: list[_Kept] = []
         self._key_prefix = secrets.token_bytes(8)
 
     def __repr__(self) -> str:
@@ -346,11 +357,9 @@ class Device:
         file, or None when the device cannot (no such command, a screen too large for the file):
         this device then falls back to PNG for good. The inputs go with the first attempt only."""
         assert self._frames is not None
-        last = self._last
-        if last is not None and (last.scale != scale or (with_ui and last.xml is None)):
-            last = None  # not the frame or the hierarchy asked for: no --since
+        named = self._named(with_ui, scale)
         cmd = "mgfarm-frame" + (" --ui" if with_ui else "") + (f" --scale {scale}" if scale > 1 else "")
-        cmd += f" --since {last.digest}" if last else ""
+        cmd += f" --since {','.join(shown.digest for shown in named)}" if named else ""
         result: ShellResult | None = None
         problem = ""
         for attempt in range(2):  # a frame another client of the device wrote meanwhile: once more
@@ -365,7 +374,7 @@ class Device:
                 self._drop_frames()
                 return result, None
             try:
-                return result, self._read_reply(out, last, with_ui, scale)
+                return result, self._read_reply(out, named, with_ui, scale)
             except framebuffer.FrameError as exc:
                 problem = str(exc)
         raise DeviceError(f"Device {self.serial} sent no whole frame: {problem}.")
@@ -407,20 +416,40 @@ class Device:
             self._frames.close()
             self._frames = None
         self._last = None
-        for key in self._earlier:
-            frames.SHARED.drop(key)
+        for kept in self._earlier:
+            frames.SHARED.drop(kept.key)
         self._earlier = []
 
+    def _named(self, with_ui: bool, scale: int) -> list[_Shown]:
+        """The frames to name with --since, the last first: only those of this `scale`, with their
+        hierarchy when it is asked for, whose pixels are still kept (held from here on). A `same`
+        is believed only for one of these, so it can never hand out another size or no hierarchy."""
+        named: list[_Shown] = []
+        last = self._last
+        if last is not None and last.scale == scale and not (with_ui and last.xml is None):
+            named.append(last)
+        for kept in reversed(self._earlier):
+            if len(named) == framebuffer.MAX_SINCE:
+                break
+            if kept.scale != scale or (with_ui and kept.xml is None):
+                continue
+            pixels = frames.SHARED.find(kept.key)
+            if pixels is not None and all(n.digest != kept.digest for n in named):  # else dropped
+                named.append(_Shown(kept.digest, kept.scale, pixels, kept.xml))
+        return named
+
     def _read_reply(
-        self, out: bytes, last: _Shown | None, with_ui: bool, scale: int
+        self, out: bytes, named: list[_Shown], with_ui: bool, scale: int
     ) -> tuple[np.ndarray, str]:
         assert self._frames is not None
         reply = framebuffer.parse_reply(out)
         digest = reply.signature.hex()
-        if reply.header is None:  # `same`: only for the screen the client named
-            if last is None or digest != last.digest:
-                raise framebuffer.FrameError(f"it answered 'same' for {digest}, not for the screen named")
-            return last.pixels, last.xml or ""
+        if reply.header is None:  # `same`: only for a screen the client named
+            shown = next((n for n in named if n.digest == digest), None)
+            if shown is None:
+                raise framebuffer.FrameError(f"it answered 'same' for {digest}, not for a screen named")
+            self._show(shown)
+            return shown.pixels, shown.xml or ""
         width, height = scaled_size(self.window_size(), scale)
         rotated = (reply.header.width, reply.header.height) == (height, width)  # landscape
         pixels = self._earlier_frame(digest, scale, reply.header)
@@ -433,10 +462,24 @@ class Device:
             if start < 0:
                 raise framebuffer.FrameError(f"its hierarchy is {text[:120]!r}")
             xml = text[start:]
-        if self._last is not None and (self._last.digest, self._last.scale) != (digest, scale):
-            self._remember(self._last)
-        self._last = _Shown(digest, scale, pixels, xml)
+        self._show(_Shown(digest, scale, pixels, xml))
         return pixels, xml or ""
+
+    def _show(self, shown: _Shown) -> None:
+        """Make `shown` the last frame; the one it replaces is kept as an earlier one."""
+        key = self._frame_key(shown.digest, shown.scale)
+        for kept in self._earlier:
+            if kept.key == key:  # the last frame is held as the last only
+                self._earlier.remove(kept)
+                frames.SHARED.drop(key)
+                break
+        last = self._last
+        if last is not None and (last.digest, last.scale) == (shown.digest, shown.scale):
+            if shown.xml is None:  # the same frame without its hierarchy: keep the one known
+                shown = _Shown(shown.digest, shown.scale, shown.pixels, last.xml)
+        elif last is not None:
+            self._remember(last)
+        self._last = shown
 
     def _frame_key(self, digest: str, scale: int) -> bytes:
         return self._key_prefix + f"{digest}/{scale}".encode()
@@ -452,14 +495,14 @@ class Device:
         return pixels
 
     def _remember(self, shown: _Shown) -> None:
-        """Keep the frame the last one replaces, and the EARLIER_FRAMES - 1 before it."""
+        """Keep the frame the last one replaces (pixels and hierarchy), and the EARLIER_FRAMES - 1
+        before it."""
         key = self._frame_key(shown.digest, shown.scale)
         frames.SHARED.keep(key, shown.pixels)
-        if key in self._earlier:
-            self._earlier.remove(key)
-        self._earlier.append(key)
+        self._earlier = [kept for kept in self._earlier if kept.key != key]
+        self._earlier.append(_Kept(key, shown.digest, shown.scale, shown.xml))
         while len(self._earlier) > EARLIER_FRAMES:
-            frames.SHARED.drop(self._earlier.pop(0))
+            frames.SHARED.drop(self._earlier.pop(0).key)
 
     # -- UI ----------------------------------------------------------------------------------
     def u2(self) -> Any:

@@ -41,6 +41,8 @@ HEADER = struct.Struct("<8sQIII4x16s16x")
 HEADER_SIZE = HEADER.size  # 64
 CHANNELS = 3
 MAX_SIDE = 8192  # no device screen is larger; a header saying more is refused
+# Digests `mgfarm-frame --since D1,D2,...` takes at most (the sim refuses more: a usage error).
+MAX_SINCE = 4
 # The device's reply to `mgfarm-frame`: a new frame in the file, or the one the client already has.
 _REPLY = re.compile(rb"^(?:frame (\d{1,20}) (\d{1,5}) (\d{1,5}) ([0-9a-f]{32})|same ([0-9a-f]{32}))\n")
 

@@ -27,6 +27,9 @@ CHANNELS = 3
 # Raw frames a worker keeps for its devices, by (digest, scale): going back to a recent screen copies
 # it (~0.7 ms) instead of rendering it again (~3.5 ms). 7.8 MB each at 1080x2400, dropped when idle.
 RAW_KEPT = 3
+# Digests a client may name with `mgfarm-frame --since D1,D2,...` (its last frame and the ones it
+# kept before it): more is a usage error, so a reply's cost never grows with what a client sends.
+MAX_SINCE = 4
 
 
 class FrameBuffer:
@@ -116,6 +119,17 @@ class FrameBuffer:
 
 
 Raw = tuple[int, int, bytes]  # width, height, RGB rows
+
+
+def parse_since(value: str) -> list[str] | None:
+    """The digests of `--since D1,D2,...` (1 to MAX_SINCE of 32 lowercase hex digits each, the
+    client's last frame first), or None when `value` is anything else (a usage error)."""
+    digests = value.split(",")
+    if not 1 <= len(digests) <= MAX_SINCE:
+        return None
+    if not all(len(d) == 32 and all(c in "0123456789abcdef" for c in d) for d in digests):
+        return None
+    return digests
 
 
 def rgb_rows(image: Any, y0: int = 0, y1: int | None = None) -> bytes:

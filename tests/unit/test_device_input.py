@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mgfarm.adb.errors import AdbError
 from mgfarm.device import framebuffer
@@ -25,6 +27,7 @@ from mgfarm.device.device import (
     Device,
     DeviceError,
     InputFailed,
+    _Shown,
     decode_png_rgb,
     key_command,
     q,
@@ -206,17 +209,118 @@ def test_a_recent_screen_shown_again_is_not_read_again(
         return read(header, screen)
 
     dev._frames.read = counted  # type: ignore[method-assign, assignment]
-    _, settings, _ = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
+    replies: list[bytes] = []
+    wire.tamper = lambda line, out: replies.append(out.split(b"\n")[1]) or out
+    home = sim.device.services.window.frame_digest().hex()
+    _, settings, settings_xml = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
+    there = sim.device.services.window.frame_digest().hex()
     _, back, xml = dev.input_and_observe([key_command(4)])
     assert len(reads) == 1  # Settings only: home came back under the digest it had
     assert back is home_pixels and xml == home_xml and np.array_equal(back, showing(sim)[0])
-    _, forward, _ = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
-    assert forward is settings and len(reads) == 1
+    # The client named its last frame and the one before; the sim answered which one it shows.
+    assert wire.lines[-1].endswith(f"mgfarm-frame --ui --since {there},{home}")
+    assert replies[-1] == f"same {home}".encode()
+    _, forward, forward_xml = dev.input_and_observe([tap_command(*element(home_xml, "Settings").center)])
+    assert forward is settings and forward_xml == settings_xml and len(reads) == 1
+    assert wire.lines[-1].endswith(f"--since {home},{there}") and replies[-1] == f"same {there}".encode()
+    wire.tamper = None
     # Another client of the same device does not see this one's frames: it reads the file.
     other = Device("emulator-5554", frame_file=str(tmp_path / "frames" / "emulator-5554.frame"))
     other.wire = wire  # type: ignore[assignment]
     assert other.observe()[0] is not forward and np.array_equal(other.observe()[0], forward)
     other.close()
+
+
+def test_same_is_believed_only_for_a_frame_of_that_size_and_hierarchy_it_named(
+    device: tuple[Device, SimWire], sim: ShellDevice
+) -> None:
+    """A hostile device answering `same` for a frame the client holds but did not name (one it
+    keeps no hierarchy of when --ui is asked; another size) is refused, as for one it never showed."""
+    dev, wire = device
+    window = sim.device.services.window
+    home = window.frame_digest().hex()  # shown with its hierarchy by the fixture
+    sim.run("am start -a android.settings.DATE_SETTINGS")
+    dev.screenshot_frame()  # a screen without its hierarchy
+    no_xml = window.frame_digest().hex()
+    sim.run("am start -a android.settings.SETTINGS")
+    dev.observe(2)  # another screen at half size only
+    half = window.frame_digest().hex()
+    for forged in (no_xml, half, "ab" * 16):
+        wire.tamper = lambda line, out, forged=forged: f"same {forged}\n".encode()
+        wire.lines.clear()
+        with pytest.raises(DeviceError, match=f"answered 'same' for {forged}, not for a screen named"):
+            dev.observe()
+        assert wire.lines == [f"mgfarm-frame --ui --since {home}"] * 2  # asked once more, refused again
+    wire.tamper = None
+    pixels, xml = dev.observe()
+    assert np.array_equal(pixels, showing(sim)[0]) and xml == showing(sim)[1]
+
+
+class SameWire:
+    """A device that answers every `mgfarm-frame` with `same DIGEST`, whatever was named."""
+
+    def __init__(self, digest: str) -> None:
+        self.digest = digest
+        self.lines: list[str] = []
+
+    def run(self, command: str, timeout: float = 60.0) -> tuple[bytes, int]:
+        self.lines.append(command)
+        return f"same {self.digest}\n".encode(), 0
+
+
+POOL = [bytes([i]) * 16 for i in range(5)]  # the digests of the screens shown
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shown=st.lists(st.tuples(st.integers(0, 4), st.sampled_from([1, 2]), st.booleans()), max_size=8),
+    with_ui=st.booleans(),
+    scale=st.sampled_from([1, 2]),
+    answer=st.integers(0, 5),
+)
+def test_same_hands_out_only_a_named_frame_of_the_size_and_hierarchy_asked(
+    tmp_path_factory: pytest.TempPathFactory,
+    shown: list[tuple[int, int, bool]],
+    with_ui: bool,
+    scale: int,
+    answer: int,
+) -> None:
+    """After any frames shown (screen, size, hierarchy or not), the client names at most
+    MAX_SINCE of its frames, each of the size asked and with its hierarchy when asked, and
+    believes `same` only for one of those; the pixels and hierarchy it hands out are that screen's."""
+    path = tmp_path_factory.mktemp("trust") / "emulator-5554.frame"
+    framebuffer.create(path)
+    dev = Device("emulator-5554", frame_file=str(path))
+    held: set[tuple[str, int, bool]] = set()
+    for index, size, has_xml in shown:
+        pixels = np.full((8 // size, 4 // size, 3), index, dtype=np.uint8)
+        pixels.flags.writeable = False
+        xml = f"<?xml {index}?>" if has_xml else None
+        dev._show(_Shown(POOL[index].hex(), size, pixels, xml))
+        held.add((POOL[index].hex(), size, has_xml))
+    digest = POOL[answer].hex() if answer < len(POOL) else "ab" * 16
+    wire = SameWire(digest)
+    dev.wire = wire  # type: ignore[assignment]
+    try:
+        pixels, xml = dev.observe(scale) if with_ui else (dev.screenshot_frame(scale), "")
+    except DeviceError:
+        pixels = None
+    finally:
+        dev.close()
+    line = wire.lines[0]
+    named = line.split(" --since ")[1].split(",") if " --since " in line else []
+    assert len(named) == len(set(named)) <= framebuffer.MAX_SINCE
+    for name in named:  # each one held at this size, with its hierarchy when asked
+        assert (name, scale, True) in held or (not with_ui and (name, scale, False) in held)
+    if shown and shown[-1][1] == scale and (shown[-1][2] or not with_ui):
+        assert named[0] == POOL[shown[-1][0]].hex()  # the last frame first
+    if digest not in named:
+        assert pixels is None and len(wire.lines) == 2  # refused, asked once more, refused
+        return
+    assert pixels is not None and pixels.shape == (8 // scale, 4 // scale, 3)
+    assert (pixels == POOL.index(bytes.fromhex(digest))).all()
+    if with_ui:
+        assert xml == f"<?xml {POOL.index(bytes.fromhex(digest))}?>"
 
 
 class RecordingDevice:

@@ -4,13 +4,16 @@ When a frame is drawn over the one the frame file holds (redraw's bands), only t
 are written; a client reading the file after that partial write must see, byte for byte, a full
 render of the current screen: never a stale band, whatever came between (another device of the
 worker drawing, a screenshot drawn and not written, a half-size frame, a screen from the raw
-frames kept).
+frames kept, a `same` for an older screen the client named, after which the file still holds the
+frame written before it).
 """
 
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -27,30 +30,61 @@ from tests.unit.shellkit import ShellDevice
 from tests.unit.sim_screen import nodes
 
 W, H = 1080, 2400
+KEPT = 3  # the frames a Device names with --since: its last and the 2 it keeps before it
 
 
 class Replica:
-    """A device with its frame file, and a client that reads the file as the env does."""
+    """A device with its frame file, and a client that reads the file as the env's Device does."""
 
     def __init__(self, tmp_path: Path, scale: int = 1) -> None:
         self.scale = scale  # the size the client asks for, as MobileEnv(screen_scale=...)
         self.shell = ShellDevice(tmp_path)
         self.shell.device.services.clock.freeze(True)  # the status bar's minute must not turn meanwhile
-        path = tmp_path / "frames" / "emulator-5554.frame"
-        framebuffer.create(path)
-        self.shell.device.framebuffer = FrameBuffer.open(path, W, H)
-        self.client = FrameFile(path)
-        self.since = ""
+        self.path = tmp_path / "frames" / "emulator-5554.frame"
+        framebuffer.create(self.path)
+        self.shell.device.framebuffer = FrameBuffer.open(self.path, W, H)
+        self.client = FrameFile(self.path)
+        self.held: OrderedDict[str, np.ndarray] = OrderedDict()  # by digest, the last shown last
+        self.replies: list[str] = []  # "frame", "same" (the last frame) or "earlier" (an older one)
+        self.truth: dict[bytes, np.ndarray] = {}  # a full render of each screen shown, by digest
+        self.digest = b""  # of the screen shown last
 
-    def observe(self) -> np.ndarray | None:
-        """What the client holds after `mgfarm-frame --since`: the file's frame, or None for `same`."""
-        result = self.shell.run(f"mgfarm-frame --ui --scale {self.scale} --since {self.since}".strip())
+    def observe(self) -> np.ndarray:
+        """What the client shows after `mgfarm-frame --since` naming the frames it holds, the last
+        first: the file's frame, or the one it holds for the digest `same` names."""
+        since = ",".join(reversed(self.held))
+        result = self.shell.run(
+            f"mgfarm-frame --ui --scale {self.scale}" + (f" --since {since}" if since else "")
+        )
         assert result.status == 0, result.error
         reply = parse_reply(result.out)
-        self.since = reply.signature.hex()
+        digest = reply.signature.hex()
         if reply.header is None:
-            return None
-        return self.client.read(reply.header, (W // self.scale, H // self.scale))
+            assert digest in self.held, "'same' for a frame the client did not name"
+            self.replies.append("same" if digest == next(reversed(self.held)) else "earlier")
+            pixels = self.held.pop(digest)
+        else:
+            self.replies.append("frame")
+            pixels = self.client.read(reply.header, (W // self.scale, H // self.scale))
+            self.held.pop(digest, None)
+        self.held[digest] = pixels
+        while len(self.held) > KEPT:
+            self.held.popitem(last=False)
+        self.digest = reply.signature
+        self.truth[reply.signature] = self.full_render()
+        return pixels
+
+    def file_holds_its_frame(self) -> bool:
+        """Whether the frame file holds, byte for byte, the screen its header names (when that is
+        a screen of the client's size it showed)."""
+        with open(self.path, "rb") as file:
+            _, seq, width, height, _, signature = framebuffer.HEADER.unpack(
+                file.read(framebuffer.HEADER_SIZE)
+            )
+        if (width, height) != (W // self.scale, H // self.scale) or signature not in self.truth:
+            return True
+        held = self.client.read(framebuffer.Header(seq, width, height, signature), (width, height))
+        return np.array_equal(held, self.truth[signature])
 
     def full_render(self) -> np.ndarray:
         """The screen drawn whole, made smaller as the client asked (Pillow's `reduce`)."""
@@ -70,8 +104,7 @@ class Replica:
         elif roll < 0.1:
             self.shell.run("screencap -p")
         elif roll < 0.13:
-            assert self.shell.run(f"mgfarm-frame --scale {4 // self.scale}").status == 0
-            self.since = ""  # the client now holds no frame of its size
+            assert self.shell.run(f"mgfarm-frame --scale {4 // self.scale}").status == 0  # another client
         elif roll < 0.18 and wm.keyboard_shown():
             wm.text(rng.choice(("a", "7", "Hi")))
         else:
@@ -118,18 +151,13 @@ def test_the_file_holds_a_full_render_after_every_partial_write(
     rng = random.Random(package)
     for r in replicas:
         r.shell.run(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
-    held: list[np.ndarray | None] = [None, None]
     for step in range(60):
         index = 0 if step % 5 else 1  # mostly one device: bands; now and then the other draws
         r = replicas[index]
         r.act(rng)
         got = r.observe()
-        if got is not None:
-            held[index] = got
-        elif r.since:
-            assert held[index] is not None
-        have = held[index]
-        assert have is not None and np.array_equal(have, r.full_render()), f"step {step}"
+        assert np.array_equal(got, r.truth[r.digest]), f"step {step}"
+        assert r.file_holds_its_frame(), f"step {step}"
     for r in replicas:
         r.close()
     assert row_writes, "no frame was written as changed rows only"
@@ -148,6 +176,58 @@ def test_typing_a_number_writes_only_its_rows(tmp_path: Path, scale: int, row_wr
         key = next(n for n in nodes(wm.dump_xml()) if n.attrs["resource-id"].endswith(f"dialpad_key_{digit}"))
         wm.tap(*key.center)
         got = replica.observe()
-        assert got is not None and np.array_equal(got, replica.full_render())
+        assert np.array_equal(got, replica.truth[replica.digest])
     replica.close()
     assert len(row_writes) >= 6 and max(row_writes) < H // scale // 4  # the number's band, not the screen
+
+
+# Back and forth between recent screens: (how to open the screen, the taps in turn). Digits typed
+# and deleted change one band; the date settings' three switches change bands apart, so a frame
+# written against another older frame than the file's would leave a switch's rows stale.
+BACK_AND_FORTH = {
+    "digits": (
+        "monkey -p com.google.android.dialer -c android.intent.category.LAUNCHER 1",
+        ["dialpad_fab", "5", "5", "<", "7", "<", "5", "1", "<", "<", "<", "<", "9", "<", "9"],
+    ),
+    "switches": (
+        "am start -a android.settings.DATE_SETTINGS",
+        ["0", "2", "2", "1", "1", "0", "2", "0", "1", "2", "1"],
+    ),
+}
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.parametrize("scenario", sorted(BACK_AND_FORTH))
+def test_back_to_a_recent_screen_is_same_and_the_next_write_matches_the_file(
+    tmp_path: Path, scenario: str, scale: int, row_writes: list[int]
+) -> None:
+    """The sim answers `same D2` for an older screen the client named and writes nothing, so the
+    file still holds the frame before it; the next new frame is written against what the file
+    holds (only its rows when it was drawn over that frame, else whole), and the file always
+    holds what its header names."""
+    replica = Replica(tmp_path, scale)
+    start, taps = BACK_AND_FORTH[scenario]
+    replica.shell.run(start)
+    wm = replica.shell.device.services.window
+
+    def tap(what: str) -> None:
+        xml = nodes(wm.dump_xml())
+        if what.isdigit() and scenario == "switches":  # the n-th switch
+            wm.tap(*[n for n in xml if n.attrs.get("checkable") == "true"][int(what)].center)
+            return
+        suffix = {"<": "deleteButton"}.get(what, what if len(what) > 1 else f"dialpad_key_{what}")
+        wm.tap(*next(n for n in xml if n.attrs["resource-id"].endswith(suffix)).center)
+
+    replica.observe()
+    steps: list[tuple[str, bool]] = []  # each reply, and whether its frame was written as rows only
+    for what in taps:
+        tap(what)
+        writes = len(row_writes)
+        got = replica.observe()
+        steps.append((replica.replies[-1], len(row_writes) > writes))
+        assert np.array_equal(got, replica.truth[replica.digest]), f"after {what!r}: {steps}"
+        assert replica.file_holds_its_frame(), f"after {what!r}: {steps}"
+    replica.close()
+    assert [reply for reply, _ in steps].count("earlier") >= 2, steps
+    after_earlier = [rows for (before, _), (reply, rows) in pairwise(steps) if before == "earlier"]
+    assert any(after_earlier), f"no rows-only write over the file's older frame: {steps}"

@@ -7,6 +7,7 @@ pixels is read: a torn, stale, oversized or short frame is one FrameError, never
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from mgfarm.device import framebuffer
 from mgfarm.device.device import decode_png_rgb
 from mgfarm.device.framebuffer import FrameError, FrameFile, Header, parse_header, parse_reply
-from mgfarm.sim.framebuffer import FrameBuffer, RawFrames
+from mgfarm.sim.framebuffer import MAX_SINCE, FrameBuffer, RawFrames, parse_since
 from tests.unit.shellkit import ShellDevice
 
 W, H = 8, 5
@@ -204,6 +205,85 @@ def test_mgfarm_frame_writes_the_screen_once_and_answers_same_after(tmp_path: Pa
     assert half.header is not None and (half.header.width, half.header.height) == (540, 1200)
     assert half.signature == moved.signature and half.header.seq > moved.header.seq
     assert shell.run("mgfarm-frame --scale 3").status == 2
+
+
+def test_since_names_the_clients_recent_frames_and_same_says_which(tmp_path: Path, frame_path: Path) -> None:
+    """Back to a recent screen the client named: `same` for that one, nothing written; the file
+    keeps the frame it held."""
+    shell = ShellDevice(tmp_path)
+    shell.device.services.clock.freeze(True)
+    shell.device.framebuffer = FrameBuffer.open(frame_path, 1080, 2400)
+    home = parse_reply(shell.run("mgfarm-frame --ui").out)
+    shell.run("am start -a android.settings.SETTINGS")
+    settings = parse_reply(shell.run(f"mgfarm-frame --ui --since {home.signature.hex()}").out)
+    assert settings.header is not None and settings.signature != home.signature
+    shell.run("input keyevent 4")  # back home
+    other = "ab" * 16  # no screen's digest
+    named = f"{settings.signature.hex()},{other},{home.signature.hex()}"
+    back = shell.run(f"mgfarm-frame --ui --since {named}")
+    assert (back.status, back.out) == (0, f"same {home.signature.hex()}\n".encode())
+    held = parse_reply(shell.run(f"mgfarm-frame --since {other}").out)  # not named: the file again
+    assert held.header is not None and held.signature == home.signature
+    assert held.header.seq > settings.header.seq  # written: the file held Settings until now
+    usage = "--since takes 1 to 4 digests"
+    for bad in ("", ",", other.upper(), other[:-1], f"{other},", ",".join([other] * (MAX_SINCE + 1))):
+        refused = shell.run(f"mgfarm-frame --ui --since '{bad}'")
+        assert (refused.status, refused.out) == (2, b"") and usage in refused.error, bad
+    refused = shell.run("mgfarm-frame --ui --since")
+    assert refused.status == 2 and usage in refused.error
+    assert shell.run(f"mgfarm-frame --since {','.join([other] * MAX_SINCE)}").status == 0
+
+
+DIGEST = st.text("0123456789abcdef", min_size=32, max_size=32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.text(max_size=150)
+    | st.lists(DIGEST | st.text("0123456789abcdefABX, ", max_size=34), max_size=6).map(",".join)
+)
+def test_any_since_value_is_up_to_four_digests_or_a_usage_error(value: str) -> None:
+    digests = parse_since(value)
+    parts = value.split(",")
+    valid = 1 <= len(parts) <= MAX_SINCE and all(
+        len(p) == 32 and set(p) <= set("0123456789abcdef") for p in parts
+    )
+    assert (digests is not None) == valid
+    if digests is not None:
+        assert ",".join(digests) == value and all(bytes.fromhex(d) for d in digests)
+
+
+@pytest.fixture(scope="module")
+def frame_shell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ShellDevice]:
+    """A device with a frame file, shared by the examples of one test."""
+    tmp = tmp_path_factory.mktemp("since")
+    shell = ShellDevice(tmp)
+    shell.device.services.clock.freeze(True)
+    path = tmp / "frames" / "emulator-5554.frame"
+    framebuffer.create(path)
+    shell.device.framebuffer = FrameBuffer.open(path, 1080, 2400)
+    yield shell
+    shell.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(named=st.lists(DIGEST, max_size=MAX_SINCE + 2), current=st.integers(-1, MAX_SINCE + 1))
+def test_mgfarm_frame_answers_same_only_for_a_named_digest(
+    frame_shell: ShellDevice, named: list[str], current: int
+) -> None:
+    """Whatever the client names, the reply is `same` for the screen's digest when named among
+    at most MAX_SINCE, else the frame; more than MAX_SINCE is a usage error."""
+    digest = frame_shell.device.services.window.frame_digest().hex()
+    if 0 <= current < len(named):
+        named[current] = digest  # the screen is one of those named
+    result = frame_shell.run("mgfarm-frame --ui" + (f" --since {','.join(named)}" if named else ""))
+    if len(named) > MAX_SINCE:
+        assert result.status == 2 and result.out == b""
+        return
+    assert result.status == 0, result.error
+    reply = parse_reply(result.out)
+    assert reply.signature.hex() == digest
+    assert (reply.header is None) == (digest in named)
 
 
 def test_a_worker_renders_a_recent_screen_once() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mgfarm.sim.framebuffer import RAW, FrameBuffer, rgb_rows
+from mgfarm.sim.framebuffer import MAX_SINCE, RAW, FrameBuffer, parse_since, rgb_rows
 from mgfarm.sim.shell.files import CommandError
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.system.fs import PathEscapeError
@@ -229,18 +229,28 @@ async def screencap(inv: Invocation) -> int:
 
 @command("mgfarm-frame")
 async def mgfarm_frame(inv: Invocation) -> int:
-    """`mgfarm-frame [--ui] [--since DIGEST] [--scale 1|2|4]`: the screen into the farm's frame file.
+    """`mgfarm-frame [--ui] [--since D1[,D2...]] [--scale 1|2|4]`: the screen into the farm's frame file.
 
     Replies `frame SEQ WIDTH HEIGHT DIGEST` (the file now holds that frame), then with --ui the
     hierarchy as `uiautomator dump` writes it: screenshot and UI in one round trip. Or `same DIGEST`
-    when the screen is still the one the client named with --since: nothing written, nothing sent.
+    when the screen is one of those the client named with --since (up to MAX_SINCE digests it
+    holds pixels and hierarchy for, its last frame first): nothing written, nothing sent. The file
+    then keeps the frame it held, which the next write starts from.
     `--scale 2` writes the screen at half its width and height (resized here, so a quarter of the
     bytes cross to the client).
     mgfarm's own command, not Android's: clients use it only for devices their farm gave a frame file.
     """
     args = inv.argv[1:]
     with_ui = "--ui" in args
-    since = args[args.index("--since") + 1] if "--since" in args[:-1] else ""
+    since: list[str] = []
+    if "--since" in args:
+        named = parse_since(args[args.index("--since") + 1]) if "--since" in args[:-1] else None
+        if named is None:
+            inv.err(
+                f"mgfarm-frame: --since takes 1 to {MAX_SINCE} digests (32 hex digits), comma-separated\n"
+            )
+            return 2
+        since = named
     scale = args[args.index("--scale") + 1] if "--scale" in args[:-1] else "1"
     if scale not in ("1", "2", "4"):
         inv.err(f"mgfarm-frame: --scale {scale} is not 1, 2 or 4\n")
@@ -251,8 +261,8 @@ async def mgfarm_frame(inv: Invocation) -> int:
         return 1
     win = inv.device.services.window
     digest = win.frame_digest()
-    if digest.hex() == since:
-        inv.out(f"same {since}\n")  # the client has these pixels and this hierarchy already
+    if digest.hex() in since:  # the client has these pixels and this hierarchy already
+        inv.out(f"same {digest.hex()}\n")
         return 0
     if (buffer.signature, buffer.scale) != (digest, int(scale)):  # another client may have written it
         problem = write_frame(buffer, win, digest, int(scale))
@@ -274,6 +284,8 @@ def write_frame(buffer: FrameBuffer, win: WindowManager, digest: bytes, scale: i
     written: the rest of the file holds them already. Else every row is written, and kept."""
     kept = RAW.find((digest, scale))
     if kept is None:
+        # Rows are written against what the file holds, never what a client shows: after `same`
+        # for an older screen the file still holds the frame written before it.
         over = buffer.signature if buffer.scale == scale else b""
         image, rows = win.frame_image(scale, over)
         if rows is not None and image.size == buffer.size:
