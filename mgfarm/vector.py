@@ -19,6 +19,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from mgfarm.env.spaces import shaped_box
 from mgfarm.errors import MgfarmError
 
 Observation = dict[str, Any]
@@ -82,15 +83,7 @@ def batched_space(single: gymnasium.spaces.Dict, n: int) -> gymnasium.spaces.Dic
 def _batched_box(single: gymnasium.spaces.Box, n: int) -> gymnasium.spaces.Box:
     """A Box equal to `batch_space(single, n)` whose bounds are read-only broadcasts of `single`'s
     (checked when `single` was made), so it costs neither memory nor a pass over n copies."""
-    box = gymnasium.spaces.Box(low=0, high=1, shape=(1,), dtype=single.dtype, seed=None)
-    shape = (n, *single.shape)
-    box._shape = shape
-    box.low = np.broadcast_to(single.low, shape)
-    box.high = np.broadcast_to(single.high, shape)
-    box.bounded_below = np.broadcast_to(single.bounded_below, shape)
-    box.bounded_above = np.broadcast_to(single.bounded_above, shape)
-    box._np_random = copying.deepcopy(single.np_random)
-    return box
+    return shaped_box(single, (n, *single.shape))
 
 
 class MobileVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
