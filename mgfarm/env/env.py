@@ -107,7 +107,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         self.snapshot = snapshot or DEFAULT_SNAPSHOT
         if device is not None:
             self.device = device
-            _warm_up(device)
+            self._warm_up(device)
         else:
             self.device = self._lease_device(replica)
         if snapshot is not None:
@@ -130,6 +130,13 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
         # Timings of the last reset/step (ms); kept out of `info` so that info is deterministic.
         self.last_timings: dict[str, float] = {}
 
+    def _warm_up(self, device: Device) -> None:
+        """Screen size and the UI source (u2 server) now, so that resets measure steady state. A
+        device that shares frames sends the hierarchy with the screen: no u2 server to start."""
+        device.window_size()
+        if not (device.shares_frames and self.with_screenshot):
+            device.ui_xml()
+
     # -- replicas ----------------------------------------------------------------------------
     def _lease_device(self, replica: int | None, exclude: set[int] | None = None) -> Device:
         """Lease a replica that answers; one that does not is given back and another is tried."""
@@ -147,7 +154,7 @@ class MobileEnv(gymnasium.Env[dict[str, Any], Any]):
                 frame_file=rep.frame_file,  # raw frames through shared memory on this host
             )
             try:
-                _warm_up(device)
+                self._warm_up(device)
             except BaseException as exc:
                 lease.release()  # nothing half-started: the replica goes back
                 if replica is not None or not isinstance(exc, MgfarmError):
@@ -493,12 +500,6 @@ def _missing_snapshot(device: Device, name: str, farm: str) -> MgfarmError | Non
         f"{name}` and start a farm on it with `mgfarm up --snapshot {name}` (`mgfarm snapshot list` "
         "shows the built ones)."
     )
-
-
-def _warm_up(device: Device) -> None:
-    """Screen size and the UI source (u2 server) now, so that resets measure steady state."""
-    device.window_size()
-    device.ui_xml()
 
 
 def _copy_obs(obs: dict[str, Any]) -> dict[str, Any]:
