@@ -4,6 +4,7 @@ playlist's files at positions from 0, in the order they were added."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from PIL import Image
 from mgfarm.sim.apps.audiorecorder import m4a
 from mgfarm.sim.apps.base import sql
 from mgfarm.sim.apps.vlc import format_duration, mp4_duration_ms
+from mgfarm.sim.io import ShellIO
 from tests.unit.sim_screen import Screen, boot_device, find, nodes
 
 PKG = "org.videolan.vlc"
@@ -94,6 +96,34 @@ def test_media_rows_deleted_behind_its_back_are_rediscovered(tmp_path: Path) -> 
     assert texts(screen, "ml_item_title") == ["new"]
     assert sql(db, "SELECT filename, type FROM Media") == [("new.mp4", 1)]
     assert sql(db, "SELECT mrl FROM File") == [(f"file://{VIDEOS}/new.mp4",)]
+
+
+def test_the_library_follows_its_database_files_and_snapshots_at_every_compose(tmp_path: Path) -> None:
+    """What changed behind the screen (rows deleted by `sqlite3` with the files unchanged, a file
+    added or removed, a snapshot loaded) shows at the next compose."""
+    from mgfarm.sim import snapshot
+
+    def shell(command: str) -> None:
+        assert asyncio.run(device.shell(command, ShellIO.buffered())) == 0
+
+    device = boot_device(tmp_path)
+    shell(f"mkdir -p {VIDEOS}")
+    device.fs.write_bytes(f"{VIDEOS}/a.mp4", m4a(1.0))
+    screen = Screen(device)
+    screen.am.launch(PKG)
+    assert texts(screen, "ml_item_title") == ["a"]
+    db = device.fs.host(DB, "/")
+    shell(f"sqlite3 {DB} 'DELETE FROM Media'")
+    assert texts(screen, "ml_item_title") == ["a"]
+    assert sql(db, "SELECT filename FROM Media") == [("a.mp4",)]
+    snapshot.save(device, "one")
+    shell(f"cp {VIDEOS}/a.mp4 {VIDEOS}/b.mp4")
+    assert texts(screen, "ml_item_title") == ["a", "b"]
+    snapshot.load(device, "one")
+    assert texts(screen, "ml_item_title") == ["a"]
+    shell(f"rm {VIDEOS}/a.mp4")
+    assert texts(screen, "ml_item_title") == []
+    assert sql(db, "SELECT count(*) FROM Media") == [(0,)]
 
 
 def test_the_player_shows_the_frame_at_its_position(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from PIL import Image
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.dbversion import db_version
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import STORAGE
 from mgfarm.sim.system.providers import ProviderError
@@ -150,6 +151,8 @@ class Vlc(App):
     icon = "play"
     icon_color = "#FF8800"
     version_name = "3.5.4"
+    # The video paths and the library's version after the last discovery (None: none yet).
+    _refreshed: tuple[set[str], tuple[int, ...]] | None = None
 
     def create_data(self) -> None:
         sql_script(self.db(), SCHEMA)
@@ -179,7 +182,12 @@ class Vlc(App):
     def refresh(self, now_s: int) -> None:
         """The library's discovery: add the new video files, drop the ones gone (and stale File rows)."""
         files = self.video_files()
-        con = sqlite3.connect(self.db())
+        db = self.db()
+        # The library was brought up to date with these very files and nothing wrote it since: the
+        # discovery would change nothing (it runs at every compose of the main screen).
+        if self._refreshed is not None and self._refreshed == (set(files), db_version(db)):
+            return
+        con = sqlite3.connect(db)
         try:
             with con:
                 # Media rows deleted behind the library's back leave their File rows: rediscover those files.
@@ -205,6 +213,7 @@ class Vlc(App):
                     )
         finally:
             con.close()
+        self._refreshed = (set(files), db_version(db))
 
     def duration(self, path: str) -> int:
         try:

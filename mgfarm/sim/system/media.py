@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mgfarm.sim.system.dbversion import db_version
 from mgfarm.sim.system.providers import ProviderError, Route, Rows, SqliteProvider, Value
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ class MediaStore(SqliteProvider):
     def __init__(self, device: SimDevice) -> None:
         self.device = device
         super().__init__("media", lambda: device.fs.host(DB), {})
+        # The files the last scan found and the table's version after it.
+        self._scanned: tuple[dict[str, tuple[int, int]], tuple[int, ...]] | None = None
 
     def create(self) -> None:
         path = self.db_path()
@@ -105,6 +108,10 @@ class MediaStore(SqliteProvider):
                 found[STORAGE + "/" + str(host.relative_to(root))] = (st.st_size, int(st.st_mtime))
                 if len(found) >= MAX_FILES:
                     break
+        # The table was brought up to date with these very files, and nothing wrote it since: the
+        # comparison below would change nothing (an app's screen queries the store at every compose).
+        if self._scanned is not None and self._scanned == (found, db_version(self.db_path())):
+            return
         with sqlite3.connect(self.db_path()) as conn:
             known = {
                 row[0]: (row[1], row[2])
@@ -124,6 +131,7 @@ class MediaStore(SqliteProvider):
                     self._row(path, size, mtime),
                 )
         conn.close()
+        self._scanned = (found, db_version(self.db_path()))
 
     def _row(self, path: str, size: int, mtime: int) -> tuple[Value, ...]:
         name = path.rsplit("/", 1)[1]
