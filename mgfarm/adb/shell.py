@@ -159,19 +159,27 @@ class ShellClient:
 
     def push(self, data: bytes, path: str, mode: int = 0o644, timeout: float = 60.0) -> None:
         """Write bytes to a device file through `sync:` (SEND); parents are created by the device."""
+        self.push_many([(data, path)], mode, timeout)
+
+    def push_many(self, files: list[tuple[bytes, str]], mode: int = 0o644, timeout: float = 60.0) -> None:
+        """Write several files in one `sync:` session: every SEND, its DATA and DONE written at
+        once, then one reply each (OKAY, or FAIL with the device's text, which ends the session as
+        adbd does: the files after it were not written)."""
         sock = self._open("sync:", timeout)
         try:
-            self._sync_request(sock, b"SEND", f"{path},{0o100000 | mode}".encode())
-            view = memoryview(data)
-            for start in range(0, len(data), SYNC_CHUNK):
-                chunk = view[start : start + SYNC_CHUNK]
-                sock.sendall(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
-            sock.sendall(b"DONE" + struct.pack("<I", int(time.time())))
-            ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
-            if ident == b"FAIL":
-                raise SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
-            if ident != b"OKAY":
-                raise AdbError(f"unexpected sync reply {ident!r} while pushing {path}")
+            for data, path in files:
+                self._sync_request(sock, b"SEND", f"{path},{0o100000 | mode}".encode())
+                view = memoryview(data)
+                for start in range(0, len(data), SYNC_CHUNK):
+                    chunk = view[start : start + SYNC_CHUNK]
+                    sock.sendall(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+                sock.sendall(b"DONE" + struct.pack("<I", int(time.time())))
+            for _, path in files:
+                ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
+                if ident == b"FAIL":
+                    raise SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
+                if ident != b"OKAY":
+                    raise AdbError(f"unexpected sync reply {ident!r} while pushing {path}")
             self._sync_request(sock, b"QUIT", b"")
         finally:
             sock.close()

@@ -186,6 +186,11 @@ class Device:
             data = local_or_bytes if isinstance(local_or_bytes, bytes) else Path(local_or_bytes).read_bytes()
             self.wire.push(data, path)
 
+    def push_many(self, files: list[tuple[bytes, str]]) -> None:
+        """Several files (bytes, device path) in one sync session, in order."""
+        with self._adb_errors(f"push to {', '.join(path for _, path in files)}"):
+            self.wire.push_many(files)
+
     def pull(self, path: str) -> bytes:
         with self._pull_errors(path):
             return self.wire.pull(path)

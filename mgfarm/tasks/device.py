@@ -24,6 +24,8 @@ class TaskDevice(Protocol):
 
     def push(self, local_or_bytes: Any, path: str) -> Any: ...
 
+    def push_many(self, files: list[tuple[bytes, str]]) -> None: ...  # (bytes, path), one session
+
     def content_query(
         self,
         uri: str,

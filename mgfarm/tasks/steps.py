@@ -56,17 +56,33 @@ class SetupShell:
     launches) is one shell script, each command followed by a marker line with its exit status, so
     every step is still checked on its own output and status. A step that reads the device (the new
     contact's id) or uses another service (a push, a snapshot load) sends what is queued first, so
-    commands reach the device in the steps' order. A failed step raises after the script ran (the
+    commands reach the device in the steps' order; consecutive pushes share one sync session. A
+    failed step raises after the script ran (the
     steps after it ran too; the reset fails either way).
     """
 
     device: TaskDevice
     queue: list[_Command] = field(default_factory=list)
+    pushes: list[tuple[bytes, str]] = field(default_factory=list)  # files for the next sync session
     zone: str | None = None  # the device's time zone when known (add_event reads it once)
     _marker: str = ""
 
+    def push(self, data: bytes, path: str) -> None:
+        """Queue a file for the next sync session: the commands queued before it run first, and
+        consecutive pushes share one session."""
+        if self.queue:  # (files queued before those commands were sent when they were queued)
+            self.flush()
+        self.pushes.append((data, path))
+
+    def send_pushes(self) -> None:
+        """Write the queued files (one sync session)."""
+        if self.pushes:
+            files, self.pushes = self.pushes, []
+            self.device.push_many(files)
+
     def run(self, cmd: str, step: str, check: Check = "status") -> None:
-        """Queue a command for the next round trip."""
+        """Queue a command for the next round trip (after the files queued before it)."""
+        self.send_pushes()
         if self.queue and sum(len(c.cmd) + 64 for c in self.queue) + len(cmd) > SCRIPT_LIMIT:
             self.flush()
         self.queue.append(_Command(cmd, step, check))
@@ -77,7 +93,8 @@ class SetupShell:
         return self.flush()[-1]
 
     def flush(self) -> list[str]:
-        """Run the queued commands and check each; their outputs, in order."""
+        """Write the queued files, run the queued commands and check each; their outputs, in order."""
+        self.send_pushes()
         if len(self.queue) == 1:  # as one command always ran: its status from the shell protocol
             command = self.queue.pop()
             result = self.device.shell2(command.cmd)
@@ -188,8 +205,7 @@ def _sql(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
 
 def _push_file(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     data = str(spec["text"]).encode() if "text" in spec else b"x" * int(spec.get("size", 0))
-    shell.flush()  # a push is another service: what was queued reaches the device first
-    shell.device.push(data, catalog.apps.path_on(str(spec["path"]), shell.device.profile))
+    shell.push(data, catalog.apps.path_on(str(spec["path"]), shell.device.profile))
 
 
 def _set_time(shell: SetupShell, when: Any, catalog: Catalog) -> None:
@@ -339,6 +355,7 @@ def queue_steps(
     if timezone:
         _set_timezone(shell, timezone, catalog)
     _apply(shell, steps, catalog, params)
+    shell.send_pushes()  # files are not shell commands: they go now, the commands stay queued
     return shell
 
 

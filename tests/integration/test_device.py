@@ -40,6 +40,23 @@ def test_shell_exit_codes_and_files(device: Device) -> None:
     assert digest == hashlib.md5(payload).hexdigest()
 
 
+def test_several_pushes_in_one_session_land_in_order_and_a_refused_one_stops_the_rest(
+    device: Device,
+) -> None:
+    big = bytes(range(256)) * 600  # more than one 64 KiB chunk
+    device.push_many([(b"one", "/data/local/tmp/m/a.txt"), (big, "/data/local/tmp/m/b.bin")])
+    assert device.pull_many(["/data/local/tmp/m/a.txt", "/data/local/tmp/m/b.bin"]) == [b"one", big]
+    refused = [
+        (b"x", "/data/local/tmp/m/c.txt"),
+        (b"y", "/data/local/tmp/m"),
+        (b"z", "/data/local/tmp/m/d.txt"),
+    ]  # a folder
+    with pytest.raises(DeviceError, match="/data/local/tmp/m"):
+        device.push_many(refused)
+    assert device.pull_many(["/data/local/tmp/m/c.txt", "/data/local/tmp/m/d.txt"]) == [b"x", None]
+    assert device.shell("echo still here") == "still here"  # the device serves the next request
+
+
 def test_settings_round_trip_and_hostile_values_stay_data(device: Device) -> None:
     device.settings_put("global", "wifi_on", 0)
     assert device.settings_get("global", "wifi_on") == "0"

@@ -61,8 +61,11 @@ class FakeDevice:
         return self._run(script)[0]
 
     def push(self, data: bytes, path: str) -> None:
+        self.push_many([(data, path)])
+
+    def push_many(self, files: list[tuple[bytes, str]]) -> None:
         self.trips.append("push")
-        self.ran.append(f"push {path}")
+        self.ran += [f"push {path}" for _, path in files]
 
     def snapshot_load(self, name: str) -> None:
         self.trips.append("console")
@@ -84,6 +87,24 @@ def test_consecutive_writes_go_in_one_round_trip_and_a_push_keeps_its_place() ->
     assert device.ran[1] == "date 070112342026.00"
     assert device.ran[3] == "push /sdcard/a.txt"
     assert device.ran[4] == "content insert --uri content://sms/inbox --bind address:s:555 --bind read:b:true"
+
+
+def test_consecutive_pushes_share_one_sync_session_in_the_steps_order() -> None:
+    device = FakeDevice()
+    steps: list[Any] = [
+        {"set_time": "2026-07-01 12:34"},
+        {"push_file": {"path": "/sdcard/Music/a.mp3", "size": 3}},
+        {"push_file": {"path": "/sdcard/Music/b.mp3", "size": 3}},
+        "home",
+        {"push_file": {"path": "/sdcard/Music/c.mp3", "size": 3}},
+    ]
+    apply_steps(device, steps, CATALOG)  # type: ignore[arg-type]
+    assert device.trips == ["shell", "push", "shell", "push"]
+    assert device.ran[1:3] == ["push /sdcard/Music/a.mp3", "push /sdcard/Music/b.mp3"]
+    assert device.ran[-1] == "push /sdcard/Music/c.mp3"
+    queued = FakeDevice()
+    queue_steps(queued, steps[:3], CATALOG)  # type: ignore[arg-type]
+    assert queued.trips == ["shell", "push"]  # the files are written before queue_steps returns
 
 
 def test_each_step_is_checked_on_its_own_output() -> None:
