@@ -97,7 +97,8 @@ class Recorder:
             fcntl.flock(counter, fcntl.LOCK_EX)
             counter.seek(0)
             text = counter.read().strip()
-            number = (int(text) if text else _highest_number(self.run_dir)) + 1
+            # No number (a new folder, or an edited file) counts on from the folders themselves.
+            number = (int(text) if text.isdigit() else _highest_number(self.run_dir)) + 1
             counter.truncate(0)
             counter.write(f"{number}\n")
             counter.flush()

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from mgfarm.env.recorder import Recorder
+from mgfarm.env.recorder import LAST_EPISODE, Recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,3 +54,10 @@ def test_a_folder_recorded_before_continues_after_its_last_episode(tmp_path: Pat
     writer = Recorder(tmp_path).episode("new.task", 5)
     writer.close()
     assert writer.folder.name == "00009-new.task-s5"
+
+
+def test_a_counter_file_that_holds_no_number_counts_on_from_the_folders(tmp_path: Path) -> None:
+    Recorder(tmp_path).episode("a.b", 0)
+    Recorder(tmp_path).episode("a.b", 1)
+    (tmp_path / LAST_EPISODE).write_text("garbage\n")
+    assert Recorder(tmp_path).episode("a.b", 2).folder.name.startswith("00003-")
