@@ -293,6 +293,8 @@ def write_frame(buffer: FrameBuffer, win: WindowManager, digest: bytes, scale: i
             return ""
         kept = (image.width, image.height, rgb_rows(image))
         RAW.put((digest, scale), kept)
+    else:
+        win.frame_copied()  # so that its next frame is drawn over this one
     width, height, pixels = kept
     if not buffer.fits(width, height):
         return f"a {width}x{height} screen does not fit the frame file"

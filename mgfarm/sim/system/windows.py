@@ -6,7 +6,8 @@ the window manager's own state moves, so a change made behind the UI's back (`co
 `settings put`, a snapshot load) always shows while a screenshot, a dump and the next tap share one
 composition. What is expensive, rendering, PNG encoding and XML, is kept by the frame's signature
 in a cache that all devices of the process share. Rendering draws again only the bands of the
-screen that changed since the last frame the thread drew (`ui/redraw.py`, which keeps that frame).
+screen that changed since the last frame the thread drew (`ui/redraw.py`, which keeps that frame),
+or, for the frame file, since this device's last frame (the thread's is mostly another device's).
 """
 
 from __future__ import annotations
@@ -25,7 +26,18 @@ from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.png import PngEncoder
-from mgfarm.sim.ui.redraw import drawn_since, flatten, last_image, merge, render_frame, view_keys
+from mgfarm.sim.ui.redraw import (
+    Seen,
+    draw_over,
+    drawn_since,
+    flatten,
+    last_image,
+    last_tag,
+    merge,
+    note,
+    render_frame,
+    view_keys,
+)
 from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
 from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
@@ -184,6 +196,7 @@ class WindowManager:
         self._frame_key: tuple[object, ...] = ()
         self._sig = ""  # signature of the kept frame, "" until asked for
         self._keys: list[str] = []  # what decides each of its views' pixels, in drawing order
+        self._seen = Seen()  # what decided the last frame drawn for this device (redraw's, no image)
         self._screen_sig = ""
         self._screen = Screen()
         self._digest = b""  # 16-byte digest of `_screen_sig` (`frame_digest`)
@@ -418,14 +431,42 @@ class WindowManager:
         renders again; `scale` 2 halves each side, every output pixel the mean of a 2x2 block,
         Pillow's `reduce`), and the only rows in which it differs from the frame whose digest is
         `over`, when it was drawn over that one (else None: any row may differ). Made smaller with
-        rows known, only those rows of the image are drawn (the file holds the others)."""
-        image = self._render(self._refresh())
+        rows known, only those rows of the image are drawn (the file holds the others).
+
+        When the thread's image is not frame `over` (another device of the worker drew since),
+        the rows that differ from this device's last frame are drawn alone, when that frame is
+        `over`: then only those rows of the image returned are this frame's."""
+        frame = self._refresh()
+        if self.screen_on and over and over != last_tag():
+            roots = frame.draw_roots()
+            drawn = draw_over(
+                self._seen,
+                over,
+                roots,
+                frame.lctx,
+                frame.palette,
+                self._keys,
+                tag=self.frame_digest(),
+                align=scale,
+            )
+            if drawn is not None:
+                bands_image, bands = drawn
+                return reduced(bands_image, scale, bands) if scale > 1 else (bands_image, bands)
+        image = self._render(frame)
         rows = drawn_since(over) if image is last_image() else None
         if image.mode != "RGB":
             image = image.convert("RGB")
         if scale > 1:
             return reduced(image, scale, rows)
         return image, rows
+
+    def frame_copied(self) -> None:
+        """The current frame's pixels reached the frame file from a copy (the worker's raw frames),
+        not from drawing: note what decides them, so the next frame draws only what differs."""
+        frame = self._refresh()
+        digest = self.frame_digest()
+        if self.screen_on and self._seen.tag != digest:
+            note(self._seen, frame.draw_roots(), frame.lctx, frame.palette, self._keys, tag=digest)
 
     def screencap_raw(self) -> bytes:
         """`screencap` without -p: width, height, format (1 = RGBA_8888) as u32 LE, then RGBA pixels."""
@@ -439,7 +480,9 @@ class WindowManager:
         if not self.screen_on:
             return Image.new("RGB", (self.metrics.width, self.metrics.height), (0, 0, 0))
         roots = frame.draw_roots()
-        return render_frame(roots, frame.lctx, frame.palette, self._keys, tag=self.frame_digest())
+        return render_frame(
+            roots, frame.lctx, frame.palette, self._keys, tag=self.frame_digest(), seen=self._seen
+        )
 
     def dump_xml(self, all_windows: bool = False) -> str:
         """`uiautomator dump`: the active (app) window only, as by default on a device.

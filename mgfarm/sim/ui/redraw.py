@@ -17,6 +17,12 @@ returns is overwritten by the thread's next call, so a caller encodes or copies 
 again. A caller that names its frames (`tag`, the frame digest) learns from `drawn_since` which rows
 changed since the frame before, so the shared frame file gets only those rows (`mgfarm-frame`).
 `MGFARM_SIM_REDRAW=0` always draws the whole screen.
+
+A worker draws all its devices on one thread, so the thread's last frame is mostly another
+device's. Each device therefore keeps what decided its own last frame (`Seen`: no image, a few
+KB), and `draw_over` draws its new frame's bands against that one, onto the thread's scratch
+image alone: only those rows of the scratch are the new frame's, which is all a frame file that
+holds the device's last frame needs. The thread's image stays the frame it was, untouched.
 """
 
 from __future__ import annotations
@@ -56,6 +62,17 @@ class Last:
     drawn: list[Band] = field(default_factory=list)  # the only rows that differ from frame `since`
 
 
+@dataclass
+class Seen:
+    """What decided one device's last frame (no image): enough to tell which bands of its next
+    frame differ from it (`draw_over`)."""
+
+    head: tuple[object, ...] = ()
+    keys: list[str] = field(default_factory=list)
+    rows: list[Band] = field(default_factory=list)
+    tag: bytes = b""  # the frame's name (b"": none known)
+
+
 _local = threading.local()
 
 
@@ -78,6 +95,11 @@ def drawn_since(tag: bytes) -> list[Band] | None:
     if not tag or last.since != tag:
         return None
     return list(last.drawn)
+
+
+def last_tag() -> bytes:
+    """The name of the frame this thread's image holds (b"": none)."""
+    return _last().tag
 
 
 def last_image() -> Image.Image | None:
@@ -163,17 +185,23 @@ def render_frame(
     keys: list[str] | None = None,
     background: str = "surface",
     tag: bytes = b"",
+    seen: Seen | None = None,
 ) -> Image.Image:
     """The screen `render` draws for these laid-out trees (`keys`: their `view_keys`, when known;
-    `tag`: a name for the frame, equal names for equal pixels, see `drawn_since`); the image is
-    this thread's until its next call."""
+    `tag`: a name for the frame, equal names for equal pixels, see `drawn_since`; `seen`: the
+    device's record of its last frame, now this one); the image is this thread's until its next
+    call."""
     m = ctx.metrics
     views = flatten(roots)
     keys = [_view_key(v) for v in views] if keys is None else keys
     rows = [reach(v, ctx) for v in views]
     head = (m, palette, background)  # size, density and colours: any change draws the whole screen
     last = _last()
-    bands = _damage(last, head, views, keys, rows, m.height) if ENABLED else None
+    if seen is not None and ENABLED:
+        seen.head, seen.keys, seen.rows, seen.tag = head, keys, rows, tag
+    bands = None
+    if ENABLED and last.image is not None:
+        bands = _damage(last.head, last.keys, last.rows, head, views, keys, rows, m.height)
     if bands is None:
         image = render(roots, ctx, palette, background, into=last.image)
         scratch = last.scratch if last.scratch is not None and last.scratch.size == image.size else None
@@ -190,14 +218,76 @@ def render_frame(
     return last.image
 
 
-def _damage(
-    last: Last, head: tuple[object, ...], views: list[View], keys: list[str], rows: list[Band], height: int
-) -> list[Band] | None:
-    """The bands to draw again over the last frame, or None when the whole screen must be drawn."""
-    if last.image is None or last.head != head or len(last.keys) != len(keys):
+def draw_over(
+    seen: Seen,
+    over: bytes,
+    roots: list[View],
+    ctx: LayoutCtx,
+    palette: Palette,
+    keys: list[str] | None = None,
+    background: str = "surface",
+    tag: bytes = b"",
+    align: int = 1,
+) -> tuple[Image.Image, list[Band]] | None:
+    """This frame's bands that differ from the device's last frame `seen`, drawn onto this
+    thread's scratch image (the image `render` draws, in those rows only; this thread's until its
+    next call), when that frame is `over`; None when it is not, or the whole screen must be drawn.
+    Each band starts and ends on a multiple of `align` rows (or the screen's end), so a copy made
+    `align` times smaller from those rows alone is whole. `seen` is this frame's from now on."""
+    if not ENABLED or not over or seen.tag != over:
         return None
-    changed = [i for i, (a, b) in enumerate(zip(last.keys, keys, strict=True)) if a != b]
-    bands = merge([last.rows[i] for i in changed] + [rows[i] for i in changed], height)
+    m = ctx.metrics
+    views = flatten(roots)
+    keys = [_view_key(v) for v in views] if keys is None else keys
+    rows = [reach(v, ctx) for v in views]
+    head = (m, palette, background)
+    bands = _damage(seen.head, seen.keys, seen.rows, head, views, keys, rows, m.height)
+    if bands is None:
+        return None
+    if align > 1:
+        bands = merge([(y0 // align * align, -(-y1 // align) * align) for y0, y1 in bands], m.height)
+    last = _last()
+    if last.scratch is None or last.scratch.size != (m.width, m.height):
+        last.scratch = Image.new("RGB", (m.width, m.height))
+    if bands:
+        _draw_scratch(last.scratch, bands, roots, ctx, palette, background)
+    seen.head, seen.keys, seen.rows, seen.tag = head, keys, rows, tag
+    return last.scratch, bands
+
+
+def note(
+    seen: Seen,
+    roots: list[View],
+    ctx: LayoutCtx,
+    palette: Palette,
+    keys: list[str] | None = None,
+    background: str = "surface",
+    tag: bytes = b"",
+) -> None:
+    """Record in `seen` what decides this frame, whose pixels came from elsewhere (a copy of an
+    equal frame), so that the device's next frame can be drawn over it."""
+    if ENABLED:
+        keys = view_keys(roots) if keys is None else keys
+        seen.head, seen.keys, seen.tag = (ctx.metrics, palette, background), keys, tag
+        seen.rows = [reach(v, ctx) for v in flatten(roots)]
+
+
+def _damage(
+    head0: tuple[object, ...],
+    keys0: list[str],
+    rows0: list[Band],
+    head: tuple[object, ...],
+    views: list[View],
+    keys: list[str],
+    rows: list[Band],
+    height: int,
+) -> list[Band] | None:
+    """The bands to draw again over a frame that `head0`, `keys0` and `rows0` decided, or None
+    when the whole screen must be drawn."""
+    if head0 != head or len(keys0) != len(keys):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(keys0, keys, strict=True)) if a != b]
+    bands = merge([rows0[i] for i in changed] + [rows[i] for i in changed], height)
     # A field's floating label takes its patch's colour from the pixel it sits on: a field whose
     # reach meets a band is drawn again whole, with its rows added, until no band grows.
     fields = [i for i, v in enumerate(views) if isinstance(v, EditText)]
@@ -224,8 +314,25 @@ def _draw_bands(
 ) -> None:
     """Draw every view that reaches a band onto the scratch image (its bands cleared to the
     background first), then copy the bands into `image`."""
-    fill = hex_color(background) if background.startswith("#") else getattr(palette, background)
+    _draw_scratch(scratch, bands, roots, ctx, palette, background)
     width = image.width
+    for y0, y1 in bands:
+        box = (0, y0, width, y1)
+        image.paste(scratch.crop(box), box)
+
+
+def _draw_scratch(
+    scratch: Image.Image,
+    bands: list[Band],
+    roots: list[View],
+    ctx: LayoutCtx,
+    palette: Palette,
+    background: str,
+) -> None:
+    """Draw every view that reaches a band onto the scratch image, its bands cleared to the
+    background first: inside the bands it then holds what `render` draws."""
+    fill = hex_color(background) if background.startswith("#") else getattr(palette, background)
+    width = scratch.width
     for y0, y1 in bands:
         scratch.paste(fill, (0, y0, width, y1))
     cv = Canvas(scratch, 0, 0, palette, ctx.metrics)
@@ -234,6 +341,3 @@ def _draw_bands(
     cv.rows = (bands[0][0], bands[-1][1])
     for root in roots:
         draw_view(cv, root, ctx)
-    for y0, y1 in bands:
-        box = (0, y0, width, y1)
-        image.paste(scratch.crop(box), box)
