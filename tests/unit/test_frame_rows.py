@@ -280,4 +280,3 @@ def test_interleaved_devices_each_write_only_their_changed_rows(
     for r in replicas:
         r.close()
     assert min(rows_only) >= 3, rows_only
-    print("rows-only writes in the random phase (A, B):", rows_only)
