@@ -178,6 +178,16 @@ def overlaps(band: Band, bands: list[Band]) -> bool:
     return any(band[0] < b1 and b0 < band[1] for b0, b1 in bands)
 
 
+def _decided(
+    roots: list[View], ctx: LayoutCtx, palette: Palette, keys: list[str] | None, background: str
+) -> tuple[list[View], list[str], list[Band], tuple[object, ...]]:
+    """What decides a frame's pixels: its views in drawing order, their keys (`keys` when known)
+    and rows, and the head (size, density and colours: any change draws the whole screen)."""
+    views = flatten(roots)
+    keys = [_view_key(v) for v in views] if keys is None else keys
+    return views, keys, [reach(v, ctx) for v in views], (ctx.metrics, palette, background)
+
+
 def render_frame(
     roots: list[View],
     ctx: LayoutCtx,
@@ -192,10 +202,7 @@ def render_frame(
     device's record of its last frame, now this one); the image is this thread's until its next
     call."""
     m = ctx.metrics
-    views = flatten(roots)
-    keys = [_view_key(v) for v in views] if keys is None else keys
-    rows = [reach(v, ctx) for v in views]
-    head = (m, palette, background)  # size, density and colours: any change draws the whole screen
+    views, keys, rows, head = _decided(roots, ctx, palette, keys, background)
     last = _last()
     if seen is not None and ENABLED:
         seen.head, seen.keys, seen.rows, seen.tag = head, keys, rows, tag
@@ -237,10 +244,7 @@ def draw_over(
     if not ENABLED or not over or seen.tag != over:
         return None
     m = ctx.metrics
-    views = flatten(roots)
-    keys = [_view_key(v) for v in views] if keys is None else keys
-    rows = [reach(v, ctx) for v in views]
-    head = (m, palette, background)
+    views, keys, rows, head = _decided(roots, ctx, palette, keys, background)
     bands = _damage(seen.head, seen.keys, seen.rows, head, views, keys, rows, m.height)
     if bands is None:
         return None
@@ -267,9 +271,8 @@ def note(
     """Record in `seen` what decides this frame, whose pixels came from elsewhere (a copy of an
     equal frame), so that the device's next frame can be drawn over it."""
     if ENABLED:
-        keys = view_keys(roots) if keys is None else keys
-        seen.head, seen.keys, seen.tag = (ctx.metrics, palette, background), keys, tag
-        seen.rows = [reach(v, ctx) for v in flatten(roots)]
+        _, seen.keys, seen.rows, seen.head = _decided(roots, ctx, palette, keys, background)
+        seen.tag = tag
 
 
 def _damage(
