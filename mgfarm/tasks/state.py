@@ -281,11 +281,6 @@ def settings_tables(sections: dict[str, list[str]]) -> dict[str, Table]:
     return tables
 
 
-def read_settings(device: TaskDevice) -> dict[str, Table]:
-    """All settings as `settings.NS -> {key: {value}}`, in one shell round trip."""
-    return settings_tables(run_sections(device, SETTINGS_COMMANDS))
-
-
 LIST_FILES = f"ls -lR {SHARED_STORAGE}"
 
 
@@ -471,11 +466,6 @@ def diff(before: StateSnapshot, after: StateSnapshot) -> list[Change]:
 
 def _key_order(key: str) -> tuple[int, str]:
     return (int(key), "") if key.isdigit() else (1 << 62, key)
-
-
-def device_timezone(device: TaskDevice) -> str:
-    """The device's time zone (persist.sys.timezone), UTC when unset."""
-    return device.shell(f"getprop {TIMEZONE_PROP}").strip() or "UTC"
 
 
 def shared_path(path: str) -> str:
