@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import re
 import secrets
-import shlex
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -34,6 +33,8 @@ from mgfarm.device.parsing import (
 )
 from mgfarm.device.ui import UIElement, parse_hierarchy
 from mgfarm.errors import MgfarmError
+from mgfarm.shellwords import content_bind, content_delete_command, content_insert_command
+from mgfarm.shellwords import quote as q
 
 DUMP_PATH = "/data/local/tmp/mgfarm_uidump.xml"
 # Frames a device that shares frames keeps besides the last, for going back to a recent screen
@@ -81,26 +82,6 @@ class _Kept:
 class ShellResult:
     output: str
     exit_code: int
-
-
-def q(value: object) -> str:
-    """Shell-quote one argument; every user-supplied value passes through here."""
-    return shlex.quote(str(value))
-
-
-def _bind(column: str, value: object) -> str:
-    """One `--bind col:TYPE:value` argument for `content insert/update`."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column):
-        raise MgfarmError(f"Column name {column!r} is not a plain identifier; use letters, digits and _.")
-    if value is None:
-        return q(f"{column}:n:")
-    if isinstance(value, bool):
-        return q(f"{column}:b:{str(value).lower()}")
-    if isinstance(value, int):
-        return q(f"{column}:l:{value}")
-    if isinstance(value, float):
-        return q(f"{column}:d:{value}")
-    return q(f"{column}:s:{value}")
 
 
 class Device:
@@ -232,20 +213,18 @@ class Device:
         return parse_content_rows(res.output, projection)
 
     def content_insert(self, uri: str, values: dict[str, object]) -> None:
-        binds = " ".join(f"--bind {_bind(k, v)}" for k, v in values.items())
-        self._content_write(f"content insert --uri {q(uri)} {binds}")
+        self._content_write(content_insert_command(uri, values))
 
     def content_update(self, uri: str, values: dict[str, object], where: str | None = None) -> None:
-        cmd = f"content update --uri {q(uri)} " + " ".join(f"--bind {_bind(k, v)}" for k, v in values.items())
+        cmd = f"content update --uri {q(uri)} " + " ".join(
+            f"--bind {content_bind(k, v)}" for k, v in values.items()
+        )
         if where:
             cmd += f" --where {q(where)}"
         self._content_write(cmd)
 
     def content_delete(self, uri: str, where: str | None = None) -> None:
-        cmd = f"content delete --uri {q(uri)}"
-        if where:
-            cmd += f" --where {q(where)}"
-        self._content_write(cmd)
+        self._content_write(content_delete_command(uri, where))
 
     def _content_write(self, cmd: str) -> None:
         res = self.shell2(cmd)

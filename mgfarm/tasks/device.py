@@ -5,8 +5,9 @@ Written as a Protocol so the task engine depends on the contract, not on the con
 
 from __future__ import annotations
 
-import shlex
 from typing import Any, Protocol
+
+from mgfarm.shellwords import quote
 
 
 class TaskDevice(Protocol):
@@ -51,6 +52,4 @@ class TaskDevice(Protocol):
     def ui_elements(self) -> list[Any]: ...
 
 
-def quote(value: object) -> str:
-    """One shell word (the device shell parses POSIX quoting)."""
-    return shlex.quote(str(value))
+__all__ = ["TaskDevice", "quote"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from mgfarm.errors import MgfarmError
+from mgfarm.shellwords import content_delete_command, content_insert_command
 from mgfarm.tasks.apps import launch_command
 from mgfarm.tasks.device import TaskDevice, quote
 from mgfarm.tasks.params import render
@@ -168,32 +169,13 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def content_bind(column: str, value: object) -> str:
-    """One `--bind col:TYPE:value` argument of `content insert` (AOSP types: l integer, b boolean,
-    d float, s text, n null)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column):
-        raise MgfarmError(f"Column name {column!r} is not a plain identifier; use letters, digits and _.")
-    if value is None:
-        return quote(f"{column}:n:")
-    if isinstance(value, bool):
-        return quote(f"{column}:b:{str(value).lower()}")
-    if isinstance(value, int):
-        return quote(f"{column}:l:{value}")
-    if isinstance(value, float):
-        return quote(f"{column}:d:{value}")
-    return quote(f"{column}:s:{value}")
-
-
 def _content_insert(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
-    binds = " ".join(f"--bind {content_bind(k, v)}" for k, v in dict(spec["values"]).items())
-    shell.run(f"content insert --uri {quote(spec['uri'])} {binds}", "content_insert", "quiet")
+    shell.run(content_insert_command(str(spec["uri"]), dict(spec["values"])), "content_insert", "quiet")
 
 
 def _content_delete(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
-    cmd = f"content delete --uri {quote(spec['uri'])}"
-    if spec.get("where"):
-        cmd += f" --where {quote(spec['where'])}"
-    shell.run(cmd, "content_delete", "quiet")
+    command = content_delete_command(str(spec["uri"]), spec.get("where") or None)
+    shell.run(command, "content_delete", "quiet")
 
 
 def _sql(shell: SetupShell, spec: Any, catalog: Catalog) -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mgfarm.device.device import _bind
+from mgfarm.shellwords import content_bind
 from mgfarm.sim.shell.data_cmd import parse_binding
 
 
@@ -38,7 +38,7 @@ def test_bindings_a_device_refuses_are_refused(spec: str) -> None:
 
 @given(st.one_of(st.booleans(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=20), st.none()))
 def test_the_encoder_round_trips_through_the_devices_parser(value: object) -> None:
-    (spec,) = shlex.split(_bind("col", value))
+    (spec,) = shlex.split(content_bind("col", value))
     column, parsed = parse_binding(spec)
     assert column == "col"
     assert parsed == (int(value) if isinstance(value, bool) else value)

@@ -14,7 +14,7 @@ ROOT = Path(mgfarm.__file__).parent
 
 # Lowest first. A module may import from its own layer and from any layer below.
 LAYERS: list[set[str]] = [
-    {"errors"},
+    {"errors", "shellwords"},  # shellwords: quoting and `content` words, for device and tasks alike
     {"adb", "k8s"},
     {"device"},
     {"farm"},
