@@ -473,7 +473,7 @@ class _Screen:
     described: tuple[dict[str, Any], ...]  # UIElement.to_dict's
 
     def observation(self) -> tuple[dict[str, Any], ...]:
-        return tuple({**e, "bounds": e["bounds"].copy()} for e in self.observed)
+        return _element_copies(self.observed)
 
     def info(self) -> list[dict[str, Any]]:
         return [{**e, "bounds": list(e["bounds"])} for e in self.described]
@@ -505,12 +505,17 @@ def _missing_snapshot(device: Device, name: str, farm: str) -> MgfarmError | Non
 def _copy_obs(obs: dict[str, Any]) -> dict[str, Any]:
     """A copy of an observation: successive calls share no data (gymnasium's env checker insists)."""
     copied = {
-        "ui_elements": tuple({**e, "bounds": e["bounds"].copy()} for e in obs["ui_elements"]),
+        "ui_elements": _element_copies(obs["ui_elements"]),
         "goal": obs["goal"],
     }
     if "screenshot" in obs:
         copied["screenshot"] = _read_only_copy(obs["screenshot"])
     return copied
+
+
+def _element_copies(elements: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """Observed elements sharing no data with `elements` (each dict and its bounds array new)."""
+    return tuple({**e, "bounds": e["bounds"].copy()} for e in elements)
 
 
 def _read_only_copy(pixels: np.ndarray) -> np.ndarray:
