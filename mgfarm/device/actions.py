@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from mgfarm.device.device import Device, key_command, swipe_command, tap_command, text_commands
+from mgfarm.device.device import LONG_PRESS_MS, Device, key_command, swipe_command, tap_command, text_commands
 from mgfarm.device.ui import UIElement
 from mgfarm.errors import MgfarmError
 
@@ -187,7 +187,7 @@ class ActionExecutor:
 
     def _do_long_press(self, action: Action, elements: Sequence[UIElement]) -> list[str]:
         x, y = self._point(action, elements)
-        return [swipe_command(x, y, x, y, 800)]
+        return [swipe_command(x, y, x, y, LONG_PRESS_MS)]
 
     def _region(self, action: Action, elements: Sequence[UIElement]) -> tuple[int, int, int, int]:
         if action.index is not None:

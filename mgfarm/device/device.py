@@ -37,6 +37,7 @@ from mgfarm.shellwords import content_bind, content_delete_command, content_inse
 from mgfarm.shellwords import quote as q
 
 DUMP_PATH = "/data/local/tmp/mgfarm_uidump.xml"
+LONG_PRESS_MS = 800  # a finger held still this long (a swipe from a point to itself)
 # Frames a device that shares frames keeps besides the last, for going back to a recent screen
 # (back after a click, a dialog closed): ~8 MB each at 1080x2400, within `frames.SHARED`'s budget.
 EARLIER_FRAMES = 2
@@ -549,7 +550,7 @@ class Device:
     def tap(self, x: int, y: int) -> None:
         self.shell(tap_command(x, y))
 
-    def long_press(self, x: int, y: int, ms: int = 800) -> None:
+    def long_press(self, x: int, y: int, ms: int = LONG_PRESS_MS) -> None:
         self.shell(swipe_command(x, y, x, y, ms))
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
