@@ -482,8 +482,17 @@ class _Screen:
 @functools.lru_cache(maxsize=64)
 def _screen(xml: str) -> _Screen:
     elements = tuple(parse_hierarchy(xml))
-    observed = tuple(element_observation(e) for e in elements)
-    return _Screen(elements, observed, tuple(e.to_dict() for e in elements))
+    dicts = [_element_dicts(e) for e in elements]
+    return _Screen(elements, tuple(d[0] for d in dicts), tuple(d[1] for d in dicts))
+
+
+@functools.lru_cache(maxsize=4096)
+def _element_dicts(element: UIElement) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`element`'s observation and info dicts, kept: a new screen is mostly elements of the last
+    (a digit typed changes one of 36). Shared by screens, so only ever handed out as copies."""
+    observed = element_observation(element)
+    observed["bounds"].flags.writeable = False
+    return observed, element.to_dict()
 
 
 _NO_SCREEN = _Screen((), (), ())
