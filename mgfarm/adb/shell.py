@@ -19,6 +19,7 @@ from mgfarm.adb.errors import AdbError, SyncFailed
 
 SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
 _PACKET = struct.Struct("<BI")
+_RECEIVE = 64 * 1024  # the most a shell reply's receive asks for at once
 SYNC_CHUNK = 64 * 1024  # the sync protocol's maximum DATA size
 _STAT_V2_REST = 64  # an STA2 reply after its id and error: dev, ino, mode, ..., ctime
 
@@ -39,7 +40,7 @@ class ShellClient:
         try:
             # a plain connect: create_connection's getaddrinfo costs ~1 ms per command under load
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.settimeout(timeout)
+            wire.blocking_with_timeout(sock, timeout)
             sock.connect((self.host, self.port))
         except OSError as exc:
             raise AdbError(f"cannot reach the adb server at {self.host}:{self.port} ({exc})") from exc
@@ -79,21 +80,34 @@ class ShellClient:
         """Run `command` with the shell protocol v2, adding its streams to `stdout` and `stderr`
         (one buffer for both merges them in arrival order); returns its exit status (-1: none came)."""
         sock = self._open(f"shell,v2,raw:{command}", timeout)
+        # Packets are read from what large receives brought (a reply is a few packets of a few kB:
+        # two receives, not a header and a body each).
+        received = bytearray()
         try:
             while True:
-                head = wire.recv(sock, _PACKET.size)
-                if not head:
-                    return -1
-                if len(head) < _PACKET.size:
-                    head += wire.recv_exact(sock, _PACKET.size - len(head))
-                kind, length = _PACKET.unpack(head)
-                body = wire.recv_exact(sock, length) if length else b""
+                while len(received) < _PACKET.size:
+                    chunk = wire.recv(sock, _RECEIVE)
+                    if not chunk:
+                        if received:
+                            raise AdbError("the adb server closed the connection early")
+                        return -1
+                    received += chunk
+                kind, length = _PACKET.unpack_from(received)
+                end = _PACKET.size + length
+                while len(received) < end:
+                    chunk = wire.recv(sock, _RECEIVE)
+                    if not chunk:
+                        raise AdbError("the adb server closed the connection early")
+                    received += chunk
+                body = memoryview(received)[_PACKET.size : end]
                 if kind == SHELL_STDOUT:
                     stdout += body
                 elif kind == SHELL_STDERR:
                     stderr += body
-                elif kind == SHELL_EXIT and body:
+                elif kind == SHELL_EXIT and length:
                     return body[0]
+                body.release()
+                del received[:end]
         finally:
             sock.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import struct
 
 from mgfarm.adb.errors import AdbError
 
@@ -17,7 +18,25 @@ def recv(sock: socket.socket, size: int) -> bytes:
     """Up to `size` bytes from the adb server, acknowledged at once where the OS allows it."""
     if _QUICKACK is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
-    return sock.recv(size)
+    try:
+        return sock.recv(size)
+    except BlockingIOError:  # a kernel timeout (`blocking_with_timeout`) ran out
+        raise TimeoutError("timed out") from None
+
+
+def blocking_with_timeout(sock: socket.socket, timeout: float) -> None:
+    """Make `sock` blocking, each send and receive limited to `timeout` seconds by the kernel.
+
+    `settimeout` makes Python poll before every call (a poll, a GIL hand-off and often a context
+    switch more each time); SO_RCVTIMEO and SO_SNDTIMEO bound the same calls without them. A
+    receive that runs out raises TimeoutError as with `settimeout`.
+    """
+    if sock.gettimeout() is not None:  # socket.setdefaulttimeout was called
+        sock.setblocking(True)
+    seconds = max(timeout, 0.001)
+    limit = struct.pack("@ll", int(seconds), int((seconds % 1) * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
 
 
 def recv_exact(sock: socket.socket, count: int) -> bytes:

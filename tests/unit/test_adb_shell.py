@@ -1,0 +1,110 @@
+"""The shell protocol v2 client against a scripted adb server: packets however TCP cuts them."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from mgfarm.adb.errors import AdbError
+from mgfarm.adb.shell import SHELL_EXIT, SHELL_STDERR, SHELL_STDOUT, ShellClient
+
+
+def packet(kind: int, body: bytes) -> bytes:
+    return struct.pack("<BI", kind, len(body)) + body
+
+
+class ScriptedServer:
+    """Accepts one connection per script: answers the transport and the service request with
+    OKAY (or FAIL), then sends the script's pieces with a pause between them."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.services: list[str] = []
+
+    def serve(self, pieces: list[bytes], fail_transport: bool = False, hold: float = 0.0) -> None:
+        def run() -> None:
+            conn, _ = self.listener.accept()
+            with conn:
+                for _ in range(2):
+                    length = int(conn.recv(4, socket.MSG_WAITALL), 16)
+                    self.services.append(conn.recv(length, socket.MSG_WAITALL).decode())
+                    if fail_transport:
+                        conn.sendall(b"FAIL0010device not found")
+                        return
+                    conn.sendall(b"OKAY")
+                for piece in pieces:
+                    time.sleep(0.002)
+                    conn.sendall(piece)
+                time.sleep(hold)
+
+        threading.Thread(target=run, daemon=True).start()
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    scripted = ScriptedServer()
+    yield scripted
+    scripted.listener.close()
+
+
+def cuts(data: bytes, sizes: list[int]) -> list[bytes]:
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(data[start : start + size])
+        start += size
+    return [*pieces, data[start:]] if start < len(data) else pieces
+
+
+REPLY = (
+    packet(SHELL_STDOUT, b"0\nframe 2 ")
+    + packet(SHELL_STDERR, b"tapped\n")
+    + packet(SHELL_STDOUT, b"x" * 100_000)
+    + packet(SHELL_STDOUT, b"")
+    + packet(SHELL_EXIT, b"\x07")
+)
+
+
+@pytest.mark.parametrize("sizes", [[], [1, 2, 3, 4, 5, 6], [3, 9, 70_000], [len(REPLY) - 1]])
+def test_streams_and_status_whatever_the_cuts(server: ScriptedServer, sizes: list[int]) -> None:
+    server.serve(cuts(REPLY, sizes))
+    out, err, code = ShellClient("emu-1", server.port).run_streams("echo hi", timeout=5)
+    assert (out, err, code) == (b"0\nframe 2 " + b"x" * 100_000, b"tapped\n", 7)
+    assert server.services == ["host:transport:emu-1", "shell,v2,raw:echo hi"]
+
+
+def test_merged_output_keeps_arrival_order(server: ScriptedServer) -> None:
+    server.serve([REPLY])
+    out, code = ShellClient("emu-1", server.port).run("x", timeout=5)
+    assert out == b"0\nframe 2 tapped\n" + b"x" * 100_000 and code == 7
+
+
+def test_a_close_between_packets_is_no_status_and_within_one_is_an_error(server: ScriptedServer) -> None:
+    client = ShellClient("emu-1", server.port)
+    server.serve([packet(SHELL_STDOUT, b"partial")])
+    assert client.run("x", timeout=5) == (b"partial", -1)
+    server.serve([packet(SHELL_STDOUT, b"partial")[:-2]])
+    with pytest.raises(AdbError, match="closed the connection early"):
+        client.run("x", timeout=5)
+    server.serve([packet(SHELL_STDOUT, b"partial")[:3]])
+    with pytest.raises(AdbError, match="closed the connection early"):
+        client.run("x", timeout=5)
+
+
+def test_a_silent_device_times_out(server: ScriptedServer) -> None:
+    server.serve([], hold=2.0)
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        ShellClient("emu-1", server.port).run("sleep 9", timeout=0.3)
+    assert time.monotonic() - start < 1.5
+
+
+def test_the_servers_refusal_is_told(server: ScriptedServer) -> None:
+    server.serve([], fail_transport=True)
+    with pytest.raises(AdbError, match="device not found"):
+        ShellClient("emu-1", server.port).run("x", timeout=5)
