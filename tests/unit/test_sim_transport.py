@@ -32,10 +32,12 @@ class MemoryWriter:
 
     def __init__(self) -> None:
         self.data = bytearray()
+        self.writes = 0  # socket writes: what the host is woken for
         self.closed = False
 
     def write(self, data: bytes) -> None:
         self.data += data
+        self.writes += 1
 
     def is_closing(self) -> bool:
         return self.closed
@@ -179,16 +181,19 @@ def test_shell_v2_stdin_close_and_exit_status(tmp_path: Path) -> None:
     run(go())
 
 
-def test_shell_v2_reply_is_one_write_then_close_on_its_okay(tmp_path: Path) -> None:
-    """A finished command's output and exit status come in one WRTE; its OKAY brings the CLSE."""
+def test_shell_v2_okay_and_reply_are_one_write_then_close_on_its_okay(tmp_path: Path) -> None:
+    """A finished command's output and exit status come in one WRTE, in the same socket write as
+    the stream's OKAY; the WRTE's OKAY brings the CLSE."""
 
     async def go() -> None:
         peer = Peer(make_device(tmp_path))
         peer.connect()
         await peer.messages()
+        writes = peer.writer.writes
         peer.send(A_OPEN, 5, 0, b"shell,v2,raw:echo out; echo err >&2; exit 3\0")
         okay, write = await peer.messages()
         assert (okay.command, write.command) == (A_OKAY, A_WRTE)
+        assert peer.writer.writes == writes + 1
         assert write.data == (
             struct.pack("<BI", 1, 4)
             + b"out\n"

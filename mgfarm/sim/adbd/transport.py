@@ -160,14 +160,35 @@ class Transport:
         self.connected = False
         self.streams: dict[int, Stream] = {}
         self._next_id = 1
+        # Messages sent in one pass of the event loop leave in one socket write (`flush`): a
+        # stream's OKAY and the reply its command wrote at once cost one send and one wake-up of
+        # the host instead of two (~30 us a send here, and as much again in the adb server).
+        self._pending: list[bytes] = []
+        self._flush_scheduled = False
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
     def send(self, msg: Message) -> None:
+        """Queue a message; it is written with the others sent before the loop comes round."""
+        if self.writer.is_closing():
+            return
+        self._pending.append(encode(msg, self.checksums))
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the queued messages, in order, as one write."""
+        self._flush_scheduled = False
+        if not self._pending:
+            return
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending = []
         if not self.writer.is_closing():
-            self.writer.write(encode(msg, self.checksums))
+            self.writer.write(data)
 
     async def drain(self) -> None:
+        self.flush()
         try:
             await self.writer.drain()
         except (ConnectionError, RuntimeError) as exc:
@@ -268,8 +289,10 @@ class Transport:
             self.send(Message(A_CLSE, 0, remote_id))
             return
         self.streams[local_id] = stream
-        self.send(Message(A_OKAY, local_id, remote_id))
+        # The service's first step runs before the queued OKAY is flushed, so a command that
+        # finishes at once sends its reply in the same write (the OKAY still goes first).
         stream.task = asyncio.get_running_loop().create_task(self._serve(stream, name, service))
+        self.send(Message(A_OKAY, local_id, remote_id))
 
     async def _serve(self, stream: Stream, name: str, service: Awaitable[None]) -> None:
         try:
@@ -286,6 +309,7 @@ class Transport:
         for stream in list(self.streams.values()):
             stream.on_remote_close()
         self.streams.clear()
+        self.flush()
         self.writer.close()
         with contextlib.suppress(Exception):
             await self.writer.wait_closed()
