@@ -1,10 +1,15 @@
-"""Rendering: a fill in the background colour is skipped only while nothing else has been drawn."""
+"""Rendering: a fill in the background colour is skipped only while nothing else has been drawn; a
+picture an app draws itself shows as the same picture saved to a file would."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
 from mgfarm.sim.ui.render import render
 from mgfarm.sim.ui.theme import LIGHT, Metrics
-from mgfarm.sim.ui.views import Column, LayoutCtx, Stack, View, compute_clip
+from mgfarm.sim.ui.views import Column, LayoutCtx, Picture, Stack, View, compute_clip
 
 
 def laid_out(root: View, metrics: Metrics) -> View:
@@ -26,3 +31,24 @@ def test_background_fills_show_over_what_was_drawn_before() -> None:
     image = render([laid_out(root, m)], LayoutCtx(m), LIGHT)
     assert image.getpixel((100, 50)) == LIGHT.surface  # drawn: the panel is under it
     assert image.getpixel((100, 300)) == LIGHT.primary
+
+
+def test_drawn_picture_shows_as_its_file_would(tmp_path: Path) -> None:
+    m = Metrics(200, 400, 160)
+    art = Image.new("RGB", (180, 300), (242, 239, 233))
+    ImageDraw.Draw(art).ellipse((20, 40, 150, 200), fill=(230, 81, 0), outline=(255, 255, 255), width=3)
+    art.save(tmp_path / "art.png")
+    drawn_calls: list[int] = []
+
+    def pixels() -> Image.Image:
+        drawn_calls.append(1)
+        return art
+
+    def screen(picture: Picture) -> bytes:
+        return render([laid_out(Stack(children=[picture]), m)], LayoutCtx(m), LIGHT).tobytes()
+
+    from_file = screen(Picture(source=str(tmp_path / "art.png"), stamp="1", crop=True))
+    drawn = Picture(pixels=pixels, stamp="test-drawn-art", crop=True)
+    assert screen(drawn) == from_file
+    assert screen(Picture(pixels=pixels, stamp="test-drawn-art", crop=True)) == from_file
+    assert len(drawn_calls) == 1  # the scaled copy is kept for its stamp

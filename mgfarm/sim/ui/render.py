@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -483,6 +485,11 @@ def scaled_picture(data: bytes, w: int, h: int, crop: bool) -> Image.Image | Non
             rgb = img.convert("RGB")
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
+    return fitted(rgb, w, h, crop)
+
+
+def fitted(rgb: Image.Image, w: int, h: int, crop: bool) -> Image.Image:
+    """An RGB image scaled to fit inside w x h (or to cover it, centre-cropped)."""
     scale = (max if crop else min)(w / rgb.width, h / rgb.height)
     size = (max(1, round(rgb.width * scale)), max(1, round(rgb.height * scale)))
     out = rgb.resize(size, Image.Resampling.BILINEAR)
@@ -492,16 +499,46 @@ def scaled_picture(data: bytes, w: int, h: int, crop: bool) -> Image.Image | Non
     return out
 
 
+# Pictures apps draw themselves (`Picture.pixels`), scaled, by stamp and size: a few, since each
+# is a screenful (a map: ~10 MB) and a new one comes with every pan of the map.
+DRAWN_KEPT = 2
+_drawn: OrderedDict[tuple[str, int, int, bool], Image.Image] = OrderedDict()
+_drawn_lock = threading.Lock()
+
+
+def drawn_picture(v: Picture, w: int, h: int) -> Image.Image:
+    """The pixels `v.pixels` draws scaled to w x h, drawn again only for a stamp or size not kept."""
+    assert v.pixels is not None
+    key = (v.stamp, w, h, v.crop)
+    with _drawn_lock:
+        pic = _drawn.get(key)
+        if pic is not None:
+            _drawn.move_to_end(key)
+            return pic
+    drawn = v.pixels()
+    pic = fitted(drawn if drawn.mode == "RGB" else drawn.convert("RGB"), w, h, v.crop)
+    with _drawn_lock:
+        _drawn[key] = pic
+        while len(_drawn) > DRAWN_KEPT:
+            _drawn.popitem(last=False)
+    return pic
+
+
 def draw_picture(cv: Canvas, v: Picture) -> None:
     x0, y0, x1, y1 = cv.box(v.bounds)
-    if x1 <= x0 or y1 <= y0 or not v.source:
+    if x1 <= x0 or y1 <= y0:
         return
-    try:
-        with open(v.source, "rb") as f:
-            data = f.read(MAX_PICTURE_BYTES + 1)
-    except OSError:
-        return
-    pic = scaled_picture(data, x1 - x0, y1 - y0, v.crop) if len(data) <= MAX_PICTURE_BYTES else None
+    if v.pixels is not None:
+        pic: Image.Image | None = drawn_picture(v, x1 - x0, y1 - y0)
+    else:
+        if not v.source:
+            return
+        try:
+            with open(v.source, "rb") as f:
+                data = f.read(MAX_PICTURE_BYTES + 1)
+        except OSError:
+            return
+        pic = scaled_picture(data, x1 - x0, y1 - y0, v.crop) if len(data) <= MAX_PICTURE_BYTES else None
     if pic is not None:
         cv.image.paste(pic, (x0 + (x1 - x0 - pic.width) // 2, y0 + (y1 - y0 - pic.height) // 2))
 

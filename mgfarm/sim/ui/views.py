@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from mgfarm.sim.ui.fonts import text_width, wrap
 from mgfarm.sim.ui.theme import Metrics
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 Handler = Callable[[], None]
 Rect = tuple[int, int, int, int]
@@ -484,12 +487,16 @@ class Picture(View):
     """An ImageView showing an image file's pixels, scaled to fit (fitCenter) or to fill (centerCrop).
 
     `source` is the file's host path and `stamp` its size and mtime, so a changed file is a new frame.
+    An app that draws the picture itself (OsmAnd's map) gives `pixels` instead of a file: called when
+    the view is drawn and no scaled copy is kept, and `stamp` then names those pixels process-wide
+    (equal stamps, equal pixels), since devices of a worker share the kept copies.
     """
 
     klass: ClassVar[str] = "android.widget.ImageView"
     source: str = ""
     stamp: str = ""
     crop: bool = False
+    pixels: Callable[[], Image.Image] | None = None
 
 
 @dataclass(eq=False, kw_only=True)
