@@ -5,10 +5,13 @@
 Starts a farm of its own (process backend), resets one env per replica, opens every installed app
 on each (as `mgfarm bench` does), and reads the proportional set size (PSS: shared pages split
 between the processes that map them) of every farm process: the sim workers, the watchdog and the
-adb server. Two moments: right after the last app opened ("in use") and once the workers stopped
+adb server, plus the frame files' pages on their tmpfs (`frames`, mgfarm/bench/usage.py). Three
+moments: right after the last app opened ("in use"), after both workloads of `mgfarm bench` ran
+their windows ("working", what `mgfarm bench` reports as working), and once the workers stopped
 using CPU ("idle", when a worker hands its kept heap back, mgfarm/sim/heap.py). For each worker it
-also prints where its PSS lies by mapping (`[heap]` is malloc's, `[anon]` mostly Python's object
-arenas and thread stacks, `*.frame` the shared frame file, the rest libraries). Prints JSON last.
+also prints where its PSS lies by mapping when working and idle (`[heap]` is malloc's, `[anon]`
+mostly Python's object arenas and thread stacks, `*.frame` the shared frame file, the rest
+libraries). Prints JSON last.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mgfarm.bench import measure, usage  # noqa: E402
+from mgfarm.bench.workloads import MIXED, NEW_FRAME  # noqa: E402
 from mgfarm.farm import api  # noqa: E402
 from mgfarm.farm.state import load_farm  # noqa: E402
 
@@ -51,6 +55,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicas", type=int, default=1)
     parser.add_argument("--no-grpc", action="store_true", help="farm without the emulator gRPC API")
+    parser.add_argument("--warmup", type=int, default=5, help="uncounted steps before each workload window")
+    parser.add_argument("--window", type=int, default=30, help="steps of each workload (0: apps only)")
     args = parser.parse_args()
     from mgfarm.env.pool import EnvPool
 
@@ -60,13 +66,19 @@ def main() -> None:
         found = usage.farm_processes(farm)
         usage.wait_settled(found.watchdog)
         moments = {"boot": measure.farm_memory_kib(FARM)}
-        with EnvPool(farm=FARM, size=args.replicas, tasks=[TASK], seed=0, max_steps=100) as pool:
+        with EnvPool(farm=FARM, size=args.replicas, tasks=[TASK], seed=0, max_steps=400) as pool:
             opened = measure.open_every_app(pool)
             moments["in use"] = measure.farm_memory_kib(FARM)
+            mappings: dict[str, dict[str, dict[str, int]]] = {}
+            if args.window:
+                for workload in (MIXED, NEW_FRAME):
+                    measure.measure_window(pool, workload, args.warmup, args.window, lambda: {})
+                moments["working"] = measure.farm_memory_kib(FARM)
+                mappings["working"] = {str(w.pid): by_mapping(w.pid) for w in farm.workers}
             # Windows of 2 s: a worker trims after one whole idle second (mgfarm/sim/heap.py).
             usage.wait_settled(found.sim, timeout=20.0, every=2.0)
             moments["idle"] = measure.farm_memory_kib(FARM)
-            mappings = {str(w.pid): by_mapping(w.pid) for w in farm.workers}
+            mappings["idle"] = {str(w.pid): by_mapping(w.pid) for w in farm.workers}
     finally:
         api.down(FARM)
     load = os.getloadavg()[0]
@@ -74,8 +86,9 @@ def main() -> None:
     for moment, kib in moments.items():
         total = sum(kib.values()) / 1024
         print(f"{moment:7} total {total:.1f} ({total / args.replicas:.1f} a replica): {mib(kib)}")
-    for pid, sizes in mappings.items():
-        print(f"worker {pid} when idle, KiB by mapping: {sizes}")
+    for moment, workers in mappings.items():
+        for pid, sizes in workers.items():
+            print(f"worker {pid} {moment}, KiB by mapping: {sizes}")
     print(json.dumps({"replicas": args.replicas, "load": load, "kib": moments, "workers": mappings}))
 
 

@@ -1,7 +1,8 @@
 """What a farm costs the host: memory and CPU of every process it runs, not just its device workers.
 
-A farm is its sim workers (or containers), its watchdog and the adb server its devices announce
-themselves to; the client (the process stepping the envs) is counted in CPU but not in memory,
+A farm is its sim workers (or containers), its watchdog, the adb server its devices announce
+themselves to and the process backend's frame files (on a tmpfs their pages are memory whether or
+not a process maps them); the client (the process stepping the envs) is counted in CPU but not in memory,
 because a trainer pays for it whichever farm it talks to.
 """
 
@@ -65,18 +66,55 @@ def farm_processes(farm: FarmState, adb_server_pid: int = 0) -> FarmProcesses:
 
 
 def memory_kib(farm: FarmState, found: FarmProcesses) -> dict[str, int]:
-    """PSS in KiB of each group (containers: their memory as `docker stats` shows it)."""
+    """PSS in KiB of each group (containers: their memory as `docker stats` shows it); `frames` is
+    the frame files' allocated pages, which the workers' PSS then leaves out (counted once)."""
     if found.containers:
         from mgfarm.farm.health import backend_of
 
         sim = backend_of(farm).memory_kib(farm)
     else:
-        sim = sum(procs.memory_kib(pid) for pid in found.sim)
+        sim = sum(procs.memory_kib(pid) - mapped_kib(pid, farm.frames_dir) for pid in found.sim)
     return {
         "sim": sim,
         "adb": sum(procs.memory_kib(pid) for pid in found.adb),
         "watchdog": sum(procs.memory_kib(pid) for pid in found.watchdog),
+        "frames": frame_files_kib(farm.frames_dir),
     }
+
+
+def frame_files_kib(folder: str) -> int:
+    """KiB the frame files in `folder` hold (allocated blocks: a freed frame's punched pages count 0).
+
+    The workers' PSS sees only the pages they map and touched, and a tmpfs keeps a file's pages
+    whoever maps them, so the files themselves are the honest measure."""
+    if not folder:
+        return 0
+    total = 0
+    for path in Path(folder).glob("*.frame"):
+        try:
+            total += path.stat().st_blocks * 512 // 1024
+        except OSError:
+            continue  # removed meanwhile
+    return total
+
+
+def mapped_kib(pid: int, folder: str) -> int:
+    """PSS in KiB of the mappings of `pid` whose file lies in `folder` (0 for no folder)."""
+    if not folder:
+        return 0
+    prefix = f"{folder.rstrip('/')}/"
+    try:
+        text = Path(f"/proc/{pid}/smaps").read_text()
+    except OSError:
+        return 0
+    total, inside = 0, False
+    for line in text.splitlines():
+        parts = line.split(maxsplit=5)
+        if parts and "-" in parts[0] and not parts[0].endswith(":"):  # a mapping's first line
+            inside = len(parts) > 5 and parts[5].startswith(prefix)
+        elif inside and parts[0] == "Pss:":
+            total += int(parts[1])
+    return total
 
 
 def wait_settled(pids: list[int], timeout: float = 10.0, every: float = 0.5) -> float:

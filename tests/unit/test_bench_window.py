@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import mmap
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -98,3 +101,17 @@ def test_process_cpu_reads_this_process_and_zero_for_a_gone_one() -> None:
 
     assert usage.process_cpu_s(os.getpid()) >= 0.0
     assert usage.process_cpu_s(2**22 + 7) == 0.0
+
+
+def test_frame_files_count_once_whether_mapped_or_not(tmp_path: Path) -> None:
+    # A written frame file is memory on a tmpfs even when no process maps it; a worker that maps
+    # it must not count its pages a second time.
+    frame = tmp_path / "emulator-5554.frame"
+    frame.write_bytes(b"\1" * (1 << 20))
+    assert usage.frame_files_kib(str(tmp_path)) >= 1024
+    assert usage.frame_files_kib("") == 0
+    with frame.open("r+b") as f, mmap.mmap(f.fileno(), 0) as mapping:
+        assert sum(mapping[i] for i in range(0, len(mapping), mmap.PAGESIZE)) > 0  # touch every page
+        assert usage.mapped_kib(os.getpid(), str(tmp_path)) >= 1000
+    assert usage.mapped_kib(os.getpid(), str(tmp_path)) == 0
+    assert usage.mapped_kib(os.getpid(), "") == 0
