@@ -181,9 +181,9 @@ def test_shell_v2_stdin_close_and_exit_status(tmp_path: Path) -> None:
     run(go())
 
 
-def test_shell_v2_okay_and_reply_are_one_write_then_close_on_its_okay(tmp_path: Path) -> None:
-    """A finished command's output and exit status come in one WRTE, in the same socket write as
-    the stream's OKAY; the WRTE's OKAY brings the CLSE."""
+def test_shell_v2_okay_reply_and_close_are_one_write(tmp_path: Path) -> None:
+    """A command that finishes at once: the stream's OKAY, its output and exit status in one WRTE,
+    and the CLSE leave in one socket write; the host's OKAY for that WRTE is then ignored."""
 
     async def go() -> None:
         peer = Peer(make_device(tmp_path))
@@ -191,7 +191,7 @@ def test_shell_v2_okay_and_reply_are_one_write_then_close_on_its_okay(tmp_path: 
         await peer.messages()
         writes = peer.writer.writes
         peer.send(A_OPEN, 5, 0, b"shell,v2,raw:echo out; echo err >&2; exit 3\0")
-        okay, write = await peer.messages()
+        okay, write, close = await peer.messages()
         assert (okay.command, write.command) == (A_OKAY, A_WRTE)
         assert peer.writer.writes == writes + 1
         assert write.data == (
@@ -202,9 +202,10 @@ def test_shell_v2_okay_and_reply_are_one_write_then_close_on_its_okay(tmp_path: 
             + struct.pack("<BI", 3, 1)
             + b"\x03"
         )
-        peer.send(A_OKAY, 5, okay.arg0)
-        (close,) = await peer.messages()
         assert (close.command, close.arg0, close.arg1) == (A_CLSE, okay.arg0, 5)
+        peer.send(A_OKAY, 5, okay.arg0)
+        assert await peer.messages() == []
+        assert not peer.writer.closed
         peer.reader.feed_eof()
         await peer.task
 

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mgfarm.sim.adbd")
 
 CLOSE_GRACE_S = 0.5
-CLOSE_ACK_S = 5.0  # how long a device-side close waits for the host's OKAY of the last write
 # Flow control bounds what one host can make a worker hold. A stream buffers at most
 # INCOMING_LIMIT plus one payload: past the limit its OKAY is withheld, and a host that writes again
 # before that OKAY ignores the protocol and is dropped. A transport holds at most MAX_STREAMS
@@ -61,7 +60,6 @@ class Stream:
         self._acked = asyncio.Event()  # set while the device may send its next WRTE
         self._acked.set()
         self.task: asyncio.Task[None] | None = None
-        self._close_timer: asyncio.TimerHandle | None = None  # set while a close awaits the last OKAY
 
     async def write(self, data: bytes) -> None:
         """Send data in chunks within the negotiated payload, one unacknowledged WRTE at a time."""
@@ -78,19 +76,10 @@ class Stream:
             await self.transport.drain()
 
     async def close(self) -> None:
-        """Close from the device side, once the host acknowledged the last write (or CLOSE_ACK_S
-        passed). The CLSE is sent from `on_okay` rather than awaited here: a wait_for a step costs
-        a task and a timer handle for what is one callback."""
-        if self.closed or self._close_timer is not None:
-            return
-        if self._acked.is_set():
-            self._send_close()
-            return
-        self._close_timer = asyncio.get_running_loop().call_later(CLOSE_ACK_S, self._send_close)
-
-    def _send_close(self) -> None:
-        if self._close_timer is not None:
-            self._close_timer.cancel()
+        """Close from the device side, right after the last write: the CLSE leaves in the same
+        socket write as a finished command's reply, as adbd sends it when it reads the output and
+        the end of a command together. The host still delivers what it received before the CLSE;
+        its OKAY for the last write then finds no stream, and is ignored."""
         if self.closed:
             return
         self.closed = True
@@ -100,8 +89,6 @@ class Stream:
 
     def on_okay(self) -> None:
         self._acked.set()
-        if self._close_timer is not None:
-            self._send_close()
 
     def on_data(self, data: bytes) -> None:
         """Buffer host data; acknowledge at once unless the service is far behind (backpressure)."""
@@ -130,8 +117,6 @@ class Stream:
         self.closed = True
         self.incoming.close()
         self._acked.set()
-        if self._close_timer is not None:
-            self._close_timer.cancel()
         if self.task is not None and not self.task.done():
             asyncio.get_running_loop().call_later(CLOSE_GRACE_S, self.task.cancel)
 
@@ -161,8 +146,8 @@ class Transport:
         self.streams: dict[int, Stream] = {}
         self._next_id = 1
         # Messages sent in one pass of the event loop leave in one socket write (`flush`): a
-        # stream's OKAY and the reply its command wrote at once cost one send and one wake-up of
-        # the host instead of two (~30 us a send here, and as much again in the adb server).
+        # stream's OKAY, the reply of a command that finishes at once and the CLSE cost one send
+        # and one wake-up of the host instead of three (~30 us a send here, more in the adb server).
         self._pending: list[bytes] = []
         self._flush_scheduled = False
         peer = writer.get_extra_info("peername")
@@ -188,7 +173,8 @@ class Transport:
             self.writer.write(data)
 
     async def drain(self) -> None:
-        self.flush()
+        """Wait while the socket holds more than its high-water mark (what is queued here leaves
+        when the loop comes round: a stream has at most one WRTE unacknowledged)."""
         try:
             await self.writer.drain()
         except (ConnectionError, RuntimeError) as exc:
