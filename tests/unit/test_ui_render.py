@@ -1,5 +1,6 @@
-"""Rendering: a fill in the background colour is skipped only while nothing else has been drawn; a
-picture an app draws itself shows as the same picture saved to a file would."""
+"""Rendering: a fill in the background colour is skipped only while nothing else has been drawn, a
+screen its first view fills keeps nothing of the frame drawn before, and a picture an app draws
+itself shows as the same picture saved to a file would."""
 
 from __future__ import annotations
 
@@ -52,3 +53,14 @@ def test_drawn_picture_shows_as_its_file_would(tmp_path: Path) -> None:
     assert screen(drawn) == from_file
     assert screen(Picture(pixels=pixels, stamp="test-drawn-art", crop=True)) == from_file
     assert len(drawn_calls) == 1  # the scaled copy is kept for its stamp
+
+
+def test_a_screen_filled_by_its_first_view_keeps_nothing_of_the_frame_before() -> None:
+    m = Metrics(200, 400, 160)
+    old = render(
+        [laid_out(Stack(bg="primary", children=[Stack(bg="#123456", height=50)]), m)], LayoutCtx(m), LIGHT
+    )
+    for first in ("gradient:#3A4A7A,#C06C84", "#000000"):
+        root = Stack(bg=first, children=[Stack(bg="surface", align="center", width=80, height=80)])
+        fresh = render([laid_out(root, m)], LayoutCtx(m), LIGHT)
+        assert render([root], LayoutCtx(m), LIGHT, into=old.copy()).tobytes() == fresh.tobytes()

@@ -89,6 +89,9 @@ class Canvas:
             self.draw.rounded_rectangle(
                 (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width
             )
+        elif outline is None and fill is not None and all(type(c) is int for c in (x0, y0, x1, y1)):
+            # The same pixels as the rectangle below, in about half the time for a large one.
+            self.image.paste(fill, (x0, y0, x1, y1))
         else:
             self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=outline, width=width)
 
@@ -138,16 +141,32 @@ def render(
     than half of a new image's (~0.9 ms against ~2 ms at 1080x2400)."""
     m = ctx.metrics
     fill = hex_color(background) if background.startswith("#") else getattr(palette, background)
+    covered = covers_screen(roots, m.width, m.height)
     if into is not None and into.mode == "RGB" and into.size == (m.width, m.height):
         image = into
-        image.paste(fill, (0, 0, m.width, m.height))
+        if not covered:
+            image.paste(fill, (0, 0, m.width, m.height))
     else:
         image = Image.new("RGB", (m.width, m.height), fill)
     cv = Canvas(image, 0, 0, palette, m)
-    cv.untouched = fill
+    cv.untouched = None if covered else fill
     for root in roots:
         draw_view(cv, root, ctx)
     return image
+
+
+def covers_screen(roots: list[View], width: int, height: int) -> bool:
+    """Whether the first thing drawn is an opaque fill of the whole screen (the launcher's wallpaper,
+    the camera's black): clearing the screen before it (~1 ms) would be drawn over at once. Only
+    plain containers that draw nothing may come before it (a Scroll keeps strips of what is below)."""
+    v = roots[0] if roots else None
+    while v is not None and not (v.bg or v.border):
+        plain = type(v) in (Stack, Column, Row) and v.clip != EMPTY
+        v = v.children[0] if plain and v.children else None
+    if v is None or v.border or v.radius or isinstance(v, Scrim) or v.clip == EMPTY:
+        return False
+    x0, y0, x1, y1 = v.bounds
+    return x0 <= 0 and y0 <= 0 and x1 >= width and y1 >= height
 
 
 def draw_view(cv: Canvas, v: View, ctx: LayoutCtx) -> None:
@@ -550,8 +569,10 @@ def draw_gradient(cv: Canvas, r: Rect, spec: str) -> None:
     bands = 48
     h = max(1, (y1 - y0) / bands)
     for i in range(bands):
-        cv.draw.rectangle(
-            (x0, int(y0 + i * h), x1, int(y0 + (i + 1) * h)), fill=blend(top, bottom, i / (bands - 1))
+        # Pasting a colour fills what the rectangle (x0, y0, x1, y1), edges included, would, in
+        # half the time (~0.7 ms against ~1.5 ms a screen).
+        cv.image.paste(
+            blend(top, bottom, i / (bands - 1)), (x0, int(y0 + i * h), x1 + 1, int(y0 + (i + 1) * h) + 1)
         )
 
 
