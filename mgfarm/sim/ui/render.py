@@ -519,8 +519,9 @@ def fitted(rgb: Image.Image, w: int, h: int, crop: bool) -> Image.Image:
 
 
 # Pictures apps draw themselves (`Picture.pixels`), scaled, by stamp and size: a few, since each
-# is a screenful (a map: ~10 MB) and a new one comes with every pan of the map.
-DRAWN_KEPT = 2
+# is a screenful (a map: ~10 MB) and a new one comes with every pan of the map; three keep the
+# camera's scene while two devices pan maps.
+DRAWN_KEPT = 3
 _drawn: OrderedDict[tuple[str, int, int, bool], Image.Image] = OrderedDict()
 _drawn_lock = threading.Lock()
 
