@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import importlib
 import logging
 import os
 import shutil
@@ -13,7 +12,6 @@ import signal
 import socket
 import sys
 import tempfile
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,16 +256,6 @@ async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[st
         log.warning("%s: the adb server on port %d has not attached it yet", config.serial, announce_to)
     grpc = grpc_hook.ready(host.grpc)
     say(f"ready {config.serial} adb={config.adb_port} console={config.console_port}{grpc}")
-    warm_imports()
-
-
-def warm_imports() -> None:
-    """Once a device is ready, import what its first screenshot needs (numpy, ~40 % of a worker's CPU
-    until `ready` when imported at boot) in a thread, so neither `ready` nor that screenshot waits."""
-    if "numpy" not in sys.modules and not any(t.name == "warm-imports" for t in threading.enumerate()):
-        warm = threading.Thread(target=importlib.import_module, args=("numpy",), name="warm-imports")
-        warm.daemon = True
-        warm.start()
 
 
 def sandbox_for(options: ServeOptions, configs: list[DeviceConfig], data_dir: Path) -> Sandbox:
