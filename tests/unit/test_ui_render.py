@@ -4,11 +4,12 @@ itself shows as the same picture saved to a file would."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from mgfarm.sim.ui.render import render
+from mgfarm.sim.ui.render import Canvas, render
 from mgfarm.sim.ui.theme import LIGHT, Metrics
 from mgfarm.sim.ui.views import Column, LayoutCtx, Picture, Stack, View, compute_clip
 
@@ -64,3 +65,23 @@ def test_a_screen_filled_by_its_first_view_keeps_nothing_of_the_frame_before() -
         root = Stack(bg=first, children=[Stack(bg="surface", align="center", width=80, height=80)])
         fresh = render([laid_out(root, m)], LayoutCtx(m), LIGHT)
         assert render([root], LayoutCtx(m), LIGHT, into=old.copy()).tobytes() == fresh.tobytes()
+
+
+def test_rectangles_fill_the_pixels_pillow_does() -> None:
+    rng = random.Random(7)
+    for _ in range(400):
+        size = (rng.randint(20, 200), rng.randint(20, 200))
+        x0, y0 = rng.randint(-30, size[0]), rng.randint(-30, size[1])
+        box = (x0, y0, x0 + rng.randint(0, 160), y0 + rng.randint(0, 160))
+        radius = rng.choice([0, 1, 2.5, 4, 12, 16, 28, 999, rng.uniform(0, 80)])
+        fill = rng.choice([None, (200, 30, 40)])
+        outline = rng.choice([(10, 120, 250), (200, 30, 40)] + ([None] if fill else []))
+        width = rng.randint(1, 6)
+        expected = Image.new("RGB", size, (9, 9, 9))
+        if radius > 0:
+            ImageDraw.Draw(expected).rounded_rectangle(box, radius, fill, outline, width)
+        else:
+            ImageDraw.Draw(expected).rectangle(box, fill, outline, width)
+        cv = Canvas(Image.new("RGB", size, (9, 9, 9)), 0, 0, LIGHT, Metrics(size[0], size[1], 160))
+        cv.rect((box[0], box[1], box[2] + 1, box[3] + 1), fill, radius, outline, width)
+        assert cv.image.tobytes() == expected.tobytes(), (size, box, radius, fill, outline, width)

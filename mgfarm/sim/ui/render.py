@@ -85,15 +85,78 @@ class Canvas:
             y0, y1 = max(y0, self.rows[0] - m), min(y1, self.rows[1] + m)
             if y1 <= y0:
                 return
-        if rad > 0:
-            self.draw.rounded_rectangle(
-                (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width
-            )
-        elif outline is None and fill is not None and all(type(c) is int for c in (x0, y0, x1, y1)):
-            # The same pixels as the rectangle below, in about half the time for a large one.
-            self.image.paste(fill, (x0, y0, x1, y1))
+        if not all(type(c) is int for c in (x0, y0, x1, y1)):
+            if rad > 0:
+                self.draw.rounded_rectangle(
+                    (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width
+                )
+            else:
+                self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=outline, width=width)
+        elif rad > 0:
+            self.rounded((x0, y0, x1 - 1, y1 - 1), rad, fill, outline, width)
+        elif outline is None and fill is not None:
+            self.fill((x0, y0, x1 - 1, y1 - 1), fill)
         else:
             self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=outline, width=width)
+
+    def fill(self, box: Rect, color: Color) -> None:
+        """`ImageDraw.rectangle(box, fill=color)` (edges included): the same pixels, filled by
+        Image.paste, which is several times faster (~0.5 ms against ~1.5 ms for a whole screen)."""
+        x0, y0, x1, y1 = box
+        if x1 >= x0 and y1 >= y0:
+            self.image.paste(color, (x0, y0, x1 + 1, y1 + 1))
+        else:
+            self.draw.rectangle(box, fill=color)
+
+    def rounded(
+        self, box: Rect, radius: float, fill: Color | None, outline: Color | None, width: int
+    ) -> None:
+        """`ImageDraw.rounded_rectangle(box, radius, fill, outline, width)` for integer corners, its
+        steps taken in the same order (Pillow 10-13), the straight parts filled by `fill`: the
+        same pixels (tests/unit/test_ui_render.py compares them), ~2x faster for a card."""
+        x0, y0, x1, y1 = box
+        d = min(x1 - x0, y1 - y0, radius * 2)
+        full_x = d >= x1 - x0 - 1
+        if full_x:
+            d = x1 - x0
+        full_y = d >= y1 - y0 - 1
+        if full_y:
+            d = y1 - y0
+        if (full_x and full_y) or d == 0 or x1 < x0 or y1 < y0:
+            self.draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
+            return
+        r = int(d // 2)
+        parts: list[tuple[tuple[float, float, float, float], int, int]]
+        if full_x:
+            parts = [((x0, y0, x0 + d, y0 + d), 180, 360), ((x0, y1 - d, x0 + d, y1), 0, 180)]
+        elif full_y:
+            parts = [((x0, y0, x0 + d, y0 + d), 90, 270), ((x1 - d, y0, x1, y0 + d), 270, 90)]
+        else:
+            parts = [
+                ((x0, y0, x0 + d, y0 + d), 180, 270),
+                ((x1 - d, y0, x1, y0 + d), 270, 360),
+                ((x1 - d, y1 - d, x1, y1), 0, 90),
+                ((x0, y1 - d, x0 + d, y1), 90, 180),
+            ]
+        if fill is not None:
+            for corner, start, end in parts:
+                self.draw.pieslice(corner, start, end, fill=fill)
+            if full_x:
+                self.fill((x0, y0 + r + 1, x1, y1 - r - 1), fill)
+            elif x1 - r - 1 >= x0 + r + 1:
+                self.fill((x0 + r + 1, y0, x1 - r - 1, y1), fill)
+            if not full_x and not full_y:
+                self.fill((x0, y0 + r + 1, x0 + r, y1 - r - 1), fill)
+                self.fill((x1 - r, y0 + r + 1, x1, y1 - r - 1), fill)
+        if outline is not None and outline != fill and width != 0:
+            for corner, start, end in parts:
+                self.draw.arc(corner, start, end, fill=outline, width=width)
+            if not full_x:
+                self.fill((x0 + r + 1, y0, x1 - r - 1, y0 + width - 1), outline)
+                self.fill((x0 + r + 1, y1 - width + 1, x1 - r - 1, y1), outline)
+            if not full_y:
+                self.fill((x0, y0 + r + 1, x0 + width - 1, y1 - r - 1), outline)
+                self.fill((x1 - width + 1, y0 + r + 1, x1, y1 - r - 1), outline)
 
     def text(
         self,
