@@ -126,13 +126,14 @@ class FrameFile:
         FrameError when the frame is not the screen's (width, height), when the file holds another
         frame, a torn one (the device wrote meanwhile) or fewer bytes than the frame needs.
         """
-        import numpy as np  # here: the farm's watchdog imports this module for `create` only
+        # here: the farm's watchdog imports this module for `create` only, without numpy
+        from mgfarm.device.frames import POOL
 
         before = os.pread(self._fd, HEADER_SIZE, 0)
         header = parse_header(before, *screen)
         if header != expected:
             raise FrameError(f"the frame file holds frame {header.seq}, the reply named {expected.seq}")
-        pixels = np.empty((header.height, header.width, CHANNELS), dtype=np.uint8)
+        pixels = POOL.empty((header.height, header.width, CHANNELS))
         got = os.preadv(self._fd, [pixels.data.cast("B")], HEADER_SIZE)
         if got != header.nbytes:
             raise FrameError(f"the frame file holds {got} bytes of pixels, the frame needs {header.nbytes}")

@@ -17,6 +17,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from mgfarm.device import frames
 from mgfarm.device.actions import ActionError, ActionExecutor, ActionOutcome
 from mgfarm.device.device import SCALES, ConsoleError, Device, DeviceError, InputFailed, scaled_size
 from mgfarm.device.ui import UIElement, parse_hierarchy
@@ -529,7 +530,8 @@ def _element_copies(elements: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any
 
 def _read_only_copy(pixels: np.ndarray) -> np.ndarray:
     """A copy of a frame, read-only like the shared frames handed out otherwise."""
-    copy = pixels.copy()
+    copy = frames.POOL.empty(pixels.shape)
+    np.copyto(copy, pixels)
     copy.flags.writeable = False
     return copy
 
