@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from mgfarm.bench import measure, usage  # noqa: E402
 from mgfarm.bench.workloads import MIXED, NEW_FRAME  # noqa: E402
 from mgfarm.farm import api  # noqa: E402
+from mgfarm.farm.ports import quiet_range_start  # noqa: E402
 from mgfarm.farm.state import load_farm  # noqa: E402
 
 FARM = "bench-memory"
@@ -60,7 +61,9 @@ def main() -> None:
     args = parser.parse_args()
     from mgfarm.env.pool import EnvPool
 
-    api.up(args.replicas, name=FARM, grpc=not args.no_grpc)
+    # A free run of ports (as `mgfarm bench` takes): a port another farm holds inside the default
+    # range splits the replicas into more workers, and each worker is a whole interpreter more.
+    api.up(args.replicas, name=FARM, grpc=not args.no_grpc, first_port=quiet_range_start(args.replicas))
     try:
         farm = load_farm(FARM)
         found = usage.farm_processes(farm)
@@ -87,6 +90,7 @@ def main() -> None:
         total = sum(kib.values()) / 1024
         print(f"{moment:7} total {total:.1f} ({total / args.replicas:.1f} a replica): {mib(kib)}")
     for moment, workers in mappings.items():
+        print(f"{len(workers)} workers")
         for pid, sizes in workers.items():
             print(f"worker {pid} {moment}, KiB by mapping: {sizes}")
     print(json.dumps({"replicas": args.replicas, "load": load, "kib": moments, "workers": mappings}))
