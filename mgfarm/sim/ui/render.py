@@ -85,16 +85,14 @@ class Canvas:
             y0, y1 = max(y0, self.rows[0] - m), min(y1, self.rows[1] + m)
             if y1 <= y0:
                 return
-        if not all(type(c) is int for c in (x0, y0, x1, y1)):
-            if rad > 0:
-                self.draw.rounded_rectangle(
-                    (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width
-                )
-            else:
-                self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=outline, width=width)
-        elif rad > 0:
+        whole = all(type(c) is int for c in (x0, y0, x1, y1))  # the faster paths match Pillow there
+        if rad > 0 and whole:
             self.rounded((x0, y0, x1 - 1, y1 - 1), rad, fill, outline, width)
-        elif outline is None and fill is not None:
+        elif rad > 0:
+            self.draw.rounded_rectangle(
+                (x0, y0, x1 - 1, y1 - 1), radius=rad, fill=fill, outline=outline, width=width
+            )
+        elif whole and outline is None and fill is not None:
             self.fill((x0, y0, x1 - 1, y1 - 1), fill)
         else:
             self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=outline, width=width)
