@@ -38,13 +38,9 @@ TASK = "calendar.add_event"  # any task: the episode only needs a reset device
 def by_mapping(pid: int, top: int = 8) -> dict[str, int]:
     """PSS in KiB of the `top` largest mappings of `pid`, by file name (`[heap]`, `[anon]`, ...)."""
     sizes: dict[str, int] = {}
-    name = "[anon]"
-    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
-        parts = line.split()
-        if parts and "-" in parts[0] and not parts[0].endswith(":"):
-            name = parts[5].rsplit("/", 1)[-1] if len(parts) > 5 else "[anon]"
-        elif parts and parts[0] == "Pss:":
-            sizes[name] = sizes.get(name, 0) + int(parts[1])
+    for path, kib in usage.pss_by_mapping(pid).items():
+        name = path.rsplit("/", 1)[-1]
+        sizes[name] = sizes.get(name, 0) + kib
     return dict(sorted(sizes.items(), key=lambda kv: -kv[1])[:top])
 
 

@@ -98,23 +98,30 @@ def frame_files_kib(folder: str) -> int:
     return total
 
 
+def pss_by_mapping(pid: int) -> dict[str, int]:
+    """PSS in KiB of `pid`'s mappings by path (`[heap]`, `[stack]`; `[anon]` for those without a
+    name); empty when the process is gone."""
+    try:
+        text = Path(f"/proc/{pid}/smaps").read_text()
+    except OSError:
+        return {}
+    sizes: dict[str, int] = {}
+    name = "[anon]"
+    for line in text.splitlines():
+        parts = line.split(maxsplit=5)
+        if parts and "-" in parts[0] and not parts[0].endswith(":"):  # a mapping's first line
+            name = parts[5] if len(parts) > 5 else "[anon]"
+        elif parts and parts[0] == "Pss:":
+            sizes[name] = sizes.get(name, 0) + int(parts[1])
+    return sizes
+
+
 def mapped_kib(pid: int, folder: str) -> int:
     """PSS in KiB of the mappings of `pid` whose file lies in `folder` (0 for no folder)."""
     if not folder:
         return 0
     prefix = f"{folder.rstrip('/')}/"
-    try:
-        text = Path(f"/proc/{pid}/smaps").read_text()
-    except OSError:
-        return 0
-    total, inside = 0, False
-    for line in text.splitlines():
-        parts = line.split(maxsplit=5)
-        if parts and "-" in parts[0] and not parts[0].endswith(":"):  # a mapping's first line
-            inside = len(parts) > 5 and parts[5].startswith(prefix)
-        elif inside and parts[0] == "Pss:":
-            total += int(parts[1])
-    return total
+    return sum(kib for path, kib in pss_by_mapping(pid).items() if path.startswith(prefix))
 
 
 def wait_settled(pids: list[int], timeout: float = 10.0, every: float = 0.5) -> float:
