@@ -109,12 +109,12 @@ _DECLARED_ENCODING = re.compile(r"""^<\?xml\s[^>]*?encoding\s*=\s*["']([^"']*)""
 def _parse(xml: str) -> list[UIElement]:
     """The meaningful nodes, from each node's start tag when that is what the document's parse
     gives (a new screen is mostly the nodes of one seen before: ~1 ms -> ~0.3 ms for 50 nodes)."""
-    data = xml.strip().encode("utf-8")
+    text = xml.strip()
+    data = text.encode("utf-8")
     try:
         xml_parser(namespace_separator="}").Parse(data, True)  # well-formed, as ElementTree checks
     except ExpatError as exc:
         raise _unreadable(exc) from exc
-    text = xml.strip()
     # A DTD (entities), a comment, CDATA or a processing instruction may hold or change a start
     # tag, namespaces rename attributes, another encoding reads the bytes otherwise: the tree then.
     declared = _DECLARED_ENCODING.match(text)
