@@ -306,6 +306,7 @@ async def root(device: SimDevice, stream: Stream, want_root: bool) -> None:
     await stream.write(text.encode())
     device.root_adbd = want_root
     device.props.set("service.adb.root", "1" if want_root else "0")
+    await stream.delivered()
     await stream.close()
     if device.on_adbd_restart is not None:
         device.on_adbd_restart()

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mgfarm.sim.adbd")
 
 CLOSE_GRACE_S = 0.5
+DELIVERY_WAIT_S = 5.0  # how long a service waits for the host's OKAY of its last write (`delivered`)
 # Flow control bounds what one host can make a worker hold. A stream buffers at most
 # INCOMING_LIMIT plus one payload: past the limit its OKAY is withheld, and a host that writes again
 # before that OKAY ignores the protocol and is dropped. A transport holds at most MAX_STREAMS
@@ -74,6 +75,13 @@ class Stream:
                 Message(A_WRTE, self.local_id, self.remote_id, bytes(view[start : start + step]))
             )
             await self.transport.drain()
+
+    async def delivered(self) -> None:
+        """Wait until the host acknowledged the last write (at most DELIVERY_WAIT_S): a service that
+        drops the device's transports next (adbd restarting for `root`/`unroot`) would otherwise
+        take its reply down with them, as the adb server forwards what it read only after."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._acked.wait(), DELIVERY_WAIT_S)
 
     async def close(self) -> None:
         """Close from the device side, right after the last write: the CLSE leaves in the same
