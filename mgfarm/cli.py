@@ -767,6 +767,9 @@ def bench(
     image: str = typer.Option("", "--image", help="Docker image (docker backend)."),
     task: str = typer.Option("", "--task", help="Task the episodes run (default: first smoke task)."),
     readme: Path | None = typer.Option(None, "--update-readme", help="Write the table into this README."),
+    screen_scale: int = typer.Option(
+        1, "--screen-scale", help="Observations 1/N of the screen a side: 1 (full size), 2 or 4."
+    ),
     androidworld: bool = typer.Option(
         False, "--androidworld", help="Instead: the AndroidWorld suite's wall time (1,16 replicas; minutes)."
     ),
@@ -790,11 +793,14 @@ def bench(
     from mgfarm.bench.report import LEGEND, console_table, update_readme, write_all
     from mgfarm.bench.run import BenchConfig, parse_replicas, run
 
+    if screen_scale not in (1, 2, 4):
+        raise MgfarmError(f"--screen-scale {screen_scale} is unsupported; use 1 (full size), 2 or 4.")
     counts = parse_replicas(replicas) if replicas else None
     config = BenchConfig.quick(backend, counts, image) if quick else BenchConfig(backend, image=image)
     if counts and not quick:
         config.replicas = counts
     config.task = task
+    config.screen_scale = screen_scale
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
     with Progress(*columns, TimeElapsedColumn(), console=err) as bar:
         job = bar.add_task("starting", total=config.phases())

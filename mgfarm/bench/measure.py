@@ -242,10 +242,12 @@ def measure_farm(
     warmup: int,
     window: int,
     adb_server_pid: int = 0,
+    screen_scale: int = 1,
 ) -> FarmRun:
     """On a running farm: open every app on every replica, run the reset/judge episodes and both
     workloads' windows; `up` gains the memory after the apps, at the end ("working") and once the
-    envs stopped stepping and the workers settled ("idle": a worker hands its kept heap back)."""
+    envs stopped stepping and the workers settled ("idle": a worker hands its kept heap back).
+    `screen_scale`: the envs' observation size (2: half the screen a side, resized in the device)."""
     from mgfarm.env.pool import EnvPool
 
     size = up.replicas
@@ -255,7 +257,14 @@ def measure_farm(
     windows: dict[str, WindowSample] = {}
     # One episode must hold a whole workload window; the reset/judge episodes end themselves.
     longest = max(steps_for(w, warmup, window) for w in (MIXED, NEW_FRAME))
-    with EnvPool(farm=name, size=size, tasks=[task], seed=size, max_steps=longest + steps + 2) as pool:
+    with EnvPool(
+        farm=name,
+        size=size,
+        tasks=[task],
+        seed=size,
+        max_steps=longest + steps + 2,
+        screen_scale=screen_scale,
+    ) as pool:
         opened = open_every_app(pool)
         up.memory_kib["apps"] = farm_memory_kib(name, adb_server_pid)
         up.apps_mib_per_replica = per_replica_mib(up.memory_kib["apps"], size)

@@ -131,13 +131,20 @@ def markdown(result: dict[str, Any]) -> str:
         f"{settings['episodes_per_env']} episodes x {settings['steps_per_episode']} "
         "steps per replica for reset and judge; each workload on a fresh episode: "
         f"{settings.get('warmup_steps', 0)} warm-up steps per replica, then at least "
-        f"{settings.get('window_steps', 0)} counted.",
+        f"{settings.get('window_steps', 0)} counted"
+        + _observation_size(settings.get("screen_scale", 1))
+        + ".",
         f"Command: `{result['command']}` on {m['cpu']} ({m['cores']} cores, {m['memory_gib']} GiB), "
         f"{m['os']}, Python {m['python']}, mgfarm {m['mgfarm']} ({m['commit'] or 'no git'}), "
         f"{result['created_at']}, load average {_load(result)} at the start "
         "(other work on the machine shows up in these numbers).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _observation_size(scale: int) -> str:
+    """How large the envs' observations were, when not the whole screen."""
+    return "" if scale == 1 else f"; observations 1/{scale} of the screen a side, resized in the device"
 
 
 def write_all(result: dict[str, Any], out_dir: Path) -> list[Path]:

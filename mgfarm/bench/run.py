@@ -41,6 +41,8 @@ class BenchConfig:
     warmup: int = 10
     window: int = 100
     boot_timeout: float = 300.0
+    # Observations 1/screen_scale of the screen a side, resized in the device (the env's screen_scale).
+    screen_scale: int = 1
 
     @classmethod
     def quick(
@@ -166,7 +168,15 @@ def _measure_all(
             say(f"apps, episodes and workloads on {count} replicas")
             runs.append(
                 measure_farm(
-                    name, up, task, config.episodes, config.steps, config.warmup, config.window, server_pid
+                    name,
+                    up,
+                    task,
+                    config.episodes,
+                    config.steps,
+                    config.warmup,
+                    config.window,
+                    server_pid,
+                    config.screen_scale,
                 )
             )
         finally:
@@ -245,6 +255,7 @@ def summarise(
             "steps_per_episode": config.steps,
             "warmup_steps": config.warmup,
             "window_steps": config.window,
+            "screen_scale": config.screen_scale,
         },
         "cold_start_s": {**summarize(cold), "samples": [round(c, 3) for c in cold]},
         "rows": rows,
@@ -259,6 +270,8 @@ def command_line(config: BenchConfig) -> str:
     ]
     if config.image:
         parts.append(f"--image {config.image}")
+    if config.screen_scale != 1:
+        parts.append(f"--screen-scale {config.screen_scale}")
     if config.steps == BenchConfig.quick().steps and config.episodes == BenchConfig.quick().episodes:
         parts.append("--quick")
     return " ".join(parts)

@@ -154,3 +154,28 @@ def test_bad_replica_lists_are_refused(text: str) -> None:
 
 def test_replica_list_is_sorted_and_deduplicated() -> None:
     assert parse_replicas("8, 1,8,64") == [1, 8, 64]
+
+
+def test_a_half_size_run_says_so_in_its_command_and_table() -> None:
+    result = _result()
+    config = BenchConfig.quick(replicas=[1, 4])
+    config.screen_scale = 2
+    half = summarise(config, "settings.wifi_off", [1.4], [], [], [0.5])
+    assert half["settings"]["screen_scale"] == 2
+    assert half["command"].endswith("--screen-scale 2 --quick")
+    assert "observations 1/2 of the screen a side" in markdown({**result, **half, "rows": result["rows"]})
+    assert "--screen-scale" not in result["command"] and "1/2 of the screen" not in markdown(result)
+
+
+def test_an_unsupported_screen_scale_is_refused_before_any_farm_starts() -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", "from mgfarm.cli import main; main()", "bench", "--screen-scale", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0
+    assert "--screen-scale 3 is unsupported; use 1 (full size), 2 or 4." in run.stderr
