@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.backends import BACKENDS, DEFAULT_BACKEND
+from mgfarm.farm.backends import BACKEND_NAMES, DEFAULT_BACKEND
 from mgfarm.farm.ports import FIRST_CONSOLE_PORT
 from mgfarm.farm.profiles import DEFAULT_PROFILE
 
@@ -23,7 +23,7 @@ class FarmConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "default"
-    backend: str = DEFAULT_BACKEND  # a name in mgfarm.farm.backends.BACKENDS
+    backend: str = DEFAULT_BACKEND  # a name in mgfarm.farm.backends.BACKEND_NAMES
     replicas: int = Field(default=1, ge=1)
     image: str = ""  # docker backend; empty means the sim image built by `mgfarm images build`
     snapshot: str = "golden"
@@ -69,10 +69,10 @@ def load_config(overrides: dict[str, Any] | None = None, path: Path | None = Non
         config = FarmConfig(**data)
     except ValidationError as exc:
         raise MgfarmError(invalid_setting(exc, flags, path)) from None
-    if config.backend not in BACKENDS:
+    if config.backend not in BACKEND_NAMES:
         where = "--backend" if "backend" in flags else f"Setting 'backend' in {path}"
         raise MgfarmError(
-            f"{where} names an unknown backend ({config.backend!r}); use one of: {', '.join(BACKENDS)}."
+            f"{where} names an unknown backend ({config.backend!r}); use one of: {', '.join(BACKEND_NAMES)}."
         )
     return config
 
