@@ -5,10 +5,11 @@ template of the catalog, `gymnasium.make("mgfarm/Task-v0", task_id=...)` for any
 `gymnasium.make_vec(id, num_envs=N)` for a `MobileVectorEnv`.
 """
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import os
 import re
@@ -16,9 +17,13 @@ import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
+# Neither `typing` nor `importlib.abc` (which loads importlib.resources, tempfile, shutil, random):
+# every process of a farm imports this package, the long-lived watchdog among them.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mgfarm.device import Device
     from mgfarm.env.pool import EnvPool
     from mgfarm.vector import MobileVectorEnv, make_vec
@@ -72,8 +77,9 @@ def register_envs(registration: ModuleType | None = None) -> None:
             registration.register(env_id, entry_point=entry, vector_entry_point=vector_entry, kwargs=kwargs)
 
 
-class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
-    """Registers the ids right after Gymnasium's registry module is first imported.
+class _RegisterWhenGymnasiumLoads:
+    """Registers the ids right after Gymnasium's registry module is first imported (a meta path
+    finder: `find_spec` is all `sys.meta_path` asks of one).
 
     Importing Gymnasium here would add ~0.3 s (numpy) to every `mgfarm` CLI command, most of which
     never use it; waiting for the user's own `import gymnasium` costs nothing.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -17,9 +16,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mgfarm.errors import MgfarmError
+
+TYPE_CHECKING = False  # not `typing`'s: the watchdog, which reads this file all its life, skips typing
+if TYPE_CHECKING:
+    from typing import Any
 
 READY = "ready"
 BOOTING = "booting"
@@ -113,6 +115,8 @@ def owner_id() -> str:
     Docker names and labels carry it, so a farm of another MGFARM_HOME (another user, another test
     run) with the same name is never listed, reset or removed by this one.
     """
+    import hashlib  # here: loading OpenSSL would cost the watchdog, which never needs it, ~0.8 MiB
+
     return hashlib.sha256(str(home().resolve()).encode()).hexdigest()[:10]
 
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
 
 from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
@@ -30,10 +28,16 @@ from mgfarm.farm.ports import (
 from mgfarm.farm.profiles import DEFAULT_PROFILE
 from mgfarm.farm.state import BOOTING, FarmState, Replica, ports_of_other_farms
 
-# Where a backend's snapshots live: "files" in the farm's folder, shared read-only by its devices;
-# "image" inside each device's (container) image; "device" on the device itself, never built by mgfarm.
-SnapshotStore = Literal["files", "image", "device"]
-Publish = Callable[[Replica, str], None]
+TYPE_CHECKING = False  # not `typing`'s: a process farm's watchdog imports this module, not typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import ClassVar, Literal
+
+    # Where a backend's snapshots live: "files" in the farm's folder, shared read-only by its devices;
+    # "image" inside each device's (container) image; "device" on the device itself, never built by
+    # mgfarm.
+    SnapshotStore = Literal["files", "image", "device"]
+    Publish = Callable[[Replica, str], None]
 
 
 @dataclass
