@@ -10,21 +10,31 @@ Whatever goes wrong in a pass (engine, processes, files) is logged, and the next
 
 from __future__ import annotations
 
-import argparse
 import json
+import os
+import signal
 import sys
+import threading
 import time
-import traceback
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 
 from mgfarm.adb import server as adbserver
 from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import Backend, get_backend
-from mgfarm.farm.boot import bring_up
 from mgfarm.farm.procs import pid_alive
 from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, Replica, edit, farm_dir, load_farm
+
+# The watchdog runs once per farm for the farm's whole life, so what it imports is memory every farm
+# pays: only what a pass needs loads here (no argparse, concurrent.futures or backend it does not
+# run); a restore runs in a forked child (`restore_apart`), whose imports end with it.
+# tests/unit/test_watchdog_imports.py keeps it that way.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
+    R = TypeVar("R")
 
 POLL_SECONDS = 1.0
 MAX_RESTARTS_PER_REPLICA = 20  # a replica that keeps dying is marked failed rather than looping forever
@@ -36,6 +46,37 @@ _silent: dict[tuple[str, int], int] = {}
 
 
 _backends: dict[str, Backend] = {}
+
+
+def in_threads(fn: Callable[[T], R], items: list[T], workers: int) -> list[R]:
+    """`fn` of each item, in order, run in up to `workers` threads; `fn`'s first exception is raised.
+
+    Plain threads, not concurrent.futures: the watchdog would keep that package loaded (~0.6 MiB).
+    """
+    results: dict[int, R] = {}
+    errors: list[BaseException] = []
+    todo = iter(range(len(items)))
+    lock = threading.Lock()
+
+    def run() -> None:
+        while True:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:  # handed to the caller, as a pool's map would
+                errors.append(exc)
+
+    threads = [threading.Thread(target=run, daemon=True) for _ in range(min(workers, len(items)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return [results[i] for i in range(len(items))]
 
 
 def backend_of(farm: FarmState) -> Backend:
@@ -74,8 +115,7 @@ def answers(rep: Replica, timeout: float = PROBE_TIMEOUT) -> bool:
 def frozen_replicas(farm: FarmState, candidates: list[int]) -> list[int]:
     """Of these ready, running replicas, the ones silent FROZEN_AFTER probes in a row."""
     reps = [farm.replica(i) for i in candidates if farm.replica(i).console_port]  # no console: no probe
-    with ThreadPoolExecutor(max_workers=min(32, len(reps)) or 1) as pool:
-        replies = list(pool.map(answers, reps))
+    replies = in_threads(answers, reps, 32)
     frozen = []
     for rep, ok in zip(reps, replies, strict=True):
         key = (farm.name, rep.index)
@@ -94,8 +134,7 @@ def silent(farm: FarmState, backend: Backend, indices: list[int]) -> set[int]:
     """
     reps = [farm.replica(i) for i in indices]
     running = [r for r in reps if backend.alive(farm, r) and console_alive(r.console_port)]
-    with ThreadPoolExecutor(max_workers=min(16, len(running)) or 1) as pool:
-        replies = list(pool.map(partial(answers, timeout=3.0), running))
+    replies = in_threads(lambda rep: answers(rep, timeout=3.0), running, 16)
     return {r.index for r, ok in zip(running, replies, strict=True) if not ok}
 
 
@@ -115,6 +154,8 @@ def restore(
     restoring since (by `restart`, say) is left alone, so no replica is restored twice.
     Returns index -> error text for the replicas that could not be restored (marked failed).
     """
+    from mgfarm.farm.boot import bring_up  # a restore's own imports (see restore_apart)
+
     with edit(name) as farm:
         if seen is not None:
             indices = [
@@ -145,8 +186,7 @@ def restore(
             return str(exc) or exc.__class__.__name__
         return ""
 
-    with ThreadPoolExecutor(max_workers=min(16, len(indices)) or 1) as pool:
-        errors = dict(zip(indices, pool.map(one, indices), strict=False))
+    errors = dict(zip(indices, in_threads(one, indices, 16), strict=True))
     with edit(name) as farm:
         for index, error in errors.items():
             rep = farm.replica(index)
@@ -157,8 +197,59 @@ def restore(
     return {i: e for i, e in errors.items() if e}
 
 
+def restore_apart(
+    name: str, indices: list[int], reason: str, frozen: frozenset[int], seen: dict[int, str]
+) -> bool:
+    """`restore` run in a forked child of the watchdog, which waits for it; True when it succeeded.
+
+    What a restore imports (boot, adb shell, the backend's start: ~2 MiB) ends with the child, so the
+    watchdog holds between restores only what its passes need, however many restores it ran.
+    The child dies with the watchdog (`down` stops the watchdog): no restore outlives its farm.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()  # the child writes to the same log: nothing buffered twice
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            die_with(parent)
+            _backends.clear()  # its own engine client: the parent's connections stay the parent's
+            restore(name, indices, reason, frozen, seen)
+            code = 0
+        except BaseException as exc:  # logged like a failed pass; the parent's next pass retries
+            log_error(exc)
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)  # no atexit handlers or cleanup of the parent's copied state
+    _, status = os.waitpid(child, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def die_with(parent: int) -> None:
+    """Have the kernel SIGKILL this process when `parent` ends (prctl PR_SET_PDEATHSIG)."""
+    import ctypes  # only in a restore's child
+
+    pr_set_pdeathsig = 1  # from <linux/prctl.h>
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # it ended before the request was made
+        os._exit(1)
+
+
+def log_error(exc: BaseException) -> None:
+    """One `watchdog:` line on stderr: the message of an error a user can fix, else the traceback."""
+    if isinstance(exc, MgfarmError):
+        detail = str(exc)
+    else:
+        import traceback  # only on this path: the watchdog does not keep it loaded
+
+        detail = "".join(traceback.format_exception(exc))
+    print(f"watchdog: {detail}", file=sys.stderr, flush=True)
+
+
 def watch_once(name: str) -> list[int]:
-    """One watchdog pass; returns the replicas it restored."""
+    """One watchdog pass; returns the replicas it restored (none when the restore failed)."""
     farm = load_farm(name)
     backend = backend_of(farm)
     if not adbserver.server_running(farm.adb_server_port):
@@ -170,9 +261,9 @@ def watch_once(name: str) -> list[int]:
     if chosen:
         reason = "device stopped answering; restoring from the snapshot" if frozen else ""
         seen = {i: farm.replica(i).backend_id for i in chosen}
-        restore(
-            name, chosen, reason or "device stopped; restoring from the snapshot", frozenset(frozen), seen
-        )
+        reason = reason or "device stopped; restoring from the snapshot"
+        if not restore_apart(name, chosen, reason, frozenset(frozen), seen):
+            return []
     return chosen
 
 
@@ -216,8 +307,7 @@ def watch(name: str, interval: float = POLL_SECONDS) -> None:
         except Exception as exc:  # the watchdog outlives engine and process errors
             if not (farm_dir(name) / "state.json").exists():
                 return
-            detail = str(exc) if isinstance(exc, MgfarmError) else traceback.format_exc()
-            print(f"watchdog: {detail}", file=sys.stderr, flush=True)
+            log_error(exc)
             _backends.clear()  # a broken engine client is made anew next pass
             restored = []
         if restored:
@@ -226,12 +316,13 @@ def watch(name: str, interval: float = POLL_SECONDS) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mgfarm.farm.health", description=__doc__)
-    parser.add_argument("name", help="farm name")
-    parser.add_argument("--interval", type=float, default=POLL_SECONDS)
-    args = parser.parse_args(argv)
-    watch(args.name, args.interval)
-    return 0
+    """`python -m mgfarm.farm.health NAME [--interval SECONDS]` (read by hand: argparse would stay loaded)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) == 1 or (len(args) == 3 and args[1] == "--interval"):
+        watch(args[0], float(args[2]) if len(args) == 3 else POLL_SECONDS)
+        return 0
+    print("usage: python -m mgfarm.farm.health NAME [--interval SECONDS]", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

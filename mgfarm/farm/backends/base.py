@@ -17,16 +17,12 @@ from pathlib import Path
 
 from mgfarm.adb.console import console_alive, console_command
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.boot import DEFAULT_SNAPSHOT, load_snapshot, wait_attached
-from mgfarm.farm.ports import (
-    FIRST_CONSOLE_PORT,
-    allocate_pairs,
-    grpc_port_for,
-    port_in_use,
-    quiet_range_start,
-)
 from mgfarm.farm.profiles import DEFAULT_PROFILE
 from mgfarm.farm.state import BOOTING, FarmState, Replica, ports_of_other_farms
+
+# mgfarm.farm.boot and mgfarm.farm.ports are imported by the methods that use them: a farm's
+# watchdog holds its backend for `alive` all its life and boots or moves devices only in a
+# restore's child process (mgfarm.farm.health.restore_apart).
 
 TYPE_CHECKING = False  # not `typing`'s: a process farm's watchdog imports this module, not typing
 if TYPE_CHECKING:
@@ -74,6 +70,8 @@ class Backend(ABC):
 
     def default_adb_port(self) -> int:
         """The adb server a farm uses when none is named: a private one on a quiet port."""
+        from mgfarm.farm.ports import quiet_range_start
+
         return quiet_range_start(1)
 
     def check_profile(self, profile: str) -> None:
@@ -85,6 +83,8 @@ class Backend(ABC):
     ) -> list[Replica]:
         """The farm's replicas before anything starts: free console/adb port pairs from `first_port`,
         each with its gRPC port when the devices serve one."""
+        from mgfarm.farm.ports import allocate_pairs, grpc_port_for
+
         pairs = allocate_pairs(count, first_port, reserved, grpc=self.grpc)
         return [
             Replica(
@@ -132,11 +132,15 @@ class Backend(ABC):
         self, farm: FarmState, rep: Replica, deadline: float, alive: Callable[[], bool] | None = None
     ) -> None:
         """Until the farm's adb server lists the replica as `device` (announced to it while missing)."""
+        from mgfarm.farm.boot import wait_attached
+
         wait_attached(rep, farm.adb_server_port, deadline, alive)
 
     def reset(self, farm: FarmState, rep: Replica, publish: Publish | None = None) -> None:
         """Return the replica to the farm's snapshot (console `avd snapshot load`); a farm without one
         ('' snapshot) is not reset. A missing golden is saved first from this freshly booted device."""
+        from mgfarm.farm.boot import DEFAULT_SNAPSHOT, load_snapshot
+
         if farm.snapshot:
             save = farm.snapshot == DEFAULT_SNAPSHOT
             load_snapshot(rep, farm.snapshot, save, self.shared_snapshots, publish)
@@ -146,6 +150,8 @@ class Backend(ABC):
 
         Ports are checked free at allocation, but another program may bind them before the device does.
         """
+        from mgfarm.farm.ports import FIRST_CONSOLE_PORT, allocate_pairs, grpc_port_for, port_in_use
+
         if not any(port_in_use(port) for port in rep.ports()):
             return False
         reserved = ports_of_other_farms(farm.name) | {farm.adb_server_port}

@@ -17,11 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from mgfarm.device import framebuffer
 from mgfarm.errors import MgfarmError
-from mgfarm.farm import frames, procs
+from mgfarm.farm import procs
 from mgfarm.farm.backends.base import Backend, UpFlags
-from mgfarm.farm.ports import consecutive_runs
 from mgfarm.farm.state import FarmState, Replica, Worker
 
 
@@ -52,6 +50,8 @@ class ProcessBackend(Backend):
 
     def _chunks(self, replicas: list[Replica]) -> list[list[Replica]]:
         """Group replicas into at most ~`self.workers` workers of consecutive port pairs."""
+        from mgfarm.farm.ports import consecutive_runs  # see start
+
         size = max(1, math.ceil(len(replicas) / self.workers))
         by_port = {r.console_port: r for r in replicas}
         pairs = sorted((r.console_port, r.adb_port) for r in replicas)
@@ -62,6 +62,11 @@ class ProcessBackend(Backend):
         return chunks
 
     def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
+        # Here, not at the top: a farm's watchdog loads this class for `alive` and never starts a
+        # worker itself (its restores run in a child); the two cost it ~1.3 MiB all its life.
+        from mgfarm.device import framebuffer
+        from mgfarm.farm import frames
+
         token_file = farm_dir / "console_token"
         for chunk in self._chunks(replicas):
             first = chunk[0]
