@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._common import percentile  # noqa: E402
 
 PROBE = """
-import json, time
+import json, sys, time
 start = time.perf_counter()
 import mgfarm.farm.health
 from mgfarm.farm.backends import get_backend
@@ -30,7 +30,8 @@ get_backend("process")
 seconds = time.perf_counter() - start
 lines = open("/proc/self/smaps_rollup").read().splitlines()
 kib = {l.split(":")[0]: int(l.split()[1]) for l in lines if l.startswith(("Rss:", "Pss:"))}
-print(json.dumps({"rss_mib": kib["Rss"] / 1024, "pss_mib": kib["Pss"] / 1024, "import_s": seconds}))
+print(json.dumps({"rss_mib": kib["Rss"] / 1024, "pss_mib": kib["Pss"] / 1024, "import_s": seconds,
+                  "modules": len(sys.modules)}))
 """
 
 
@@ -47,7 +48,7 @@ def main() -> None:
     medians = {key: percentile([row[key] for row in rows], 0.5) for key in rows[0]}
     print(f"watchdog footprint in {ROOT}, median of {args.runs}, load average {load:.1f}:")
     rss, pss, seconds = medians["rss_mib"], medians["pss_mib"], medians["import_s"]
-    print(f"RSS {rss:.1f} MiB  PSS {pss:.1f} MiB  import {seconds:.2f} s")
+    print(f"RSS {rss:.1f} MiB  PSS {pss:.1f} MiB  import {seconds:.2f} s  {medians['modules']:.0f} modules")
     print(json.dumps({"root": str(ROOT), "load": load, **medians}))
 
 
