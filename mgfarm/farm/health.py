@@ -11,8 +11,6 @@ Whatever goes wrong in a pass (engine, processes, files) is logged, and the next
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sys
 import threading
 import time
@@ -26,7 +24,7 @@ from mgfarm.farm.state import FAILED, READY, RESTORING, FarmState, Replica, edit
 
 # The watchdog runs once per farm for the farm's whole life, so what it imports is memory every farm
 # pays: only what a pass needs loads here (no argparse, concurrent.futures or backend it does not
-# run); a restore runs in a forked child (`restore_apart`), whose imports end with it.
+# run); what a restore needs loads at the first restore.
 # tests/unit/test_watchdog_imports.py keeps it that way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -154,7 +152,7 @@ def restore(
     restoring since (by `restart`, say) is left alone, so no replica is restored twice.
     Returns index -> error text for the replicas that could not be restored (marked failed).
     """
-    from mgfarm.farm.boot import bring_up  # a restore's own imports (see restore_apart)
+    from mgfarm.farm.boot import bring_up  # loaded by the first restore, not by every watchdog
 
     with edit(name) as farm:
         if seen is not None:
@@ -197,46 +195,6 @@ def restore(
     return {i: e for i, e in errors.items() if e}
 
 
-def restore_apart(
-    name: str, indices: list[int], reason: str, frozen: frozenset[int], seen: dict[int, str]
-) -> bool:
-    """`restore` run in a forked child of the watchdog, which waits for it; True when it succeeded.
-
-    What a restore imports (boot, adb shell, the backend's start: ~2 MiB) ends with the child, so the
-    watchdog holds between restores only what its passes need, however many restores it ran.
-    The child dies with the watchdog (`down` stops the watchdog): no restore outlives its farm.
-    """
-    sys.stdout.flush()
-    sys.stderr.flush()  # the child writes to the same log: nothing buffered twice
-    parent = os.getpid()
-    child = os.fork()
-    if child == 0:
-        code = 1
-        try:
-            die_with(parent)
-            _backends.clear()  # its own engine client: the parent's connections stay the parent's
-            restore(name, indices, reason, frozen, seen)
-            code = 0
-        except BaseException as exc:  # logged like a failed pass; the parent's next pass retries
-            log_error(exc)
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)  # no atexit handlers or cleanup of the parent's copied state
-    _, status = os.waitpid(child, 0)
-    return os.waitstatus_to_exitcode(status) == 0
-
-
-def die_with(parent: int) -> None:
-    """Have the kernel SIGKILL this process when `parent` ends (prctl PR_SET_PDEATHSIG)."""
-    import ctypes  # only in a restore's child
-
-    pr_set_pdeathsig = 1  # from <linux/prctl.h>
-    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    if os.getppid() != parent:  # it ended before the request was made
-        os._exit(1)
-
-
 def log_error(exc: BaseException) -> None:
     """One `watchdog:` line on stderr: the message of an error a user can fix, else the traceback."""
     if isinstance(exc, MgfarmError):
@@ -249,7 +207,7 @@ def log_error(exc: BaseException) -> None:
 
 
 def watch_once(name: str) -> list[int]:
-    """One watchdog pass; returns the replicas it restored (none when the restore failed)."""
+    """One watchdog pass; returns the replicas it restored."""
     farm = load_farm(name)
     backend = backend_of(farm)
     if not adbserver.server_running(farm.adb_server_port):
@@ -262,8 +220,7 @@ def watch_once(name: str) -> list[int]:
         reason = "device stopped answering; restoring from the snapshot" if frozen else ""
         seen = {i: farm.replica(i).backend_id for i in chosen}
         reason = reason or "device stopped; restoring from the snapshot"
-        if not restore_apart(name, chosen, reason, frozenset(frozen), seen):
-            return []
+        restore(name, chosen, reason, frozenset(frozen), seen)
     return chosen
 
 
