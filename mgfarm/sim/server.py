@@ -25,7 +25,7 @@ from mgfarm.sim.device import DeviceConfig, SimDevice
 from mgfarm.sim.framebuffer import RAW, FrameBuffer, open_buffers
 from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
 from mgfarm.sim.system.props import profile_overrides
-from mgfarm.sim.ui import redraw
+from mgfarm.sim.ui import redraw, render
 
 log = logging.getLogger("mgfarm.sim.server")
 
@@ -237,13 +237,14 @@ def frame_buffers(options: ServeOptions, configs: list[DeviceConfig]) -> dict[st
 
 def release_frames(buffers: dict[str, FrameBuffer]) -> Callable[[], None]:
     """What an idle worker does to its frame files: give their pixel pages back (and the raw frames
-    it kept for them, and the images the last frame was drawn on)."""
+    it kept for them, the images the last frame was drawn on and the pictures apps drew)."""
 
     def release() -> None:
         for buffer in buffers.values():
             buffer.release()
         RAW.clear()
         redraw.forget()
+        render.forget_drawn()
 
     return release
 

@@ -32,3 +32,30 @@ def test_release_frees_the_pixels_and_names_no_frame(tmp_path: Path) -> None:
     again = device.write(frame.tobytes(), W, H, SIG)  # what the next `mgfarm-frame` does
     assert again > seq
     assert np.array_equal(client.read(Header(again, W, H, SIG), (W, H)), frame)
+
+
+def test_an_idle_worker_drops_its_raw_frames_and_drawn_pictures() -> None:
+    """What else an idle worker gives back: the raw frames and the pictures apps drew, which the
+    next use draws again."""
+    from PIL import Image
+
+    from mgfarm.sim.framebuffer import RAW
+    from mgfarm.sim.server import release_frames
+    from mgfarm.sim.ui.render import drawn_picture
+    from mgfarm.sim.ui.views import Picture
+
+    calls: list[int] = []
+
+    def pixels() -> Image.Image:
+        calls.append(1)
+        return Image.new("RGB", (8, 8), (1, 2, 3))
+
+    picture = Picture(stamp="test-idle-map", pixels=pixels)
+    drawn_picture(picture, 4, 4)
+    drawn_picture(picture, 4, 4)
+    assert len(calls) == 1  # kept while the worker works
+    RAW.put((SIG, 1), (1, 1, b"\0\0\0"))
+    release_frames({})()
+    assert RAW.find((SIG, 1)) is None
+    drawn_picture(picture, 4, 4)
+    assert len(calls) == 2

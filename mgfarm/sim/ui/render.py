@@ -581,7 +581,9 @@ def fitted(rgb: Image.Image, w: int, h: int, crop: bool) -> Image.Image:
 
 # Pictures apps draw themselves (`Picture.pixels`), scaled, by stamp and size: a few, since each
 # is a screenful (a map: ~10 MB) and a new one comes with every pan of the map; three keep the
-# camera's scene while two devices pan maps.
+# camera's scene while two devices pan maps. Keeping one in a worker of one device cost the
+# bench's mixed workload ~60 % more sim CPU a step (pictures drawn again on most frames).
+# Dropped when the worker idles (`forget_drawn`).
 DRAWN_KEPT = 3
 _drawn: OrderedDict[tuple[str, int, int, bool], Image.Image] = OrderedDict()
 _drawn_lock = threading.Lock()
@@ -603,6 +605,12 @@ def drawn_picture(v: Picture, w: int, h: int) -> Image.Image:
         while len(_drawn) > DRAWN_KEPT:
             _drawn.popitem(last=False)
     return pic
+
+
+def forget_drawn() -> None:
+    """Drop the drawn pictures (an idle worker gives their memory back; drawn again on next use)."""
+    with _drawn_lock:
+        _drawn.clear()
 
 
 def draw_picture(cv: Canvas, v: Picture) -> None:
