@@ -27,6 +27,9 @@ CHANNELS = 3
 # Raw frames a worker keeps for its devices, by (digest, scale): going back to a recent screen copies
 # it (~0.7 ms) instead of rendering it again (~3.5 ms). 7.8 MB each at 1080x2400, dropped when idle.
 RAW_KEPT = 3
+# A worker of one device: the newest is the screen the client shows (it gets `same`, never a copy),
+# so its hits are the screen before (back): in the bench's workloads every hit was the second newest.
+RAW_KEPT_ALONE = 2
 # Digests a client may name with `mgfarm-frame --since D1,D2,...` (its last frame and the ones it
 # kept before it): more is a usage error, so a reply's cost never grows with what a client sends.
 MAX_SINCE = 4
@@ -178,6 +181,10 @@ class RawFrames:
             found = make()
             self.put(key, found)
         return found
+
+    def limit(self, kept: int) -> None:
+        """Keep at most `kept` frames from now on (never more than it was made with)."""
+        self.kept = min(self.kept, kept)
 
     def clear(self) -> None:
         self._frames.clear()

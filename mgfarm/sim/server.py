@@ -22,7 +22,7 @@ from mgfarm.sim.adbd import Adbd
 from mgfarm.sim.confine import Report, Sandbox, confine, describe
 from mgfarm.sim.console import Console, TokenError, default_token_file, read_token
 from mgfarm.sim.device import DeviceConfig, SimDevice
-from mgfarm.sim.framebuffer import RAW, FrameBuffer, open_buffers
+from mgfarm.sim.framebuffer import RAW, RAW_KEPT_ALONE, FrameBuffer, open_buffers
 from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
 from mgfarm.sim.system.props import profile_overrides
 from mgfarm.sim.ui import redraw, render
@@ -197,6 +197,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
             hostnet.start_connector()
         # Mapped before the sandbox, which gives the device no path to them (mgfarm/sim/framebuffer.py).
         buffers = frame_buffers(options, configs)
+        if len(configs) == 1:
+            RAW.limit(RAW_KEPT_ALONE)
         # Whenever the worker idles, the heap kept for fast frames and the frame files' pixels go back.
         trimmer = asyncio.get_running_loop().create_task(trim_when_idle(also=release_frames(buffers)))
         if options.sandbox:
