@@ -175,13 +175,40 @@ class Canvas:
         draw_icon(self.draw, name, self.box(r), color)
 
 
-@lru_cache(maxsize=1024)  # masks are small (a label is ~20 kB); bounded, shared process-wide
+# Text masks kept for every device of the process, by bytes: a label's mask is ~30 kB, a paragraph's
+# can be a megabyte, and 1024 of them by count held ~32 MiB in a worker of 32 devices.
+TEXT_MASK_BYTES = 8 * 1024 * 1024
+_masks: OrderedDict[tuple[str, int, bool, str], tuple[Image.Image, int, int]] = OrderedDict()
+_mask_bytes = 0
+_masks_lock = threading.Lock()
+
+
 def text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image, int, int]:
     """The antialiased coverage of a text run and its offset from the anchor point.
 
     Shared by every device in the process: labels repeat across frames and devices, and drawing
     a cached mask costs a fraction of laying out the glyphs again.
     """
+    global _mask_bytes
+    key = (s, size, medium, anchor)
+    with _masks_lock:
+        found = _masks.get(key)
+        if found is not None:
+            _masks.move_to_end(key)
+            return found
+    found = _draw_text_mask(s, size, medium, anchor)
+    nbytes = found[0].width * found[0].height
+    with _masks_lock:
+        if key not in _masks:
+            _masks[key] = found
+            _mask_bytes += nbytes
+        while _mask_bytes > TEXT_MASK_BYTES and len(_masks) > 1:
+            _, (dropped, _, _) = _masks.popitem(last=False)
+            _mask_bytes -= dropped.width * dropped.height
+    return found
+
+
+def _draw_text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image, int, int]:
     f = font(size, medium)
     s = shapeable(s)
     left, top, right, bottom = (int(v) for v in f.getbbox(s, anchor=anchor))
