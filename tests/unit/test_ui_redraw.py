@@ -128,3 +128,18 @@ def test_a_handler_set_or_not_tells_two_views_apart() -> None:
         dumps.append(xmldump.dump([(view, "pkg")], 0, {id(view): keys[0]}))
     assert 'clickable="false"' in dumps[0] and 'clickable="true"' in dumps[1]
     assert dumps[2] == dumps[0]
+
+
+def test_kept_tags_stay_within_their_character_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nodes holding long texts (a note's body) must not grow the worker's tag cache without bound;
+    tags written after a clear are still the same XML."""
+    monkeypatch.setattr(xmldump, "TAGS_CHARS", 50_000)
+    monkeypatch.setattr(xmldump, "_TAGS", {})
+    monkeypatch.setattr(xmldump, "_tags_chars", 0)
+    for n in range(100):
+        view = Stack(text=f"note {n} " + "a long line of a note's body " * 40)
+        view.bounds = view.clip = (0, 0, 100, 40)
+        keys = redraw.view_keys([view])
+        assert xmldump.dump([(view, "pkg")], 0, {id(view): keys[0]}) == xmldump.dump([(view, "pkg")], 0)
+        kept = sum(len(known[1]) + len(tag) for known, tag in xmldump._TAGS.items())
+        assert kept == xmldump._tags_chars <= 50_000

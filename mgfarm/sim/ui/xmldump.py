@@ -12,10 +12,12 @@ NAF_EXCLUDED = {
     "android.widget.TableLayout",
 }
 HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
-# Opening tags of recent frames' nodes, by everything they are made of; cleared when full (~2 MB:
-# a key ~300 characters, a tag ~450; a screen has 50-150 nodes).
-TAGS_KEPT = 2048
+# Opening tags of recent frames' nodes, by everything they are made of; cleared when their keys and
+# tags pass this many characters (a key ~300, a tag ~450, a screen 50-150 nodes; a node holding a
+# long text has both thousands long: 2048 entries by count held ~17 MiB in a worker of 32 devices).
+TAGS_CHARS = 2 * 1024 * 1024
 _TAGS: dict[tuple[object, ...], str] = {}
+_tags_chars = 0
 
 
 def escape(s: str) -> str:
@@ -75,9 +77,8 @@ def node_xml(
         known = (type(view), key, index, package, naf)
         tag = _TAGS.get(known)
         if tag is None:
-            if len(_TAGS) >= TAGS_KEPT:
-                _TAGS.clear()
-            tag = _TAGS[known] = open_tag(view, index, package, naf)
+            tag = open_tag(view, index, package, naf)
+            _keep_tag(known, tag, len(key) + len(tag))
         out.append(tag)
     # Children the user cannot see are left out, but keep their index among all children, as uiautomator does.
     visible = [(i, c) for i, c in enumerate(view.children) if c.clip != EMPTY]
@@ -88,6 +89,15 @@ def node_xml(
     for i, c in visible:
         node_xml(c, i, package, out, keys)
     out.append("</node>")
+
+
+def _keep_tag(known: tuple[object, ...], tag: str, chars: int) -> None:
+    global _tags_chars
+    if _tags_chars + chars > TAGS_CHARS:
+        _TAGS.clear()
+        _tags_chars = 0
+    _TAGS[known] = tag
+    _tags_chars += chars
 
 
 def open_tag(view: View, index: int, package: str, naf: bool) -> str:
