@@ -21,8 +21,8 @@ from mgfarm.farm.profiles import DEFAULT_PROFILE
 from mgfarm.farm.state import BOOTING, FarmState, Replica, ports_of_other_farms
 
 # mgfarm.farm.boot and mgfarm.farm.ports are imported by the methods that use them: a farm's
-# watchdog holds its backend for `alive` all its life and boots or moves devices only in a
-# restore's child process (mgfarm.farm.health.restore_apart).
+# watchdog holds its backend for `alive` all its life and boots or moves devices only when it
+# restores one.
 
 TYPE_CHECKING = False  # not `typing`'s: a process farm's watchdog imports this module, not typing
 if TYPE_CHECKING:

@@ -62,8 +62,8 @@ class ProcessBackend(Backend):
         return chunks
 
     def start(self, farm: FarmState, replicas: list[Replica], farm_dir: Path) -> None:
-        # Here, not at the top: a farm's watchdog loads this class for `alive` and never starts a
-        # worker itself (its restores run in a child); the two cost it ~1.3 MiB all its life.
+        # Here, not at the top: a farm's watchdog loads this class for `alive` and starts a worker
+        # only when it restores one; the two would cost it ~1.3 MiB all its life.
         from mgfarm.device import framebuffer
         from mgfarm.farm import frames
 
