@@ -778,6 +778,10 @@ def bench(
 
     Example: mgfarm bench --quick --out bench-results
     """
+    if screen_scale not in (1, 2, 4):
+        raise MgfarmError(f"--screen-scale {screen_scale} is unsupported; use 1 (full size), 2 or 4.")
+    if androidworld and screen_scale != 1:
+        raise MgfarmError("--screen-scale applies to the farm bench, not --androidworld; drop one of them.")
     if androidworld:
         from mgfarm.bench import androidworld as aw_bench
         from mgfarm.bench.run import machine, parse_replicas
@@ -793,8 +797,6 @@ def bench(
     from mgfarm.bench.report import LEGEND, console_table, update_readme, write_all
     from mgfarm.bench.run import BenchConfig, parse_replicas, run
 
-    if screen_scale not in (1, 2, 4):
-        raise MgfarmError(f"--screen-scale {screen_scale} is unsupported; use 1 (full size), 2 or 4.")
     counts = parse_replicas(replicas) if replicas else None
     config = BenchConfig.quick(backend, counts, image) if quick else BenchConfig(backend, image=image)
     if counts and not quick:
