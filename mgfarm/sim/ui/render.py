@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -13,6 +11,7 @@ from PIL import Image, ImageDraw
 from mgfarm.sim.ui.appicons import app_art
 from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, wrap
 from mgfarm.sim.ui.icons import draw_icon
+from mgfarm.sim.ui.kept import Kept
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
 from mgfarm.sim.ui.views import (
@@ -178,37 +177,24 @@ class Canvas:
 # Text masks kept for every device of the process, by bytes: a label's mask is ~30 kB, a paragraph's
 # can be a megabyte, and 1024 of them by count held ~32 MiB in a worker of 32 devices.
 TEXT_MASK_BYTES = 8 * 1024 * 1024
-_masks: OrderedDict[tuple[str, int, bool, str], tuple[Image.Image, int, int]] = OrderedDict()
-_mask_bytes = 0
-_masks_lock = threading.Lock()
+Mask = tuple[Image.Image, int, int]
+_masks: Kept[tuple[str, int, bool, str], Mask] = Kept(TEXT_MASK_BYTES, lambda m: m[0].width * m[0].height)
 
 
-def text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image, int, int]:
+def text_mask(s: str, size: int, medium: bool, anchor: str) -> Mask:
     """The antialiased coverage of a text run and its offset from the anchor point.
 
     Shared by every device in the process: labels repeat across frames and devices, and drawing
     a cached mask costs a fraction of laying out the glyphs again.
     """
-    global _mask_bytes
     key = (s, size, medium, anchor)
-    with _masks_lock:
-        found = _masks.get(key)
-        if found is not None:
-            _masks.move_to_end(key)
-            return found
-    found = _draw_text_mask(s, size, medium, anchor)
-    nbytes = found[0].width * found[0].height
-    with _masks_lock:
-        if key not in _masks:
-            _masks[key] = found
-            _mask_bytes += nbytes
-        while _mask_bytes > TEXT_MASK_BYTES and len(_masks) > 1:
-            _, (dropped, _, _) = _masks.popitem(last=False)
-            _mask_bytes -= dropped.width * dropped.height
+    found = _masks.get(key)
+    if found is None:
+        found = _masks.put(key, _draw_text_mask(s, size, medium, anchor))
     return found
 
 
-def _draw_text_mask(s: str, size: int, medium: bool, anchor: str) -> tuple[Image.Image, int, int]:
+def _draw_text_mask(s: str, size: int, medium: bool, anchor: str) -> Mask:
     f = font(size, medium)
     s = shapeable(s)
     left, top, right, bottom = (int(v) for v in f.getbbox(s, anchor=anchor))
@@ -612,32 +598,23 @@ def fitted(rgb: Image.Image, w: int, h: int, crop: bool) -> Image.Image:
 # bench's mixed workload ~60 % more sim CPU a step (pictures drawn again on most frames).
 # Dropped when the worker idles (`forget_drawn`).
 DRAWN_KEPT = 3
-_drawn: OrderedDict[tuple[str, int, int, bool], Image.Image] = OrderedDict()
-_drawn_lock = threading.Lock()
+_drawn: Kept[tuple[str, int, int, bool], Image.Image] = Kept(DRAWN_KEPT, lambda _picture: 1)
 
 
 def drawn_picture(v: Picture, w: int, h: int) -> Image.Image:
     """The pixels `v.pixels` draws scaled to w x h, drawn again only for a stamp or size not kept."""
     assert v.pixels is not None
     key = (v.stamp, w, h, v.crop)
-    with _drawn_lock:
-        pic = _drawn.get(key)
-        if pic is not None:
-            _drawn.move_to_end(key)
-            return pic
-    drawn = v.pixels()
-    pic = fitted(drawn if drawn.mode == "RGB" else drawn.convert("RGB"), w, h, v.crop)
-    with _drawn_lock:
-        _drawn[key] = pic
-        while len(_drawn) > DRAWN_KEPT:
-            _drawn.popitem(last=False)
+    pic = _drawn.get(key)
+    if pic is None:
+        drawn = v.pixels()
+        pic = _drawn.put(key, fitted(drawn if drawn.mode == "RGB" else drawn.convert("RGB"), w, h, v.crop))
     return pic
 
 
 def forget_drawn() -> None:
     """Drop the drawn pictures (an idle worker gives their memory back; drawn again on next use)."""
-    with _drawn_lock:
-        _drawn.clear()
+    _drawn.clear()
 
 
 def draw_picture(cv: Canvas, v: Picture) -> None:
