@@ -778,7 +778,9 @@ def bench(
 
     Example: mgfarm bench --quick --out bench-results
     """
-    if screen_scale not in (1, 2, 4):
+    from mgfarm.device.device import SCALES
+
+    if screen_scale not in SCALES:
         raise MgfarmError(f"--screen-scale {screen_scale} is unsupported; use 1 (full size), 2 or 4.")
     if androidworld and screen_scale != 1:
         raise MgfarmError("--screen-scale applies to the farm bench, not --androidworld; drop one of them.")
