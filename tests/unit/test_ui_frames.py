@@ -16,6 +16,7 @@ from mgfarm.sim.system.settings import SettingsStore
 from mgfarm.sim.system.windows import WindowManager
 from mgfarm.sim.ui.framecache import FrameCache
 from tests.unit.shellkit import ShellDevice
+from tests.unit.sim_screen import nodes
 
 READS = [
     "screencap -p",
@@ -90,6 +91,40 @@ def test_a_running_clock_recomposes_each_second(dev: ShellDevice) -> None:
     before = dev.run("screencap -p").out
     clock.set_ms(1772641800000 + 60_000)
     assert dev.run("screencap -p").out != before  # the status bar clock moved on
+
+
+def test_a_screen_without_seconds_keeps_its_composition_within_the_minute(
+    dev: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a farm an env's steps are often more than a second apart: the next input must not have
+    # to compose the screen again because the second moved on, when nothing on it shows seconds.
+    clock = dev.device.services.clock
+    clock.set_ms(1772641800000)  # 16:30:00 UTC
+    clock.freeze(True)
+    dev.run("am start -n com.android.settings/.Settings")
+    dev.run("screencap -p")
+    builds = count_builds(monkeypatch, dev.device.services.window)
+    clock.set_ms(1772641800000 + 59_000)
+    dev.run("screencap -p")
+    assert builds[0] == 0
+    clock.set_ms(1772641800000 + 60_000)
+    dev.run("screencap -p")
+    assert builds[0] == 1
+
+
+def test_a_stopwatch_recomposes_each_second(dev: ShellDevice) -> None:
+    clock = dev.device.services.clock
+    clock.set_ms(1772641800000)
+    clock.freeze(True)
+    wm = dev.device.services.window
+    dev.run("am start -n com.google.android.deskclock/com.android.deskclock.DeskClock")
+    for desc in ("Stopwatch", "Start"):
+        node = next(n for n in nodes(wm.dump_xml()) if n.attrs["content-desc"] == desc)
+        wm.tap(*node.center)
+    shown = [n.attrs["text"] for n in nodes(wm.dump_xml()) if n.attrs["text"].startswith("00:00:0")]
+    clock.set_ms(1772641800000 + 1_000)
+    later = [n.attrs["text"] for n in nodes(wm.dump_xml()) if n.attrs["text"].startswith("00:00:0")]
+    assert shown == ["00:00:00"] and later == ["00:00:01"]
 
 
 def test_read_only_commands_are_registered_commands() -> None:

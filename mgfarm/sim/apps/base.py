@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from mgfarm.sim.system.activities import ActivityManager, ActivityRecord
 
 ScreenFn = Callable[["ScreenContext"], View]
+SECOND_MS = 1000
+MINUTE_MS = 60_000
 SqlValue = str | int | float | bytes | None
 
 
@@ -34,6 +36,9 @@ class ScreenContext:
         self.swipe_handler: Callable[[str], None] | None = None
         self.edge_to_edge = False  # content drawn under the status and navigation bars (launcher)
         self.toasts: list[str] = []
+        # The finest unit of time (ms) the screen shows: its frame is composed again when the time
+        # moves to the next one. The status bar's clock shows minutes.
+        self.tick_ms = MINUTE_MS
 
     @property
     def state(self) -> dict[str, Any]:
@@ -83,7 +88,9 @@ class ScreenContext:
         """Gestures no list consumed: handler gets up, down, left or right."""
         self.swipe_handler = handler
 
-    def now_ms(self) -> int:
+    def now_ms(self, shown_to: int = SECOND_MS) -> int:
+        """The device's time; `shown_to`: the finest unit of it the screen shows (a date: MINUTE_MS)."""
+        self.tick_ms = min(self.tick_ms, shown_to)
         return now_ms(self.device)
 
     def setting(self, ns: str, key: str, default: str | None = None) -> str | None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn
 from mgfarm.sim.system.intents import DEFAULT, IntentFilter
 from mgfarm.sim.ui.views import AppIcon, Button, Column, EditText, Icon, Row, Spacer, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state
@@ -76,7 +76,7 @@ class Launcher(App):
         apps = self.launchable()
         hot = [a for a in apps if a.package in HOTSEAT or a.role in HOTSEAT]
         work = [a for a in apps if a not in hot]
-        now = datetime.fromtimestamp(ctx.now_ms() / 1000, _tz(ctx))
+        now = datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, _tz(ctx))
         glance = Column(
             id="search_container_workspace",
             pad=(24, 48, 24, 0),
@@ -244,7 +244,7 @@ def _tz(ctx: ScreenContext) -> timezone | ZoneInfo:
 
 
 def _today(ctx: ScreenContext) -> int:
-    return datetime.fromtimestamp(ctx.now_ms() / 1000, _tz(ctx)).day
+    return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, _tz(ctx)).day
 
 
 def _bind(fn: Callable[[str], None], arg: str) -> Callable[[], None]:

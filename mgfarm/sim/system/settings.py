@@ -74,9 +74,14 @@ class SettingsStore:
     def _version(self) -> tuple[int, ...]:
         """Changes whenever the file does: replaced (inode), resized, or written (SQLite bumps the
         change counter in its header on every write transaction; mtime alone is too coarse)."""
-        with self.db_path.open("rb") as fh:
-            st = os.fstat(fh.fileno())
-            counter = os.pread(fh.fileno(), 4, 24)
+        # os calls, not Path.open: a screen reads several settings, and a buffered file object per
+        # read was most of their cost.
+        fd = os.open(self.db_path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            counter = os.pread(fd, 4, 24)
+        finally:
+            os.close(fd)
         return (st.st_ino, st.st_size, st.st_mtime_ns, int.from_bytes(counter, "big"))
 
     def _tables(self) -> dict[str, dict[str, str | None]]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mgfarm.sim.apps.base import ScreenContext, now_ms
+from mgfarm.sim.apps.base import MINUTE_MS, ScreenContext, now_ms
 from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
@@ -383,16 +383,19 @@ class WindowManager:
             settings.get("global", "airplane_mode_on") == "1",
         )
 
-    def _key(self) -> tuple[object, ...]:
-        """What a kept frame depends on besides the device's state (its epoch)."""
-        second = now_ms(self.device) // 1000  # the finest unit any screen shows (stopwatch, timer)
-        return (self.device.epoch, second, self.toast, self.ime_visible, self.shade_open, self.shifted)
+    def _key(self, frame: Frame) -> tuple[object, ...]:
+        """What `frame` depends on besides the device's state (its epoch). The time: to the finest
+        unit its app shows (a stopwatch: seconds), else to the minute of the status bar's clock. On
+        a farm most steps are more than a second apart: a key to the second for every screen made
+        the next input compose the screen again."""
+        tick = now_ms(self.device) // (frame.ctx.tick_ms if frame.ctx is not None else MINUTE_MS)
+        return (self.device.epoch, tick, self.toast, self.ime_visible, self.shade_open, self.shifted)
 
     def frame(self) -> Frame:
         """The current frame: the kept one while nothing it depends on changed, else a new one."""
-        if self._frame is None or self._frame_key != self._key():
+        if self._frame is None or self._frame_key != self._key(self._frame):
             self._frame = self.build()
-            self._frame_key = self._key()  # after: composing may settle the keyboard
+            self._frame_key = self._key(self._frame)  # after: composing may settle the keyboard
             self._sig = ""
         return self._frame
 
