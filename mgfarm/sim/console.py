@@ -72,6 +72,19 @@ def read_token(path: Path) -> str:
     return token
 
 
+# Console lines that only answer (the watchdog's `auth`, `ping`, `quit` on every pass): the screen
+# is not composed again after them.
+NEUTRAL_VERBS = frozenset({"", "quit", "exit", "auth", "help", "h", "?", "ping", "kill"})
+
+
+def screen_neutral(line: str) -> bool:
+    """True when console line `line` cannot change what the screen shows."""
+    words = [w.lower() for w in line.split()[:3]] or [""]
+    if words[0] == "avd":
+        return words[1:2] in (["name"], ["status"]) or words[1:3] == ["snapshot", "list"]
+    return words[0] in NEUTRAL_VERBS
+
+
 class Console:
     """The TCP console of one device."""
 
@@ -117,7 +130,8 @@ class Console:
                 if line is None:
                     break
                 reply, close = session.handle(line)
-                self.device.changed()  # snapshot loads, power, geo, sms...: the screen composes anew
+                if not screen_neutral(line):
+                    self.device.changed()  # snapshot loads, power, geo, sms...: the screen composes anew
                 if reply:
                     writer.write(reply.encode())
                 await writer.drain()

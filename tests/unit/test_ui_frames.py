@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mgfarm.sim.console import Console
 from mgfarm.sim.shell.effects import READ_ONLY, screen_neutral
 from mgfarm.sim.shell.registry import COMMANDS
 from mgfarm.sim.system.settings import SettingsStore
@@ -125,6 +127,31 @@ def test_a_stopwatch_recomposes_each_second(dev: ShellDevice) -> None:
     clock.set_ms(1772641800000 + 1_000)
     later = [n.attrs["text"] for n in nodes(wm.dump_xml()) if n.attrs["text"].startswith("00:00:0")]
     assert shown == ["00:00:00"] and later == ["00:00:01"]
+
+
+def test_console_probes_keep_the_composition_and_commands_compose_anew(dev: ShellDevice) -> None:
+    # The watchdog's health pass (`ping` on each device's console) must not make every device
+    # compose its screen again; a console command that changes state must.
+    console = Console(dev.device, "127.0.0.1", 0, token="t0ken")
+
+    async def session(lines: list[str]) -> int:
+        await console.start()
+        assert console._server is not None
+        port = console._server.sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        before = dev.device.epoch
+        for line in lines:
+            writer.write(f"{line}\n".encode())
+            await writer.drain()
+        writer.write(b"quit\n")
+        await reader.read()  # the console closes the session after `quit`
+        writer.close()
+        await console.stop()
+        return dev.device.epoch - before
+
+    probes = ["auth t0ken", "ping", "avd name", "avd status", "avd snapshot list", "help"]
+    assert dev.loop.run_until_complete(session(probes)) == 0
+    assert dev.loop.run_until_complete(session(["auth t0ken", "geo fix 2.35 48.85"])) == 1
 
 
 def test_read_only_commands_are_registered_commands() -> None:
