@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
+from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
@@ -50,7 +50,7 @@ def local_now(ctx: ScreenContext) -> datetime:
         tz: timezone | ZoneInfo = ZoneInfo(ctx.device.props.get("persist.sys.timezone", "UTC") or "UTC")
     except (KeyError, ValueError):
         tz = timezone.utc
-    return datetime.fromtimestamp(ctx.now_ms() / 1000, tz)
+    return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, tz)  # alarms, world clock: minutes
 
 
 def schedule_text(mask: int, enabled: int, hour: int, minutes: int, now: datetime) -> str:

@@ -15,7 +15,16 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_insert, sql_script
+from mgfarm.sim.apps.base import (
+    MINUTE_MS,
+    App,
+    ScreenContext,
+    ScreenFn,
+    device_tz,
+    sql,
+    sql_insert,
+    sql_script,
+)
 from mgfarm.sim.ui.views import Button, CheckBox, Column, EditText, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, empty_state, fab, header, list_item, page
 
@@ -91,7 +100,7 @@ class TasksOrg(App):
         return text
 
     def today(self, ctx: ScreenContext) -> date:
-        return datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device)).date()
+        return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:

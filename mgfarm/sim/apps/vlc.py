@@ -32,7 +32,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.dbversion import db_version
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import STORAGE
@@ -282,7 +282,7 @@ class Vlc(App):
     def main(self, ctx: ScreenContext) -> View:
         st = ctx.state
         tab = int(st.get("tab", 0))
-        self.refresh(ctx.now_ms() // 1000)
+        self.refresh(ctx.now_ms(MINUTE_MS) // 1000)  # stamps new files; no screen shows its seconds
         videos = self.videos()
         pages = (self.video_tab, self.browse_tab, self.playlists_tab)
         bar, listing = pages[tab](ctx, videos)
