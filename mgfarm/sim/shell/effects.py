@@ -17,6 +17,10 @@ READ_ONLY = frozenset(
 )  # fmt: skip
 # Subcommands that only read; the rest of these commands write.
 READ_VERBS = {"content": {"query"}, "pm": {"list", "path", "dump"}, "settings": {"get", "list"}}
+# Commands whose every effect on what a screen shows goes through the window manager's input events,
+# which mark the device changed themselves when they did anything: the shell adds no mark of its own,
+# so a tap beside every control keeps the composed screen.
+MARKS_ITSELF = frozenset({"input"})
 # Where `uiautomator dump` may write without changing what any app shows (no app lists these).
 PRIVATE_OUTPUTS = ("/data/local/tmp/", "/dev/tty", "/dev/stdout", "/dev/null")
 

@@ -166,14 +166,18 @@ def reduced(
 
 
 def _input(method: Callable[..., None]) -> Callable[..., None]:
-    """An input event: whatever it did, the device notes a change when it is over."""
+    """An input event: the device notes a change when it is over, unless the event found that it
+    could do nothing (`_no_effect`: a tap beside every control, a scroll past a list's end)."""
 
     @functools.wraps(method)
     def run(self: WindowManager, *args: Any) -> None:
+        self._no_effect = False
         try:
             method(self, *args)
         finally:
-            self.device.changed()
+            if not self._no_effect:
+                self.device.changed()
+            self._no_effect = False
 
     return run
 
@@ -192,6 +196,7 @@ class WindowManager:
         self.shifted = False
         self.screen_on = True
         self.toast: str | None = None
+        self._no_effect = False  # set by an input event that found nothing to do (see `_input`)
         self._frame: Frame | None = None
         self._frame_key: tuple[object, ...] = ()
         self._sig = ""  # signature of the kept frame, "" until asked for
@@ -542,6 +547,7 @@ class WindowManager:
         frame = self.frame()
         target = self._hit(frame, x, y)
         if target is None or target is BLOCKED:
+            self._no_effect = True  # nothing handles a touch there (the snackbar is in the frame's key)
             return
         self._activate(frame, target, x, y, long=long)
 
@@ -621,13 +627,17 @@ class WindowManager:
             offsets = rec.state.setdefault("scroll", {})
             # Content follows the finger; a fast fling travels further, as on a phone.
             travel = (y1 - y2) * (2 if ms < 150 else 1)
-            offsets[scroll.key] = min(max(0, scroll.offset + travel), scroll.max_offset)
+            offset = min(max(0, scroll.offset + travel), scroll.max_offset)
+            self._no_effect = offsets.get(scroll.key) == offset  # already there: a list's end
+            offsets[scroll.key] = offset
             return
         if frame.ctx is not None and frame.ctx.swipe_handler is not None:
             swiped = frame.ctx.swipe_handler
             vertical_dir = "up" if y2 < y1 else "down"
             direction = vertical_dir if vertical else ("left" if x2 < x1 else "right")
             self._guarded(frame, lambda: swiped(direction))
+            return
+        self._no_effect = True  # nothing scrolls or takes the gesture there
 
     def _shade_gesture(self, y1: int, y2: int) -> bool:
         """Down from the status bar opens the shade; up anywhere closes it."""
