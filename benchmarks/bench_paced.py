@@ -47,8 +47,7 @@ def device(folder: Path) -> tuple[ShellDevice, Console, int]:
     shell.run("mgfarm-frame --ui")
     console = Console(shell.device, "127.0.0.1", 0, token=TOKEN)
     shell.loop.run_until_complete(console.start())
-    assert console._server is not None
-    return shell, console, console._server.sockets[0].getsockname()[1]
+    return shell, console, console.port
 
 
 async def watchdog_probe(port: int) -> None:

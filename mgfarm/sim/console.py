@@ -100,6 +100,7 @@ class Console:
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._session, self.host, self.port, reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]  # the one the system chose for port 0
 
     async def stop(self) -> None:
         if self._server is not None:

@@ -157,9 +157,7 @@ def test_console_probes_keep_the_composition_and_commands_compose_anew(dev: Shel
 
     async def session(lines: list[str]) -> int:
         await console.start()
-        assert console._server is not None
-        port = console._server.sockets[0].getsockname()[1]
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        reader, writer = await asyncio.open_connection("127.0.0.1", console.port)
         before = dev.device.epoch
         for line in lines:
             writer.write(f"{line}\n".encode())
