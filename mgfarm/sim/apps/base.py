@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import timezone, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
@@ -92,6 +92,10 @@ class ScreenContext:
         """The device's time; `shown_to`: the finest unit of it the screen shows (a date: MINUTE_MS)."""
         self.tick_ms = min(self.tick_ms, shown_to)
         return now_ms(self.device)
+
+    def today(self) -> date:
+        """The device's date in its time zone (a date changes at a minute's turn)."""
+        return datetime.fromtimestamp(self.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
 
     def setting(self, ns: str, key: str, default: str | None = None) -> str | None:
         value = self.device.services.settings.get(ns, key)

@@ -6,7 +6,7 @@ import calendar as cal
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
@@ -90,7 +90,7 @@ class Calendar(App):
     def selected_day(self, ctx: ScreenContext) -> date:
         if "day" in ctx.state:
             return date.fromisoformat(str(ctx.state["day"]))
-        return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
+        return ctx.today()
 
     def hm(self, ms: int) -> str:
         t = datetime.fromtimestamp(ms / 1000, device_tz(self.device))
@@ -131,7 +131,7 @@ class Calendar(App):
         for _id, _t, s, _e, _a in self.events_between(start_ms, end_ms):
             d = datetime.fromtimestamp(s / 1000, device_tz(self.device)).date()
             counts[d] = counts.get(d, 0) + 1
-        today = datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
+        today = ctx.today()
 
         def shift(months: int) -> Callable[[], None]:
             def run() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, list_item
 
@@ -147,7 +147,7 @@ class OpenTracks(App):
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
-        today = datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
+        today = ctx.today()
 
         def open_track(tid: int) -> Callable[[], None]:
             return lambda: ctx.start(DETAIL, {"track_id": tid})

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
@@ -195,7 +195,7 @@ class SimpleCalendar(App):
         return int(datetime(d.year, d.month, d.day, hour, minute, tzinfo=device_tz(self.device)).timestamp())
 
     def today(self, ctx: ScreenContext) -> date:
-        return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
+        return ctx.today()
 
     def events(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[Event]:
         rows = sql(

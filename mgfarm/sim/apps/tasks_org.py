@@ -16,7 +16,6 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from mgfarm.sim.apps.base import (
-    MINUTE_MS,
     App,
     ScreenContext,
     ScreenFn,
@@ -100,7 +99,7 @@ class TasksOrg(App):
         return text
 
     def today(self, ctx: ScreenContext) -> date:
-        return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
+        return ctx.today()
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
