@@ -7,11 +7,11 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import date, datetime, timezone, tzinfo
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-from zoneinfo import ZoneInfo
 
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.profiles import app_names
 from mgfarm.sim.ui.views import View
 
@@ -93,9 +93,13 @@ class ScreenContext:
         self.tick_ms = min(self.tick_ms, shown_to)
         return now_ms(self.device)
 
+    def local_now(self, shown_to: int = SECOND_MS) -> datetime:
+        """The device's time in its time zone (`shown_to` as for `now_ms`)."""
+        return local_time(self.device.props, self.now_ms(shown_to) / 1000)
+
     def today(self) -> date:
         """The device's date in its time zone (a date changes at a minute's turn)."""
-        return datetime.fromtimestamp(self.now_ms(MINUTE_MS) / 1000, device_tz(self.device)).date()
+        return self.local_now(MINUTE_MS).date()
 
     def setting(self, ns: str, key: str, default: str | None = None) -> str | None:
         value = self.device.services.settings.get(ns, key)
@@ -108,14 +112,6 @@ class ScreenContext:
 def now_ms(device: SimDevice) -> int:
     """Device time from its clock service (tasks set and freeze it)."""
     return device.services.clock.now_ms()
-
-
-def device_tz(device: SimDevice) -> tzinfo:
-    """The device's time zone (persist.sys.timezone), UTC when unset or unknown."""
-    try:
-        return ZoneInfo(device.props.get("persist.sys.timezone", "UTC") or "UTC")
-    except (KeyError, ValueError):
-        return timezone.utc
 
 
 class App:

@@ -6,7 +6,8 @@ import calendar as cal
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.clock import device_zone, local_time
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
@@ -75,7 +76,7 @@ class Calendar(App):
 
     # ---- time helpers
     def day_range(self, day: date) -> tuple[int, int]:
-        start = datetime(day.year, day.month, day.day, tzinfo=device_tz(self.device))
+        start = datetime(day.year, day.month, day.day, tzinfo=device_zone(self.device.props))
         return int(start.timestamp() * 1000), int((start + timedelta(days=1)).timestamp() * 1000)
 
     def events_between(self, start_ms: int, end_ms: int) -> list[tuple[int, str, int, int, int]]:
@@ -93,7 +94,7 @@ class Calendar(App):
         return ctx.today()
 
     def hm(self, ms: int) -> str:
-        t = datetime.fromtimestamp(ms / 1000, device_tz(self.device))
+        t = local_time(self.device.props, ms / 1000)
         return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
 
     # ---- screens
@@ -129,7 +130,7 @@ class Calendar(App):
         _, end_ms = self.day_range(last)
         counts: dict[date, int] = {}
         for _id, _t, s, _e, _a in self.events_between(start_ms, end_ms):
-            d = datetime.fromtimestamp(s / 1000, device_tz(self.device)).date()
+            d = local_time(self.device.props, s / 1000).date()
             counts[d] = counts.get(d, 0) + 1
         today = ctx.today()
 
@@ -251,7 +252,7 @@ class Calendar(App):
         date and time pickers (moving the start keeps the duration, as the app does), location,
         description."""
         db = self.db_file("calendar.db", PROVIDER_PKG)
-        tz = device_tz(self.device)
+        tz = device_zone(self.device.props)
         eid = ctx.extras.get("event_id")
         st = ctx.state
         if not st.get("loaded"):

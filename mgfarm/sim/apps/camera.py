@@ -19,11 +19,11 @@ from __future__ import annotations
 import io
 import struct
 from collections.abc import Callable
-from datetime import datetime
 
 from PIL import Image, ImageDraw
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.ui.views import Column, Icon, Picture, Row, Spacer, Stack, Text, View
 
 PKG = "com.android.camera2"
@@ -100,7 +100,7 @@ class Camera(App):
     # ---- files
     def new_path(self, folder: str, prefix: str, ext: str, now_ms: int) -> str:
         """`PREFIX_yyyyMMdd_HHmmss.ext`, with `_1`, `_2` when a file of that second exists."""
-        stamp = datetime.fromtimestamp(now_ms / 1000, device_tz(self.device)).strftime("%Y%m%d_%H%M%S")
+        stamp = local_time(self.device.props, now_ms / 1000).strftime("%Y%m%d_%H%M%S")
         self.device.fs.mkdir(folder, parents=True)
         path, n = f"{folder}/{prefix}_{stamp}.{ext}", 0
         while self.device.fs.exists(path):

@@ -5,9 +5,8 @@ and a stopwatch.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.ui import pickers
@@ -42,15 +41,6 @@ ADD_ALARM = (
 )
 SEED = ((ADD_ALARM, (8, 30, 31, 0, "")), (ADD_ALARM, (9, 0, 96, 0, "")))
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-
-
-def local_now(ctx: ScreenContext) -> datetime:
-    """The device clock in the device's time zone (persist.sys.timezone, UTC when unknown)."""
-    try:
-        tz: timezone | ZoneInfo = ZoneInfo(ctx.device.props.get("persist.sys.timezone", "UTC") or "UTC")
-    except (KeyError, ValueError):
-        tz = timezone.utc
-    return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, tz)  # alarms, world clock: minutes
 
 
 def schedule_text(mask: int, enabled: int, hour: int, minutes: int, now: datetime) -> str:
@@ -123,7 +113,7 @@ class Clock(App):
             "ORDER BY hour, minutes, _id",
         )
         cards: list[View] = []
-        now = local_now(ctx)
+        now = ctx.local_now(MINUTE_MS)
         expanded = ctx.state.get("expanded")
         for aid, hour, minutes, days, enabled, label in rows:
             t, ampm = time_text(hour, minutes)
@@ -193,7 +183,7 @@ class Clock(App):
         ]
 
         def add() -> None:
-            now = local_now(ctx)
+            now = ctx.local_now(MINUTE_MS)
             ctx.state["picking"] = "new"
             pickers.open_time(ctx.state, now.hour, now.minute)
 
@@ -257,7 +247,7 @@ class Clock(App):
             )
 
     def world(self, ctx: ScreenContext) -> list[View]:
-        now = local_now(ctx)
+        now = ctx.local_now(MINUTE_MS)
         t, ampm = time_text(now.hour, now.minute)
         return [
             Column(

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.ui.views import (
     Button,
     Column,
@@ -185,7 +185,7 @@ class Expense(App):
 
     def day(self, ms: Any) -> str:
         try:
-            return datetime.fromtimestamp(int(ms) / 1000, device_tz(self.device)).strftime("%b %-d, %Y")
+            return local_time(self.device.props, int(ms) / 1000).strftime("%b %-d, %Y")
         except (TypeError, ValueError, OverflowError, OSError):
             return ""
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
-from zoneinfo import ZoneInfo
 
 from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn
 from mgfarm.sim.system.intents import DEFAULT, IntentFilter
@@ -76,7 +74,7 @@ class Launcher(App):
         apps = self.launchable()
         hot = [a for a in apps if a.package in HOTSEAT or a.role in HOTSEAT]
         work = [a for a in apps if a not in hot]
-        now = datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, _tz(ctx))
+        now = ctx.local_now(MINUTE_MS)
         glance = Column(
             id="search_container_workspace",
             pad=(24, 48, 24, 0),
@@ -235,16 +233,8 @@ class Launcher(App):
         )
 
 
-def _tz(ctx: ScreenContext) -> timezone | ZoneInfo:
-    name = ctx.device.props.get("persist.sys.timezone", "UTC")
-    try:
-        return ZoneInfo(name)
-    except (KeyError, ValueError):
-        return timezone.utc
-
-
 def _today(ctx: ScreenContext) -> int:
-    return datetime.fromtimestamp(ctx.now_ms(MINUTE_MS) / 1000, _tz(ctx)).day
+    return ctx.today().day
 
 
 def _bind(fn: Callable[[str], None], arg: str) -> Callable[[], None]:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, list_item
 
@@ -143,7 +144,7 @@ class OpenTracks(App):
         return [{k: ("" if v is None else v) for k, v in zip(keys, r, strict=True)} for r in rows]
 
     def started(self, track: dict[str, Any]) -> datetime:
-        return datetime.fromtimestamp(int(track["starttime"] or 0) / 1000, device_tz(self.device))
+        return local_time(self.device.props, int(track["starttime"] or 0) / 1000)
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:

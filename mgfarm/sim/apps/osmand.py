@@ -28,7 +28,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.fonts import font
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Picture, Row, Scroll, Stack, Text, View
@@ -573,7 +573,7 @@ class OsmAnd(App):
             if len(points) < 2:
                 ctx.toast("Add at least two points")
                 return
-            stamp = datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device))
+            stamp = ctx.local_now()
             ctx.state["dialog"] = "track"
             ctx.set_fields({"track": stamp.strftime("%Y-%m-%d_%H-%M_%a")})
             ctx.focus("track")

@@ -13,7 +13,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn
+from mgfarm.sim.system.clock import TIMEZONE_PROP
 from mgfarm.sim.ui.shade import set_airplane
 from mgfarm.sim.ui.views import (
     Button,
@@ -1136,7 +1137,7 @@ class Settings(App):
 
     # -- System
     def system(self, ctx: ScreenContext) -> View:
-        tz = ctx.device.props.get("persist.sys.timezone", "UTC")
+        tz = ctx.device.props.get(TIMEZONE_PROP, "UTC")
         return self.page(
             ctx,
             "System",
@@ -1154,7 +1155,7 @@ class Settings(App):
     def datetime(self, ctx: ScreenContext) -> View:
         from mgfarm.sim.ui.systembars import clock_text
 
-        tz = ctx.device.props.get("persist.sys.timezone", "UTC")
+        tz = ctx.device.props.get(TIMEZONE_PROP, "UTC")
         h24 = ctx.setting("system", "time_12_24", "12") == "24"
 
         def toggle_24() -> None:
@@ -1169,7 +1170,7 @@ class Settings(App):
                     self.flag(ctx, "global", "auto_time"),
                     self.toggler(ctx, "global", "auto_time"),
                 ),
-                pref("Time", clock_text(ctx.now_ms(), tz)),
+                pref("Time", clock_text(ctx.local_now(MINUTE_MS), h24)),
                 switch_pref(
                     "Set time zone automatically",
                     self.flag(ctx, "global", "auto_time_zone"),

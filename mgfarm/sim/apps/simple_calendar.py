@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz, sql, sql_script
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.clock import device_zone, local_time
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
@@ -189,10 +190,12 @@ class SimpleCalendar(App):
 
     # ---- data
     def dt(self, ts: int) -> datetime:
-        return datetime.fromtimestamp(ts, device_tz(self.device))
+        return local_time(self.device.props, ts)
 
     def ts(self, d: date, hour: int = 0, minute: int = 0) -> int:
-        return int(datetime(d.year, d.month, d.day, hour, minute, tzinfo=device_tz(self.device)).timestamp())
+        return int(
+            datetime(d.year, d.month, d.day, hour, minute, tzinfo=device_zone(self.device.props)).timestamp()
+        )
 
     def today(self, ctx: ScreenContext) -> date:
         return ctx.today()
@@ -786,7 +789,7 @@ class SimpleCalendar(App):
                 )
             else:
                 import_id = uuid.uuid4().hex + str(now)
-                sql(db, INSERT, (*values, import_id, str(device_tz(self.device)), flags, now, SOURCE))
+                sql(db, INSERT, (*values, import_id, str(device_zone(self.device.props)), flags, now, SOURCE))
             ctx.toast("Event updated successfully" if existing else "Event added successfully")
             ctx.finish()
 

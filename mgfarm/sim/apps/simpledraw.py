@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from datetime import datetime
 
 from PIL import Image, ImageDraw
 
-from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, device_tz
+from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.apps.folder_picker import folder_picker
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.views import Column, DrawingPad, EditText, RadioButton, Row, Stack, Text, View
@@ -102,7 +101,7 @@ class SimpleDraw(App):
         return Stack(bg="surface", children=[screen, *self.dialogs(ctx, strokes)])
 
     def open_save(self, ctx: ScreenContext) -> None:
-        stamp = datetime.fromtimestamp(ctx.now_ms() / 1000, device_tz(self.device))
+        stamp = ctx.local_now()
         ctx.state["dialog"] = "save"
         ctx.state.setdefault("folder", DEFAULT_FOLDER)
         ctx.state.setdefault("type", "png")

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from mgfarm.sim.apps.base import (
     App,
     ScreenContext,
     ScreenFn,
-    device_tz,
     sql,
     sql_insert,
     sql_script,
 )
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.ui.views import Button, CheckBox, Column, EditText, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, empty_state, fab, header, list_item, page
 
@@ -84,7 +84,7 @@ class TasksOrg(App):
     # ---- formatting
     def when(self, ms: int, today: date) -> str:
         """A date as the list shows it: Today, Tomorrow, Yesterday or "Mon, Oct 16", and its time if any."""
-        moment = datetime.fromtimestamp(ms / 1000, device_tz(self.device))
+        moment = local_time(self.device.props, ms / 1000)
         day = moment.date()
         names = {
             today: "Today",

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
-from mgfarm.sim.shell.system import device_zone
+from mgfarm.sim.shell.system import local_zone
 from mgfarm.sim.system.fs import Entry, PathEscapeError, change_ns
 
 T = TypeVar("T")
@@ -203,7 +203,7 @@ def format_time(inv: Invocation, ns: int, full: bool) -> str:
     """toybox's time column in the device's local time (localtime(3): TZ, else persist.sys.timezone):
     `2023-11-28 23:17` or, with -ll, `2023-11-28 23:17:43.176000000 +0100`."""
     secs, frac = divmod(ns, 1_000_000_000)
-    moment = dt.datetime.fromtimestamp(secs, device_zone(inv, False))
+    moment = dt.datetime.fromtimestamp(secs, local_zone(inv, False))
     if full:
         return moment.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + moment.strftime("%z")
     return moment.strftime("%Y-%m-%d %H:%M")
@@ -924,7 +924,7 @@ def _file_type(st: os.stat_result) -> str:
 def _stat_time(inv: Invocation, ns: int) -> str:
     """toybox stat's %x/%y/%z: `2026-03-02 10:00:00.123000000 +0100` in the device's local time."""
     secs, frac = divmod(ns, 1_000_000_000)
-    moment = dt.datetime.fromtimestamp(secs, device_zone(inv, False))
+    moment = dt.datetime.fromtimestamp(secs, local_zone(inv, False))
     return moment.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + moment.strftime("%z")
 
 

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 
 from mgfarm.sim.shell.registry import Invocation, command, is_number
-from mgfarm.sim.shell.system import device_zone
+from mgfarm.sim.shell.system import local_zone
 from mgfarm.sim.system.logs import BUFFERS, Entry, shell_pid
 
 LEVELS = "VDIWEFS"
@@ -55,7 +55,7 @@ def render(entry: Entry, fmt: str, inv: Invocation) -> str:
     elif fmt == "monotonic":
         stamp = f"{sec % 100000:>6}.{ms:03d}"
     else:
-        moment = dt.datetime.fromtimestamp(sec, device_zone(inv, False))
+        moment = dt.datetime.fromtimestamp(sec, local_zone(inv, False))
         stamp = f"{moment:%m-%d %H:%M:%S}.{ms:03d}"
     tag = f"{entry.tag:<8}"
     if fmt == "raw":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mgfarm.sim.shell.registry import Invocation, command, is_number
+from mgfarm.sim.system.clock import TIMEZONE_PROP
 
 # (name, interface) as `service list` prints them on the Android 13 emulator, a representative subset.
 SERVICES = (
@@ -101,7 +102,7 @@ def set_time_zone(inv: Invocation, zone: str) -> str:
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError):
         return exception_reply(f"Timezone id is invalid: {zone}")
-    inv.device.props.set("persist.sys.timezone", zone)
+    inv.device.props.set(TIMEZONE_PROP, zone)
     inv.device.changed()  # the status bar clock and the Clock app show the new zone
     return EMPTY_REPLY
 

@@ -6,19 +6,19 @@ import datetime as dt
 import re
 import time
 import zlib
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.system.clock import device_zone, zone_named
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
 
 
-def device_zone(inv: Invocation, utc: bool) -> dt.tzinfo:
-    name = "UTC" if utc else inv.env.get("TZ") or inv.device.props.get("persist.sys.timezone", "UTC")
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
+def local_zone(inv: Invocation, utc: bool) -> dt.tzinfo:
+    """localtime(3)'s zone for a command: UTC with -u, else TZ, else the device's."""
+    if utc:
         return dt.timezone.utc
+    named = inv.env.get("TZ")
+    return zone_named(named) if named else device_zone(inv.device.props)
 
 
 def parse_date(text: str, zone: dt.tzinfo, now: dt.datetime) -> dt.datetime:
@@ -79,7 +79,7 @@ async def date(inv: Invocation) -> int:
         else:
             inv.err(f"date: bad date '{arg}'\n")
             return 1
-    zone = device_zone(inv, utc)
+    zone = local_zone(inv, utc)
     now = dt.datetime.fromtimestamp(clock.now_ms() / 1000, zone)
     try:
         if set_to is not None:
@@ -104,10 +104,10 @@ def _uptime_seconds(inv: Invocation) -> float:
 async def uptime(inv: Invocation) -> int:
     up = _uptime_seconds(inv)
     if "-s" in inv.argv[1:]:
-        since = dt.datetime.fromtimestamp(inv.device.services.clock.now() - up, device_zone(inv, False))
+        since = dt.datetime.fromtimestamp(inv.device.services.clock.now() - up, local_zone(inv, False))
         inv.out(since.strftime("%Y-%m-%d %H:%M:%S") + "\n")
         return 0
-    now = dt.datetime.fromtimestamp(inv.device.services.clock.now(), device_zone(inv, False))
+    now = dt.datetime.fromtimestamp(inv.device.services.clock.now(), local_zone(inv, False))
     hours, minutes = int(up // 3600), int(up % 3600 // 60)
     span = f"{hours}:{minutes:02d}" if hours else f"{minutes} min"
     inv.out(f" {now:%H:%M:%S} up {span},  0 users,  load average: 0.00, 0.00, 0.00\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 if TYPE_CHECKING:
     from mgfarm.sim.system.props import Props
@@ -57,12 +57,25 @@ class Clock:
             self._frozen_ms = int(state["now_ms"])
 
 
+TIMEZONE_PROP = "persist.sys.timezone"
+
+
+def zone_named(name: str | None) -> tzinfo:
+    """The time zone named `name`, UTC when empty or not a zone, as bionic falls back to GMT.
+
+    Any string may come from `setprop` or `TZ=`: an unknown key, a path (ValueError), a folder of
+    the zone database such as "America" (IsADirectoryError), a name too long for a file (OSError)."""
+    if not name:
+        return timezone.utc
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError):
+        return timezone.utc
+
+
 def device_zone(props: Props) -> tzinfo:
     """The device's time zone (persist.sys.timezone), UTC when unset or unknown."""
-    try:
-        return ZoneInfo(props.get("persist.sys.timezone", "UTC") or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return timezone.utc
+    return zone_named(props.get(TIMEZONE_PROP, "UTC"))
 
 
 def local_time(props: Props, epoch: float) -> datetime:

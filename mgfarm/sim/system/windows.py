@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mgfarm.sim.apps.base import MINUTE_MS, ScreenContext, now_ms
+from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.ui import keyboard as kb
 from mgfarm.sim.ui.framecache import SHARED, Screen
 from mgfarm.sim.ui.pickers import Dial
@@ -378,7 +379,7 @@ class WindowManager:
 
     def _clock(self) -> str:
         h24 = self.device.services.settings.get("system", "time_12_24") == "24"
-        return clock_text(now_ms(self.device), self.device.props.get("persist.sys.timezone", "UTC"), h24)
+        return clock_text(local_time(self.device.props, now_ms(self.device) / 1000), h24)
 
     def _radio_state(self) -> tuple[bool, bool, bool]:
         settings = self.device.services.settings

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Spacer, Text, View
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 SYSTEMUI = "com.android.systemui"
 
 
-def clock_text(epoch_ms: int, tz_name: str, h24: bool = False) -> str:
-    """The status bar clock: 12-hour without AM/PM as in en-US, or 24-hour when the user chose it."""
-    from datetime import datetime, timezone
-    from zoneinfo import ZoneInfo
-
-    try:
-        tz = ZoneInfo(tz_name) if tz_name else timezone.utc
-    except (KeyError, ValueError):
-        tz = timezone.utc
-    t = datetime.fromtimestamp(epoch_ms / 1000, tz)
+def clock_text(t: datetime, h24: bool = False) -> str:
+    """The status bar clock at local time `t`: 12-hour without AM/PM as in en-US, or 24-hour when
+    the user chose it."""
     if h24:
         return f"{t.hour:02d}:{t.minute:02d}"
     hour = t.hour % 12 or 12
