@@ -42,3 +42,9 @@ def screen_neutral(argv: list[str]) -> bool:
         targets = [a for a in args[1:] if not a.startswith("--")]
         return args[:1] == ["dump"] and bool(targets) and all(t.startswith(PRIVATE_OUTPUTS) for t in targets)
     return False
+
+
+def marks_changed(argv: list[str]) -> bool:
+    """Whether the shell marks the device changed once `argv` ran: not when the command cannot
+    change what the screen shows, nor when its effects mark the device themselves (`input`)."""
+    return argv[0] not in MARKS_ITSELF and not screen_neutral(argv)

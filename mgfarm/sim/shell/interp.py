@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
 from mgfarm.sim.shell.arith import ArithError, evaluate
-from mgfarm.sim.shell.effects import MARKS_ITSELF, screen_neutral
+from mgfarm.sim.shell.effects import marks_changed
 from mgfarm.sim.shell.parser import (
     LENGTH_RE,
     PARAM_RE,
@@ -338,7 +338,7 @@ class Shell:
             io.stderr.write(f"{name}: internal error: {exc.__class__.__name__}: {exc}\n")
             status = 1
         finally:
-            if not screen_neutral(inv.argv) and inv.argv[0] not in MARKS_ITSELF:
+            if marks_changed(inv.argv):
                 self.device.changed()
         await io.stdout.flush()
         await io.stderr.flush()
