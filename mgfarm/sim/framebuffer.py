@@ -14,10 +14,10 @@ import mmap
 import os
 import stat
 import struct
-from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from mgfarm.sim.ui.kept import Kept
 
 MAGIC = b"MGFRAME1"
 HEADER = struct.Struct("<8sQIII4x16s16x")  # magic, seq, width, height, channels, signature
@@ -153,44 +153,10 @@ def rgb_rows(image: Any, y0: int = 0, y1: int | None = None) -> bytes:
     return bytes(image.crop((0, y0, image.width, y1)).tobytes())
 
 
-class RawFrames:
-    """The last few raw frames the devices of this worker wrote, by (digest, scale)."""
-
-    def __init__(self, kept: int = RAW_KEPT) -> None:
-        self.kept = kept
-        self._frames: OrderedDict[tuple[bytes, int], Raw] = OrderedDict()
-
-    def find(self, key: tuple[bytes, int]) -> Raw | None:
-        """The frame kept for `key`, if any (now the most recently used)."""
-        found = self._frames.get(key)
-        if found is not None:
-            self._frames.move_to_end(key)
-        return found
-
-    def put(self, key: tuple[bytes, int], frame: Raw) -> None:
-        """Keep a frame from now on (the least recently used goes when over `kept`)."""
-        if self.kept > 0:
-            self._frames[key] = frame
-            while len(self._frames) > self.kept:
-                self._frames.popitem(last=False)
-
-    def get(self, key: tuple[bytes, int], make: Callable[[], Raw]) -> Raw:
-        """The frame kept for `key`, else `make()`, kept from now on."""
-        found = self.find(key)
-        if found is None:
-            found = make()
-            self.put(key, found)
-        return found
-
-    def limit(self, kept: int) -> None:
-        """Keep at most `kept` frames from now on (never more than it was made with)."""
-        self.kept = min(self.kept, kept)
-
-    def clear(self) -> None:
-        self._frames.clear()
-
-
-RAW = RawFrames(RAW_KEPT if os.environ.get("MGFARM_SIM_SHARED_FRAMES", "1") != "0" else 0)
+# By (digest, scale); a count, each frame costing 1. Shared frames off: none kept.
+RAW: Kept[tuple[bytes, int], Raw] = Kept(
+    RAW_KEPT if os.environ.get("MGFARM_SIM_SHARED_FRAMES", "1") != "0" else 0, lambda _frame: 1
+)
 
 
 def open_buffers(folder: Path, serials: list[str], width: int, height: int) -> dict[str, FrameBuffer]:

@@ -56,6 +56,6 @@ def test_an_idle_worker_drops_its_raw_frames_and_drawn_pictures() -> None:
     assert len(calls) == 1  # kept while the worker works
     RAW.put((SIG, 1), (1, 1, b"\0\0\0"))
     release_frames({})()
-    assert RAW.find((SIG, 1)) is None
+    assert RAW.get((SIG, 1)) is None
     drawn_picture(picture, 4, 4)
     assert len(calls) == 2

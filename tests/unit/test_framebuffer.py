@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from mgfarm.device import framebuffer
 from mgfarm.device.device import decode_png_rgb
 from mgfarm.device.framebuffer import FrameError, FrameFile, Header, parse_header, parse_reply
-from mgfarm.sim.framebuffer import MAX_SINCE, FrameBuffer, RawFrames, parse_since
+from mgfarm.sim.framebuffer import MAX_SINCE, FrameBuffer, Raw, parse_since
+from mgfarm.sim.ui.kept import Kept
 from tests.unit.shellkit import ShellDevice
 
 W, H = 8, 5
@@ -293,10 +294,18 @@ def test_a_worker_renders_a_recent_screen_once() -> None:
         made.append(n)
         return (1, 1, bytes([n] * 3))
 
-    raw = RawFrames(kept=2)
+    def frame(raw: Kept[tuple[bytes, int], Raw], n: int) -> Raw:
+        """As `write_frame`: the kept frame, else a new one, kept."""
+        return raw.get((bytes([n]), 1)) or raw.put((bytes([n]), 1), make(n))
+
+    raw: Kept[tuple[bytes, int], Raw] = Kept(2, lambda _frame: 1)
     for n in (1, 2, 1, 3, 2, 1):  # 3 pushes 2 out (1 was used since); then 2 pushes 1 out
-        assert raw.get((bytes([n]), 1), lambda n=n: make(n)) == (1, 1, bytes([n] * 3))
+        assert frame(raw, n) == (1, 1, bytes([n] * 3))
     assert made == [1, 2, 3, 2, 1]
     raw.clear()  # an idle worker gives them back
-    raw.get((b"\x03", 1), lambda: make(3))
+    frame(raw, 3)
     assert made[-1] == 3
+    raw.limit(0)  # shared frames off: nothing is kept, not even the newest
+    frame(raw, 3)
+    frame(raw, 3)
+    assert made[-2:] == [3, 3]

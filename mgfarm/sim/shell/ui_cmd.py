@@ -282,7 +282,7 @@ def write_frame(buffer: FrameBuffer, win: WindowManager, digest: bytes, scale: i
     A screen the worker wrote lately is copied from its raw frames. Else it is drawn, and when
     it was drawn over the frame the file holds (redraw's bands), only the rows that changed are
     written: the rest of the file holds them already. Else every row is written, and kept."""
-    kept = RAW.find((digest, scale))
+    kept = RAW.get((digest, scale))
     if kept is None:
         # Rows are written against what the file holds, never what a client shows: after `same`
         # for an older screen the file still holds the frame written before it.

@@ -1,8 +1,8 @@
 """What a worker keeps for all its devices: least recently used first out once over a budget.
 
-Each entry costs `cost(value)` of the budget (bytes of a text mask; 1 for a picture, to keep a
-count); the newest entry stays even alone over the budget. A lock, since devices render on
-several threads of the worker.
+Each entry costs `cost(value)` of the budget (bytes of a text mask; 1 for a picture or a raw frame,
+to keep a count); the newest entry stays even alone over the budget, and a budget of 0 keeps
+nothing. A lock, since devices render on several threads of the worker.
 """
 
 from __future__ import annotations
@@ -40,12 +40,24 @@ class Kept(Generic[K, V]):
             kept = self._entries.get(key)
             if kept is not None:
                 return kept
+            if self.budget <= 0:
+                return value
             self._entries[key] = value
             self.total += self.cost(value)
-            while self.total > self.budget and len(self._entries) > 1:
-                _, dropped = self._entries.popitem(last=False)
-                self.total -= self.cost(dropped)
+            self._trim()
             return value
+
+    def limit(self, budget: int) -> None:
+        """Keep within `budget` from now on when it is less than the budget now."""
+        with self._lock:
+            self.budget = min(self.budget, budget)
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used entries while over the budget, but the newest (unless 0)."""
+        while self._entries and self.total > self.budget and (len(self._entries) > 1 or self.budget <= 0):
+            _, dropped = self._entries.popitem(last=False)
+            self.total -= self.cost(dropped)
 
     def values(self) -> Iterator[V]:
         """What is kept, least recently used first (a snapshot)."""
