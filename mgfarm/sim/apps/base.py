@@ -105,6 +105,9 @@ class ScreenContext:
         value = self.device.services.settings.get(ns, key)
         return default if value is None else value
 
+    def setting_int(self, ns: str, key: str, default: int) -> int:
+        return self.device.services.settings.get_int(ns, key, default)
+
     def put_setting(self, ns: str, key: str, value: str) -> None:
         self.device.services.settings.put(ns, key, value)
 

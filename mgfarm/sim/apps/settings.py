@@ -819,7 +819,7 @@ class Settings(App):
     def sound(self, ctx: ScreenContext) -> View:
         rows: list[View] = []
         for key, label, high in VOLUMES:
-            value = int(ctx.setting("system", key, "5") or 5)
+            value = ctx.setting_int("system", key, 5)
             rows.append(pref(label, f"{value} / {high}", icon="volume"))
             rows.append(
                 Column(
@@ -890,9 +890,9 @@ class Settings(App):
 
     # -- Display
     def display(self, ctx: ScreenContext) -> View:
-        brightness = int(ctx.setting("system", "screen_brightness", "102") or 102)
+        brightness = ctx.setting_int("system", "screen_brightness", 102)
         dark = ctx.setting("secure", "ui_night_mode", "1") == "2"
-        timeout = int(ctx.setting("system", "screen_off_timeout", "60000") or 60000)
+        timeout = ctx.setting_int("system", "screen_off_timeout", 60000)
 
         def set_brightness(value: int) -> None:
             ctx.put_setting("system", "screen_brightness", str(max(1, min(255, value))))
@@ -1009,7 +1009,7 @@ class Settings(App):
         )
 
     def screen_timeout(self, ctx: ScreenContext) -> View:
-        current = int(ctx.setting("system", "screen_off_timeout", "60000") or 60000)
+        current = ctx.setting_int("system", "screen_off_timeout", 60000)
 
         def choose(ms: int) -> Callable[[], None]:
             return lambda: ctx.put_setting("system", "screen_off_timeout", str(ms))

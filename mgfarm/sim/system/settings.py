@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ from pathlib import Path
 
 SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
 NAMESPACES = ("system", "secure", "global")
+INT_TEXT = re.compile(r"[+-]?\d{1,9}")  # what Integer.parseInt reads, within its range
 
 # Values a freshly wiped API 34 emulator reports (frameworks/base/packages/SettingsProvider defaults).
 DEFAULTS: dict[str, dict[str, str]] = {
@@ -131,6 +133,15 @@ class SettingsStore:
     def get(self, ns: str, key: str) -> str | None:
         self._check(ns)
         return self._tables()[ns].get(key)
+
+    def get_int(self, ns: str, key: str, default: int) -> int:
+        """`Settings.System.getInt(cr, name, def)`: `default` when unset or not an integer, since
+        anyone with a shell may `settings put` any text where the system expects a number."""
+        value = self.get(ns, key)
+        # Integer.parseInt: an optional sign and digits, nothing else (no spaces, no underscores).
+        if value is None or not INT_TEXT.fullmatch(value):
+            return default
+        return int(value)
 
     def put(self, ns: str, key: str, value: str | None) -> None:
         self._check(ns)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -230,14 +229,6 @@ class WindowManager:
         """Whether the soft keyboard is on screen (`dumpsys input_method`'s mInputShown)."""
         return self.frame().keyboard is not None
 
-    def _setting_int(self, key: str, default: int) -> int:
-        """Settings.System.getInt: a value that is not an integer reads as the default."""
-        value = self.device.services.settings.get("system", key)
-        # Integer.parseInt: an optional sign and digits, nothing else (no spaces, no underscores).
-        if value is None or not re.fullmatch(r"[+-]?\d{1,9}", value):
-            return default
-        return int(value)
-
     def _wanted_rotation(self, package: str | None) -> int:
         """DisplayRotation.rotationForOrientation (Android 13) for the sim's activities.
 
@@ -249,11 +240,11 @@ class WindowManager:
         """
         if package == LAUNCHER:
             return 0
-        if self._setting_int("accelerometer_rotation", 0) != 0:
+        if self.device.services.settings.get_int("system", "accelerometer_rotation", 0) != 0:
             # The sensor counts the device's clockwise quarter turns; the content turns back.
             sensor = -self.device.services.telephony.radio.rotation % 4
             return self.rotation if sensor == 2 else sensor
-        user = self._setting_int("user_rotation", 0)
+        user = self.device.services.settings.get_int("system", "user_rotation", 0)
         return user if 0 <= user <= 3 else 0
 
     @property

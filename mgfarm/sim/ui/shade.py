@@ -84,7 +84,7 @@ def quick_settings(settings: Settings, open_settings: Callable[[], None], close:
     rotate = _flag(settings, "system", "accelerometer_rotation")
     saver = _flag(settings, "global", "low_power")
     location = (settings.get("secure", "location_mode") or "3") != "0"
-    brightness = int(settings.get("system", "screen_brightness") or 102)
+    brightness = settings.get_int("system", "screen_brightness", 102)
 
     def toggle_dark() -> None:
         settings.put("secure", "ui_night_mode", "1" if dark else "2")
