@@ -1,6 +1,7 @@
 """Anyone with a shell may `settings put` any text where the system expects a number; the system
 then reads its default (`Settings.System.getInt(cr, name, def)`), and every screen still shows: a
-policy must not be able to break the device's screenshots and hierarchy dumps with one command."""
+policy must not be able to break the device's screenshots and hierarchy dumps with one command,
+nor by breaking the settings database with a root shell (it starts again from the defaults)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,29 @@ def test_every_setting_holding_any_text_leaves_every_settings_page_and_the_shade
     assert sh.device.services.window.shade_open
     assert 'package="com.android.systemui"' in shows(sh)
     assert sh.run("dumpsys window displays").status == 0
+
+
+SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
+
+
+@pytest.mark.parametrize(
+    "breaks",
+    [
+        f"rm {SETTINGS_DB}",
+        f": > {SETTINGS_DB}",
+        f"echo garbage > {SETTINGS_DB}",
+        f"rm {SETTINGS_DB} && mkdir {SETTINGS_DB}",
+        f"sqlite3 {SETTINGS_DB} 'DROP TABLE system'",
+    ],
+)
+def test_a_broken_settings_database_starts_again_from_the_defaults(sh: ShellDevice, breaks: str) -> None:
+    assert sh.run("settings put system screen_brightness 200; settings put global wifi_on 0").status == 0
+    assert sh.run(breaks).status == 0
+    for _ in range(2):
+        sh.run("input swipe 540 5 540 1600 200")
+    assert 'package="com.android.systemui"' in shows(sh)  # the status bar and shade read settings
+    assert (
+        sh.run("settings get system screen_brightness").text == f"{DEFAULTS['system']['screen_brightness']}\n"
+    )
+    assert sh.run("settings put global wifi_on 1 && settings get global wifi_on").text == "1\n"
+    assert "wifi_on=1" in sh.run("settings list global").text

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+LOG = logging.getLogger(__name__)
 SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
 NAMESPACES = ("system", "secure", "global")
 INT_TEXT = re.compile(r"[+-]?\d{1,9}")  # what Integer.parseInt reads, within its range
@@ -89,15 +92,34 @@ class SettingsStore:
     def _tables(self) -> dict[str, dict[str, str | None]]:
         try:
             version = self._version()
-        except FileNotFoundError:
+        except OSError:  # missing, or not a file
             version = ()
         if self._read is None or self._read[0] != version or not version:
-            with self._connect() as conn:
-                tables = {
-                    ns: dict(conn.execute(f"SELECT name, value FROM {ns}").fetchall()) for ns in NAMESPACES
-                }
+            try:
+                tables = self._select_all()
+            except sqlite3.DatabaseError:
+                self._recreate()
+                tables = self._select_all()
+                version = self._version()
             self._read = (version, tables)
         return self._read[1]
+
+    def _select_all(self) -> dict[str, dict[str, str | None]]:
+        with self._connect() as conn:
+            return {ns: dict(conn.execute(f"SELECT name, value FROM {ns}").fetchall()) for ns in NAMESPACES}
+
+    def _recreate(self) -> None:
+        """A database a root shell removed, emptied or overwrote starts again from the defaults, as
+        SettingsProvider starts from its defaults when its settings files are missing or unreadable:
+        the system keeps running, and every reader (the status bar, the shade) with it."""
+        LOG.warning("%s is not a settings database: created again with the defaults", self.db_path)
+        if self.db_path.is_dir() and not self.db_path.is_symlink():
+            shutil.rmtree(self.db_path)
+        else:
+            self.db_path.unlink(missing_ok=True)
+        for journal in ("-journal", "-wal", "-shm"):
+            self.db_path.with_name(self.db_path.name + journal).unlink(missing_ok=True)
+        self.create()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -145,12 +167,14 @@ class SettingsStore:
 
     def put(self, ns: str, key: str, value: str | None) -> None:
         self._check(ns)
+        self._tables()  # a broken database is made again first
         with self._connect() as conn:
             conn.execute(f"INSERT INTO {ns} (name, value) VALUES (?, ?)", (key, value))
         self._wrote()
 
     def delete(self, ns: str, key: str) -> int:
         self._check(ns)
+        self._tables()
         with self._connect() as conn:
             count: int = conn.execute(f"DELETE FROM {ns} WHERE name = ?", (key,)).rowcount
         self._wrote()
@@ -163,6 +187,7 @@ class SettingsStore:
 
     def items(self, ns: str) -> list[tuple[str, str]]:
         self._check(ns)
+        self._tables()
         with self._connect() as conn:
             rows = conn.execute(f"SELECT name, value FROM {ns} ORDER BY name").fetchall()
         return [(name, "null" if value is None else str(value)) for name, value in rows]
