@@ -253,6 +253,8 @@ def _collateral(template: TaskTemplate, spec: StateSpec) -> list[Adversary]:
         out.append(_damage(f"delete_{decl.name}", _delete_row(spec, decl.name)))
         out.append(_damage(f"edit_{decl.name}", _edit_row(spec, decl.name)))
         out.append(_damage(f"insert_{decl.name}", _copy_row(spec, decl.name)))
+        if not any(a.name.startswith("damage_costly_") for a in out):  # one database is proof enough
+            out.append(_damage(f"costly_{decl.name}", _costly_column(spec, decl.name)))
     out.append(_damage("setting", _flip_setting(template)))
     if "local_time" in str(template.outcome):  # times judged in the zone: moving the zone is a change
         out.append(_damage("timezone", _move_zone))
@@ -334,6 +336,18 @@ def _copy_row(spec: StateSpec, db: str) -> Tamper:
             db,
             f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table} WHERE {decl.key} = {key}",
         )
+        return True
+
+    return run
+
+
+def _costly_column(spec: StateSpec, db: str) -> Tamper:
+    """A column computed on every read of the records (4 MB each): a judge that read it would spend
+    the trainer's memory; it must take the database as unreadable, a change, and reject."""
+
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        main = spec.databases[db].main
+        _sql(device, spec, db, f"ALTER TABLE {main} ADD COLUMN mgfarm_costly AS (zeroblob(4000000)) VIRTUAL")
         return True
 
     return run

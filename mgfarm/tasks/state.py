@@ -35,6 +35,12 @@ SETTINGS_NAMESPACES = ("system", "secure", "global")
 TIMEZONE_PROP = "persist.sys.timezone"
 SHARED_STORAGE = "/storage/emulated/0"  # what /sdcard points at
 HASH_LIMIT = 256 * 1024  # files up to this size are pulled and hashed; larger ones compare by size
+# The device is hostile, the judge runs in the trainer's process: a database (or -wal) over this size
+# is not pulled, and reading one stops after this many SQLite steps (a real app's database, well
+# under a million).
+MAX_DATABASE_BYTES = 64 * 1024 * 1024
+READ_STEPS = 200_000_000
+UNREADABLE = "__unreadable__"  # the table standing for a database the judge did not read
 # Tables that change as a by-product of any write and say nothing about what the user did.
 IGNORED_TABLES = {"sqlite_sequence", "android_metadata", "sqlite_stat1", "properties"}
 
@@ -182,6 +188,7 @@ def open_copy(data: bytes, wal: bytes | None) -> sqlite3.Connection:
     memory database has no WAL, and the checkpointed image holds every commit.
     """
     conn = sqlite3.connect(":memory:")
+    _bounded(conn)
     if not wal:
         if data:  # an empty file is an empty database
             image = bytearray(data)
@@ -196,16 +203,52 @@ def open_copy(data: bytes, wal: bytes | None) -> sqlite3.Connection:
     return conn
 
 
+def _bounded(conn: sqlite3.Connection) -> None:
+    """Limits for reading a database a hostile device wrote: no value over the largest database
+    read, no function in its schema with side effects, a bounded number of SQLite steps."""
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_DATABASE_BYTES)
+    conn.execute("PRAGMA trusted_schema = OFF")
+    steps = [0]
+
+    def progress() -> int:
+        steps[0] += 1000
+        return int(steps[0] > READ_STEPS)  # nonzero interrupts the statement
+
+    conn.set_progress_handler(progress, 1000)
+
+
+def unreadable(db: str, reason: str) -> dict[str, Table]:
+    """What stands for a database the judge would not or could not read: one row saying why. It is
+    a change against a start state that read the database, so breaking or bloating an app's data
+    never passes for the intended outcome."""
+    return {f"{db}.{UNREADABLE}": {"database": {"reason": reason}}}
+
+
+def stored_columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The columns whose values the file holds (stored generated ones included); ValueError when
+    the table computes a column on every read (VIRTUAL): no Android app's database does, and a
+    hostile one could make each read allocate up to the value limit."""
+    info = conn.execute(f'PRAGMA table_xinfo("{_ident(table)}")').fetchall()
+    if any(r[6] == 2 for r in info):
+        raise ValueError(f"table {table} has a column computed on every read")
+    return [r[1] for r in info if r[6] in (0, 3)]  # 1: a virtual table's hidden column
+
+
+def _ident(name: str) -> str:
+    return name.replace('"', '""')
+
+
 def primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
     """The primary-key columns of a table, in key order (empty: the table is keyed by rowid)."""
-    info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+    info = conn.execute(f'PRAGMA table_info("{_ident(table)}")').fetchall()
     return [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
 
 
 def read_table(conn: sqlite3.Connection, table: str) -> Table:
     """Every row of a table keyed by its primary key (`_id`, rowid when none)."""
     pk = primary_key(conn, table)
-    cursor = conn.execute(f'SELECT {"" if pk else "rowid AS __rowid__, "}* FROM "{table}"')
+    columns = ", ".join(f'"{_ident(c)}"' for c in stored_columns(conn, table))
+    cursor = conn.execute(f'SELECT {"" if pk else "rowid AS __rowid__, "}{columns} FROM "{_ident(table)}"')
     names = [d[0] for d in cursor.description]
     rows: Table = {}
     for values in cursor:
@@ -220,20 +263,25 @@ def read_table(conn: sqlite3.Connection, table: str) -> Table:
 def read_database(db: str, db_file: Path, entities: dict[str, EntityDecl]) -> dict[str, Table]:
     """Tables (`DB.TABLE`) and entities (`DB.ENTITY`, of the declared `entities`) of one pulled database."""
     with contextlib.closing(sqlite3.connect(db_file)) as conn:
+        _bounded(conn)
         return read_tables(db, conn, entities)
 
 
 def read_tables(db: str, conn: sqlite3.Connection, entities: dict[str, EntityDecl]) -> dict[str, Table]:
     """Tables (`DB.TABLE`) and entities (`DB.ENTITY`) of database `db` open on `conn`."""
     names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    for name in names:  # the entities' tables too: their readers select columns by name
+        stored_columns(conn, name)
     mine = [e for e in entities.values() if e.db == db]
     covered = {t for e in mine for t in e.covers}
     out = {f"{db}.{n}": read_table(conn, n) for n in names if n not in IGNORED_TABLES | covered}
     for entity in mine:
         try:
             out[entity.name] = entity.read(conn)
-        except sqlite3.OperationalError:  # the app has not created its tables yet
-            out[entity.name] = {}
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise  # interrupted, or broken: never read as "no records"
+            out[entity.name] = {}  # the app has not created its tables yet
     return out
 
 
@@ -316,6 +364,18 @@ def sha1_command(paths: list[str]) -> str:
     return "sha1sum " + " ".join(quote(p) for p in paths)
 
 
+SIZE_LINE = re.compile(r"(\d+) (.+)")
+
+
+def size_command(paths: list[str]) -> str:
+    return "stat -c '%s %n' " + " ".join(quote(p) for p in paths) + " 2>/dev/null"
+
+
+def parse_sizes(lines: list[str]) -> dict[str, int]:
+    """`stat -c '%s %n'` output: each existing file's size in bytes."""
+    return {m.group(2): int(m.group(1)) for line in lines if (m := SIZE_LINE.fullmatch(line))}
+
+
 def parse_sums(lines: list[str]) -> tuple[dict[str, str], set[str]]:
     """`sha1sum` output: the sha1 of each file it read, and the files the device says do not exist
     (a file in neither was unreadable)."""
@@ -358,11 +418,12 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     """Settings, files in shared storage, the time zone, and every row of every database `spec`
     declares.
 
-    One shell round trip reads the settings, the file listing, the time zone and the sha1 of every
-    database file; a database whose bytes (with its -wal) were read before is taken from the tables
-    kept for them, and only the others are pulled, in one sync session. Small files in shared
-    storage are hashed on the device in one more round trip, when there are any. `before`'s
-    commands (the last setup steps) run first in the same round trip and are checked.
+    One shell round trip reads the settings, the file listing, the time zone and the sha1 and size
+    of every database file; a database over MAX_DATABASE_BYTES is not pulled (`unreadable`), one
+    whose bytes (with its -wal) were read before is taken from the tables kept for them, and only
+    the others are pulled, in one sync session. Small files in shared storage are hashed on the
+    device in one more round trip, when there are any. `before`'s commands (the last setup steps)
+    run first in the same round trip and are checked.
     """
     decls = list(spec.databases.values())
     paths = [spec.path_on(decl.path, device.profile) for decl in decls]
@@ -374,6 +435,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
             "files": LIST_FILES,
             "zone": f"getprop {TIMEZONE_PROP}",
             "sums": sha1_command(files),
+            "sizes": size_command(files),
         },
         before.script() if before is not None else "",
     )
@@ -386,10 +448,15 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     zone = "".join(sections["zone"]).strip() or "UTC"
     snap.tables["props"] = {TIMEZONE_PROP: {"value": zone}}
     sums, missing = parse_sums(sections["sums"])
+    sizes = parse_sizes(sections["sizes"])
     to_pull: list[tuple[DatabaseDecl, str]] = []
     for decl, path in zip(decls, paths, strict=True):
         if path in missing:
             continue  # the device says the database does not exist: no rows
+        largest = max(sizes.get(path, 0), sizes.get(path + "-wal", 0))
+        if largest > MAX_DATABASE_BYTES:
+            snap.tables.update(unreadable(decl.name, f"{largest} bytes, over {MAX_DATABASE_BYTES}"))
+            continue
         wal = "" if path + "-wal" in missing else sums.get(path + "-wal")
         kept = kept_tables(decl.name, sums.get(path), wal, spec.entities)
         if kept is None:
@@ -441,8 +508,11 @@ def database_tables(
     kept = kept_tables(db, data_sha1, wal_sha1, entities)
     if kept is not None:
         return kept
-    with contextlib.closing(open_copy(data, wal)) as conn:
-        tables = read_tables(db, conn, entities)
+    try:
+        with contextlib.closing(open_copy(data, wal)) as conn:
+            tables = read_tables(db, conn, entities)
+    except (sqlite3.Error, ValueError) as exc:  # not a database, broken, or built to be costly
+        tables = unreadable(db, f"{type(exc).__name__}: {exc}")
     while len(_parsed) >= PARSED_KEPT:
         _parsed.pop(next(iter(_parsed)))
     _parsed[_key(db, data_sha1, wal_sha1, entities)] = tables

@@ -1,0 +1,112 @@
+"""The judge reads databases a hostile device wrote, in the trainer's process. A database it will not
+or cannot read (too large, not a database, a column computed on every read, too many steps) stands
+as one `__unreadable__` row: a change against the start state, so the policy that broke or bloated
+it is never paid, and the trainer's memory and time stay bounded."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.catalog import load_catalog
+from mgfarm.tasks import state
+from mgfarm.tasks.state import UNREADABLE, StateSnapshot, capture, database_tables, diff
+from tests.unit.shellkit import ShellDevice
+
+SPEC = load_catalog([]).state
+CONTACTS_DB = SPEC.databases["contacts"].path
+
+
+def image(script: str) -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.db"
+        with sqlite3.connect(path) as conn:
+            conn.executescript(script)
+        conn.close()
+        return path.read_bytes()
+
+
+def test_a_database_read_normally_has_its_rows() -> None:
+    tables = database_tables(
+        "x", image("CREATE TABLE t(a INTEGER PRIMARY KEY, b); INSERT INTO t VALUES (1, 'x');"), None, {}
+    )
+    assert tables == {"x.t": {"1": {"a": 1, "b": "x"}}}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"garbage\x01" * 64,  # not a database
+        # ~4 KB on disk, but each read of a row would allocate 400 MB
+        image(
+            "CREATE TABLE t(a INTEGER PRIMARY KEY, b AS (zeroblob(400000000)) VIRTUAL);"
+            " INSERT INTO t(a) VALUES (1),(2);"
+        ),
+    ],
+    ids=["garbage", "computed-column"],
+)
+def test_a_database_built_to_hurt_the_reader_is_unreadable(data: bytes) -> None:
+    tables = database_tables("x", data, None, {})
+    assert list(tables) == [f"x.{UNREADABLE}"]
+    before = StateSnapshot(
+        tables=database_tables(
+            "x", image("CREATE TABLE t(a INTEGER PRIMARY KEY); INSERT INTO t VALUES (7);"), None, {}
+        )
+    )
+    changes = diff(before, StateSnapshot(tables=tables))
+    assert {c.where for c in changes} == {"x.t", f"x.{UNREADABLE}"}  # the rows are gone, and why is said
+
+
+def test_a_read_over_its_steps_is_unreadable_never_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = image(
+        "CREATE TABLE t(a INTEGER PRIMARY KEY); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c"
+        " LIMIT 20000) INSERT INTO t SELECT x FROM c;"
+    )
+    assert len(database_tables("x", rows, None, {})["x.t"]) == 20000
+    monkeypatch.setattr(state, "READ_STEPS", 10_000)
+    state._parsed.clear()  # read again, not taken from the tables kept for these bytes
+    assert list(database_tables("x", rows, None, {})) == [f"x.{UNREADABLE}"]
+
+
+class SimTaskDevice:
+    """A simulated device in this process, as the capture sees a device: shell and pulls."""
+
+    profile = ""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.sh = ShellDevice(tmp_path)
+        self.pulled: list[str] = []
+
+    def shell(self, script: str) -> str:
+        result = self.sh.run(script)
+        return result.text + result.error
+
+    def pull_many(self, paths: list[str]) -> list[bytes | None]:
+        self.pulled += paths
+        return [self.sh.host(p).read_bytes() if self.sh.host(p).is_file() else None for p in paths]
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[SimTaskDevice]:
+    dev = SimTaskDevice(tmp_path)
+    yield dev
+    dev.sh.close()
+
+
+def test_a_database_over_the_size_limit_is_not_pulled(
+    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = capture(device, SPEC)  # type: ignore[arg-type]
+    assert f"contacts.{UNREADABLE}" not in before.tables and CONTACTS_DB in device.pulled
+    device.sh.host(CONTACTS_DB + "-wal").write_bytes(b"\0" * 300_000)  # what a bloated app left
+    monkeypatch.setattr(state, "MAX_DATABASE_BYTES", 200_000)
+    device.pulled.clear()
+    after = capture(device, SPEC)  # type: ignore[arg-type]
+    assert CONTACTS_DB not in device.pulled and CONTACTS_DB + "-wal" not in device.pulled
+    reason = after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"]
+    assert reason == "300000 bytes, over 200000"
+    assert any(c.where == f"contacts.{UNREADABLE}" for c in diff(before, after))
