@@ -317,19 +317,27 @@ SETTINGS_COMMANDS = {f"settings.{ns}": f"settings list {ns}" for ns in SETTINGS_
 
 
 def settings_tables(sections: dict[str, list[str]]) -> dict[str, Table]:
-    """`settings list` outputs (sections named `settings.NS`) as `settings.NS -> {key: {value}}`."""
+    """`settings list` outputs (sections named `settings.NS`) as `settings.NS -> {key: {value}}`.
+
+    `settings list` prints values as they are, line breaks included: a value an agent wrote could
+    hide the rest of itself (a line without "=") or add a line for another key (a key twice). Such a
+    listing cannot be read as rows; the namespace then holds one `__unreadable__` row, a change."""
     tables: dict[str, Table] = {}
     for name in SETTINGS_COMMANDS:
         table: Table = {}
         for line in sections.get(name, []):
-            if "=" in line:
-                key, value = line.split("=", 1)
-                table[key] = {"value": value}
+            key, equals, value = line.partition("=")
+            if not equals or key in table:
+                table = {UNREADABLE: {"value": "a value holds a line break"}}
+                break
+            table[key] = {"value": value}
         tables[name] = table
     return tables
 
 
-LIST_FILES = f"ls -lR {SHARED_STORAGE}"
+# -q: an unprintable character in a name as '?', so no file name an agent chose (one holding a
+# newline and a made-up `ls -l` line) can add an entry to the listing.
+LIST_FILES = f"ls -lRq {SHARED_STORAGE}"
 
 
 def listed_files(lines: list[str]) -> tuple[Table, list[str]]:

@@ -110,3 +110,22 @@ def test_a_database_over_the_size_limit_is_not_pulled(
     reason = after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"]
     assert reason == "300000 bytes, over 200000"
     assert any(c.where == f"contacts.{UNREADABLE}" for c in diff(before, after))
+
+
+def test_a_file_name_cannot_forge_an_entry_of_the_listing(device: SimTaskDevice) -> None:
+    forged = "-rw-rw---- 1 root root 5 2026-01-01 00:00 report.txt"
+    assert device.sh.run(f"touch '/sdcard/Documents/x\n{forged}'").status == 0
+    files = capture(device, SPEC).tables["files"]  # type: ignore[arg-type]
+    assert "/storage/emulated/0/Documents/report.txt" not in files
+    assert files[f"/storage/emulated/0/Documents/x?{forged}"]["type"] == "file"  # the file, as ls -q shows it
+
+
+@pytest.mark.parametrize("value", ["60000\nthe rest", "60000\nscreen_off_timeout=60000"])
+def test_a_setting_holding_a_line_break_cannot_pass_for_another_value(
+    device: SimTaskDevice, value: str
+) -> None:
+    before = capture(device, SPEC)  # type: ignore[arg-type]
+    assert device.sh.run(f"settings put system screen_off_timeout '{value}'").status == 0
+    after = capture(device, SPEC).tables["settings.system"]  # type: ignore[arg-type]
+    assert after == {UNREADABLE: {"value": "a value holds a line break"}}
+    assert before.tables["settings.system"] != after

@@ -178,7 +178,7 @@ class LsOptions:
         return st.st_mtime_ns
 
 
-LS_FLAGS = "laRA1dhtrSsZnFiucC"
+LS_FLAGS = "laRA1dhtrSsZnFiucCq"
 
 
 def parse_ls(argv: list[str]) -> tuple[LsOptions, list[str]]:
@@ -209,16 +209,24 @@ def format_time(inv: Invocation, ns: int, full: bool) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def printable(name: str, opts: LsOptions) -> str:
+    """A name as `ls` prints it: as is, or with -q each unprintable character (a newline, a
+    control character) as '?', so that one entry is always one line."""
+    if "q" not in opts.flags or name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else "?" for c in name)
+
+
 def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts: LsOptions) -> list[str]:
     user, group = owner(device)
     if "n" in opts.flags:
         user, group = str(st.st_uid), str(st.st_gid)
-    shown = name
+    shown = printable(name, opts)
     size = str(st.st_size)
     if statmod.S_ISLNK(st.st_mode):
         with contextlib.suppress(OSError, PathEscapeError):
             target = inv.device.fs.readlink(device)
-            shown += " -> " + target
+            shown += " -> " + printable(target, opts)
             size = str(len(target.encode()))  # the device's link, not the host's (LINK_DIR prefix)
     if statmod.S_ISCHR(st.st_mode) or statmod.S_ISBLK(st.st_mode):
         size = f"{os.major(st.st_rdev)}, {os.minor(st.st_rdev)}"
@@ -269,7 +277,7 @@ def _decorate(name: str, st: os.stat_result, opts: LsOptions) -> str:
         suffix = "/" if statmod.S_ISDIR(st.st_mode) else "@" if statmod.S_ISLNK(st.st_mode) else ""
         if statmod.S_ISREG(st.st_mode) and st.st_mode & 0o111:
             suffix = "*"
-    return prefix + name + suffix
+    return prefix + printable(name, opts) + suffix
 
 
 def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[tuple[str, str]]]:
@@ -334,7 +342,7 @@ async def ls(inv: Invocation) -> int:
             status = 1
             continue
         if show_header:
-            inv.out(("" if first else "\n") + f"{shown}:\n")
+            inv.out(("" if first else "\n") + f"{printable(shown, opts)}:\n")
         first = False
         inv.out(text)
         await inv.io.stdout.maybe_flush()
