@@ -4,12 +4,14 @@
 `sim_thread` (module scope): a `SimThread` announcing its devices to `adb_server`; `sim_thread.start()`
 boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
 `golden_device` (module scope): one in-process device with the env tests' golden snapshot saved.
+`sh`: a booted device of its own, driven in-process through its shell (tests/unit/shellkit.py).
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -17,8 +19,9 @@ from mgfarm.device import Device
 from tests.integration.conftest import AdbServer, adb_server
 from tests.integration.envfarm import prepare_golden
 from tests.simhost import SimThread
+from tests.unit.shellkit import ShellDevice
 
-__all__ = ["adb_server", "golden_device", "sim_thread"]  # the fixtures of tests/unit
+__all__ = ["adb_server", "golden_device", "sh", "sim_thread"]  # the fixtures of tests/unit
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +42,10 @@ def golden_device(adb_server: AdbServer, sim_thread: SimThread) -> Iterator[Devi
     prepare_golden(dev)
     yield dev
     dev.close()
+
+
+@pytest.fixture
+def sh(tmp_path: Path) -> Iterator[ShellDevice]:
+    device = ShellDevice(tmp_path)
+    yield device
+    device.close()

@@ -4,9 +4,6 @@ its screenshots and hierarchy dumps work, and so do the other apps and the home 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from tests.unit.shellkit import ShellDevice
@@ -18,13 +15,6 @@ DAMAGE = {
     "unreadable": "chmod 000 '{}'",
 }
 LAUNCH = "monkey -p {} -c android.intent.category.LAUNCHER 1"
-
-
-@pytest.fixture
-def sh(tmp_path: Path) -> Iterator[ShellDevice]:
-    device = ShellDevice(tmp_path)
-    yield device
-    device.close()
 
 
 @pytest.mark.parametrize("damage", DAMAGE)

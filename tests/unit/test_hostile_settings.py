@@ -5,9 +5,6 @@ nor by breaking the settings database with a root shell (it starts again from th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from mgfarm.sim.apps.settings import SCREEN_TIMEOUT, Settings
@@ -16,13 +13,6 @@ from tests.unit.shellkit import ShellDevice
 
 NOT_NUMBERS = ["abc", "", "99999999999999999999", " 7 ", "1_0", "1.5"]
 SETTINGS = "com.android.settings"
-
-
-@pytest.fixture
-def sh(tmp_path: Path) -> Iterator[ShellDevice]:
-    device = ShellDevice(tmp_path)
-    yield device
-    device.close()
 
 
 def shows(sh: ShellDevice) -> str:

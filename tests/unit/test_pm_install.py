@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,13 +10,6 @@ from tests.apkkit import apk_bytes
 from tests.unit.shellkit import ShellDevice
 
 PACKAGE = "org.example.streamed"
-
-
-@pytest.fixture
-def dev(tmp_path: Path) -> Iterator[ShellDevice]:
-    d = ShellDevice(tmp_path)
-    yield d
-    d.close()
 
 
 def test_install_paths_skip_option_values_and_find_the_size() -> None:
@@ -41,19 +30,19 @@ def test_install_paths_never_takes_an_option_or_its_value_for_a_path(args: list[
         assert "-S" in args and (size == "" or size in args)
 
 
-def test_streamed_install_reads_exactly_size_bytes_from_stdin(dev: ShellDevice) -> None:
+def test_streamed_install_reads_exactly_size_bytes_from_stdin(sh: ShellDevice) -> None:
     apk = apk_bytes(PACKAGE, filler=300)
-    got = dev.run(f"cmd package install -r -t -g -S {len(apk)}", stdin=apk + b"trailing")
+    got = sh.run(f"cmd package install -r -t -g -S {len(apk)}", stdin=apk + b"trailing")
     assert got.text == "Success\n", got.error
-    assert f"package:{PACKAGE}" in dev.run(f"pm list packages {PACKAGE}").text
-    assert dev.host(f"/data/app/{PACKAGE}-1/base.apk").read_bytes() == apk
-    assert not dev.host("/data/app/vmdl1.tmp").exists()
+    assert f"package:{PACKAGE}" in sh.run(f"pm list packages {PACKAGE}").text
+    assert sh.host(f"/data/app/{PACKAGE}-1/base.apk").read_bytes() == apk
+    assert not sh.host("/data/app/vmdl1.tmp").exists()
 
 
-def test_streamed_install_that_ends_early_or_names_no_size_fails(dev: ShellDevice) -> None:
+def test_streamed_install_that_ends_early_or_names_no_size_fails(sh: ShellDevice) -> None:
     apk = apk_bytes(PACKAGE, filler=300)
-    short = dev.run(f"pm install -S {len(apk)}", stdin=apk[:100])
+    short = sh.run(f"pm install -S {len(apk)}", stdin=apk[:100])
     assert short.status == 1 and short.text.startswith("Failure [INSTALL_FAILED_INVALID_APK")
-    bad = dev.run("pm install -S lots", stdin=apk)
+    bad = sh.run("pm install -S lots", stdin=apk)
     assert bad.status == 1 and bad.error == "Error: invalid size: lots\n"
-    assert dev.run(f"pm list packages {PACKAGE}").text == ""
+    assert sh.run(f"pm list packages {PACKAGE}").text == ""

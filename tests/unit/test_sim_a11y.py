@@ -9,7 +9,6 @@ import socket
 import time
 from collections.abc import Iterator
 from concurrent import futures
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,25 +44,18 @@ def test_only_the_emulator_host_alias_reaches_the_host() -> None:
     assert not a11y.reaches_host("8.8.8.8")
 
 
-@pytest.fixture
-def dev(tmp_path: Path) -> Iterator[ShellDevice]:
-    d = ShellDevice(tmp_path)
-    yield d
-    d.close()
-
-
-def forest_of(dev: ShellDevice) -> Any:
+def forest_of(sh: ShellDevice) -> Any:
     pb = pytest.importorskip("mgfarm.sim.grpc.a11y_pb2", reason="protobuf is not installed")
-    window = dev.device.services.window
+    window = sh.device.services.window
     frame = window.frame()
     return a11y.build_forest(pb, a11y.frame_windows(frame, "Home"), window.size)
 
 
-def test_forest_matches_uiautomator_dump_and_parses_as_android_envs(dev: ShellDevice) -> None:
+def test_forest_matches_uiautomator_dump_and_parses_as_android_envs(sh: ShellDevice) -> None:
     theirs = pytest.importorskip(
         "android_env.proto.a11y.android_accessibility_forest_pb2", reason="android-env is not installed"
     )
-    forest = theirs.AndroidAccessibilityForest.FromString(forest_of(dev).SerializeToString())
+    forest = theirs.AndroidAccessibilityForest.FromString(forest_of(sh).SerializeToString())
     types = [w.window_type for w in forest.windows]
     assert types == [3, 3, 1]  # navigation bar, status bar, then the launcher (top-most first)
     app = forest.windows[-1]
@@ -72,7 +64,7 @@ def test_forest_matches_uiautomator_dump_and_parses_as_android_envs(dev: ShellDe
     ids = {n.unique_id for n in nodes}
     assert len(ids) == len(nodes) and all(set(n.child_ids) <= ids for n in nodes)
     # The same nodes as `uiautomator dump` of every window: texts, descriptions, bounds.
-    xml = dev.device.services.window.dump_xml(all_windows=True)
+    xml = sh.device.services.window.dump_xml(all_windows=True)
     dumped = re.findall(r'text="([^"]*)"[^>]*content-desc="([^"]*)"[^>]*bounds="([^"]*)"', xml)
     ours = [
         (n.text, n.content_description, f"[{b.left},{b.top}][{b.right},{b.bottom}]")
@@ -87,20 +79,20 @@ def test_forest_matches_uiautomator_dump_and_parses_as_android_envs(dev: ShellDe
 FIELD = re.compile(r'class="android.widget.EditText"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"')
 
 
-def test_forest_of_a_focused_field_has_the_keyboard_window(dev: ShellDevice) -> None:
-    dev.run("am start -n com.android.settings/.Settings")
-    found = FIELD.search(dev.device.services.window.dump_xml())
+def test_forest_of_a_focused_field_has_the_keyboard_window(sh: ShellDevice) -> None:
+    sh.run("am start -n com.android.settings/.Settings")
+    found = FIELD.search(sh.device.services.window.dump_xml())
     assert found is not None, "Settings' first screen shows its search field"
     x0, y0, x1, y1 = map(int, found.groups())
-    dev.run(f"input tap {(x0 + x1) // 2} {(y0 + y1) // 2}")
-    forest = forest_of(dev)
+    sh.run(f"input tap {(x0 + x1) // 2} {(y0 + y1) // 2}")
+    forest = forest_of(sh)
     assert [w.window_type for w in forest.windows] == [3, 3, 2, 1]  # the keyboard above the app
     field = next(n for w in forest.windows for n in w.tree.nodes if n.class_name == "android.widget.EditText")
     assert field.is_editable and field.is_focused and field.hint_text
 
 
 @pytest.fixture
-def servicer(dev: ShellDevice) -> Iterator[Any]:
+def servicer(sh: ShellDevice) -> Iterator[Any]:
     """android_env's A11yServicer served as A11yGrpcWrapper serves it (local credentials), resumed;
     `.port` is its port. The device is stopped at the end, so its forwarder closes what it opened."""
     grpc = pytest.importorskip("grpc", reason="grpcio is not installed")
@@ -115,11 +107,11 @@ def servicer(dev: ShellDevice) -> Iterator[Any]:
     try:
         yield found
     finally:
-        dev.device.killed.set()
-        task = a11y.forwarder(dev.device).task
+        sh.device.killed.set()
+        task = a11y.forwarder(sh.device).task
         while task is not None and not task.done():
-            run_for(dev, 0.1)
-        run_for(dev, 0.2)
+            run_for(sh, 0.1)
+        run_for(sh, 0.2)
         server.stop(None)
 
 
@@ -131,43 +123,43 @@ def set_grpc(port: int) -> str:
     return f'am broadcast -a {a11y.ACTION_SET_GRPC} --ei "port" {port} --es "host" 10.0.2.2 -n {RECEIVER}'
 
 
-def install_and_enable(dev: ShellDevice, tree_logs: bool = True) -> None:
-    dev.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
-    dev.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
-    assert dev.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
-    assert dev.run(f"settings put secure enabled_accessibility_services {a11y.SERVICE}").status == 0
+def install_and_enable(sh: ShellDevice, tree_logs: bool = True) -> None:
+    sh.host("/data/local/tmp").mkdir(parents=True, exist_ok=True)
+    sh.host("/data/local/tmp/fwd.apk").write_bytes(apk_bytes(a11y.PACKAGE, filler=16))
+    assert sh.run("pm install -r -t -g /data/local/tmp/fwd.apk").text == "Success\n"
+    assert sh.run(f"settings put secure enabled_accessibility_services {a11y.SERVICE}").status == 0
     if tree_logs:
-        assert dev.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {RECEIVER}").status == 0
+        assert sh.run(f"am broadcast -a {a11y.ACTION_TREE_LOGS} -n {RECEIVER}").status == 0
 
 
 def test_forests_reach_android_envs_servicer_after_install_enable_and_broadcasts(
-    dev: ShellDevice, servicer: Any
+    sh: ShellDevice, servicer: Any
 ) -> None:
     # Not installed: the broadcast reaches no receiver.
-    assert dev.run(set_grpc(servicer.port)).status == 0
-    assert a11y.forwarder(dev.device).port is None
-    install_and_enable(dev)
-    assert dev.run(set_grpc(servicer.port)).status == 0
-    forests = wait_for_forests(dev, servicer)
+    assert sh.run(set_grpc(servicer.port)).status == 0
+    assert a11y.forwarder(sh.device).port is None
+    install_and_enable(sh)
+    assert sh.run(set_grpc(servicer.port)).status == 0
+    forests = wait_for_forests(sh, servicer)
     texts = {n.text for w in forests[-1].windows for n in w.tree.nodes}
     assert {"Phone", "Contacts"} <= texts
     # A change on screen is sent without being asked for.
-    dev.run("am start -n com.android.settings/.Settings")
-    wait_for_forests(dev, servicer, "com.android.settings")
+    sh.run("am start -n com.android.settings/.Settings")
+    wait_for_forests(sh, servicer, "com.android.settings")
     # Service disabled: nothing more is sent.
-    dev.run("settings put secure enabled_accessibility_services ''")
-    assert not sent_within(dev, servicer, 1.5)
+    sh.run("settings put secure enabled_accessibility_services ''")
+    assert not sent_within(sh, servicer, 1.5)
 
 
-def test_without_tree_logs_only_events_are_sent(dev: ShellDevice, servicer: Any) -> None:
-    install_and_enable(dev, tree_logs=False)
-    dev.run(set_grpc(servicer.port))
-    run_for(dev, 0.5)
-    dev.run("am start -n com.android.settings/.Settings")
+def test_without_tree_logs_only_events_are_sent(sh: ShellDevice, servicer: Any) -> None:
+    install_and_enable(sh, tree_logs=False)
+    sh.run(set_grpc(servicer.port))
+    run_for(sh, 0.5)
+    sh.run("am start -n com.android.settings/.Settings")
     deadline = time.monotonic() + 20
     events: list[dict[str, str]] = []
     while not events and time.monotonic() < deadline:
-        run_for(dev, 0.2)
+        run_for(sh, 0.2)
         events = [dict(e.event) for e in servicer.gather_events()]
     assert events[0]["event_type"] == "TYPE_WINDOW_STATE_CHANGED"
     assert events[0]["event_package_name"] == "com.android.settings"
@@ -175,49 +167,49 @@ def test_without_tree_logs_only_events_are_sent(dev: ShellDevice, servicer: Any)
 
 
 def test_no_forest_passes_in_airplane_mode_or_a_firewall_rejecting_the_port(
-    dev: ShellDevice, servicer: Any
+    sh: ShellDevice, servicer: Any
 ) -> None:
-    install_and_enable(dev)
-    dev.run(set_grpc(servicer.port))
-    wait_for_forests(dev, servicer)
-    dev.run("settings put global airplane_mode_on 1")
-    assert not sent_within(dev, servicer, 1.5)
-    assert "Network is unreachable" in dev.run("logcat -d -s AccessibilityForwarder").text
-    dev.run("settings put global airplane_mode_on 0")
-    wait_for_forests(dev, servicer)
+    install_and_enable(sh)
+    sh.run(set_grpc(servicer.port))
+    wait_for_forests(sh, servicer)
+    sh.run("settings put global airplane_mode_on 1")
+    assert not sent_within(sh, servicer, 1.5)
+    assert "Network is unreachable" in sh.run("logcat -d -s AccessibilityForwarder").text
+    sh.run("settings put global airplane_mode_on 0")
+    wait_for_forests(sh, servicer)
     # As A11yGrpcWrapper(disable_other_network_traffic=True) sets it up: its port, then nothing else.
-    dev.run(f"su 0 iptables -A OUTPUT -p tcp -d 10.0.2.2 --dport {servicer.port} -j ACCEPT")
-    dev.run("su 0 iptables -A OUTPUT -j DROP")
-    dev.run("am start -n com.android.settings/.Settings")
-    wait_for_forests(dev, servicer, "com.android.settings")
-    dev.run(f"su 0 iptables -I OUTPUT -p tcp --dport {servicer.port} -j REJECT")
-    assert not sent_within(dev, servicer, 1.5)
-    assert "Connection refused" in dev.run("logcat -d -s AccessibilityForwarder").text
+    sh.run(f"su 0 iptables -A OUTPUT -p tcp -d 10.0.2.2 --dport {servicer.port} -j ACCEPT")
+    sh.run("su 0 iptables -A OUTPUT -j DROP")
+    sh.run("am start -n com.android.settings/.Settings")
+    wait_for_forests(sh, servicer, "com.android.settings")
+    sh.run(f"su 0 iptables -I OUTPUT -p tcp --dport {servicer.port} -j REJECT")
+    assert not sent_within(sh, servicer, 1.5)
+    assert "Connection refused" in sh.run("logcat -d -s AccessibilityForwarder").text
 
 
-def run_for(dev: ShellDevice, seconds: float) -> None:
-    dev.loop.run_until_complete(asyncio.sleep(seconds))
+def run_for(sh: ShellDevice, seconds: float) -> None:
+    sh.loop.run_until_complete(asyncio.sleep(seconds))
 
 
-def sent_within(dev: ShellDevice, servicer: Any, seconds: float) -> bool:
+def sent_within(sh: ShellDevice, servicer: Any, seconds: float) -> bool:
     """Whether a forest arrives while the device's loop runs `seconds` (after what was on its way)."""
-    run_for(dev, 0.3)
+    run_for(sh, 0.3)
     servicer.gather_forests()
-    run_for(dev, seconds)
+    run_for(sh, seconds)
     return bool(servicer.gather_forests())
 
 
-def wait_for_forests(dev: ShellDevice, servicer: Any, package: str = "") -> list[Any]:
+def wait_for_forests(sh: ShellDevice, servicer: Any, package: str = "") -> list[Any]:
     """Run the device's loop until the servicer got a forest (whose app window shows `package`, when
     given), failing after 20 s."""
     deadline = time.monotonic() + 20
     got: list[Any] = []
     while time.monotonic() < deadline:
-        run_for(dev, 0.2)
+        run_for(sh, 0.2)
         got += servicer.gather_forests()
         if got and (not package or got[-1].windows[-1].tree.nodes[0].package_name == package):
             return got
-    raise AssertionError(f"no forest arrived: {dev.run('logcat -d -s AccessibilityForwarder').text}")
+    raise AssertionError(f"no forest arrived: {sh.run('logcat -d -s AccessibilityForwarder').text}")
 
 
 def test_the_host_connector_thread_reaches_loopback_ports_and_reports_refusals() -> None:

@@ -3,9 +3,6 @@ their errors, and the verdict they give the device's own connections."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,42 +12,35 @@ from mgfarm.sim.system.firewall import Rule, firewall, port_range
 from tests.unit.shellkit import ShellDevice
 
 
-@pytest.fixture
-def dev(tmp_path: Path) -> Iterator[ShellDevice]:
-    d = ShellDevice(tmp_path)
-    yield d
-    d.close()
-
-
-def test_su_runs_the_command_as_who_with_its_user_name(dev: ShellDevice) -> None:
-    assert dev.run("su 0 printenv USER LOGNAME").text == "root\nroot\n"
-    assert dev.run("su shell printenv USER").text == "shell\n"
-    assert dev.run("su 0 sh -c 'echo $PATH'").text.startswith("/product/bin:")
-    bad = dev.run("su nobody true")
+def test_su_runs_the_command_as_who_with_its_user_name(sh: ShellDevice) -> None:
+    assert sh.run("su 0 printenv USER LOGNAME").text == "root\nroot\n"
+    assert sh.run("su shell printenv USER").text == "shell\n"
+    assert sh.run("su 0 sh -c 'echo $PATH'").text.startswith("/product/bin:")
+    bad = sh.run("su nobody true")
     assert (bad.status, bad.error) == (1, "su: unknown user nobody\n")
 
 
-def test_the_wrappers_rules_keep_only_its_own_connection(dev: ShellDevice) -> None:
-    assert dev.run("su 0 iptables -A OUTPUT -p tcp -d 10.0.2.2 --dport 8554 -j ACCEPT").status == 0
-    assert dev.run("su 0 iptables -A OUTPUT -j DROP").status == 0
-    assert dev.run("iptables -S OUTPUT").text == (
+def test_the_wrappers_rules_keep_only_its_own_connection(sh: ShellDevice) -> None:
+    assert sh.run("su 0 iptables -A OUTPUT -p tcp -d 10.0.2.2 --dport 8554 -j ACCEPT").status == 0
+    assert sh.run("su 0 iptables -A OUTPUT -j DROP").status == 0
+    assert sh.run("iptables -S OUTPUT").text == (
         "-P OUTPUT ACCEPT\n-A OUTPUT -d 10.0.2.2/32 -p tcp -m tcp --dport 8554 -j ACCEPT\n-A OUTPUT -j DROP\n"
     )
-    wall = firewall(dev.device)
+    wall = firewall(sh.device)
     assert wall.verdict("tcp", "10.0.2.2", 8554) == "ACCEPT"
     assert wall.verdict("tcp", "10.0.2.2", 8555) == "DROP"
-    listing = dev.run("iptables -L OUTPUT -n").text.splitlines()
+    listing = sh.run("iptables -L OUTPUT -n").text.splitlines()
     assert listing[0] == "Chain OUTPUT (policy ACCEPT)"
     assert listing[2].split() == ["ACCEPT", "tcp", "--", "0.0.0.0/0", "10.0.2.2", "tcp", "dpt:8554"]
-    assert dev.run("iptables -D OUTPUT 2").status == 0
+    assert sh.run("iptables -D OUTPUT 2").status == 0
     assert wall.verdict("tcp", "10.0.2.2", 8555) == "ACCEPT"
-    assert dev.run("iptables -D OUTPUT -p tcp -d 10.0.2.2 --dport 8554 -j ACCEPT").status == 0
-    assert dev.run("iptables -P OUTPUT DROP").status == 0
+    assert sh.run("iptables -D OUTPUT -p tcp -d 10.0.2.2 --dport 8554 -j ACCEPT").status == 0
+    assert sh.run("iptables -P OUTPUT DROP").status == 0
     assert wall.verdict("tcp", "10.0.2.2", 8554) == "DROP"
-    assert dev.run("iptables -A OUTPUT -d 0.0.0.0/0 -j LOG").status == 0  # any address: not listed
-    assert dev.run("iptables -S OUTPUT").text.endswith("\n-A OUTPUT -j LOG\n")
-    assert dev.run("iptables -F").status == 0 and dev.run("iptables -P OUTPUT ACCEPT").status == 0
-    assert dev.run("iptables -w -S").text == "-P INPUT ACCEPT\n-P FORWARD ACCEPT\n-P OUTPUT ACCEPT\n"
+    assert sh.run("iptables -A OUTPUT -d 0.0.0.0/0 -j LOG").status == 0  # any address: not listed
+    assert sh.run("iptables -S OUTPUT").text.endswith("\n-A OUTPUT -j LOG\n")
+    assert sh.run("iptables -F").status == 0 and sh.run("iptables -P OUTPUT ACCEPT").status == 0
+    assert sh.run("iptables -w -S").text == "-P INPUT ACCEPT\n-P FORWARD ACCEPT\n-P OUTPUT ACCEPT\n"
 
 
 @pytest.mark.parametrize(
@@ -79,17 +69,17 @@ def test_the_wrappers_rules_keep_only_its_own_connection(dev: ShellDevice) -> No
         ),
     ],
 )
-def test_iptables_refuses_what_iptables_refuses(dev: ShellDevice, line: str, status: int, error: str) -> None:
-    got = dev.run(line)
+def test_iptables_refuses_what_iptables_refuses(sh: ShellDevice, line: str, status: int, error: str) -> None:
+    got = sh.run(line)
     assert got.status == status and got.error.startswith(error), got.error
-    assert firewall(dev.device).chains["filter"]["OUTPUT"] == []
+    assert firewall(sh.device).chains["filter"]["OUTPUT"] == []
 
 
-def test_without_root_only_su_0_may_change_the_rules(dev: ShellDevice) -> None:
-    dev.device.root_adbd = False
-    assert dev.run("iptables -A OUTPUT -j DROP").status == 3
-    assert dev.run("su 0 iptables -A OUTPUT -j DROP").status == 0
-    assert firewall(dev.device).verdict("tcp", "10.0.2.2", 1) == "DROP"
+def test_without_root_only_su_0_may_change_the_rules(sh: ShellDevice) -> None:
+    sh.device.root_adbd = False
+    assert sh.run("iptables -A OUTPUT -j DROP").status == 3
+    assert sh.run("su 0 iptables -A OUTPUT -j DROP").status == 0
+    assert firewall(sh.device).verdict("tcp", "10.0.2.2", 1) == "DROP"
 
 
 PORTS = st.integers(0, 65535)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,13 +30,6 @@ READS = [
 ]
 
 
-@pytest.fixture
-def dev(tmp_path: Path) -> Iterator[ShellDevice]:
-    device = ShellDevice(tmp_path)
-    yield device
-    device.close()
-
-
 def count_builds(monkeypatch: pytest.MonkeyPatch, wm: WindowManager) -> list[int]:
     calls = [0]
     build = wm.build
@@ -50,12 +42,12 @@ def count_builds(monkeypatch: pytest.MonkeyPatch, wm: WindowManager) -> list[int
     return calls
 
 
-def test_reads_share_one_composition(dev: ShellDevice, monkeypatch: pytest.MonkeyPatch) -> None:
-    dev.device.services.clock.freeze(True)  # the clock's second is part of what a frame depends on
-    dev.run("screencap -p")
-    builds = count_builds(monkeypatch, dev.device.services.window)
+def test_reads_share_one_composition(sh: ShellDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    sh.device.services.clock.freeze(True)  # the clock's second is part of what a frame depends on
+    sh.run("screencap -p")
+    builds = count_builds(monkeypatch, sh.device.services.window)
     for line in READS:
-        assert dev.run(line).status == 0, line
+        assert sh.run(line).status == 0, line
     assert builds[0] == 0
 
 
@@ -70,56 +62,56 @@ def test_reads_share_one_composition(dev: ShellDevice, monkeypatch: pytest.Monke
         "\"UPDATE secure SET value='2' WHERE name='ui_night_mode'\"",
     ],
 )
-def test_every_write_composes_anew(dev: ShellDevice, monkeypatch: pytest.MonkeyPatch, write: str) -> None:
-    dev.device.services.clock.freeze(True)
-    dev.run("screencap -p")
-    builds = count_builds(monkeypatch, dev.device.services.window)
-    assert dev.run(write).status == 0, dev.run(write).error
-    dev.run("screencap -p")
+def test_every_write_composes_anew(sh: ShellDevice, monkeypatch: pytest.MonkeyPatch, write: str) -> None:
+    sh.device.services.clock.freeze(True)
+    sh.run("screencap -p")
+    builds = count_builds(monkeypatch, sh.device.services.window)
+    assert sh.run(write).status == 0, sh.run(write).error
+    sh.run("screencap -p")
     assert builds[0] == 1
 
 
-def test_a_change_behind_the_ui_shows_on_the_next_screenshot(dev: ShellDevice) -> None:
-    dev.run("am start -n com.android.settings/.Settings")
-    light = dev.run("screencap -p").out
-    dev.run("settings put secure ui_night_mode 2")
-    assert dev.run("screencap -p").out != light
+def test_a_change_behind_the_ui_shows_on_the_next_screenshot(sh: ShellDevice) -> None:
+    sh.run("am start -n com.android.settings/.Settings")
+    light = sh.run("screencap -p").out
+    sh.run("settings put secure ui_night_mode 2")
+    assert sh.run("screencap -p").out != light
 
 
-def test_a_running_clock_recomposes_each_second(dev: ShellDevice) -> None:
-    clock = dev.device.services.clock
+def test_a_running_clock_recomposes_each_second(sh: ShellDevice) -> None:
+    clock = sh.device.services.clock
     clock.set_ms(1772641800000)  # 16:30:00 UTC
     clock.freeze(True)
-    before = dev.run("screencap -p").out
+    before = sh.run("screencap -p").out
     clock.set_ms(1772641800000 + 60_000)
-    assert dev.run("screencap -p").out != before  # the status bar clock moved on
+    assert sh.run("screencap -p").out != before  # the status bar clock moved on
 
 
 def test_a_screen_without_seconds_keeps_its_composition_within_the_minute(
-    dev: ShellDevice, monkeypatch: pytest.MonkeyPatch
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # On a farm an env's steps are often more than a second apart: the next input must not have
     # to compose the screen again because the second moved on, when nothing on it shows seconds.
-    clock = dev.device.services.clock
+    clock = sh.device.services.clock
     clock.set_ms(1772641800000)  # 16:30:00 UTC
     clock.freeze(True)
-    dev.run("am start -n com.android.settings/.Settings")
-    dev.run("screencap -p")
-    builds = count_builds(monkeypatch, dev.device.services.window)
+    sh.run("am start -n com.android.settings/.Settings")
+    sh.run("screencap -p")
+    builds = count_builds(monkeypatch, sh.device.services.window)
     clock.set_ms(1772641800000 + 59_000)
-    dev.run("screencap -p")
+    sh.run("screencap -p")
     assert builds[0] == 0
     clock.set_ms(1772641800000 + 60_000)
-    dev.run("screencap -p")
+    sh.run("screencap -p")
     assert builds[0] == 1
 
 
-def test_a_stopwatch_recomposes_each_second(dev: ShellDevice) -> None:
-    clock = dev.device.services.clock
+def test_a_stopwatch_recomposes_each_second(sh: ShellDevice) -> None:
+    clock = sh.device.services.clock
     clock.set_ms(1772641800000)
     clock.freeze(True)
-    wm = dev.device.services.window
-    dev.run("am start -n com.google.android.deskclock/com.android.deskclock.DeskClock")
+    wm = sh.device.services.window
+    sh.run("am start -n com.google.android.deskclock/com.android.deskclock.DeskClock")
     for desc in ("Stopwatch", "Start"):
         node = next(n for n in nodes(wm.dump_xml()) if n.attrs["content-desc"] == desc)
         wm.tap(*node.center)
@@ -130,35 +122,35 @@ def test_a_stopwatch_recomposes_each_second(dev: ShellDevice) -> None:
 
 
 def test_an_input_that_does_nothing_keeps_the_composition(
-    dev: ShellDevice, monkeypatch: pytest.MonkeyPatch
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A tap where no control is, or a scroll past a list's end, changes nothing: the next
     # screenshot must not compose the screen again (on a farm a third of the bench's steps).
-    dev.device.services.clock.freeze(True)
-    dev.run("am start -n com.android.settings/.Settings")
+    sh.device.services.clock.freeze(True)
+    sh.run("am start -n com.android.settings/.Settings")
     for _ in range(30):  # to the end of the list
-        dev.run("input swipe 540 1800 540 600 300")
-    dev.run("screencap -p")
-    builds = count_builds(monkeypatch, dev.device.services.window)
-    epoch = dev.device.epoch
-    assert dev.run("input swipe 540 1800 540 600 300").status == 0
-    assert dev.run("input tap 540 30").status == 0  # the status bar
-    dev.run("screencap -p")
-    assert (builds[0], dev.device.epoch) == (0, epoch)
-    dev.run("input swipe 540 800 540 1600 300")  # back up: the list moves
-    dev.run("screencap -p")
-    assert builds[0] == 1 and dev.device.epoch > epoch
+        sh.run("input swipe 540 1800 540 600 300")
+    sh.run("screencap -p")
+    builds = count_builds(monkeypatch, sh.device.services.window)
+    epoch = sh.device.epoch
+    assert sh.run("input swipe 540 1800 540 600 300").status == 0
+    assert sh.run("input tap 540 30").status == 0  # the status bar
+    sh.run("screencap -p")
+    assert (builds[0], sh.device.epoch) == (0, epoch)
+    sh.run("input swipe 540 800 540 1600 300")  # back up: the list moves
+    sh.run("screencap -p")
+    assert builds[0] == 1 and sh.device.epoch > epoch
 
 
-def test_console_probes_keep_the_composition_and_commands_compose_anew(dev: ShellDevice) -> None:
+def test_console_probes_keep_the_composition_and_commands_compose_anew(sh: ShellDevice) -> None:
     # The watchdog's health pass (`ping` on each device's console) must not make every device
     # compose its screen again; a console command that changes state must.
-    console = Console(dev.device, "127.0.0.1", 0, token="t0ken")
+    console = Console(sh.device, "127.0.0.1", 0, token="t0ken")
 
     async def session(lines: list[str]) -> int:
         await console.start()
         reader, writer = await asyncio.open_connection("127.0.0.1", console.port)
-        before = dev.device.epoch
+        before = sh.device.epoch
         for line in lines:
             writer.write(f"{line}\n".encode())
             await writer.drain()
@@ -166,11 +158,11 @@ def test_console_probes_keep_the_composition_and_commands_compose_anew(dev: Shel
         await reader.read()  # the console closes the session after `quit`
         writer.close()
         await console.stop()
-        return dev.device.epoch - before
+        return sh.device.epoch - before
 
     probes = ["auth t0ken", "ping", "avd name", "avd status", "avd snapshot list", "help"]
-    assert dev.loop.run_until_complete(session(probes)) == 0
-    assert dev.loop.run_until_complete(session(["auth t0ken", "geo fix 2.35 48.85"])) == 1
+    assert sh.loop.run_until_complete(session(probes)) == 0
+    assert sh.loop.run_until_complete(session(["auth t0ken", "geo fix 2.35 48.85"])) == 1
 
 
 def test_read_only_commands_are_registered_commands() -> None:
@@ -278,17 +270,17 @@ TRAFFIC = [
 def test_a_kept_frame_always_equals_a_fresh_composition(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str]
 ) -> None:
-    dev = ShellDevice(tmp_path_factory.mktemp("dev"))
-    dev.device.services.clock.freeze(True)
-    wm = dev.device.services.window
+    sh = ShellDevice(tmp_path_factory.mktemp("dev"))
+    sh.device.services.clock.freeze(True)
+    wm = sh.device.services.window
     try:
         for line in lines:
-            dev.run(line)
+            sh.run(line)
             kept = (wm.dump_xml(all_windows=True), wm.screencap_png())
-            dev.device.changed()  # forces a composition from the current state
+            sh.device.changed()  # forces a composition from the current state
             assert (wm.dump_xml(all_windows=True), wm.screencap_png()) == kept, f"stale after {line!r}"
     finally:
-        dev.close()
+        sh.close()
 
 
 @given(
