@@ -255,6 +255,7 @@ def _collateral(template: TaskTemplate, spec: StateSpec) -> list[Adversary]:
         out.append(_damage(f"insert_{decl.name}", _copy_row(spec, decl.name)))
         if not any(a.name.startswith("damage_costly_") for a in out):  # one database is proof enough
             out.append(_damage(f"costly_{decl.name}", _costly_column(spec, decl.name)))
+            out.append(_damage(f"garbage_{decl.name}", _garbage(spec, decl.name)))
     out.append(_damage("setting", _flip_setting(template)))
     if "local_time" in str(template.outcome):  # times judged in the zone: moving the zone is a change
         out.append(_damage("timezone", _move_zone))
@@ -348,6 +349,17 @@ def _costly_column(spec: StateSpec, db: str) -> Tamper:
     def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
         main = spec.databases[db].main
         _sql(device, spec, db, f"ALTER TABLE {main} ADD COLUMN mgfarm_costly AS (zeroblob(4000000)) VIRTUAL")
+        return True
+
+    return run
+
+
+def _garbage(spec: StateSpec, db: str) -> Tamper:
+    """The database file overwritten with text: the judge must reject, not fail or read no rows."""
+
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        path = quote(spec.database(db, "An adversary", device.profile))
+        device.shell(f"echo not-a-database > {path}; rm -f {path}-wal")
         return True
 
     return run
