@@ -519,7 +519,8 @@ def database_tables(
     try:
         with contextlib.closing(open_copy(data, wal)) as conn:
             tables = read_tables(db, conn, entities)
-    except (sqlite3.Error, ValueError) as exc:  # not a database, broken, or built to be costly
+    except (sqlite3.Error, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+        # Not a database, broken, built to be costly, or rows of a shape no reader expects.
         tables = unreadable(db, f"{type(exc).__name__}: {exc}")
     while len(_parsed) >= PARSED_KEPT:
         _parsed.pop(next(iter(_parsed)))

@@ -36,7 +36,7 @@ def read_contacts(conn: sqlite3.Connection) -> Table:
     try:
         people: Table = {}
         for r in conn.execute("SELECT * FROM raw_contacts"):
-            row = {k: r[k] for k in r.keys() if k not in DERIVED}  # noqa: SIM118 (a Row iterates values)  # noqa: SIM118 (a Row iterates values)
+            row = {k: r[k] for k in r.keys() if k not in DERIVED}  # noqa: SIM118 (a Row iterates values)
             row.update(phones=(), emails=(), names=(), other=())
             people[str(r["_id"])] = row
         for c in conn.execute(
