@@ -372,16 +372,30 @@ def sha1_command(paths: list[str]) -> str:
     return "sha1sum " + " ".join(quote(p) for p in paths)
 
 
-SIZE_LINE = re.compile(r"(\d+) (.+)")
+STAT_LINE = re.compile(r"(\d+) (regular file|regular empty file|directory|symbolic link|[a-z ]+?) (/.+)")
+REGULAR = ("regular file", "regular empty file")
 
 
-def size_command(paths: list[str]) -> str:
-    return "stat -c '%s %n' " + " ".join(quote(p) for p in paths) + " 2>/dev/null"
+def stat_command(paths: list[str]) -> str:
+    return "stat -c '%s %F %n' " + " ".join(quote(p) for p in paths) + " 2>/dev/null"
 
 
-def parse_sizes(lines: list[str]) -> dict[str, int]:
-    """`stat -c '%s %n'` output: each existing file's size in bytes."""
-    return {m.group(2): int(m.group(1)) for line in lines if (m := SIZE_LINE.fullmatch(line))}
+def parse_stats(lines: list[str]) -> dict[str, tuple[int, str]]:
+    """`stat -c '%s %F %n'` output: each existing path's size in bytes and kind ("regular file",
+    "directory", "symbolic link", ...)."""
+    return {m.group(3): (int(m.group(1)), m.group(2)) for line in lines if (m := STAT_LINE.fullmatch(line))}
+
+
+def not_readable(path: str, stats: dict[str, tuple[int, str]]) -> str:
+    """Why the judge will not pull a database (with its -wal), or "" when it will: larger than
+    MAX_DATABASE_BYTES, or not a regular file (a folder or a link where an app keeps a file)."""
+    for name in (path, path + "-wal"):
+        size, kind = stats.get(name, (0, "regular file"))
+        if kind not in REGULAR:
+            return f"{name} is a {kind}"
+        if size > MAX_DATABASE_BYTES:
+            return f"{size} bytes, over {MAX_DATABASE_BYTES}"
+    return ""
 
 
 def parse_sums(lines: list[str]) -> tuple[dict[str, str], set[str]]:
@@ -426,8 +440,8 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     """Settings, files in shared storage, the time zone, and every row of every database `spec`
     declares.
 
-    One shell round trip reads the settings, the file listing, the time zone and the sha1 and size
-    of every database file; a database over MAX_DATABASE_BYTES is not pulled (`unreadable`), one
+    One shell round trip reads the settings, the file listing, the time zone and the sha1, size and
+    kind of every database file; one too large or not a file is not pulled (`unreadable`), one
     whose bytes (with its -wal) were read before is taken from the tables kept for them, and only
     the others are pulled, in one sync session. Small files in shared storage are hashed on the
     device in one more round trip, when there are any. `before`'s commands (the last setup steps)
@@ -443,7 +457,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
             "files": LIST_FILES,
             "zone": f"getprop {TIMEZONE_PROP}",
             "sums": sha1_command(files),
-            "sizes": size_command(files),
+            "stats": stat_command(files),
         },
         before.script() if before is not None else "",
     )
@@ -456,14 +470,13 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     zone = "".join(sections["zone"]).strip() or "UTC"
     snap.tables["props"] = {TIMEZONE_PROP: {"value": zone}}
     sums, missing = parse_sums(sections["sums"])
-    sizes = parse_sizes(sections["sizes"])
+    stats = parse_stats(sections["stats"])
     to_pull: list[tuple[DatabaseDecl, str]] = []
     for decl, path in zip(decls, paths, strict=True):
         if path in missing:
             continue  # the device says the database does not exist: no rows
-        largest = max(sizes.get(path, 0), sizes.get(path + "-wal", 0))
-        if largest > MAX_DATABASE_BYTES:
-            snap.tables.update(unreadable(decl.name, f"{largest} bytes, over {MAX_DATABASE_BYTES}"))
+        if reason := not_readable(path, stats):
+            snap.tables.update(unreadable(decl.name, reason))
             continue
         wal = "" if path + "-wal" in missing else sums.get(path + "-wal")
         kept = kept_tables(decl.name, sums.get(path), wal, spec.entities)

@@ -129,3 +129,15 @@ def test_a_setting_holding_a_line_break_cannot_pass_for_another_value(
     after = capture(device, SPEC).tables["settings.system"]  # type: ignore[arg-type]
     assert after == {UNREADABLE: {"value": "a value holds a line break"}}
     assert before.tables["settings.system"] != after
+
+
+@pytest.mark.parametrize(
+    ("replace", "kind"),
+    [("rm {db} && mkdir {db}", "directory"), ("mv {db} {db}.real && ln -s {db}.real {db}", "symbolic link")],
+)
+def test_a_database_that_is_not_a_file_is_not_pulled(device: SimTaskDevice, replace: str, kind: str) -> None:
+    """A real pull of a folder fails the whole sync session: that error would end the trainer's run."""
+    assert device.sh.run(replace.format(db=CONTACTS_DB)).status == 0
+    after = capture(device, SPEC)  # type: ignore[arg-type]
+    assert CONTACTS_DB not in device.pulled
+    assert after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"] == f"{CONTACTS_DB} is a {kind}"
