@@ -48,12 +48,12 @@ def install_apps(device: SimDevice) -> None:
                     label=app.label,
                     version_name=app.version_name,
                     activities=sorted(app.activities),
-                    on_clear=app.create_data,
+                    on_clear=app.make_data,
                 )
             )
             for extra in app.provider_packages:
                 hooks = provider_hooks.setdefault(extra, [])
-                hooks.append(app.create_data)
+                hooks.append(app.make_data)
                 packages.add(
                     PackageInfo(
                         extra,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
     from mgfarm.sim.system.activities import ActivityManager, ActivityRecord
 
+LOG = logging.getLogger(__name__)
 ScreenFn = Callable[["ScreenContext"], View]
 SECOND_MS = 1000
 MINUTE_MS = 60_000
@@ -134,6 +136,7 @@ class App:
 
     def __init__(self, device: SimDevice) -> None:
         self.device = device
+        self._making_data = False  # create_data is running: its databases do not exist yet
         if self.role:
             names = app_names(device.config.profile, self.role)
             self.package, self.main_activity = names.package, names.main_activity
@@ -146,18 +149,68 @@ class App:
     # ---- data
     def install(self) -> None:
         """Create databases and seed data (only when absent), register providers."""
-        self.create_data()
+        self.make_data()
+
+    def make_data(self) -> None:
+        """`create_data`, with this app's databases known to be in the making meanwhile."""
+        self._making_data = True
+        try:
+            self.create_data()
+        finally:
+            self._making_data = False
 
     def create_data(self) -> None:
-        """Schema and seed rows; called at install and after `pm clear` (then with seed=False)."""
+        """Schema and seed rows, as a fresh install has them; run through `make_data` at install,
+        after `pm clear`, and when a database is missing or corrupt (`db_file`)."""
 
     def stopped(self) -> None:
         """The app's process ended (force-stop): release what it holds outside the device (a browser)."""
 
     def db_file(self, name: str, package: str | None = None) -> Path:
-        path = self.device.fs.host(f"/data/data/{package or self.package}/databases/{name}")
+        """The host path of database `name` in `package`'s (default: the app's) databases folder."""
+        return self.database_at(f"/data/data/{package or self.package}/databases/{name}")
+
+    def database_at(self, device_path: str) -> Path:
+        """The host path of one of the app's databases, as SQLiteOpenHelper opens it: one that is
+        missing, empty or not a database (a root shell removed or overwrote it) is made again, as
+        `onCreate` makes a new database and Android's DefaultDatabaseErrorHandler replaces a corrupt
+        one, so the app goes on with its fresh-install data instead of failing on every screen."""
+        path = self.device.fs.host(device_path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._making_data and not usable_database(path):
+            self._make_again(path)
         return path
+
+    def _make_again(self, path: Path) -> None:
+        if path.exists():  # a missing one is simply made (onCreate); a corrupt one is reported
+            LOG.warning("%s: %s is not a database: made again", self.package, path.name)
+        for stale in (path, *(path.with_name(path.name + s) for s in ("-journal", "-wal", "-shm"))):
+            if not stale.is_dir():
+                stale.unlink(missing_ok=True)
+        try:
+            self.make_data()
+        except sqlite3.Error:  # another database of the app holds rows its seed would add again
+            LOG.warning("%s: its data could not be made again", self.package, exc_info=True)
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def usable_database(path: Path) -> bool:
+    """Whether `path` is a database SQLite opens with its content: a file that starts with SQLite's
+    header. A folder or a link is left as it is (the app then fails, as it would on a phone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    try:
+        return os.pread(fd, len(SQLITE_HEADER), 0) == SQLITE_HEADER
+    except OSError:
+        return True  # a folder: not made again
+    finally:
+        os.close(fd)
 
 
 # Connections `sql` keeps open, per thread (sqlite3 connections stay in their thread), the most

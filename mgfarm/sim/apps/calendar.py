@@ -61,7 +61,7 @@ class Calendar(App):
         sql_script(self.db_file("calendar.db", PROVIDER_PKG), SCHEMA, SEED)
 
     def install(self) -> None:
-        self.create_data()
+        self.make_data()
         providers = self.device.services.providers
         path = lambda: self.db_file("calendar.db", PROVIDER_PKG)  # noqa: E731
         routes = {

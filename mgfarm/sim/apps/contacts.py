@@ -344,7 +344,7 @@ class Contacts(App):
         self.db.create()
 
     def install(self) -> None:
-        self.create_data()
+        self.make_data()
         path = lambda: self.db_file("contacts2.db", PROVIDER_PKG)  # noqa: E731
         routes = {
             "contacts": Route("view_contacts", insert_table="contacts"),

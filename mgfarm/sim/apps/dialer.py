@@ -72,7 +72,7 @@ class Dialer(App):
         sql_script(self.db_file("calllog.db", PROVIDER_PKG), SCHEMA)
 
     def install(self) -> None:
-        self.create_data()
+        self.make_data()
         path = lambda: self.db_file("calllog.db", PROVIDER_PKG)  # noqa: E731
         self.device.services.providers.register(
             "call_log", SqliteProvider("call_log", path, {"calls": Route("calls")})

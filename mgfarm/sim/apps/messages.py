@@ -70,7 +70,7 @@ class Messages(App):
         sql_script(self.db_file("mmssms.db", PROVIDER_PKG), SCHEMA)
 
     def install(self) -> None:
-        self.create_data()
+        self.make_data()
         providers = self.device.services.providers
         path = lambda: self.db_file("mmssms.db", PROVIDER_PKG)  # noqa: E731
         routes = {

@@ -319,9 +319,10 @@ class RetroMusic(App):
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
-        # The app creates its databases when it opens them (Room, SQLiteOpenHelper): also when the
-        # device's data predates the app or a task removed the files.
-        self.create_data()
+        # The app opens its databases at start (Room): `db_file` makes them when they are missing
+        # (data that predates the app, files a task removed) or corrupt.
+        self.db_file(PLAYLIST_DB)
+        self.db_file(PLAYBACK_DB)
         st = ctx.state
         if st.get("screen") == "queue":
             body = self.queue_screen(ctx)

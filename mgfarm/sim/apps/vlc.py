@@ -164,9 +164,7 @@ class Vlc(App):
 
     # ---- the media library
     def db(self) -> Path:
-        path = self.device.fs.host(DB)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
+        return self.database_at(DB)
 
     def video_files(self) -> dict[str, tuple[str, int, int]]:
         """Video files of shared storage from the media store: path -> (name, size, mtime)."""
