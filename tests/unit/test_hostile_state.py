@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mgfarm.catalog import load_catalog
 from mgfarm.tasks import state
@@ -141,3 +143,24 @@ def test_a_database_that_is_not_a_file_is_not_pulled(device: SimTaskDevice, repl
     after = capture(device, SPEC)  # type: ignore[arg-type]
     assert CONTACTS_DB not in device.pulled
     assert after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"] == f"{CONTACTS_DB} is a {kind}"
+
+
+KEYS = st.text(alphabet=st.characters(exclude_characters="=\n\r", exclude_categories=["Cs"]), min_size=1)
+VALUES = st.text(alphabet=st.characters(exclude_characters="\n\r", exclude_categories=["Cs"]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(KEYS, VALUES, max_size=8))
+def test_a_settings_listing_without_line_breaks_reads_back_exactly(values: dict[str, str]) -> None:
+    lines = [f"{k}={v}" for k, v in sorted(values.items())]
+    tables = state.settings_tables({"settings.global": lines})
+    assert tables["settings.global"] == {k: {"value": v} for k, v in values.items()}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(), max_size=6))
+def test_any_output_parses_without_raising(lines: list[str]) -> None:
+    """What a hostile device prints where the capture expects `settings list` or `stat` output."""
+    state.settings_tables({"settings.system": lines})
+    for path, (size, kind) in state.parse_stats(lines).items():
+        assert path.startswith("/") and size >= 0 and kind
