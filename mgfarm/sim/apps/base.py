@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mgfarm.sim.system.clock import local_time
+from mgfarm.sim.system.dbfiles import remove_database, usable_database
 from mgfarm.sim.system.profiles import app_names
 from mgfarm.sim.ui.views import View
 
@@ -184,33 +185,11 @@ class App:
     def _make_again(self, path: Path) -> None:
         if path.exists():  # a missing one is simply made (onCreate); a corrupt one is reported
             LOG.warning("%s: %s is not a database: made again", self.package, path.name)
-        for stale in (path, *(path.with_name(path.name + s) for s in ("-journal", "-wal", "-shm"))):
-            if not stale.is_dir():
-                stale.unlink(missing_ok=True)
+        remove_database(path)
         try:
             self.make_data()
         except sqlite3.Error:  # another database of the app holds rows its seed would add again
             LOG.warning("%s: its data could not be made again", self.package, exc_info=True)
-
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def usable_database(path: Path) -> bool:
-    """Whether `path` is a database SQLite opens with its content: a file that starts with SQLite's
-    header. A folder or a link is left as it is (the app then fails, as it would on a phone)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    try:
-        return os.pread(fd, len(SQLITE_HEADER), 0) == SQLITE_HEADER
-    except OSError:
-        return True  # a folder: not made again
-    finally:
-        os.close(fd)
 
 
 # Connections `sql` keeps open, per thread (sqlite3 connections stay in their thread), the most

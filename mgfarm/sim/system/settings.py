@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from mgfarm.sim.system.dbfiles import remove_database
 
 LOG = logging.getLogger(__name__)
 SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
@@ -113,12 +114,7 @@ class SettingsStore:
         SettingsProvider starts from its defaults when its settings files are missing or unreadable:
         the system keeps running, and every reader (the status bar, the shade) with it."""
         LOG.warning("%s is not a settings database: created again with the defaults", self.db_path)
-        if self.db_path.is_dir() and not self.db_path.is_symlink():
-            shutil.rmtree(self.db_path)
-        else:
-            self.db_path.unlink(missing_ok=True)
-        for journal in ("-journal", "-wal", "-shm"):
-            self.db_path.with_name(self.db_path.name + journal).unlink(missing_ok=True)
+        remove_database(self.db_path)
         self.create()
 
     @contextmanager
