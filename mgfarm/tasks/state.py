@@ -244,10 +244,10 @@ def primary_key(conn: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
 
 
-def read_table(conn: sqlite3.Connection, table: str) -> Table:
-    """Every row of a table keyed by its primary key (`_id`, rowid when none)."""
+def read_table(conn: sqlite3.Connection, table: str, stored: list[str]) -> Table:
+    """Every row of a table (its `stored` columns) keyed by its primary key (`_id`, rowid when none)."""
     pk = primary_key(conn, table)
-    columns = ", ".join(f'"{_ident(c)}"' for c in stored_columns(conn, table))
+    columns = ", ".join(f'"{_ident(c)}"' for c in stored)
     cursor = conn.execute(f'SELECT {"" if pk else "rowid AS __rowid__, "}{columns} FROM "{_ident(table)}"')
     names = [d[0] for d in cursor.description]
     rows: Table = {}
@@ -270,11 +270,11 @@ def read_database(db: str, db_file: Path, entities: dict[str, EntityDecl]) -> di
 def read_tables(db: str, conn: sqlite3.Connection, entities: dict[str, EntityDecl]) -> dict[str, Table]:
     """Tables (`DB.TABLE`) and entities (`DB.ENTITY`) of database `db` open on `conn`."""
     names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    for name in names:  # the entities' tables too: their readers select columns by name
-        stored_columns(conn, name)
+    # Every table's, the entities' too: their readers select columns by name.
+    stored = {name: stored_columns(conn, name) for name in names}
     mine = [e for e in entities.values() if e.db == db]
     covered = {t for e in mine for t in e.covers}
-    out = {f"{db}.{n}": read_table(conn, n) for n in names if n not in IGNORED_TABLES | covered}
+    out = {f"{db}.{n}": read_table(conn, n, stored[n]) for n in names if n not in IGNORED_TABLES | covered}
     for entity in mine:
         try:
             out[entity.name] = entity.read(conn)
@@ -372,7 +372,7 @@ def sha1_command(paths: list[str]) -> str:
     return "sha1sum " + " ".join(quote(p) for p in paths)
 
 
-STAT_LINE = re.compile(r"(\d+) (regular file|regular empty file|directory|symbolic link|[a-z ]+?) (/.+)")
+STAT_LINE = re.compile(r"(\d+) ([a-z ]+?) (/.+)")  # size, kind ("regular file", "directory"...), path
 REGULAR = ("regular file", "regular empty file")
 
 
