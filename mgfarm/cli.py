@@ -550,6 +550,12 @@ def up(
     memory: str | None = typer.Option(
         None, "--memory", help="Memory limit per container, e.g. 256m (default: sim 256m, emulator 4g)."
     ),
+    storage: str | None = typer.Option(
+        None,
+        "--storage",
+        help="Data partition of each simulated device, e.g. 2g (the default) or 512m: a write beyond it "
+        "fails with 'No space left on device', so no device can fill the host's disk.",
+    ),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="Keep the replicas that booted."),
     ray_address: str | None = typer.Option(None, "--ray", help="Ray cluster address: one farm per node."),
     per_node: int = typer.Option(0, "--replicas-per-node", help="With --ray: devices on each node."),
@@ -573,7 +579,7 @@ def up(
         from mgfarm.ray import cluster
         from mgfarm.ray.commands import farm_options, farms_table
 
-        options = farm_options(image, snapshot, adb_port, cpus, memory, profile, grpc)
+        options = farm_options(image, snapshot, adb_port, cpus, memory, profile, grpc, storage)
         statuses = cluster.up(ray_address, per_node, backend or "process", options, kvm=kvm)
         out.print(farms_table(statuses))
         return
@@ -586,7 +592,7 @@ def up(
 
     overrides: dict[str, object] = {"replicas": replicas, "backend": backend, "image": image}
     overrides.update(snapshot=snapshot, name=name, adb_port=adb_port, cpus=cpus, memory=memory)
-    overrides.update(devices=devices or None, profile=profile, grpc=grpc)
+    overrides.update(devices=devices or None, profile=profile, grpc=grpc, storage=storage)
     cfg = load_config(overrides)
     # Adopted devices (flags or mgfarm.yaml) are as many as named: --replicas may be left out.
     count = len(cfg.devices) if cfg.devices and replicas is None else cfg.replicas
@@ -612,6 +618,7 @@ def up(
             on_progress=lambda _rep, done, _total: progress.update(task, completed=done),
             grpc=cfg.grpc,
             profile=cfg.profile,
+            storage=cfg.storage,
         )
     out.print(farm_table(farm))
     out.print(summary_line(farm, time.monotonic() - started), highlight=False)

@@ -20,7 +20,7 @@ from mgfarm.adb import server as adbserver
 from mgfarm.adb.binary import adb_args
 from mgfarm.errors import MgfarmError
 from mgfarm.farm import frames, procs
-from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_class, get_backend
+from mgfarm.farm.backends import DEFAULT_BACKEND, Backend, UpFlags, backend_class, check_storage, get_backend
 from mgfarm.farm.boot import DEFAULT_SNAPSHOT, bring_up
 from mgfarm.farm.health import backend_of, restore
 from mgfarm.farm.ports import FIRST_CONSOLE_PORT
@@ -205,6 +205,7 @@ def up(
     owner_pid: int = 0,
     grpc: bool = True,
     profile: str = DEFAULT_PROFILE,
+    storage: str | None = None,
 ) -> FarmState:
     """Start `replicas` devices, wait until each is booted on its snapshot, write the state file.
 
@@ -215,13 +216,20 @@ def up(
     without it, or when none was built, a fresh device saves the golden snapshot. `owner_pid`: the
     process a private farm belongs to; the watchdog stops the farm once that process is gone.
     `grpc`: every device serves the emulator gRPC API on a port of its own (where the backend can).
-    `profile`: the device profile (mgfarm.farm.profiles) the devices run.
+    `profile`: the device profile (mgfarm.farm.profiles) the devices run. `storage`: each simulated
+    device's data partition (e.g. 2g; a write beyond it fails with "No space left on device").
     """
     check_name(name)
     check_profile(profile)
+    if storage is not None:
+        storage = check_storage(storage)
     if replicas <= 0:
         raise MgfarmError(f"--replicas must be at least 1 (got {replicas}); pass --replicas N with N >= 1.")
     entry = backend_class(backend)
+    if storage is not None and not entry.owns_devices:
+        raise MgfarmError(
+            "--storage sizes the devices mgfarm starts; adopted devices keep their own: leave it out."
+        )
     if devices and entry.owns_devices:
         raise MgfarmError(
             f"--device names devices to adopt, which the {backend} backend does not do; "
@@ -237,6 +245,7 @@ def up(
         devices=list(devices or []),
         grpc=grpc,
         profile=profile,
+        storage=storage,
     )
     options = entry.options(flags)
     runner = get_backend(backend, **options)  # checks the engine and image before anything starts

@@ -35,6 +35,7 @@ class FarmConfig(BaseModel):
     devices: list[str] = Field(default_factory=list)  # existing backend: SERIAL or HOST:PORT[,console=PORT]
     profile: str = DEFAULT_PROFILE  # device profile, a name in mgfarm.farm.profiles.PROFILES
     grpc: bool = True  # each device serves the emulator gRPC API on a port of its own
+    storage: str | None = None  # each simulated device's data partition (2g, 512m); None: the sim's 2g
     retries: int = Field(default=2, ge=0)
     boot_timeout: float = Field(default=120.0, gt=0)
 

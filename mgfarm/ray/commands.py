@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
+from mgfarm.farm.backends import check_storage
 from mgfarm.farm.profiles import check_profile
 
 
@@ -36,11 +37,14 @@ def farm_options(
     memory: str | None,
     profile: str | None = None,
     grpc: bool | None = None,
+    storage: str | None = None,
 ) -> dict[str, Any]:
     """The `mgfarm.farm.api.up` keyword arguments each node's farm gets (only those given); a bad
-    --profile is refused here, before any node starts a farm."""
+    --profile or --storage is refused here, before any node starts a farm."""
     if profile is not None:
         check_profile(profile)
+    if storage is not None:
+        storage = check_storage(storage)
     given = {"image": image, "snapshot": snapshot, "adb_port": adb_port, "cpus": cpus, "memory": memory}
-    given.update(profile=profile, grpc=grpc)
+    given.update(profile=profile, grpc=grpc, storage=storage)
     return {k: v for k, v in given.items() if v is not None}

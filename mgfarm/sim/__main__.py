@@ -9,6 +9,7 @@ from pathlib import Path
 from mgfarm.errors import MgfarmError
 from mgfarm.sim.server import DEFAULT_MEMORY_LIMIT, ServeOptions, run
 from mgfarm.sim.system.props import PROFILES
+from mgfarm.sim.system.space import DEFAULT_STORAGE
 
 
 def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
@@ -42,6 +43,14 @@ def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
         help="data segment cap of the worker, e.g. 3g or 512m (0: none)",
     )
     serve.add_argument(
+        "--storage",
+        type=memory_size,
+        default=DEFAULT_STORAGE,
+        metavar="SIZE",
+        help="data partition of each device, e.g. 2g or 512m: a write beyond it fails with"
+        " 'No space left on device' (default 2g)",
+    )
+    serve.add_argument(
         "--profile",
         choices=PROFILES,
         default="android13",
@@ -73,6 +82,7 @@ def parse(argv: list[str], prog: str = "python -m mgfarm.sim") -> ServeOptions:
         grpc_port=args.grpc,
         profile=args.profile,
         frames_dir=args.frames,
+        storage=args.storage,
     )
 
 

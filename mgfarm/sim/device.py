@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from mgfarm.sim.io import LocalServer, ShellIO
 from mgfarm.sim.system.fs import DeviceFS
 from mgfarm.sim.system.props import Props, default_props
+from mgfarm.sim.system.space import DEFAULT_STORAGE
 
 if TYPE_CHECKING:
     from mgfarm.sim.framebuffer import FrameBuffer
@@ -34,6 +35,7 @@ class DeviceConfig:
     host: str = "127.0.0.1"
     extra_props: dict[str, str] = field(default_factory=dict)
     profile: str = "android13"  # see mgfarm.sim.system.profiles: names the system apps' packages
+    storage: int = DEFAULT_STORAGE  # bytes of the data partition (system/space.py)
 
     @property
     def console_port(self) -> int:
@@ -55,7 +57,7 @@ class SimDevice:
     def __init__(self, config: DeviceConfig) -> None:
         self.config = config
         # Files are stamped with the device clock, as a device's kernel stamps them with its own.
-        self.fs = DeviceFS(config.data_dir / "root", now=self.now)
+        self.fs = DeviceFS(config.data_dir / "root", now=self.now, size=config.storage)
         self.props = Props(default_props(config.name, config.width, config.height, config.density))
         self.props.values.update(config.extra_props)
         self.local_servers: dict[int, LocalServer] = {}

@@ -25,6 +25,7 @@ from mgfarm.sim.device import DeviceConfig, SimDevice
 from mgfarm.sim.framebuffer import RAW, RAW_KEPT_ALONE, FrameBuffer, open_buffers
 from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
 from mgfarm.sim.system.props import profile_overrides
+from mgfarm.sim.system.space import DEFAULT_STORAGE, MIN_STORAGE
 from mgfarm.sim.ui import redraw, render
 
 log = logging.getLogger("mgfarm.sim.server")
@@ -53,6 +54,7 @@ class ServeOptions:
     grpc_port: int | None = None  # --grpc: device 1's emulator gRPC port, the next ones count up
     profile: str = "android13"  # --profile: which emulator image the devices mirror (props, dumpsys, apps)
     frames_dir: Path | None = None  # --frames: the farm's folder of per-device frame files (`SERIAL.frame`)
+    storage: int = DEFAULT_STORAGE  # --storage: bytes of each device's data partition
 
 
 def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
@@ -71,6 +73,7 @@ def device_configs(options: ServeOptions, data_dir: Path) -> list[DeviceConfig]:
                 host=options.host,
                 extra_props=profile_overrides(options.profile),
                 profile=options.profile,
+                storage=options.storage,
             )
         )
     return configs
@@ -172,6 +175,11 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
         raise MgfarmError(
             f"--memory-limit {options.memory_limit // 1024**2}m is below the 256m a worker needs to start; "
             "pass 256m or more, or 0 for no cap."
+        )
+    if options.storage < MIN_STORAGE:
+        raise MgfarmError(
+            f"--storage {options.storage // 1024**2}m is below the 64m a device needs for its own files; "
+            "pass 64m or more (the default is 2g)."
         )
     highest = 65535 - 2 * (options.count - 1)
     if not 2 <= options.adb_port <= highest:

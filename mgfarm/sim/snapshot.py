@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mgfarm.sim.system.space import measure
+
 if TYPE_CHECKING:
     from mgfarm.sim.device import DeviceConfig, SimDevice
 
@@ -100,7 +102,9 @@ def save(device: SimDevice, name: str) -> None:
         staging.mkdir()
         copy_tree(device.fs.root, staging / "files")
         meta = {"name": name, "created": time.time(), "uptime_ms": uptime_ms(device)}
-        (staging / "state.json").write_text(json.dumps({"meta": meta, "state": export_state(device)}))
+        state = export_state(device)
+        state["space"] = list(measure(staging / "files"))  # a load then needs no walk of its files
+        (staging / "state.json").write_text(json.dumps({"meta": meta, "state": state}))
         seal(staging)
         swap_in(staging, base / name, OLD_PREFIX)
     except OSError as exc:
@@ -132,6 +136,7 @@ def load(device: SimDevice, name: str) -> None:
             f"snapshot '{name}' has a state the device cannot use ({exc}); save it again or delete it"
         ) from exc
     marker = Marker(device.config.data_dir, folder)
+    device.fs.space.stale()  # other files: measured again, unless the snapshot says what they take
     try:
         restore(folder, device.fs.root, marker)
     except OSError:  # a file it could not replace in place: a whole fresh copy swapped in instead
@@ -143,6 +148,9 @@ def load(device: SimDevice, name: str) -> None:
                 f"snapshot '{name}' could not be restored ({exc.strerror or exc}); the device's files are "
                 "partly restored, load it again"
             ) from exc
+    space = state.get("space")
+    if isinstance(space, list) and len(space) == 2 and all(type(v) is int and v >= 0 for v in space):
+        device.fs.space.set_usage(space[0], space[1])
     marker.clear()
 
 

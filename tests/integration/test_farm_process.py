@@ -113,7 +113,7 @@ def test_sixteen_replicas_up_ps_watchdog_down(
 
 
 def test_exec_logs_restart(farm_home: Path, adb_server: AdbServer) -> None:
-    farm = api.up(2, name="small", adb_port=adb_server.port)
+    farm = api.up(2, name="small", adb_port=adb_server.port, storage="100m")
     try:
         twice = mgfarm("up", "--replicas", "1", "--name", "small", "--adb-port", str(adb_server.port))
         assert twice.returncode != 0 and "already up" in twice.stderr
@@ -128,6 +128,9 @@ def test_exec_logs_restart(farm_home: Path, adb_server: AdbServer) -> None:
         assert again.returncode == 0, again.stderr
         rep = load_farm("small").replica(1)
         assert (rep.state, rep.restarts) == ("ready", 1) and rep.backend_id != before
+        # Each device's data partition is the size `up --storage` gave, also after a restart.
+        df = mgfarm("exec", "--name", "small", "1", "--", "df").stdout
+        assert any(line.split()[1:2] == ["102400"] and line.endswith(" /data") for line in df.splitlines())
         assert listed(adb_server).get(rep.serial) == "device"
         assert load_farm("small").replica(0).restarts == 0
     finally:
@@ -141,6 +144,7 @@ def test_bad_input_one_sentence_nothing_left(farm_home: Path, adb_server: AdbSer
         (["up", "--replicas", "40000"], "fewer replicas"),
         (["up", "--replicas", "1", "--backend", "vm"], "backend"),
         (["up", "--replicas", "1", "--profile", "pixel"], "use one of: android13, android14, aosp"),
+        (["up", "--replicas", "1", "--storage", "10m"], "below the 64m a device needs"),
         (["down", "--name", "gone"], "No farm named 'gone'"),
         (["logs", "0", "--name", "gone"], "No farm named 'gone'"),
     ]:

@@ -79,7 +79,7 @@ def notes(sh: ShellDevice) -> str:
         "notes/pinned": Route("notes", where="pinned = 1", defaults={"pinned": 1}),
     }
     sh.device.services.providers.register(
-        "com.example.notes", SqliteProvider("com.example.notes", lambda: db, routes)
+        "com.example.notes", SqliteProvider("com.example.notes", lambda: db, routes, sh.device.fs.space)
     )
     return "content://com.example.notes/notes"
 

@@ -16,6 +16,7 @@ from mgfarm.sim.system.clock import Clock
 from mgfarm.sim.system.packages import PackageInfo
 from mgfarm.sim.system.providers import ProviderError, Route, SqliteProvider
 from mgfarm.sim.system.settings import SETTINGS_DB
+from mgfarm.sim.system.space import Space
 
 
 @pytest.fixture
@@ -85,7 +86,10 @@ def test_sqlite_provider_routes_ids_and_errors(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE items (_id INTEGER PRIMARY KEY, name TEXT, kind INTEGER)")
     provider = SqliteProvider(
-        "auth", lambda: db, {"items": Route("items"), "items/big": Route("items", "kind = 2")}
+        "auth",
+        lambda: db,
+        {"items": Route("items"), "items/big": Route("items", "kind = 2")},
+        Space(tmp_path),
     )
     uri = provider.insert("content://auth/items/big", {"name": "x", "kind": 2})
     assert uri == "content://auth/items/big/1"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 
 from mgfarm.errors import MgfarmError
-from mgfarm.farm.backends.base import Backend, UpFlags
+from mgfarm.farm.backends.base import Backend, UpFlags, check_storage
 
 # name -> (module, class); the order is the one `--backend` lists.
 _MODULES: dict[str, tuple[str, str]] = {
@@ -32,6 +32,7 @@ __all__ = [
     "Backend",
     "UpFlags",
     "backend_class",
+    "check_storage",
     "get_backend",
 ]
 

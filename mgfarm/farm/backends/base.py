@@ -36,6 +36,22 @@ if TYPE_CHECKING:
     Publish = Callable[[Replica, str], None]
 
 
+MIN_STORAGE_MIB = 64  # a simulated device's own files need ~1 MiB; tasks push a few MiB more
+
+
+def check_storage(storage: str) -> str:
+    """A device's data partition size as `mgfarm sim serve --storage` takes it (512m, 2g), at least
+    64m; one sentence otherwise."""
+    text = storage.strip().lower()
+    number, unit = (text[:-1], text[-1]) if text[-1:] in ("k", "m", "g") else (text, "")
+    if not number.isdigit():
+        raise MgfarmError(f"--storage {storage!r} is not a size; write e.g. 2g or 512m.")
+    mib = int(number) * {"k": 1 / 1024, "m": 1, "g": 1024}.get(unit, 1 / 1024**2)
+    if mib < MIN_STORAGE_MIB:
+        raise MgfarmError(f"--storage {storage} is below the 64m a device needs; pass 64m or more.")
+    return text
+
+
 @dataclass
 class UpFlags:
     """The `mgfarm up` settings a backend may take its options from."""
@@ -47,6 +63,7 @@ class UpFlags:
     devices: list[str] = field(default_factory=list)
     grpc: bool = False  # give every device an emulator gRPC port (where the backend can serve one)
     profile: str = DEFAULT_PROFILE
+    storage: str | None = None  # each simulated device's data partition (e.g. 2g); None: the sim's default
 
 
 class Backend(ABC):

@@ -107,6 +107,7 @@ class DockerBackend(Backend):
         memory: str | None = None,
         farm: str = "",
         grpc: bool = False,
+        storage: str | None = None,
     ) -> None:
         """cpus/memory None: the image's defaults (labels, else its kind: sim 1 CPU/256m, emulator 2/4g).
 
@@ -129,6 +130,12 @@ class DockerBackend(Backend):
             raise MgfarmError(f"Docker image {image!r} is not on this machine; {hint}.") from None
         self.kind = labels.get("org.mgfarm.backend", "sim")
         self.grpc = grpc and self.kind == "sim"
+        if storage and self.kind != "sim":
+            raise MgfarmError(
+                f"--storage sizes a simulated device's data partition; image {image!r} runs an emulator, "
+                "whose partition its AVD fixes: leave --storage out."
+            )
+        self.storage = storage
         default_cpus, default_memory = resource_defaults(labels)
         self.cpus = default_cpus if cpus is None else cpus
         self.memory = parse_memory(default_memory if memory is None else memory)
@@ -153,6 +160,7 @@ class DockerBackend(Backend):
             "cpus": flags.cpus,
             "memory": flags.memory,
             "grpc": flags.grpc,
+            "storage": flags.storage,
         }
 
     def check_profile(self, profile: str) -> None:
@@ -201,6 +209,8 @@ class DockerBackend(Backend):
             if rep.grpc_port:
                 command += ["--grpc", str(CONTAINER_GRPC_PORT)]
                 ports[f"{CONTAINER_GRPC_PORT}/tcp"] = ("127.0.0.1", rep.grpc_port)
+            if self.storage:
+                command += ["--storage", self.storage]
         try:
             return self.client.containers.run(
                 self.image,

@@ -40,13 +40,14 @@ class ProcessBackend(Backend):
     name = "process"
     snapshot_store = "files"  # every worker gets the farm's snapshots/ folder
 
-    def __init__(self, workers: int = 0, grpc: bool = False) -> None:
+    def __init__(self, workers: int = 0, grpc: bool = False, storage: str | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.grpc = grpc
+        self.storage = storage  # each device's data partition; None: the sim's default (2g)
 
     @classmethod
     def options(cls, flags: UpFlags) -> dict[str, object]:
-        return {"workers": flags.workers, "grpc": flags.grpc}
+        return {"workers": flags.workers, "grpc": flags.grpc, "storage": flags.storage}
 
     def _chunks(self, replicas: list[Replica]) -> list[list[Replica]]:
         """Group replicas into at most ~`self.workers` workers of consecutive port pairs."""
@@ -106,6 +107,8 @@ class ProcessBackend(Backend):
             ]
             if first.grpc_port:  # a run of consecutive consoles has consecutive gRPC ports (farm.ports)
                 argv += ["--grpc", str(first.grpc_port)]
+            if self.storage:
+                argv += ["--storage", self.storage]
             pid = procs.spawn_daemon(argv, log)
             farm.workers = [w for w in farm.workers if not set(w.replicas) & {r.index for r in chunk}]
             farm.workers.append(

@@ -190,9 +190,10 @@ class SyncSession:
         staging.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=staging)
         tmp = Path(tmp_name)
+        received = [0]  # bytes held in the device's space while they are outside its root
         try:
             with os.fdopen(fd, "wb") as fh:
-                mtime = await self.receive_data(fh)
+                mtime = await self.receive_data(fh, received)
             if mtime is None:
                 return  # the client went away mid-transfer: the destination is untouched
             try:
@@ -203,6 +204,7 @@ class SyncSession:
                 # mtime the client sent (adb push sends the local file's); a client that sends none
                 # (0) gets the device clock's time rather than 1970.
                 fs.place(tmp, path, mtime or None)
+                fs.space.add(received[0], 1)  # beneath the root now; `finally` lets go of the hold
                 self.device.changed()
             except PathEscapeError as exc:
                 raise SyncFailure(f"{path}: permission denied") from exc
@@ -210,11 +212,13 @@ class SyncSession:
                 raise SyncFailure(f"{path}: {exc.strerror or exc}") from exc
             await self.stream.write(OKAY_SEND)
         finally:
+            self.device.fs.space.release(received[0])
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
 
-    async def receive_data(self, fh: BinaryIO) -> int | None:
-        """Write DATA chunks to fh until DONE; the DONE mtime, or None at EOF."""
+    async def receive_data(self, fh: BinaryIO, received: list[int]) -> int | None:
+        """Write DATA chunks to fh until DONE, each held in the device's space first (adding to
+        `received`); the DONE mtime, or None at EOF."""
         while True:
             header = await self.incoming.read_exactly(REQUEST.size)
             if header is None:
@@ -229,4 +233,9 @@ class SyncSession:
             chunk = await self.incoming.read_exactly(length)
             if chunk is None:
                 return None
+            try:
+                self.device.fs.space.hold(len(chunk))
+            except OSError as exc:
+                raise SyncFailure(f"write failed: {exc.strerror}") from exc
+            received[0] += len(chunk)
             fh.write(chunk)

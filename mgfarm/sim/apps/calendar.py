@@ -69,7 +69,9 @@ class Calendar(App):
             "calendars": Route("Calendars"),
             "reminders": Route("Reminders"),
         }
-        providers.register("com.android.calendar", SqliteProvider("com.android.calendar", path, routes))
+        providers.register(
+            "com.android.calendar", SqliteProvider("com.android.calendar", path, routes, self.device.fs.space)
+        )
 
     def screens(self) -> dict[str, ScreenFn]:
         return {MAIN: self.main, EDIT: self.edit}

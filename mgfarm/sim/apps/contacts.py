@@ -354,9 +354,12 @@ class Contacts(App):
             "data/emails": Route("view_emails", insert_table="view_data", defaults={"mimetype": EMAIL}),
         }
         providers = self.device.services.providers
-        providers.register("com.android.contacts", SqliteProvider("com.android.contacts", path, routes))
+        space = self.device.fs.space
+        providers.register(
+            "com.android.contacts", SqliteProvider("com.android.contacts", path, routes, space)
+        )
         legacy = {"phones": Route("view_v1_phones", insert_table="view_data", defaults={"mimetype": PHONE})}
-        providers.register("contacts", SqliteProvider("contacts", path, legacy))
+        providers.register("contacts", SqliteProvider("contacts", path, legacy, space))
 
     # ---- screens
     def people(self, ctx: ScreenContext) -> View:

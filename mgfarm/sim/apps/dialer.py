@@ -75,7 +75,7 @@ class Dialer(App):
         self.make_data()
         path = lambda: self.db_file("calllog.db", PROVIDER_PKG)  # noqa: E731
         self.device.services.providers.register(
-            "call_log", SqliteProvider("call_log", path, {"calls": Route("calls")})
+            "call_log", SqliteProvider("call_log", path, {"calls": Route("calls")}, self.device.fs.space)
         )
         self.device.services.activities.listeners.append(self.place_requested_call)
 

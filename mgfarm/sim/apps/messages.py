@@ -81,8 +81,11 @@ class Messages(App):
             "outbox": Route("sms", where="type = 4", defaults={"type": 4}),
             "conversations": Route("threads"),
         }
-        providers.register("sms", SqliteProvider("sms", path, routes))
-        providers.register("mms-sms", SqliteProvider("mms-sms", path, {"conversations": Route("threads")}))
+        space = self.device.fs.space
+        providers.register("sms", SqliteProvider("sms", path, routes, space))
+        providers.register(
+            "mms-sms", SqliteProvider("mms-sms", path, {"conversations": Route("threads")}, space)
+        )
 
     def screens(self) -> dict[str, ScreenFn]:
         return {LIST: self.conversations, CONVERSATION: self.conversation}

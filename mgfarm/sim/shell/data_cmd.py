@@ -262,7 +262,7 @@ class SqlRun:
             ) from exc
         if self.readonly:
             return sqlsafe.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, autocommit=True)
-        conn, guard = sqlsafe.connect(path, autocommit=True)
+        conn, guard = sqlsafe.connect(path, autocommit=True, space=self.fs.space)
         conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
         return conn, guard
 
@@ -279,7 +279,7 @@ class SqlRun:
                 try:
                     if part.startswith("."):
                         if self.dot(conn, part) is None:
-                            conn.close()
+                            sqlsafe.close(conn, guard)
                             conn, guard = self.open(self.pending_open)
                         continue
                     cur = conn.execute(part)
@@ -297,7 +297,7 @@ class SqlRun:
                 except Quit:
                     return 0
         finally:
-            conn.close()
+            sqlsafe.close(conn, guard)
         return 0
 
     def dot(self, conn: sqlite3.Connection, line: str) -> bool | None:

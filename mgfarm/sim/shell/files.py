@@ -1039,16 +1039,18 @@ async def toybox(inv: Invocation) -> int:
 
 @command("df")
 async def df(inv: Invocation) -> int:
-    usage = shutil.disk_usage(inv.device.fs.root)
-    total, used, free = usage.total // 1024, usage.used // 1024, usage.free // 1024
-    pct = f"{(used * 100 // total) if total else 0}%"
+    """/data (and shared storage on it) is the device's space (system/space.py): its size, what the
+    device's files take; the read-only system partition shows the host's disk as before."""
+    host = shutil.disk_usage(inv.device.fs.root)
+    space = inv.device.fs.space
     inv.out("Filesystem     1K-blocks    Used Available Use% Mounted on\n")
-    for name, mount in (
-        ("/dev/block/dm-0", "/"),
-        ("/dev/block/vdc", "/data"),
-        ("/dev/fuse", "/storage/emulated"),
+    for name, size, taken, mount in (
+        ("/dev/block/dm-0", host.total // 1024, host.used // 1024, "/"),
+        ("/dev/block/vdc", space.size // 1024, min(space.used(), space.size) // 1024, "/data"),
+        ("/dev/fuse", space.size // 1024, min(space.used(), space.size) // 1024, "/storage/emulated"),
     ):
-        inv.out(f"{name:<14} {total:>9} {used:>7} {free:>9} {pct:>4} {mount}\n")
+        pct = f"{-(-taken * 100 // size) if size else 0}%"  # df rounds the percentage up
+        inv.out(f"{name:<14} {size:>9} {taken:>7} {size - taken:>9} {pct:>4} {mount}\n")
     return 0
 
 

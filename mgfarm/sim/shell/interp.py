@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import logging
 import os
@@ -291,6 +292,11 @@ class Shell:
             status = await self._call(argv, io, assigns)
         except BrokenPipeError:
             status = SIGPIPE_STATUS
+        except OSError as exc:  # writing its output to a file failed: the device's space is full
+            io.stderr.write(f"{argv[0]}: write error: {self.device.fs.os_error(exc)}\n")
+            with contextlib.suppress(OSError):
+                await io.stderr.flush()
+            status = 1
         if isinstance(io.stdout, PipeSink) and io.stdout.broken:
             raise PipeClosed  # the reader is gone: like SIGPIPE, end the whole pipeline stage
         return status
@@ -534,7 +540,7 @@ class Shell:
                 await io.stderr.flush()
                 await red.finish()
                 return None
-            sink = ByteSink(_file_writer(fd))
+            sink = ByteSink(_file_writer(fs, fd))
             red.files.append(sink)
             red.fds.append(fd)
             red.set(r.fd, sink)
@@ -561,18 +567,17 @@ class Redirected:
     async def finish(self) -> None:
         try:
             for sink in self.files:
-                await sink.flush()
+                with contextlib.suppress(OSError):  # a full device: the command reported it
+                    await sink.flush()
         finally:
             for fd in self.fds:
                 self.fs.close(fd)
             self.fds = []
 
 
-def _file_writer(fd: int) -> Writer:
+def _file_writer(fs: DeviceFS, fd: int) -> Writer:
     async def write(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        fs.write(fd, data)
 
     return write
 

@@ -117,6 +117,10 @@ def install_paths(args: list[str]) -> tuple[list[str], str | None]:
     return paths, size
 
 
+# What PackageManager says when /data cannot hold the APK.
+NO_SPACE = "INSTALL_FAILED_INSUFFICIENT_STORAGE: Failed to override installation location"
+
+
 async def streamed_apk(inv: Invocation, size: str) -> Path | None:
     """`pm install -S SIZE` (adb's streamed install): the APK's bytes come on stdin, into a session."""
     if not size.isdigit():
@@ -126,6 +130,11 @@ async def streamed_apk(inv: Invocation, size: str) -> Path | None:
     staging.mkdir(parents=True, exist_ok=True)
     apk = staging / "base.apk"
     left = int(size)
+    try:
+        inv.device.fs.space.reserve(left)
+    except OSError:
+        inv.out(f"Failure [{NO_SPACE}]\n")
+        return None
     with apk.open("wb") as out:  # in pieces, so a large APK never sits whole in memory
         while left > 0:
             data = await inv.io.stdin.read(min(left, 1 << 20))
@@ -178,8 +187,13 @@ def install_file(inv: Invocation, args: list[str], apk: Path) -> int:
         return 1
     info = old or PackageInfo(package)
     dest = inv.device.fs.host(info.apk_path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
     if dest != apk:
+        try:
+            inv.device.fs.space.reserve(apk.stat().st_size, 2)
+        except OSError:
+            inv.out(f"Failure [{NO_SPACE}]\n")
+            return 1
+        dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(apk, dest)
     pm.add(info)
     inv.out("Success\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.settings import NAMESPACES
 
@@ -46,10 +48,18 @@ async def settings(inv: Invocation) -> int:
     if verb == "get":
         value = s.get(ns, rest[1])
         inv.out(("null" if value is None else value) + "\n")
-    elif verb == "put":
-        s.put(ns, rest[1], rest[2])
-    elif verb == "delete":
-        inv.out(f"Deleted {s.delete(ns, rest[1])} rows\n")
+    elif verb in ("put", "delete"):
+        try:
+            if verb == "put":
+                s.put(ns, rest[1], rest[2])
+            else:
+                inv.out(f"Deleted {s.delete(ns, rest[1])} rows\n")
+        except sqlite3.OperationalError as exc:  # the device's space is full, as `cmd settings` says it
+            inv.err(
+                f"Exception occurred while executing '{verb}':\n"
+                f"android.database.sqlite.SQLiteFullException: {exc} (code 13 SQLITE_FULL)\n"
+            )
+            return 255
     elif verb == "list":
         inv.out("".join(f"{k}={v}\n" for k, v in s.items(ns)))
     return 0

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from mgfarm.sim.system.space import BLOCK, DEFAULT_STORAGE, Space, no_space
+
 # Folders every device has, as on a stock emulator image.
 SKELETON = (
     "data/data",
@@ -122,9 +124,10 @@ def device_link_target(raw: str, root: str) -> str:
 class DeviceFS:
     """Android paths under `root`; every method resolves beneath it at the moment of the call."""
 
-    def __init__(self, root: Path, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, root: Path, now: Callable[[], float] = time.time, size: int = DEFAULT_STORAGE) -> None:
         self.root = root.resolve()
         self.now = now  # the device clock, in seconds since the epoch
+        self.space = Space(self.root, size)  # every write below is counted against it first
         # Descriptors opened for writing by `open`, with the mtime they had then: `close` restamps
         # one whose mtime the host kernel has changed since (a write happened).
         self._writers: dict[int, int] = {}
@@ -316,6 +319,9 @@ class DeviceFS:
                     loc.lstat()
                 except FileNotFoundError:
                     created = True
+                    self.space.reserve(0, 1, path)
+            if flags & os.O_TRUNC and not created:
+                self.space.freed()  # what the file held
             fd = loc.open(flags, mode)
             if created:
                 self._stamp_dir(loc.dir_fd)
@@ -360,11 +366,16 @@ class DeviceFS:
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
         fd = self.open(path, flags, cwd)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            self.write(fd, data)
         finally:
             self.close(fd)
+
+    def write(self, fd: int, data: bytes) -> None:
+        """Write all of `data` to a descriptor from `open`, counted against the device's space."""
+        self.space.reserve(len(data))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
 
     # -- changing the tree ------------------------------------------------------------------------
 
@@ -378,31 +389,47 @@ class DeviceFS:
                 raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
             return
         with self.locate(path, cwd, follow=False) as loc:
-            os.mkdir(loc.name, dir_fd=loc.dir_fd)
+            self._made(loc, lambda: os.mkdir(loc.name, dir_fd=loc.dir_fd), path)
             self._stamp_at(loc.dir_fd, loc.name, created=True)
             self._stamp_dir(loc.dir_fd)
+
+    def _made(self, loc: Located, make: Callable[[], None], path: str) -> None:
+        """Make one new entry, counted in the device's space first (uncounted again if it failed);
+        an entry that exists is EEXIST, full or not, as the kernel checks that first."""
+        with contextlib.suppress(FileNotFoundError):
+            loc.lstat()
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+        self.space.reserve(0, 1, path)
+        try:
+            make()
+        except OSError:
+            self.space.unreserve(0, 1)
+            raise
 
     def symlink(self, target: str, link: str, cwd: str = "/") -> None:
         """A device symlink: `target` is kept as the device will read it back."""
         if LINK_DIR in target.split("/"):
             raise PathEscapeError(f"{target}: reserved name")
         with self.locate(link, cwd, follow=False) as loc:
-            os.symlink(_host_target(target), loc.name, dir_fd=loc.dir_fd)
+            self._made(loc, lambda: os.symlink(_host_target(target), loc.name, dir_fd=loc.dir_fd), link)
             self._stamp_at(loc.dir_fd, loc.name, created=True)
             self._stamp_dir(loc.dir_fd)
 
     def unlink(self, path: str, cwd: str = "/") -> None:
+        self.space.freed()
         with self.locate(path, cwd, follow=False) as loc:
             os.unlink(loc.name, dir_fd=loc.dir_fd)
             self._stamp_dir(loc.dir_fd)
 
     def rmdir(self, path: str, cwd: str = "/") -> None:
+        self.space.freed()
         with self.locate(path, cwd, follow=False) as loc:
             os.rmdir(loc.name, dir_fd=loc.dir_fd)
             self._stamp_dir(loc.dir_fd)
 
     def remove(self, path: str, cwd: str = "/", recursive: bool = False) -> None:
         """Unlink a file or link, or a folder (with everything in it when `recursive`)."""
+        self.space.freed()
         with self.locate(path, cwd, follow=False) as loc:
             if loc.name == ".":
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), path)
@@ -417,6 +444,7 @@ class DeviceFS:
 
     def rename(self, src: str, dst: str, cwd: str = "/") -> None:
         """Move an entry; it keeps its times, the folders it left and entered get the device time."""
+        self.space.freed()  # an entry it replaces
         with self.locate(src, cwd, follow=False) as s, self.locate(dst, cwd, follow=False) as d:
             if s.name == "." or d.name == ".":
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src)
@@ -426,7 +454,9 @@ class DeviceFS:
 
     def place(self, host_file: Path, path: str, mtime: float | None = None, cwd: str = "/") -> None:
         """Move a finished host file (outside the root, e.g. a staged push) into `path`, replacing
-        a file there, with `mtime` or else the device time; the parent folder must exist."""
+        a file there, with `mtime` or else the device time; the parent folder must exist. The
+        caller held its bytes (`space.hold`) while writing it, and counts them once placed."""
+        self.space.freed()  # a file it replaces
         with self.locate(path, cwd) as loc:
             if loc.name == ".":
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
@@ -449,27 +479,31 @@ class DeviceFS:
             self._writers.pop(fd, None)  # its times are set: nothing to restamp at close
             os.close(fd)
 
-    def copy(
-        self, src: str, dst: str, cwd: str = "/", budget: int = 1 << 34, keep_times: bool = False
-    ) -> None:
+    def copy(self, src: str, dst: str, cwd: str = "/", keep_times: bool = False) -> None:
         """Copy a file, link or folder tree `src` to the new or existing entry `dst`, keeping
         links as links and modes; the copies get the device time, or the sources' times with
-        `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it."""
+        `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it. ENOSPC when the
+        copy would take more than the space left."""
         with self.locate(src, cwd) as s:
             sfd = s.open(os.O_RDONLY)
             spath = s.path
         stamp = None if keep_times else self.now_ns()
+        # All the room is the copy's while it runs; then what it wrote is counted.
+        room, entries = self.space.take_room()
+        budget = [room, entries]
         try:
             with self.locate(dst, cwd, follow=False) as d:
                 if statmod.S_ISDIR(os.fstat(sfd).st_mode):
                     if d.path == spath or d.path.startswith(spath.rstrip("/") + "/"):
                         raise OSError(errno.EINVAL, "cannot copy a directory into itself", src)
-                    _copy_tree(sfd, d.dir_fd, d.name, [budget], 0, stamp)
+                    _copy_tree(sfd, d.dir_fd, d.name, budget, 0, stamp)
                 else:
-                    _copy_file(sfd, d.dir_fd, d.name, [budget], stamp)
+                    _copy_file(sfd, d.dir_fd, d.name, budget, stamp)
                 self._stamp_dir(d.dir_fd)
         finally:
             os.close(sfd)
+            self.space.release(room)
+            self.space.add(room - budget[0], entries - budget[1])
 
     def walk(
         self,
@@ -498,6 +532,7 @@ class DeviceFS:
     def remove_entry(self, entry: Entry) -> None:
         """Unlink a walked file or link, or remove a walked (empty) folder, through its folder's
         descriptor: the entry the walk saw, whatever was renamed since."""
+        self.space.freed()
         if statmod.S_ISDIR(entry.st.st_mode):
             os.rmdir(entry.name, dir_fd=entry.dir_fd)
         else:
@@ -564,16 +599,24 @@ def _walk_fd(fd: int, base: str, depth: int, depth_first: bool, maxdepth: int) -
             yield entry
 
 
+def _spend(budget: list[int], nbytes: int, name: str, entries: int = 0) -> None:
+    """Take `nbytes` and `entries` from a copy's budget (the device's room: [bytes, entries]);
+    ENOSPC when either runs out."""
+    budget[0] -= nbytes + entries * BLOCK
+    budget[1] -= entries
+    if budget[0] < 0 or budget[1] < 0:
+        raise no_space(name)
+
+
 def _copy_file(sfd: int, dir_fd: int, name: str, budget: list[int], stamp: int | None) -> None:
     """Copy one file's bytes and mode; its times are the source's, or `stamp` (ns) when given."""
+    _spend(budget, 0, name, entries=1)
     st = os.fstat(sfd)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     dfd = os.open(name, flags, statmod.S_IMODE(st.st_mode) | 0o600, dir_fd=dir_fd)
     try:
         while chunk := os.read(sfd, 1 << 20):
-            budget[0] -= len(chunk)
-            if budget[0] < 0:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), name)
+            _spend(budget, len(chunk), name)
             os.write(dfd, chunk)
         os.utime(dfd, ns=(st.st_atime_ns, st.st_mtime_ns) if stamp is None else (stamp, stamp))
     finally:
@@ -585,6 +628,7 @@ def _copy_tree(sfd: int, dir_fd: int, name: str, budget: list[int], depth: int, 
     folder after its entries (adding them changed it)."""
     if depth > MAX_TREE_DEPTH:
         raise OSError(errno.ELOOP, "tree too deep", name)
+    _spend(budget, 0, name, entries=1)
     with contextlib.suppress(FileExistsError):
         os.mkdir(name, dir_fd=dir_fd)
     dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
@@ -592,6 +636,7 @@ def _copy_tree(sfd: int, dir_fd: int, name: str, budget: list[int], depth: int, 
         for entry in sorted(os.listdir(sfd)):
             st = os.stat(entry, dir_fd=sfd, follow_symlinks=False)
             if statmod.S_ISLNK(st.st_mode):
+                _spend(budget, 0, entry, entries=1)
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry, dir_fd=dfd)
                 os.symlink(os.readlink(entry, dir_fd=sfd), entry, dir_fd=dfd)

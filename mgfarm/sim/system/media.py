@@ -66,7 +66,7 @@ class MediaStore(SqliteProvider):
 
     def __init__(self, device: SimDevice) -> None:
         self.device = device
-        super().__init__("media", lambda: device.fs.host(DB), {})
+        super().__init__("media", lambda: device.fs.host(DB), {}, device.fs.space)
         # The files the last scan found and the table's version after it.
         self._scanned: tuple[dict[str, tuple[int, int]], tuple[int, ...]] | None = None
 

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from mgfarm.sim.system import sqlsafe
+from mgfarm.sim.system.space import Space
 
 Value = str | int | float | bytes | None
 Rows = list[tuple[Any, ...]]
@@ -85,17 +86,23 @@ class SqliteProvider:
     confined (sqlsafe), and the calls are safe to run in a worker thread (each opens its own).
     """
 
-    def __init__(self, authority: str, db_path: Callable[[], Path], routes: dict[str, Route]) -> None:
+    def __init__(
+        self, authority: str, db_path: Callable[[], Path], routes: dict[str, Route], space: Space
+    ) -> None:
         self.authority = authority
         self.db_path = db_path
         self.routes = routes
+        self.space = space  # the device's: a write may grow the database by the room it has left
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, writing: bool = False) -> Iterator[sqlite3.Connection]:
         path = self.db_path()
         if not path.exists():
             raise ProviderError(f"Unknown URI: database for {self.authority} is missing")
-        conn, guard = sqlsafe.connect(path)
+        try:
+            conn, guard = sqlsafe.connect(path, space=self.space if writing else None)
+        except sqlite3.Error as exc:
+            raise ProviderError(str(exc)) from exc
         try:
             conn.execute("PRAGMA synchronous=OFF")  # no power loss to survive; saves an fsync per write
             guard.start()
@@ -104,7 +111,7 @@ class SqliteProvider:
         except sqlite3.Error as exc:
             raise ProviderError(sqlsafe.error_text(exc, guard)) from exc
         finally:
-            conn.close()
+            sqlsafe.close(conn, guard)
 
     def route(self, uri: str) -> tuple[Route, str, str | None]:
         """(route, route path, row id or None) for a URI of this provider."""
@@ -162,7 +169,7 @@ class SqliteProvider:
             if merged
             else f"INSERT INTO {table} DEFAULT VALUES"
         )
-        with self._connect() as conn:
+        with self._connect(writing=True) as conn:
             row_id = conn.execute(sql, list(merged.values())).lastrowid
         return f"content://{self.authority}/{path}/{row_id}"
 
@@ -173,13 +180,13 @@ class SqliteProvider:
         where, params = self._where(route, row_id, selection)
         sets = ", ".join(f"{name} = ?" for name in values)
         sql = f"UPDATE {route.insert_table or route.table} SET {sets}{where}"
-        with self._connect() as conn:
+        with self._connect(writing=True) as conn:
             return conn.execute(sql, [*values.values(), *params, *args]).rowcount
 
     def delete(self, uri: str, selection: str | None, args: Sequence[Value]) -> int:
         route, _, row_id = self.route(uri)
         where, params = self._where(route, row_id, selection)
-        with self._connect() as conn:
+        with self._connect(writing=True) as conn:
             return conn.execute(
                 f"DELETE FROM {route.insert_table or route.table}{where}", [*params, *args]
             ).rowcount

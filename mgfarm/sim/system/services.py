@@ -62,12 +62,14 @@ class Services:
 
 def start_services(device: SimDevice) -> Services:
     """Create the settings and media databases and every system service (the filesystem exists)."""
-    settings = SettingsStore(device.fs.host(SETTINGS_DB), on_write=device.changed)
+    settings = SettingsStore(device.fs.host(SETTINGS_DB), on_write=device.changed, space=device.fs.space)
     settings.create()
     providers = ProviderRegistry()
     # `content query --uri content://settings/global` works on a real device too.
     routes = {ns: Route(ns) for ns in NAMESPACES}
-    providers.register("settings", SettingsProvider("settings", lambda: device.fs.host(SETTINGS_DB), routes))
+    providers.register(
+        "settings", SettingsProvider("settings", lambda: device.fs.host(SETTINGS_DB), routes, device.fs.space)
+    )
     media = MediaStore(device)
     media.create()
     providers.register("media", media)

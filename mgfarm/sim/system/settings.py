@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mgfarm.sim.system.dbfiles import remove_database
+from mgfarm.sim.system.space import DatabaseRoom, Space
 
 LOG = logging.getLogger(__name__)
 SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
@@ -70,9 +71,12 @@ DEFAULTS: dict[str, dict[str, str]] = {
 class SettingsStore:
     """`settings get/put/delete/list`: one table per namespace, like SettingsProvider's legacy db."""
 
-    def __init__(self, db_path: Path, on_write: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, db_path: Path, on_write: Callable[[], None] | None = None, space: Space | None = None
+    ) -> None:
         self.db_path = db_path
         self.on_write = on_write  # the device's `changed`: a setting may be on screen
+        self.space = space  # the device's: a write may grow the database by the room it has left
         # Every table read at once, with the file version it came from (see `_version`): composing a
         # screen reads a handful of settings, and a connection per read cost ~0.2 ms each.
         self._read: tuple[tuple[int, ...], dict[str, dict[str, str | None]]] | None = None
@@ -118,18 +122,23 @@ class SettingsStore:
         self.create()
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, writing: bool = False) -> Iterator[sqlite3.Connection]:
         # A connection per operation: a snapshot load may replace the file between calls.
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.db_path)
-        # No fsync per write: a simulated device has no power loss to survive, and an fsync costs
-        # ~20 ms per `settings put` on this machine. Data still reaches the file before we return.
-        conn.execute("PRAGMA synchronous=OFF")
+        room = None
         try:
+            # No fsync per write: a simulated device has no power loss to survive, and an fsync costs
+            # ~20 ms per `settings put` on this machine. Data still reaches the file before we return.
+            conn.execute("PRAGMA synchronous=OFF")
+            if writing and self.space is not None:
+                room = DatabaseRoom(self.space, conn, self.db_path)
             with conn:
                 yield conn
         finally:
             conn.close()
+            if room is not None:
+                room.close()
 
     def create(self) -> None:
         """Create the tables, and fill in defaults for keys that have no value yet."""
@@ -164,14 +173,14 @@ class SettingsStore:
     def put(self, ns: str, key: str, value: str | None) -> None:
         self._check(ns)
         self._tables()  # a broken database is made again first
-        with self._connect() as conn:
+        with self._connect(writing=True) as conn:
             conn.execute(f"INSERT INTO {ns} (name, value) VALUES (?, ?)", (key, value))
         self._wrote()
 
     def delete(self, ns: str, key: str) -> int:
         self._check(ns)
         self._tables()
-        with self._connect() as conn:
+        with self._connect(writing=True) as conn:
             count: int = conn.execute(f"DELETE FROM {ns} WHERE name = ?", (key,)).rowcount
         self._wrote()
         return count

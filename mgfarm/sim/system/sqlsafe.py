@@ -13,6 +13,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from mgfarm.sim.system.space import DatabaseRoom, Space
+
 STATEMENT_CPU = 2.0  # CPU seconds one statement may use, then "interrupted"
 PROGRESS_STEPS = 200_000  # VM steps between deadline checks (each check takes the GIL: not too often)
 MAX_ROWS = 200_000  # rows one query may return into memory
@@ -33,6 +35,7 @@ DENIED_FUNCTIONS = frozenset(
 )
 # Pragmas that name host paths, let a statement corrupt the schema the checker trusts, or change
 # process-wide heap limits (every device of the process would feel them).
+# (Setting max_page_count is refused as well: it is the device's free space, see system/space.py.)
 DENIED_PRAGMAS = frozenset(
     {"temp_store_directory", "data_store_directory", "writable_schema", "hard_heap_limit", "soft_heap_limit"}
 )
@@ -46,6 +49,7 @@ class Guard:
         self.cpu = cpu
         self.started = time.thread_time()
         self.denied = ""
+        self.room: DatabaseRoom | None = None  # a writer's share of the device's space (`close`)
 
     def start(self) -> None:
         """Call before each statement: its CPU budget starts now (in this thread)."""
@@ -63,6 +67,9 @@ class Guard:
             return sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in DENIED_PRAGMAS:
             self.denied = f"PRAGMA {arg1} is not allowed on this device"
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() == "max_page_count" and arg2 is not None:
+            self.denied = "the database's size is capped by the device's free space"
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
@@ -84,15 +91,36 @@ def confine(conn: sqlite3.Connection, guard: Guard | None = None) -> Guard:
 
 
 def connect(
-    path: Path | str, uri: bool = False, autocommit: bool = False
+    path: Path | str, uri: bool = False, autocommit: bool = False, space: Space | None = None
 ) -> tuple[sqlite3.Connection, Guard]:
     """A confined connection to `path`, a host path already resolved beneath a device root
-    (`autocommit`: no implicit transactions, as the sqlite3 shell runs statements)."""
+    (`autocommit`: no implicit transactions, as the sqlite3 shell runs statements). With `space`,
+    a writer: the database grows by the room the device has left at most (SQLITE_FULL beyond), held
+    until `close`."""
     if autocommit:
         conn = sqlite3.connect(path, uri=uri, isolation_level=None)
     else:
         conn = sqlite3.connect(path, uri=uri)
-    return conn, confine(conn)
+    room = None
+    if space is not None:
+        try:
+            room = DatabaseRoom(space, conn, Path(path))  # before the authorizer refuses its pragma
+        except sqlite3.Error:
+            conn.close()
+            raise
+    guard = confine(conn)
+    guard.room = room
+    return conn, guard
+
+
+def close(conn: sqlite3.Connection, guard: Guard) -> None:
+    """Close a connection from `connect`, then count what it wrote in the device's space."""
+    try:
+        conn.close()
+    finally:
+        if guard.room is not None:
+            guard.room.close()
+            guard.room = None
 
 
 def fetch_bounded(cur: sqlite3.Cursor) -> list[tuple[object, ...]]:
