@@ -111,7 +111,8 @@ def test_settings_and_provider_writes_stop_when_full_and_reading_goes_on(small: 
     assert "SQLiteFullException: database or disk is full" in put.error
     assert small.run("settings get system big0").text == value + "\n"
     assert small.run("settings put system font_scale 1.1 && settings get system font_scale").text == "1.1\n"
-    insert = small.run(f"content insert --uri content://settings/system --bind name:s:c --bind value:s:{value}")
+    uri = "content://settings/system"
+    insert = small.run(f"content insert --uri {uri} --bind name:s:c --bind value:s:{value}")
     assert insert.status != 0 and "full" in insert.error + insert.text
     assert on_disk(small) <= small.device.fs.space.size
 
