@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from mgfarm.errors import MgfarmError
 from mgfarm.sim import grpc_hook, hostnet, snapshot
@@ -357,6 +358,34 @@ async def wait_until_done(hosts: list[DeviceHost], stop: asyncio.Event) -> None:
             fut.cancel()
 
 
+class BoundedLog(logging.StreamHandler[TextIO]):
+    """The worker's log, bounded: a device can trigger some warnings at will (a settings database it
+    overwrote, a bad packet), and a loop of them must not fill the host's disk through this file.
+    Each message (by its template) is written `repeats` times at most, the whole log `limit` bytes."""
+
+    def __init__(self, stream: TextIO, limit: int = 64 * 1024 * 1024, repeats: int = 100) -> None:
+        super().__init__(stream)
+        self.left = limit
+        self.repeats = repeats
+        self.seen: dict[object, int] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        key = (record.name, record.msg)
+        count = self.seen.get(key, 0) + 1
+        if len(self.seen) < 10_000 or key in self.seen:  # the table is bounded too
+            self.seen[key] = count
+        if count > self.repeats or self.left <= 0:
+            return
+        text = self.format(record)
+        if count == self.repeats:
+            text += f"\n{record.name}: (that message came {count} times; it is not written again)"
+        self.left -= len(text) + 1
+        if self.left <= 0:
+            text = f"{record.name}: the log is full; messages after this one are not written"
+        self.stream.write(text + "\n")
+        self.flush()
+
+
 def run(options: ServeOptions, say: Callable[[str], None] | None = None) -> None:
     """Serve in the foreground; SIGTERM and SIGINT end it cleanly."""
 
@@ -370,6 +399,8 @@ def run(options: ServeOptions, say: Callable[[str], None] | None = None) -> None
             loop.add_signal_handler(sig, stop.set)
         await serve(options, say or default_say, stop)
 
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
+    handler = BoundedLog(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     keep_freed_memory()
     asyncio.run(main())
