@@ -44,7 +44,7 @@ def check_storage(storage: str) -> str:
     64m; one sentence otherwise."""
     text = storage.strip().lower()
     number, unit = (text[:-1], text[-1]) if text[-1:] in ("k", "m", "g") else (text, "")
-    if not number.isdigit():
+    if not (number.isascii() and number.isdigit()):
         raise MgfarmError(f"--storage {storage!r} is not a size; write e.g. 2g or 512m.")
     mib = int(number) * {"k": 1 / 1024, "m": 1, "g": 1024}.get(unit, 1 / 1024**2)
     if mib < MIN_STORAGE_MIB:

@@ -35,11 +35,16 @@ DENIED_FUNCTIONS = frozenset(
 )
 # Pragmas that name host paths, let a statement corrupt the schema the checker trusts, or change
 # process-wide heap limits (every device of the process would feel them).
-# (Setting max_page_count is refused as well: it is the device's free space, see system/space.py.)
 DENIED_PRAGMAS = frozenset(
     {"temp_store_directory", "data_store_directory", "writable_schema", "hard_heap_limit", "soft_heap_limit"}
 )
 MAX_VALUE = 16 * 1024 * 1024  # bytes of one string or blob (`hex(zeroblob(500000000))` is 1 GB)
+# Temporary tables and sorts stay in memory, 64 MiB a connection: on disk they would be outside the
+# device's space (`CREATE TEMP TABLE` of zeroblobs wrote 1 GB to the host in one command).
+TEMP_PAGES = 16_384
+# Pragmas only `connect` sets, a device's SQL may read them: the database's cap is the device's free
+# space (system/space.py), the temporary store's is TEMP_PAGES.
+BOUNDING_PRAGMAS = frozenset({"max_page_count", "temp_store"})
 
 
 class Guard:
@@ -68,8 +73,8 @@ class Guard:
         if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in DENIED_PRAGMAS:
             self.denied = f"PRAGMA {arg1} is not allowed on this device"
             return sqlite3.SQLITE_DENY
-        if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() == "max_page_count" and arg2 is not None:
-            self.denied = "the database's size is capped by the device's free space"
+        if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in BOUNDING_PRAGMAS and arg2 is not None:
+            self.denied = f"PRAGMA {arg1} is set by this device (it bounds what SQL may write)"
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
@@ -101,6 +106,8 @@ def connect(
         conn = sqlite3.connect(path, uri=uri, isolation_level=None)
     else:
         conn = sqlite3.connect(path, uri=uri)
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute(f"PRAGMA temp.max_page_count = {TEMP_PAGES}")
     room = None
     if space is not None:
         try:
