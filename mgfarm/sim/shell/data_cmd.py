@@ -290,8 +290,9 @@ class SqlRun:
                         first = False
                         for row in batch:
                             self.emit(self.sep.join(sqlite_text(v) for v in row) + b"\n")
-                except (sqlite3.Error, ValueError, OverflowError, OutputFull) as exc:
+                except (sqlite3.Error, ValueError, OverflowError, OutputFull, MemoryError) as exc:
                     text = sqlsafe.error_text(exc, guard) if isinstance(exc, sqlite3.Error) else str(exc)
+                    text = text or "out of memory"  # SQLITE_NOMEM at the worker's memory cap
                     self.err.append(f"Error: {text}\n")
                     return 1
                 except Quit:

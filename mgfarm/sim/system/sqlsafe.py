@@ -39,11 +39,10 @@ DENIED_PRAGMAS = frozenset(
     {"temp_store_directory", "data_store_directory", "writable_schema", "hard_heap_limit", "soft_heap_limit"}
 )
 MAX_VALUE = 16 * 1024 * 1024  # bytes of one string or blob (`hex(zeroblob(500000000))` is 1 GB)
-# Temporary tables and sorts stay in memory, 64 MiB a connection: on disk they would be outside the
-# device's space (`CREATE TEMP TABLE` of zeroblobs wrote 1 GB to the host in one command).
-TEMP_PAGES = 16_384
 # Pragmas only `connect` sets, a device's SQL may read them: the database's cap is the device's free
-# space (system/space.py), the temporary store's is TEMP_PAGES.
+# space (system/space.py); temporary tables and sorts stay in memory, where the worker's memory cap
+# bounds them (SQLite then fails with "out of memory"): on disk they were outside the device's
+# space, and one `CREATE TEMP TABLE` of zeroblobs wrote 1 GB to the host.
 BOUNDING_PRAGMAS = frozenset({"max_page_count", "temp_store"})
 
 
@@ -107,7 +106,6 @@ def connect(
     else:
         conn = sqlite3.connect(path, uri=uri)
     conn.execute("PRAGMA temp_store = MEMORY")
-    conn.execute(f"PRAGMA temp.max_page_count = {TEMP_PAGES}")
     room = None
     if space is not None:
         try:
