@@ -397,6 +397,12 @@ class DeviceFS:
             self._stamp_at(loc.dir_fd, loc.name, created=True)
             self._stamp_dir(loc.dir_fd)
 
+    def _replacing(self, loc: Located) -> None:
+        """An entry about to be replaced is freed space: the count may be high from now on."""
+        with contextlib.suppress(FileNotFoundError):
+            loc.lstat()
+            self.space.freed()
+
     def _made(self, loc: Located, make: Callable[[], None], path: str) -> None:
         """Make one new entry, counted in the device's space first (uncounted again if it failed);
         an entry that exists is EEXIST, full or not, as the kernel checks that first."""
@@ -448,10 +454,10 @@ class DeviceFS:
 
     def rename(self, src: str, dst: str, cwd: str = "/") -> None:
         """Move an entry; it keeps its times, the folders it left and entered get the device time."""
-        self.space.freed()  # an entry it replaces
         with self.locate(src, cwd, follow=False) as s, self.locate(dst, cwd, follow=False) as d:
             if s.name == "." or d.name == ".":
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src)
+            self._replacing(d)
             os.rename(s.name, d.name, src_dir_fd=s.dir_fd, dst_dir_fd=d.dir_fd)
             self._stamp_dir(s.dir_fd)
             self._stamp_dir(d.dir_fd)
@@ -460,10 +466,10 @@ class DeviceFS:
         """Move a finished host file (outside the root, e.g. a staged push) into `path`, replacing
         a file there, with `mtime` or else the device time; the parent folder must exist. The
         caller held its bytes (`space.hold`) while writing it, and counts them once placed."""
-        self.space.freed()  # a file it replaces
         with self.locate(path, cwd) as loc:
             if loc.name == ".":
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            self._replacing(loc)
             os.replace(host_file, loc.name, dst_dir_fd=loc.dir_fd)
             when = None if mtime is None else int(mtime * 1_000_000_000)
             self._stamp_at(loc.dir_fd, loc.name, created=True, when_ns=when)
