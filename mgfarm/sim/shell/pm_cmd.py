@@ -159,6 +159,7 @@ async def install(inv: Invocation, args: list[str]) -> int:
             return install_file(inv, args, streamed)
         finally:
             shutil.rmtree(streamed.parent, ignore_errors=True)
+            inv.device.fs.space.freed()
     if not paths:
         inv.err("Error: must either specify a package size or an APK file\n")
         return 1

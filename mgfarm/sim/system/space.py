@@ -118,12 +118,14 @@ class Space:
         self._freed = True
 
     def take_room(self) -> tuple[int, int]:
-        """Hold every byte free (walked again if something was deleted since the last walk) for
-        one writer, until `release`; returns (bytes, entries) free."""
+        """Hold every byte free for one writer, until `release`; returns (bytes, entries) free."""
         with self._lock:
-            if self._freed:
-                self._used = None
             used, count = self._usage()
+            # A count that may be high (a deletion) or says the device is nearly full is walked
+            # again: what a writer may grow by should not be short because of old deletions.
+            if self._freed or self.size - used < self.size // 16:
+                self._used = None
+                used, count = self._usage()
             room = max(0, self.size - used - self.held)
             self.held += room
             return room, max(0, self.max_entries - count)
