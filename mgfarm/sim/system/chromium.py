@@ -4,7 +4,8 @@ Pages need a real JavaScript engine and DOM (AndroidWorld's browser tasks are sc
 Chrome renders them with the host's `chromium`. The browser starts only when a page is opened and
 talks over `--remote-debugging-pipe` (fds 3 and 4: NUL-separated JSON), so it opens no port. It
 runs with a fresh profile in a private folder, no network (every host name resolves to nothing and
-the proxy is a dead address) and no file access beyond the one page copied into that folder. It
+the proxy is a dead address), no file access beyond the one page copied into that folder, no
+downloads and a storage quota (the folder is on the host's disk, outside the device's space). It
 runs in its own process group, killed as one; a browser whose pipe closes (the worker died) exits.
 """
 
@@ -27,6 +28,7 @@ from typing import Any
 # Debian's /usr/bin/chromium is a shell script; the binary it runs sits here.
 CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser")
 TIMEOUT_S = 15.0
+PAGE_STORAGE = 64 * 1024 * 1024  # bytes a page may keep (pages are local files: one origin, file://)
 
 # Visible text, buttons, inputs and canvases with their boxes in CSS pixels (the DOM, as views).
 CONTROLS = "button, input, textarea, select, a[href], canvas"  # a control is its index among these
@@ -148,6 +150,10 @@ class Browser:
         self._next_id = 0
         self.session = ""
         try:
+            # The device is hostile and the page is its own: a download or a page's storage would
+            # land on the host's disk, outside the device's space. Downloads are refused, and a
+            # page's storage (IndexedDB, Cache, OPFS) gets QuotaExceededError past PAGE_STORAGE.
+            self.call("Browser.setDownloadBehavior", {"behavior": "deny"})
             targets = self.call("Target.getTargets")["targetInfos"]
             page = next(t["targetId"] for t in targets if t["type"] == "page")
             self.session = self.call("Target.attachToTarget", {"targetId": page, "flatten": True})[
@@ -159,6 +165,7 @@ class Browser:
             )
             self.call("Network.enable")
             self.call("Network.emulateNetworkConditions", _OFFLINE)
+            self.call("Storage.overrideQuotaForOrigin", {"origin": "file://", "quotaSize": PAGE_STORAGE})
         except Exception:
             self.close()
             raise

@@ -1,0 +1,79 @@
+"""The sim's Chrome renders a page the device wrote with the host's Chromium, whose profile folder is
+on the host's disk, outside the device's space: a page can neither download files there nor keep
+more than PAGE_STORAGE in it (IndexedDB, Cache, OPFS), where one page wrote 600 MB."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mgfarm.sim.system.chromium import PAGE_STORAGE, Browser, binary
+from mgfarm.sim.system.space import measure
+
+pytestmark = pytest.mark.skipif(
+    binary() is None, reason="no chromium on this host (apt-get install chromium)"
+)
+
+RANDOM = (
+    "const a = new Uint8Array(N);"
+    " for (let k = 0; k < N; k += 65536) crypto.getRandomValues(a.subarray(k, k + 65536));"
+)
+FILL_DB = """<html><body><p id=s>start</p><script>
+const req = indexedDB.open('fill', 1);
+req.onupgradeneeded = e => e.target.result.createObjectStore('s');
+req.onsuccess = e => { const db = e.target.result; let n = 0;
+  const put = () => { const tx = db.transaction('s', 'readwrite'); const N = 8 * 1024 * 1024; RANDOM
+    tx.objectStore('s').put(a, n++);
+    tx.oncomplete = () => { if (n < 32) put(); else document.getElementById('s').innerText = 'stored'; };
+    tx.onabort = () => { document.getElementById('s').innerText = 'refused ' + tx.error.name; }; };
+  put(); };
+</script></body></html>""".replace("RANDOM", RANDOM)
+DOWNLOAD = """<html><body><p id=s>start</p><script>
+const N = 4 * 1024 * 1024; RANDOM
+const link = document.createElement('a');
+link.href = URL.createObjectURL(new Blob([a])); link.download = 'big.bin';
+document.body.appendChild(link); link.click(); document.getElementById('s').innerText = 'clicked';
+</script></body></html>""".replace("RANDOM", RANDOM)
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    exe = binary()
+    assert exe is not None
+    opened = Browser(exe, 400, 800, 1.0)
+    yield opened
+    opened.close()
+
+
+def status_after(browser: Browser, done: tuple[str, ...], seconds: float = 20.0) -> str:
+    deadline = time.monotonic() + seconds
+    text = ""
+    while time.monotonic() < deadline:
+        text = str(browser.evaluate("document.getElementById('s').innerText"))
+        if text.startswith(done):
+            return text
+        time.sleep(0.2)
+    return text
+
+
+def test_a_page_cannot_store_more_than_its_quota_on_the_host(browser: Browser, tmp_path: Path) -> None:
+    page = tmp_path / "fill.html"
+    page.write_text(FILL_DB)
+    browser.open(page)
+    assert status_after(browser, ("refused",)) == "refused QuotaExceededError"
+    assert measure(browser.folder)[0] < PAGE_STORAGE + 32 * 1024 * 1024  # the quota and a fresh profile
+
+
+def test_a_page_cannot_download_to_the_host(browser: Browser, tmp_path: Path) -> None:
+    page = tmp_path / "download.html"
+    page.write_text(DOWNLOAD)
+    browser.open(page)
+    assert status_after(browser, ("clicked",)) == "clicked"
+    downloads = browser.folder / "Downloads"  # $HOME/Downloads, where Chromium saves one
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline and not (downloads.exists() and any(downloads.iterdir())):
+        time.sleep(0.2)
+    assert not (downloads.exists() and any(downloads.iterdir()))
