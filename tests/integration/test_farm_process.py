@@ -381,3 +381,32 @@ def test_a_farm_runs_its_profile_and_setup_steps_name_its_packages(
         device.close()
     finally:
         api.down("plainaosp")
+
+
+@pytest.mark.skipif(
+    not os.access("/usr/lib/chromium/chromium", os.X_OK),
+    reason="no chromium on this host (apt-get install chromium)",
+)
+def test_chrome_shows_a_page_on_a_farm_device(farm_home: Path, adb_server: AdbServer) -> None:
+    """The sim's Chrome runs the host's Chromium from inside the worker's sandbox, in a folder as deep
+    as a farm's data (its singleton socket's path must stay within 107 bytes)."""
+    farm = api.up(1, name="browser", adb_port=adb_server.port)
+    try:
+        serial = farm.replicas[0].serial
+        page = "<html><body><p>Hello from a farm</p></body></html>"
+        opened = adb_server.adb(
+            "-s",
+            serial,
+            "shell",
+            f"mkdir -p /sdcard/Download && echo '{page}' > /sdcard/Download/p.html && "
+            "am start -a android.intent.action.VIEW -d file:///sdcard/Download/p.html -t text/html",
+        )
+        assert opened.returncode == 0, opened.stderr
+
+        def shown() -> bool:
+            dump = adb_server.adb("-s", serial, "shell", "uiautomator dump /dev/tty").stdout
+            return 'text="Hello from a farm"' in dump
+
+        wait_until(shown, 20, "the page in Chrome")
+    finally:
+        api.down("browser")

@@ -77,3 +77,21 @@ def test_a_page_cannot_download_to_the_host(browser: Browser, tmp_path: Path) ->
     while time.monotonic() < deadline and not (downloads.exists() and any(downloads.iterdir())):
         time.sleep(0.2)
     assert not (downloads.exists() and any(downloads.iterdir()))
+
+
+HOLD = """<html><body><p id=s>start</p><script>
+const kept = [];
+const say = (text) => { document.getElementById('s').innerText = text; };
+try { while (kept.length < 32) kept.push(new ArrayBuffer(256 * 1024 * 1024)); say('held 8 GB'); }
+catch (e) { say('refused ' + e.name); }
+</script></body></html>"""
+
+
+def test_a_page_cannot_take_the_hosts_memory_and_the_browser_goes_on(
+    browser: Browser, tmp_path: Path
+) -> None:
+    page = tmp_path / "hold.html"
+    page.write_text(HOLD)
+    browser.open(page)
+    assert status_after(browser, ("refused", "held")) == "refused RangeError"  # at BROWSER_MEMORY
+    assert browser.evaluate("1 + 1") == 2

@@ -29,6 +29,7 @@ from typing import Any
 CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser")
 TIMEOUT_S = 15.0
 PAGE_STORAGE = 64 * 1024 * 1024  # bytes a page may keep (pages are local files: one origin, file://)
+BROWSER_MEMORY = 2 * 1024**3  # the browser's data cap (Chromium itself starts within 1 GiB)
 
 # Visible text, buttons, inputs and canvases with their boxes in CSS pixels (the DOM, as views).
 CONTROLS = "button, input, textarea, select, a[href], canvas"  # a control is its index among these
@@ -67,15 +68,24 @@ SCAN_JS = r"""(() => {
 })()""".replace("CONTROLS", repr(CONTROLS))
 
 
-def spawn_uncapped(exe: str, args: list[str], env: dict[str, str], actions: list[tuple[Any, ...]]) -> int:
-    """Start `exe` in its own process group without the worker's data cap (RLIMIT_DATA, see
-    mgfarm.sim.confine): Chromium's GPU process reserves more than a worker's 2 GiB and dies under it.
-    The cap is lifted for the spawn only (raising a soft limit up to the hard one needs no privilege)."""
+def spawn_capped(
+    exe: str, args: list[str], env: dict[str, str], actions: list[tuple[Any, ...]], cwd: Path
+) -> int:
+    """Start `exe` in `cwd`, in its own process group, with a data cap of its own, BROWSER_MEMORY
+    (RLIMIT_DATA, as the worker has, see mgfarm.sim.confine): a page is the device's, and one holding
+    typed arrays would otherwise take the host's memory (with the cap it gets "Array buffer
+    allocation failed"). posix_spawn has no working-folder action, so the worker's own folder and
+    cap are changed for the spawn and set back (the sim names every path it uses in full)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+    cap = BROWSER_MEMORY if hard == resource.RLIM_INFINITY else min(BROWSER_MEMORY, hard)
+    here = os.open(".", os.O_PATH | os.O_CLOEXEC)
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
     try:
+        os.chdir(cwd)
         return os.posix_spawn(exe, args, env, file_actions=actions, setpgroup=0)
     finally:
+        os.fchdir(here)
+        os.close(here)
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
@@ -132,8 +142,10 @@ class Browser:
             f"--window-size={width},{height}",
             "about:blank",
         ]
-        env = {"HOME": str(self.folder), "TMPDIR": str(self.folder), "PATH": "/usr/bin:/bin"}
-        self.pid = spawn_uncapped(
+        # TMPDIR relative to the browser's folder: Chromium binds its singleton's socket there, and
+        # a socket path is at most 107 bytes, which a farm's data folder alone comes near.
+        env = {"HOME": str(self.folder), "TMPDIR": ".", "PATH": "/usr/bin:/bin"}
+        self.pid = spawn_capped(
             exe,
             args,
             env,
@@ -143,6 +155,7 @@ class Browser:
                 (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
                 (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0),
             ],
+            self.folder,
         )
         os.close(cmd_r)
         os.close(out_w)
