@@ -10,7 +10,8 @@ as the sim writes: every write beneath the root is reserved before it happens (`
 received outside it are held until they move in (`hold`), and a database connection that may write
 gets the room left as its cap and counts what it grew (`DatabaseRoom`). Deleting leaves the count
 high; a count that says full is checked by a fresh walk before a write is refused. A snapshot load
-replaces the files, so the next question walks again (`stale`).
+replaces the files and the count with what the snapshot recorded when saved (`set_usage`), or has
+the next question walk again (`stale`).
 """
 
 from __future__ import annotations
@@ -184,9 +185,13 @@ class DatabaseRoom:
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
         pages = conn.execute("PRAGMA page_count").fetchone()[0]  # raises first for a file not SQLite
         self.room = space.take_room()[0]
-        # SQLITE_FULL, "database or disk is full", beyond it; a journal takes room too, so the
-        # database may not use all of it.
-        conn.execute(f"PRAGMA max_page_count = {max(1, pages + self.room // 2 // page_size)}")
+        try:
+            # SQLITE_FULL, "database or disk is full", beyond it; a journal takes room too, so the
+            # database may not use all of it.
+            conn.execute(f"PRAGMA max_page_count = {max(1, pages + self.room // 2 // page_size)}")
+        except BaseException:
+            space.release(self.room)
+            raise
 
     def close(self) -> None:
         after = database_bytes(self.path)
