@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     Publish = Callable[[Replica, str], None]
 
 
-MIN_STORAGE_MIB = 64  # a simulated device's own files need ~1 MiB; tasks push a few MiB more
+MIN_STORAGE_MIB = 64  # the sim's own minimum (its system/space.py): its files ~1 MiB, tasks push MiBs
 
 
 def check_storage(storage: str) -> str:
