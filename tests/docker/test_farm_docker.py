@@ -126,7 +126,7 @@ def test_farms_of_two_homes_never_touch_each_other(engine: Any, sim_image: str, 
     assert not [c for c in engine.containers.list(all=True) if c.id in ids["a"] | ids["b"]]
 
 
-def test_sim_containers_publish_grpc_and_run_the_farms_profile(
+def test_sim_containers_publish_grpc_and_run_the_farms_profile_and_storage(
     engine: Any, sim_image: str, farm_home: Path, adb_port: int
 ) -> None:
     grpc = pytest.importorskip("grpc")
@@ -135,6 +135,7 @@ def test_sim_containers_publish_grpc_and_run_the_farms_profile(
     from google.protobuf import empty_pb2
 
     args = ["--replicas", "2", "--name", "dkg", "--profile", "aosp", "--adb-port", str(adb_port)]
+    args += ["--storage", "100m"]
     up = mgfarm("up", "--backend", "docker", *args)
     try:
         assert up.returncode == 0, up.stderr
@@ -151,6 +152,8 @@ def test_sim_containers_publish_grpc_and_run_the_farms_profile(
                 assert shot.image.startswith(b"\x89PNG")
             packages = mgfarm("exec", "--name", "dkg", str(rep["index"]), "--", "pm", "list", "packages")
             assert "package:com.android.deskclock" in packages.stdout.split()
+            df = mgfarm("exec", "--name", "dkg", str(rep["index"]), "--", "df").stdout.splitlines()
+            assert any(line.split()[1:2] == ["102400"] and line.endswith(" /data") for line in df)
     finally:
         down = mgfarm("down", "--name", "dkg")
     assert down.returncode == 0, down.stderr
