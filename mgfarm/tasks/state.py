@@ -411,20 +411,25 @@ def parse_sums(lines: list[str]) -> tuple[dict[str, str], set[str]]:
     return sums, missing
 
 
-def hash_files(device: TaskDevice, entries: Table, small: list[str]) -> None:
-    """Fill the sha1 of the small files among `entries`, all in one round trip; a file that vanished
-    between the listing and now keeps no sha1 (its size still tells)."""
-    if not small:
-        return
-    sums, _ = parse_sums(run_sections(device, {"sums": sha1_command(small)})["sums"])
+# The sha1 of every small file in shared storage, found on the device: naming each file on the command
+# line would pass the 128 KiB a device's exec allows one argument (`sh -c` gets the whole line) once a
+# device holds a few thousand files, and a capture would fail on an emulator. `-size -Nc`: < N bytes.
+HASH_SHARED = f"find {SHARED_STORAGE} -type f -size -{HASH_LIMIT + 1}c -exec sha1sum {{}} +"
+
+
+def fill_sums(entries: Table, small: list[str], lines: list[str]) -> None:
+    """The sha1 of the small files among `entries` from HASH_SHARED's output (same round trip as the
+    listing); a file it did not hash (a link, a name `ls -q` had to change) keeps none: its size tells."""
+    sums, _ = parse_sums(lines)
     for path in small:
         entries[path]["sha1"] = sums.get(path)
 
 
 def read_files(device: TaskDevice) -> Table:
     """Files and folders in shared storage keyed by path: type, size, and sha1 of small files."""
-    entries, small = listed_files(run_sections(device, {"files": LIST_FILES})["files"])
-    hash_files(device, entries, small)
+    sections = run_sections(device, {"files": LIST_FILES, "shared_sums": HASH_SHARED})
+    entries, small = listed_files(sections["files"])
+    fill_sums(entries, small, sections["shared_sums"])
     return entries
 
 
@@ -444,8 +449,8 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     kind of every database file; one too large or not a file is not pulled (`unreadable`), one
     whose bytes (with its -wal) were read before is taken from the tables kept for them, and only
     the others are pulled, in one sync session. Small files in shared storage are hashed on the
-    device in one more round trip, when there are any. `before`'s commands (the last setup steps)
-    run first in the same round trip and are checked.
+    device in the same round trip. `before`'s commands (the last setup steps) run first in it and
+    are checked.
     """
     decls = list(spec.databases.values())
     paths = [spec.path_on(decl.path, device.profile) for decl in decls]
@@ -455,6 +460,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
         {
             **SETTINGS_COMMANDS,
             "files": LIST_FILES,
+            "shared_sums": HASH_SHARED,
             "zone": f"getprop {TIMEZONE_PROP}",
             "sums": sha1_command(files),
             "stats": stat_command(files),
@@ -465,7 +471,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
         before.check("\n".join(sections[""]))
     snap = StateSnapshot(tables=settings_tables(sections))
     entries, small = listed_files(sections["files"])
-    hash_files(device, entries, small)
+    fill_sums(entries, small, sections["shared_sums"])
     snap.tables["files"] = entries
     zone = "".join(sections["zone"]).strip() or "UTC"
     snap.tables["props"] = {TIMEZONE_PROP: {"value": zone}}

@@ -5,6 +5,7 @@ it is never paid, and the trainer's memory and time stay bounded."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -82,8 +83,10 @@ class SimTaskDevice:
     def __init__(self, tmp_path: Path) -> None:
         self.sh = ShellDevice(tmp_path)
         self.pulled: list[str] = []
+        self.longest = 0  # bytes of the longest command line sent
 
     def shell(self, script: str) -> str:
+        self.longest = max(self.longest, len(script.encode()))
         result = self.sh.run(script)
         return result.text + result.error
 
@@ -112,6 +115,23 @@ def test_a_database_over_the_size_limit_is_not_pulled(
     reason = after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"]
     assert reason == "300000 bytes, over 200000"
     assert any(c.where == f"contacts.{UNREADABLE}" for c in diff(before, after))
+
+
+def test_thousands_of_small_files_are_hashed_without_a_command_line_past_the_exec_limit(
+    device: SimTaskDevice,
+) -> None:
+    # adbd runs `sh -c LINE`, and a device's exec takes 128 KiB an argument (MAX_ARG_STRLEN): a
+    # capture naming every small file would fail on an emulator holding a few thousand.
+    folder = device.sh.host("/sdcard/Documents")
+    (folder / "many").mkdir()
+    for i in range(2000):  # 150 kB of paths
+        (folder / "many" / f"a-file-with-a-rather-long-name-{i}.txt").write_text(f"{i}\n")
+    files = capture(device, SPEC).tables["files"]  # type: ignore[arg-type]
+    many = {path: row for path, row in files.items() if "/Documents/many/" in path}
+    assert len(many) == 2000 and all(row["sha1"] for row in many.values())
+    seventh = "/storage/emulated/0/Documents/many/a-file-with-a-rather-long-name-7.txt"
+    assert many[seventh]["sha1"] == hashlib.sha1(b"7\n").hexdigest()
+    assert device.longest < 128 * 1024
 
 
 def test_a_file_name_cannot_forge_an_entry_of_the_listing(device: SimTaskDevice) -> None:
