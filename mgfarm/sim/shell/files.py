@@ -1043,11 +1043,12 @@ async def df(inv: Invocation) -> int:
     device's files take; the read-only system partition shows the host's disk as before."""
     host = shutil.disk_usage(inv.device.fs.root)
     space = inv.device.fs.space
+    data = (space.size // 1024, min(space.used(), space.size) // 1024)
     inv.out("Filesystem     1K-blocks    Used Available Use% Mounted on\n")
     for name, size, taken, mount in (
         ("/dev/block/dm-0", host.total // 1024, host.used // 1024, "/"),
-        ("/dev/block/vdc", space.size // 1024, min(space.used(), space.size) // 1024, "/data"),
-        ("/dev/fuse", space.size // 1024, min(space.used(), space.size) // 1024, "/storage/emulated"),
+        ("/dev/block/vdc", *data, "/data"),
+        ("/dev/fuse", *data, "/storage/emulated"),
     ):
         pct = f"{-(-taken * 100 // size) if size else 0}%"  # df rounds the percentage up
         inv.out(f"{name:<14} {size:>9} {taken:>7} {size - taken:>9} {pct:>4} {mount}\n")

@@ -24,11 +24,12 @@ import stat as statmod
 import threading
 from pathlib import Path
 
+from mgfarm.sim.system.dbfiles import JOURNALS
+
 DEFAULT_STORAGE = 2 * 1024**3  # the emulator's data partition is 2-6 GiB; 64 devices must fit a host
 MIN_STORAGE = 64 * 1024**2  # room for the golden image and what tasks push
 BLOCK = 4096  # what an entry takes at least: a folder, a link, a file's first block
 INODE_RATIO = 16 * 1024  # ext4's default: one inode per 16 KiB of the partition
-JOURNALS = ("", "-wal", "-journal", "-shm")  # a database's files
 
 
 def no_space(name: str = "") -> OSError:
@@ -62,7 +63,7 @@ def measure(root: Path) -> tuple[int, int]:
 def database_bytes(path: Path) -> int:
     """What a database and its journals take on disk now."""
     total = 0
-    for suffix in JOURNALS:
+    for suffix in ("", *JOURNALS):
         with contextlib.suppress(OSError):
             total += os.stat(f"{path}{suffix}", follow_symlinks=False).st_blocks * 512
     return total
