@@ -407,3 +407,46 @@ def test_no_message_sequence_makes_a_transport_hold_more_than_its_bound(
         await asyncio.wait_for(peer.task, timeout=10)
 
     run(go())
+
+
+def test_a_command_at_the_exec_limit_is_refused_as_adbd_refuses_it(tmp_path: Path) -> None:
+    """adbd execs `sh -c COMMAND`: Linux refuses a string of 128 KiB or more, terminator included,
+    so adbd reports the failed exec (and status 126 on shell v2) and runs nothing. The real adb
+    server sends requests of at most 64 KiB; a peer speaking the transport directly can send more."""
+
+    async def output(peer: Peer, stream: int, service: bytes) -> bytes:
+        peer.send(A_OPEN, stream, 0, service + b"\0")
+        out = bytearray()
+        for _ in range(50):
+            batch = await peer.messages()
+            for msg in batch:
+                if msg.command == A_WRTE:
+                    out += msg.data
+                    peer.send(A_OKAY, stream, msg.arg0)
+            if any(m.command == A_CLSE for m in batch):
+                return bytes(out)
+        raise AssertionError("the stream did not close")
+
+    async def go() -> None:
+        device = make_device(tmp_path)
+        peer = Peer(device)
+        peer.connect()
+        await peer.messages()
+        tail = b"; touch /data/local/tmp/ran; echo ran"
+        fits = b": " + b"a" * (131071 - 2 - len(tail)) + tail
+        assert await output(peer, 3, b"shell,v2,raw:" + fits) == (
+            struct.pack("<BI", 1, 4) + b"ran\n" + struct.pack("<BI", 3, 1) + b"\x00"
+        )
+        device.fs.host("/data/local/tmp/ran").unlink()
+        too_long = b": " + b"a" * (131072 - 2 - len(tail)) + tail
+        message = b"error: exec '/system/bin/sh' failed: Argument list too long\n"
+        assert await output(peer, 5, b"shell,v2,raw:" + too_long) == (
+            struct.pack("<BI", 2, len(message)) + message + struct.pack("<BI", 3, 1) + b"\x7e"
+        )
+        assert await output(peer, 7, b"exec:" + too_long) == message
+        assert await output(peer, 9, b"shell:" + too_long) == message
+        assert not device.fs.host("/data/local/tmp/ran").exists()
+        peer.reader.feed_eof()
+        await peer.task
+
+    run(go())

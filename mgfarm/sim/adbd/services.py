@@ -23,6 +23,11 @@ log = logging.getLogger("mgfarm.sim.adbd")
 SHELL_STDIN, SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT, SHELL_CLOSE_STDIN, SHELL_WINDOW = range(6)
 SHELL_PACKET = struct.Struct("<BI")
 MAX_SHELL_PACKET = 1024 * 1024
+# adbd runs a command as `/system/bin/sh -c COMMAND`, and Linux's exec refuses a single string of
+# MAX_ARG_STRLEN (32 pages) or more, terminator included, with E2BIG.
+MAX_ARG_STRLEN = 32 * 4096
+EXEC_FAILED = "error: exec '/system/bin/sh' failed: Argument list too long\n"
+EXEC_FAILED_STATUS = 126  # what adbd's ReportError sends as the exit status
 
 
 def open_service(
@@ -31,11 +36,15 @@ def open_service(
     """The coroutine serving `name` on `stream`, or None to refuse it (the host then sees CLSE)."""
     if name.startswith("shell,") or name.startswith("shell:"):
         options, _, command = name[len("shell") :].partition(":")
-        if "v2" in options.split(","):
+        v2 = "v2" in options.split(",")
+        if too_long(command):
+            return exec_failed(stream, v2)
+        if v2:
             return shell_v2(device, stream, options, command)
         return shell_raw(device, stream, command)
     if name.startswith("exec:"):
-        return shell_raw(device, stream, name[len("exec:") :])
+        command = name[len("exec:") :]
+        return exec_failed(stream, v2=False) if too_long(command) else shell_raw(device, stream, command)
     if name in ("sync:", "sync"):
         return serve_sync(device, stream)
     if name.startswith("tcp:"):
@@ -50,6 +59,20 @@ def open_service(
         return reverse(stream, name[len("reverse:") :])
     log.info("%s: refusing unknown service %r", device.config.serial, name[:80])
     return None
+
+
+def too_long(command: str) -> bool:
+    return len(command.encode("utf-8", errors="surrogateescape")) + 1 > MAX_ARG_STRLEN
+
+
+async def exec_failed(stream: Stream, v2: bool) -> None:
+    """adbd's reply when the shell could not be started: the error on stderr (v2) or the stream,
+    then exit status 126 (v2); no command runs."""
+    message = EXEC_FAILED.encode()
+    if v2:
+        message = SHELL_PACKET.pack(SHELL_STDERR, len(message)) + message
+        message += SHELL_PACKET.pack(SHELL_EXIT, 1) + bytes([EXEC_FAILED_STATUS])
+    await stream.write(message)
 
 
 async def reverse(stream: Stream, request: str) -> None:
