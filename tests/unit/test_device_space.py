@@ -18,8 +18,10 @@ from mgfarm.errors import MgfarmError
 from mgfarm.farm.backends import check_storage
 from mgfarm.sim import snapshot
 from mgfarm.sim.__main__ import memory_size
+from mgfarm.sim.apps.base import sql
 from mgfarm.sim.system.space import INODE_RATIO, measure
 from tests.unit.shellkit import ShellDevice
+from tests.unit.sim_screen import Screen
 from tests.unit.test_sim_sync import req, sync_exchange
 from tests.unit.test_sim_transport import make_device
 
@@ -185,3 +187,34 @@ def test_a_photo_that_does_not_fit_is_not_taken_and_the_camera_goes_on(sh: Shell
     shown = sh.run("uiautomator dump /dev/tty").text
     assert "Storage space running out" in shown and 'package="com.android.camera2"' in shown
     assert sh.run("ls /sdcard/Pictures").text == ""  # no empty photo left for a judge to count
+
+
+def test_what_an_app_saves_counts_and_a_full_device_refuses_the_save(sh: ShellDevice) -> None:
+    # A hostile agent types long text into an app that keeps it in its database (`apps.base.sql`):
+    # that is the device's data too, so it fills the partition, not the host's disk.
+    space = sh.device.fs.space
+    space.size = measure(sh.device.fs.root)[0] + 4 * MIB
+    screen = Screen(sh.device)
+    db = sh.device.fs.host("/data/data/org.tasks/databases/database")
+
+    def new_task(title: str) -> None:
+        screen.tap(desc="Create new task")
+        screen.wm.text(title)
+        screen.wm.key(4)  # BACK hides the keyboard, then leaves the editor, saving the title
+        screen.wm.key(4)
+
+    screen.am.launch("org.tasks")
+    counted, on_host = space.usage()[0], measure(sh.device.fs.root)[0]
+    new_task("a" * 1_000_000)
+    grown = measure(sh.device.fs.root)[0] - on_host
+    assert grown > 900_000 and space.usage()[0] - counted == grown
+    sh.run(FILL)
+    assert measure(sh.device.fs.root)[0] == space.size
+    screen.tap(desc="Create new task")  # a new task is a row at once: the insert is refused
+    assert "Storage space running out" in screen.xml()
+    assert 'package="org.tasks"' in screen.xml() and "keeps stopping" not in screen.xml()
+    assert sql(db, "SELECT count(*) FROM tasks") == [(1,)]
+    assert measure(sh.device.fs.root)[0] <= space.size
+    sh.run("rm /sdcard/fill")
+    new_task("Buy milk")
+    assert sql(db, "SELECT count(*) FROM tasks WHERE title = 'Buy milk'") == [(1,)]

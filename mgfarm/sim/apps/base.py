@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.dbfiles import remove_database, usable_database
 from mgfarm.sim.system.profiles import app_names
+from mgfarm.sim.system.space import app_write
 from mgfarm.sim.ui.views import View
 
 if TYPE_CHECKING:
@@ -223,8 +224,12 @@ def sql(path: Path, statement: str, args: Sequence[SqlValue] = ()) -> list[tuple
         entry = (sqlite3.connect(path), version)  # stat first: a file replaced since is never kept
     con = entry[0]
     try:
-        with con:
-            rows = con.execute(statement, tuple(args)).fetchall()
+        if statement.lstrip()[:6].upper() == "SELECT":
+            with con:
+                rows = con.execute(statement, tuple(args)).fetchall()
+        else:
+            with app_write(path), con:
+                rows = con.execute(statement, tuple(args)).fetchall()
     except BaseException:
         con.close()  # an odd state (a broken file, a lock) is not carried to the next statement
         raise
@@ -241,7 +246,7 @@ def sql_insert(path: Path, statement: str, args: Sequence[SqlValue] = ()) -> int
     """Run one INSERT and return the new row id."""
     con = sqlite3.connect(path)
     try:
-        with con:
+        with app_write(path), con:
             cur = con.execute(statement, tuple(args))
             return int(cur.lastrowid or 0)
     finally:
@@ -255,7 +260,7 @@ def sql_script(path: Path, script: str, seed: Iterable[tuple[str, Sequence[SqlVa
         # No fsync for seed data (a kill -9 loses nothing: the page cache stays), which made seeding
         # the apps wait on the disk for ~0.1-0.4 s of a worker's start on a shared VM.
         con.execute("PRAGMA synchronous=OFF")
-        with con:
+        with app_write(path), con:
             # executescript runs each statement in its own transaction unless told otherwise;
             # one transaction makes a boot ~17x faster (a journal file per statement is slow).
             con.executescript("BEGIN;\n" + script + "\nCOMMIT;")

@@ -7,8 +7,10 @@ device", as it would on the phone, while reading and deleting keep working.
 
 What the files take is measured once by walking the device's root (~5 us an entry), then counted
 as the sim writes: every write beneath the root is reserved before it happens (`reserve`), bytes
-received outside it are held until they move in (`hold`), and a database connection that may write
-gets the room left as its cap and counts what it grew (`DatabaseRoom`). Deleting leaves the count
+received outside it are held until they move in (`hold`), a database connection that may write
+gets the room left as its cap and counts what it grew (`DatabaseRoom`), and an app's own write to
+its database (one statement, as the user saves a note) is refused once the files fill the partition
+and counted after it (`app_write`). Deleting leaves the count
 high; a count that says full is checked by a fresh walk before a write is refused. A snapshot load
 replaces the files and the count with what the snapshot recorded when saved (`set_usage`), or has
 the next question walk again (`stale`).
@@ -22,6 +24,8 @@ import os
 import sqlite3
 import stat as statmod
 import threading
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 from mgfarm.sim.system.dbfiles import JOURNALS
@@ -69,6 +73,39 @@ def database_bytes(path: Path) -> int:
     return total
 
 
+# Each device's space by its root, for code that holds a host path only (an app's `sql`).
+_by_root: weakref.WeakValueDictionary[str, Space] = weakref.WeakValueDictionary()
+
+
+def space_of(path: Path) -> Space | None:
+    """The space of the device whose root holds host path `path`, if any."""
+    for parent in path.parents:
+        found = _by_root.get(os.fspath(parent))
+        if found is not None:
+            return found
+    return None
+
+
+@contextlib.contextmanager
+def app_write(path: Path) -> Iterator[None]:
+    """An app writing its own database `path` (`apps.base.sql`): ENOSPC when the device's files
+    fill its partition already, else the write happens and what the database grew is counted.
+
+    Not capped like `DatabaseRoom`: an app's write is one statement holding what the user entered,
+    and holding the room for a connection the app keeps would refuse every other writer."""
+    space = space_of(path)
+    if space is None:
+        yield
+        return
+    space.refuse_when_full(path.name)
+    before = database_bytes(path)
+    try:
+        yield
+    finally:
+        after = database_bytes(path)
+        space.add(max(0, after - before), 1 if after and not before else 0)
+
+
 class Space:
     """One device's partition: `size` bytes and `size // INODE_RATIO` entries under `root`.
 
@@ -82,6 +119,7 @@ class Space:
         self.held = 0  # bytes outside the root that will move in (a push), or a writer's room
         self._freed = False  # something was deleted since the walk: the count may be high
         self._lock = threading.Lock()
+        _by_root[os.fspath(root)] = self
 
     @property
     def max_entries(self) -> int:
@@ -143,6 +181,18 @@ class Space:
             entries_fit = not entries or count + entries <= self.max_entries
             if used + self.held + nbytes <= self.size and entries_fit:
                 return used, count
+        raise no_space(name)
+
+    def refuse_when_full(self, name: str = "") -> None:
+        """ENOSPC when the files beneath the root fill the partition (room held aside for other
+        writers left out). A count that says full is checked by a fresh walk; nothing counted yet
+        (no question since boot) is not walked for this."""
+        with self._lock:
+            if self._used is None or self._used[0] < self.size:
+                return
+            self._used = None
+            if self._usage()[0] < self.size:
+                return
         raise no_space(name)
 
     def reserve(self, nbytes: int, entries: int = 0, name: str = "") -> None:
