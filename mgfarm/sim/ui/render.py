@@ -9,7 +9,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from mgfarm.sim.ui.appicons import app_art
-from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, wrap
+from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, tail, wrap
 from mgfarm.sim.ui.icons import draw_icon
 from mgfarm.sim.ui.kept import Kept
 from mgfarm.sim.ui.pickers import Dial
@@ -420,9 +420,7 @@ def draw_edit(cv: Canvas, v: EditText, ctx: LayoutCtx) -> None:
         end = tx + font(size).getlength(lines[-1])
     elif shown:
         # Keep the end of long input visible, as a single-line field scrolls to the cursor.
-        s = shown
-        while len(s) > 1 and font(size).getlength(s) > avail:
-            s = s[1:]
+        s = tail(shown, size, False, avail)
         cv.text((tx, cy), s, size, p.on_surface)
         end = tx + font(size).getlength(s)
     else:
