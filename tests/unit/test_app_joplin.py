@@ -82,6 +82,17 @@ def test_search_opens_a_note_whose_markdown_is_shown_line_by_line(tmp_path: Path
     ] == ["true"]
 
 
+def test_a_search_of_a_thousand_words_shows_no_note_and_the_app_goes_on(tmp_path: Path) -> None:
+    # Each word once was one SQL condition: past SQLite's expression depth, Joplin crashed.
+    _, screen, _ = booted(tmp_path)
+    screen.am.launch(PKG)
+    screen.tap(desc="Search")
+    screen.wm.text("cup flour")
+    assert screen.has(text="Pancakes")
+    screen.wm.text("".join(f" w{i}" for i in range(1000)))
+    assert not screen.has(text="Pancakes") and "keeps stopping" not in screen.xml()
+
+
 def test_ticking_a_todo_stores_its_completion_time(tmp_path: Path) -> None:
     _, screen, db = booted(tmp_path)
     screen.am.launch(PKG)

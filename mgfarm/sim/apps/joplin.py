@@ -9,6 +9,7 @@ title, sorted as the app's defaults sort: uncompleted to-dos on top, then by upd
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -167,12 +168,14 @@ class Joplin(App):
 
     def search(self, query: str) -> list[dict[str, Any]]:
         """Notes whose title or body holds every word of the query (search reads notes_normalized)."""
-        words = query.lower().split()
+        words = list(dict.fromkeys(query.lower().split()))
         if not words:
             return []
-        cond = " AND ".join("(n.title LIKE ? OR n.body LIKE ?)" for _ in words)
-        args = tuple(a for w in words for a in (f"%{w}%", f"%{w}%"))
-        return self.notes(f"id IN (SELECT n.id FROM notes_normalized n WHERE {cond})", args)
+        # Matched here rather than as one SQL condition: a query of a thousand words made a condition
+        # past SQLite's expression depth, and the app crashed on every screen while it was typed.
+        rows = sql(self.db_file(DB), "SELECT id, title, body FROM notes_normalized")
+        found = [nid for nid, title, body in rows if all(w in f"{title or ''}\n{body or ''}" for w in words)]
+        return self.notes("id IN (SELECT value FROM json_each(?))", (json.dumps(found),)) if found else []
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
