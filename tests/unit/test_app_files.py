@@ -78,3 +78,20 @@ def test_copy_to_keeps_the_original_and_a_name_taken_there_is_not_overwritten(tm
     assert device.fs.read_bytes("/sdcard/Download/report.txt") == b"quarterly"
     assert device.fs.read_bytes("/sdcard/Documents/keep.txt") == b"older"
     assert screen.wm.toast == "Couldn't copy 1 file"
+
+
+def test_a_folder_name_the_filesystem_refuses_is_refused_with_a_toast(tmp_path: Path) -> None:
+    # One name holds 255 bytes; a longer one (or one holding NUL) crashed the app on the host's error.
+    device, screen = files(tmp_path)
+    screen.tap(text="Download")
+    for name in ("é" * 128, "a\x00b", "a" * 255):
+        screen.tap(desc="New folder")
+        screen.wm.text(name)
+        screen.tap(text="OK")
+        shown = screen.xml()
+        assert "keeps stopping" not in shown
+        if name == "a" * 255:
+            assert device.fs.exists(f"/sdcard/Download/{name}")
+        else:
+            assert "Can&apos;t create folder" in shown or "Can't create folder" in shown
+            screen.tap(text="Cancel")

@@ -35,8 +35,17 @@ def human_size(n: int) -> str:
     return f"{n} B"
 
 
+NAME_MAX = 255  # bytes of one name, on ext4 and the emulated storage above it
+
+
 def valid_name(name: str) -> bool:
-    return bool(name) and "/" not in name and name not in (".", "..")
+    return (
+        bool(name)
+        and "/" not in name
+        and "\x00" not in name
+        and name not in (".", "..")
+        and len(name.encode("utf-8", errors="surrogateescape")) <= NAME_MAX
+    )
 
 
 class Files(App):
