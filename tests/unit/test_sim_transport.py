@@ -79,6 +79,19 @@ class Peer:
     def connect(self, max_payload: int = 1024 * 1024) -> None:
         self.send(A_CNXN, VERSION_SKIP_CHECKSUM, max_payload, b"host::features=shell_v2")
 
+    async def output(self, stream: int) -> bytes:
+        """What the device writes on `stream` (each write acknowledged) until it closes it."""
+        out = bytearray()
+        for _ in range(50):
+            batch = await self.messages()
+            for msg in batch:
+                if msg.command == A_WRTE:
+                    out += msg.data
+                    self.send(A_OKAY, stream, msg.arg0)
+            if any(m.command == A_CLSE for m in batch):
+                return bytes(out)
+        raise AssertionError("the stream did not close")
+
     async def messages(self, settle: float = 0.05) -> list[Message]:
         """Messages the device sent since the last call."""
         await asyncio.sleep(settle)
@@ -165,16 +178,8 @@ def test_shell_v2_stdin_close_and_exit_status(tmp_path: Path) -> None:
         local_id = okay.arg0
         packet = struct.pack("<BI", 0, 6) + b"hello\n" + struct.pack("<BI", 4, 0)
         peer.send(A_WRTE, 5, local_id, packet)
-        out = bytearray()
-        for _ in range(20):
-            batch = await peer.messages()
-            for msg in batch:
-                if msg.command == A_WRTE:
-                    out += msg.data
-                    peer.send(A_OKAY, 5, local_id)
-            if any(m.command == A_CLSE for m in batch):
-                break
-        assert bytes(out) == struct.pack("<BI", 1, 6) + b"hello\n" + struct.pack("<BI", 3, 1) + b"\x04"
+        out = await peer.output(5)
+        assert out == struct.pack("<BI", 1, 6) + b"hello\n" + struct.pack("<BI", 3, 1) + b"\x04"
         peer.reader.feed_eof()
         await peer.task
 
@@ -416,16 +421,7 @@ def test_a_command_at_the_exec_limit_is_refused_as_adbd_refuses_it(tmp_path: Pat
 
     async def output(peer: Peer, stream: int, service: bytes) -> bytes:
         peer.send(A_OPEN, stream, 0, service + b"\0")
-        out = bytearray()
-        for _ in range(50):
-            batch = await peer.messages()
-            for msg in batch:
-                if msg.command == A_WRTE:
-                    out += msg.data
-                    peer.send(A_OKAY, stream, msg.arg0)
-            if any(m.command == A_CLSE for m in batch):
-                return bytes(out)
-        raise AssertionError("the stream did not close")
+        return await peer.output(stream)
 
     async def go() -> None:
         device = make_device(tmp_path)

@@ -10,10 +10,10 @@ as the sim writes: every write beneath the root is reserved before it happens (`
 received outside it are held until they move in (`hold`), a database connection that may write
 gets the room left as its cap and counts what it grew (`DatabaseRoom`), and an app's own write to
 its database (one statement, as the user saves a note) is refused once the files fill the partition
-and counted after it (`app_write`). Deleting leaves the count
-high; a count that says full is checked by a fresh walk before a write is refused. A snapshot load
-replaces the files and the count with what the snapshot recorded when saved (`set_usage`), or has
-the next question walk again (`stale`).
+and counted after it (`app_write`). Deleting leaves the count high; a count that says full is
+checked by a fresh walk before a write is refused. A snapshot load replaces the files and the count
+with what the snapshot recorded when saved (`set_usage`), or has the next question walk again
+(`stale`).
 """
 
 from __future__ import annotations
