@@ -7,7 +7,8 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
-from mgfarm.sim.system.clock import device_zone, local_time
+from mgfarm.sim.system.clock import device_zone, local_ms
+from mgfarm.sim.system.cursor import get_long
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
@@ -88,7 +89,7 @@ class Calendar(App):
             "WHERE deleted = 0 AND dtstart < ? AND coalesce(dtend, dtstart) >= ? ORDER BY dtstart, _id",
             (end_ms, start_ms),
         )
-        return [(int(r[0]), str(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)) for r in rows]
+        return [(int(r[0]), str(r[1]), get_long(r[2]), get_long(r[3]), get_long(r[4])) for r in rows]
 
     def selected_day(self, ctx: ScreenContext) -> date:
         if "day" in ctx.state:
@@ -96,7 +97,7 @@ class Calendar(App):
         return ctx.today()
 
     def hm(self, ms: int) -> str:
-        t = local_time(self.device.props, ms / 1000)
+        t = local_ms(self.device.props, ms)
         return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
 
     # ---- screens
@@ -132,7 +133,7 @@ class Calendar(App):
         _, end_ms = self.day_range(last)
         counts: dict[date, int] = {}
         for _id, _t, s, _e, _a in self.events_between(start_ms, end_ms):
-            d = local_time(self.device.props, s / 1000).date()
+            d = local_ms(self.device.props, s).date()
             counts[d] = counts.get(d, 0) + 1
         today = ctx.today()
 

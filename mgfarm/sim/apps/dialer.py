@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.apps.contacts import contacts_db
 from mgfarm.sim.apps.messages import PKG as MESSAGING
 from mgfarm.sim.apps.messages import Messages
+from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.system.telephony import NUMBER, TelephonyError
@@ -179,8 +180,10 @@ class Dialer(App):
             "SELECT number, name, type, date FROM calls ORDER BY date DESC, _id DESC LIMIT 50",
         )
         items: list[View] = []
-        for number, name, kind, date in rows:
-            when = datetime.fromtimestamp((date or 0) / 1000, timezone.utc).strftime("%b %-d, %-I:%M %p")
+        for number_value, name_value, kind, date in rows:
+            # As Cursor.getString gives them: NULL as nothing, a number stored as one as its digits.
+            number, name = ("" if v is None else str(v) for v in (number_value, name_value))
+            when = instant(date, timezone.utc).strftime("%b %-d, %-I:%M %p")
             items.append(
                 list_item(
                     name or number,

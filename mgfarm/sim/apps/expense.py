@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
-from mgfarm.sim.system.clock import local_time
+from mgfarm.sim.system.clock import local_ms
 from mgfarm.sim.ui.views import (
     Button,
     Column,
@@ -184,10 +184,7 @@ class Expense(App):
         )
 
     def day(self, ms: Any) -> str:
-        try:
-            return local_time(self.device.props, int(ms) / 1000).strftime("%b %-d, %Y")
-        except (TypeError, ValueError, OverflowError, OSError):
-            return ""
+        return "" if ms is None else local_ms(self.device.props, ms).strftime("%b %-d, %Y")
 
     def screens(self) -> dict[str, ScreenFn]:
         return {MAIN: self.main, EDIT: self.edit}

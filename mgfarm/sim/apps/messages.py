@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import timezone
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.apps.contacts import contacts_db
+from mgfarm.sim.system.clock import instant
+from mgfarm.sim.system.cursor import get_long
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item
@@ -261,7 +263,7 @@ def _open(ctx: ScreenContext, address: str) -> Callable[[], None]:
     return lambda: ctx.start(CONVERSATION, {"address": address})
 
 
-def _short_date(ms: int | None) -> str:
-    if not ms:
+def _short_date(ms: object) -> str:
+    if not get_long(ms):
         return ""
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%b %-d")
+    return instant(ms, timezone.utc).strftime("%b %-d")

@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
-from mgfarm.sim.system.clock import local_time
+from mgfarm.sim.system.clock import local_ms
 from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, list_item
 
@@ -144,7 +144,7 @@ class OpenTracks(App):
         return [{k: ("" if v is None else v) for k, v in zip(keys, r, strict=True)} for r in rows]
 
     def started(self, track: dict[str, Any]) -> datetime:
-        return local_time(self.device.props, int(track["starttime"] or 0) / 1000)
+        return local_ms(self.device.props, track["starttime"])
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:

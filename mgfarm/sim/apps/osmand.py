@@ -23,12 +23,13 @@ import re
 import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import timezone
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
+from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.fonts import font
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Picture, Row, Scroll, Stack, Text, View
@@ -216,7 +217,7 @@ def write_gpx(fs: Any, path: str, root: ET.Element) -> None:
 
 
 def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return instant(ms, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class OsmAnd(App):

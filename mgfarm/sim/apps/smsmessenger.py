@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import timezone
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.system.clipboard import paste
+from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import ProviderError, ProviderRegistry
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
@@ -394,8 +395,8 @@ def start_new(ctx: ScreenContext) -> None:
 
 def _when(ms: int, now_ms: int) -> str:
     """A conversation's date: the time today, else the day."""
-    t = datetime.fromtimestamp(ms / 1000, timezone.utc)
-    now = datetime.fromtimestamp(now_ms / 1000, timezone.utc)
+    t = instant(ms, timezone.utc)
+    now = instant(now_ms, timezone.utc)
     if t.date() == now.date():
         return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
     return t.strftime("%b %-d")

@@ -23,7 +23,7 @@ from mgfarm.sim.apps.base import (
     sql_insert,
     sql_script,
 )
-from mgfarm.sim.system.clock import local_time
+from mgfarm.sim.system.clock import local_ms
 from mgfarm.sim.ui.views import Button, CheckBox, Column, EditText, Row, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, empty_state, fab, header, list_item, page
 
@@ -84,7 +84,7 @@ class TasksOrg(App):
     # ---- formatting
     def when(self, ms: int, today: date) -> str:
         """A date as the list shows it: Today, Tomorrow, Yesterday or "Mon, Oct 16", and its time if any."""
-        moment = local_time(self.device.props, ms / 1000)
+        moment = local_ms(self.device.props, ms)
         day = moment.date()
         names = {
             today: "Today",

@@ -7,6 +7,8 @@ from datetime import datetime, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+from mgfarm.sim.system.cursor import get_long
+
 if TYPE_CHECKING:
     from mgfarm.sim.system.props import Props
 
@@ -78,6 +80,27 @@ def device_zone(props: Props) -> tzinfo:
     return zone_named(props.get(TIMEZONE_PROP, "UTC"))
 
 
+# The instants Python's datetime can hold, with a day to spare for any time zone; Java's Date goes
+# further, and a device may store any 64-bit time: beyond these an app shows the nearest one.
+EARLIEST_S = datetime(1, 1, 2, tzinfo=timezone.utc).timestamp()
+LATEST_S = datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp()
+
+
+def at(epoch: float, tz: tzinfo) -> datetime:
+    """Seconds since the epoch as a time in zone `tz`, within the instants a datetime holds."""
+    return datetime.fromtimestamp(min(max(epoch, EARLIEST_S), LATEST_S), tz)
+
+
+def instant(ms: object, tz: tzinfo) -> datetime:
+    """A column's epoch milliseconds (read as `Cursor.getLong` reads them) as a time in zone `tz`."""
+    return at(get_long(ms) / 1000, tz)
+
+
 def local_time(props: Props, epoch: float) -> datetime:
     """An instant as the device shows it: in its own time zone."""
-    return datetime.fromtimestamp(epoch, device_zone(props))
+    return at(epoch, device_zone(props))
+
+
+def local_ms(props: Props, ms: object) -> datetime:
+    """A column's epoch milliseconds as the device shows them: in its own time zone."""
+    return instant(ms, device_zone(props))
