@@ -331,7 +331,15 @@ class WindowManager:
         app_area = Stack(id="android:id/content", children=children)
         app_root = Stack(children=[app_area])
         app_root.bounds = (0, 0, m.width, m.height)
-        app_area.layout(lctx, left, top, right - left, bottom - top)
+        try:
+            app_area.layout(lctx, left, top, right - left, bottom - top)
+        except Exception:
+            # A view the app built from odd data (a value it did not check) fails to lay out: the
+            # app stops, as its TextView would have thrown, instead of every later frame failing.
+            if ctx is None or package == LAUNCHER:
+                raise
+            self._crashed(package, ctx.app.label)
+            return self.build()
         palette = self.palette()
         see_through = edge and not self.shade_open  # bars drawn over the wallpaper, not over a panel
         status = status_bar(self._clock(), *self._radio_state(), light_icons=see_through or palette is DARK)
