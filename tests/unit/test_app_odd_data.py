@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import random
+from datetime import timezone
 from pathlib import Path
 
 import pytest
@@ -38,8 +39,20 @@ COLUMNS = {
     "content://sms/inbox": ["address", "body", "date", "read", "thread_id", "type", "date_sent", "person"],
     "content://sms/sent": ["address", "body", "date"],
     "content://call_log/calls": ["number", "date", "duration", "type", "name", "new"],
-    "content://com.android.calendar/events": ["title", "dtstart", "dtend", "calendar_id", "allDay", "description"],
-    "content://com.android.contacts/raw_contacts": ["account_type", "account_name", "starred", "display_name"],
+    "content://com.android.calendar/events": [
+        "title",
+        "dtstart",
+        "dtend",
+        "calendar_id",
+        "allDay",
+        "description",
+    ],
+    "content://com.android.contacts/raw_contacts": [
+        "account_type",
+        "account_name",
+        "starred",
+        "display_name",
+    ],
 }
 
 
@@ -47,7 +60,7 @@ def test_a_column_reads_as_cursor_getlong_reads_it() -> None:
     assert [get_long(v) for v in (None, "abc", " 12abc", "-7", "1e5", 3.9, -3.9, 1e308, b"42")] == [
         0, 0, 12, -7, 1, 3, -3, 2**63 - 1, 42,
     ]  # fmt: skip
-    assert instant(2**63 - 1, instant(0, __import__("datetime").timezone.utc).tzinfo).year == 9999
+    assert instant(2**63 - 1, timezone.utc).year == 9999 and instant("abc", timezone.utc).year == 1970
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
@@ -63,8 +76,11 @@ def test_odd_values_in_providers_show_in_every_app(
                 sh.run(f"content insert --uri {uri} {binds}")
         screen = Screen(sh.device)
         names = [p.split(":", 1)[1] for p in sh.run("cmd package list packages").text.split()]
+        packages = sorted(n for n in names if n != LAUNCHER and screen.am.launch(n) is None)
+        assert len(packages) >= 20
         with caplog.at_level(logging.ERROR):
-            for package in sorted(n for n in names if n != LAUNCHER and screen.am.launch(n) is None):
+            for package in packages:
+                screen.am.launch(package)
                 for _ in range(10):
                     targets = [n for n in nodes(screen.xml()) if n.attrs["clickable"] == "true"]
                     if targets:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
-from mgfarm.sim.system.clock import device_zone, local_ms
+from mgfarm.sim.system.clock import device_zone, instant, local_ms
 from mgfarm.sim.system.cursor import get_long
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui import pickers
@@ -270,9 +270,10 @@ class Calendar(App):
                 else []
             )
             if rows:
-                title, s, e, loc, desc = rows[0]
-                st["start"], st["end"] = int(s or 0), int(e or s or 0)
-                ctx.set_fields({"title": title or "", "location": loc or "", "description": desc or ""})
+                title, loc, desc = ("" if v is None else str(v) for v in (rows[0][0], *rows[0][3:]))
+                st["start"] = get_long(rows[0][1])
+                st["end"] = get_long(rows[0][2]) or st["start"]
+                ctx.set_fields({"title": title, "location": loc, "description": desc})
             else:
                 day = date.fromisoformat(str(ctx.extras.get("day", self.selected_day(ctx).isoformat())))
                 start = datetime(day.year, day.month, day.day, 9, 0, tzinfo=tz)
@@ -281,7 +282,7 @@ class Calendar(App):
                 ctx.set_fields({})
 
         def moment(which: str) -> datetime:
-            return datetime.fromtimestamp(int(st[which]) / 1000, tz)
+            return instant(st[which], tz)
 
         def set_moment(which: str, when: datetime) -> None:
             ms = int(when.timestamp() * 1000)
