@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import device_zone, instant, local_ms
-from mgfarm.sim.system.cursor import get_long
+from mgfarm.sim.system.cursor import get_long, get_string
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
@@ -270,10 +270,12 @@ class Calendar(App):
                 else []
             )
             if rows:
-                title, loc, desc = ("" if v is None else str(v) for v in (rows[0][0], *rows[0][3:]))
-                st["start"] = get_long(rows[0][1])
-                st["end"] = get_long(rows[0][2]) or st["start"]
-                ctx.set_fields({"title": title, "location": loc, "description": desc})
+                title, start, end, loc, desc = rows[0]
+                st["start"] = get_long(start)
+                st["end"] = get_long(end) or st["start"]
+                ctx.set_fields(
+                    {"title": get_string(title), "location": get_string(loc), "description": get_string(desc)}
+                )
             else:
                 day = date.fromisoformat(str(ctx.extras.get("day", self.selected_day(ctx).isoformat())))
                 start = datetime(day.year, day.month, day.day, 9, 0, tzinfo=tz)

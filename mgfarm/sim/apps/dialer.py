@@ -13,6 +13,7 @@ from mgfarm.sim.apps.contacts import contacts_db
 from mgfarm.sim.apps.messages import PKG as MESSAGING
 from mgfarm.sim.apps.messages import Messages
 from mgfarm.sim.system.clock import instant
+from mgfarm.sim.system.cursor import get_string
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.system.telephony import NUMBER, TelephonyError
@@ -181,8 +182,7 @@ class Dialer(App):
         )
         items: list[View] = []
         for number_value, name_value, kind, date in rows:
-            # As Cursor.getString gives them: NULL as nothing, a number stored as one as its digits.
-            number, name = ("" if v is None else str(v) for v in (number_value, name_value))
+            number, name = get_string(number_value), get_string(name_value)
             when = instant(date, timezone.utc).strftime("%b %-d, %-I:%M %p")
             items.append(
                 list_item(

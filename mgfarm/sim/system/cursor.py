@@ -29,3 +29,8 @@ def get_long(value: object) -> int:
         found = _LEADING_INTEGER.match(value[:64])
         return min(max(int(found.group(1)), INT64_MIN), INT64_MAX) if found else 0
     return 0
+
+
+def get_string(value: object) -> str:
+    """`value` as a TextView shows `Cursor.getString`: NULL as nothing, a number as its digits."""
+    return "" if value is None else str(value)
