@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -224,12 +225,9 @@ def sql(path: Path, statement: str, args: Sequence[SqlValue] = ()) -> list[tuple
         entry = (sqlite3.connect(path), version)  # stat first: a file replaced since is never kept
     con = entry[0]
     try:
-        if statement.lstrip()[:6].upper() == "SELECT":
-            with con:
-                rows = con.execute(statement, tuple(args)).fetchall()
-        else:
-            with app_write(path), con:
-                rows = con.execute(statement, tuple(args)).fetchall()
+        reading = statement.lstrip()[:6].upper() == "SELECT"
+        with contextlib.nullcontext() if reading else app_write(path), con:
+            rows = con.execute(statement, tuple(args)).fetchall()
     except BaseException:
         con.close()  # an odd state (a broken file, a lock) is not carried to the next statement
         raise
