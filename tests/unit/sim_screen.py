@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 from mgfarm.sim.device import DeviceConfig, SimDevice
+from mgfarm.sim.system.windows import LAUNCHER
 
 BOUNDS = re.compile(r"\[(\d+),(\d+)\]\[(\d+),(\d+)\]")
 
@@ -72,3 +74,18 @@ class Screen:
         except AssertionError:
             return False
         return True
+
+
+def launchable(screen: Screen) -> list[str]:
+    """Every app a launcher icon starts, the launcher aside (each is started once to tell)."""
+    return sorted(p for p in screen.am.apps() if p != LAUNCHER and screen.am.launch(p) is None)
+
+
+def crashes(records: list[logging.LogRecord], as_on_a_phone: frozenset[str] = frozenset()) -> list[str]:
+    """The apps that stopped on an exception ("keeps stopping"), with it; `as_on_a_phone`: exception
+    texts the real app stops on too."""
+    return [
+        f"{r.getMessage()}: {r.exc_info[1] if r.exc_info else ''}"
+        for r in records
+        if "crashed on" in r.getMessage() and not (r.exc_info and str(r.exc_info[1]) in as_on_a_phone)
+    ]

@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.sim.system.windows import LAUNCHER
 from tests.unit.shellkit import ShellDevice
-from tests.unit.sim_screen import Screen, nodes
+from tests.unit.sim_screen import Screen, crashes, launchable, nodes
 
 STEPS = 60
 CHARACTERS = "ab c\n\t😀é'\"\\$%;&|<>{}()[]*?~`#=-_.,/:09"
 KEYS = [4, 4, 66, 67, 61, 3, 187, 82, 122, 123]
 # Crashes the real app has too: Broccoli searches with `LIKE '%' || query || '%'`, and SQLite
 # refuses a pattern over 50,000 bytes on the phone as well.
-AS_ON_A_PHONE = {"LIKE or GLOB pattern too complex"}
+AS_ON_A_PHONE = frozenset({"LIKE or GLOB pattern too complex"})
 
 
 def act(screen: Screen, rng: random.Random) -> None:
@@ -46,9 +45,7 @@ def test_random_input_crashes_no_app(tmp_path: Path, caplog: pytest.LogCaptureFi
     try:
         screen = Screen(sh.device)
         rng = random.Random(seed)
-        launchable = [p for p in sh.run("cmd package list packages").text.split() if p]
-        names = [p.split(":", 1)[1] for p in launchable]
-        packages = sorted(n for n in names if n != LAUNCHER and screen.am.launch(n) is None)
+        packages = launchable(screen)
         assert len(packages) >= 20
         with caplog.at_level(logging.ERROR):
             for package in packages:
@@ -58,11 +55,6 @@ def test_random_input_crashes_no_app(tmp_path: Path, caplog: pytest.LogCaptureFi
                     assert screen.xml().startswith("<?xml")
                 assert sh.run("screencap -p").out.startswith(b"\x89PNG")
                 screen.wm.key(3)
-        crashes = [
-            f"{r.getMessage()}: {r.exc_info[1]}"
-            for r in caplog.records
-            if "crashed on" in r.getMessage() and r.exc_info and str(r.exc_info[1]) not in AS_ON_A_PHONE
-        ]
-        assert not crashes
+        assert not crashes(caplog.records, AS_ON_A_PHONE)
     finally:
         sh.close()

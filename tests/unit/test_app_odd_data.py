@@ -15,10 +15,9 @@ import pytest
 from mgfarm.sim.apps.dialer import Dialer
 from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.cursor import get_long
-from mgfarm.sim.system.windows import LAUNCHER
 from mgfarm.sim.ui.views import Text
 from tests.unit.shellkit import ShellDevice
-from tests.unit.sim_screen import Screen, nodes
+from tests.unit.sim_screen import Screen, crashes, launchable, nodes
 
 VALUES = [
     "s:",
@@ -75,8 +74,7 @@ def test_odd_values_in_providers_show_in_every_app(
                 binds = " ".join(f"--bind {c}:{rng.choice(VALUES)}" for c in columns if rng.random() < 0.8)
                 sh.run(f"content insert --uri {uri} {binds}")
         screen = Screen(sh.device)
-        names = [p.split(":", 1)[1] for p in sh.run("cmd package list packages").text.split()]
-        packages = sorted(n for n in names if n != LAUNCHER and screen.am.launch(n) is None)
+        packages = launchable(screen)
         assert len(packages) >= 20
         with caplog.at_level(logging.ERROR):
             for package in packages:
@@ -87,7 +85,7 @@ def test_odd_values_in_providers_show_in_every_app(
                         screen.wm.tap(*rng.choice(targets).center)
                 assert sh.run("screencap -p").out.startswith(b"\x89PNG")
                 screen.wm.key(3)
-        assert not [r.getMessage() for r in caplog.records if "crashed on" in r.getMessage()]
+        assert not crashes(caplog.records)
     finally:
         sh.close()
 
