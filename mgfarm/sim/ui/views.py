@@ -294,17 +294,38 @@ class Scroll(Column):
         return max(0, self.content_h - (self.bounds[3] - self.bounds[1]))
 
     def layout_children(self, ctx: LayoutCtx) -> None:
-        x0, y0, x1, _y1 = self.bounds
-        self.content_h = Column.content_height(self, ctx, x1 - x0)
-        self.offset = min(max(0, ctx.scroll.get(self.key, 0)), self.max_offset)
-        pl, pt, pr, _ = self.padding_px(ctx)
+        """Every child is measured (the list's height), but only those in view are laid out and kept
+        as children, as a RecyclerView attaches views for the rows it shows: a list of 100,000 rows
+        costs a frame what its screenful does, not a layout of every row (fixed-height rows measure
+        for free; text is measured only in rows shown). A row holding the focused field stays, so
+        typing still reaches a field scrolled out of view."""
+        x0, y0, x1, y1 = self.bounds
+        pl, pt, pr, pb = self.padding_px(ctx)
+        inner = x1 - x0 - pl - pr
         gap = ctx.px(self.spacing)
+        widths = [self.child_width(ctx, c, inner) for c in self.children]
+        heights = [c.measure(ctx, cw) for c, cw in zip(self.children, widths, strict=True)]
+        self.content_h = pt + pb + sum(heights) + gap * max(0, len(heights) - 1)
+        self.offset = min(max(0, ctx.scroll.get(self.key, 0)), self.max_offset)
+        attached: list[View] = []
         y = y0 + pt - self.offset
-        for c in self.children:
-            cw = self.child_width(ctx, c, x1 - x0 - pl - pr)
-            ch = c.measure(ctx, cw)
-            c.layout(ctx, x0 + pl, y, cw, ch)
+        for c, cw, ch in zip(self.children, widths, heights, strict=True):
+            if (y < y1 and y + ch > y0) or (ctx.focus is not None and holds_field(c, ctx.focus)):
+                c.layout(ctx, x0 + pl, y, cw, ch)
+                attached.append(c)
             y += ch + gap
+        self.children = attached
+
+
+def holds_field(view: View, key: str) -> bool:
+    """Whether the text field bound to `key` is `view` or one of its descendants."""
+    stack = [view]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, EditText) and v.key == key:
+            return True
+        stack.extend(v.children)
+    return False
 
 
 @dataclass(eq=False, kw_only=True)
