@@ -256,6 +256,9 @@ def _collateral(template: TaskTemplate, spec: StateSpec) -> list[Adversary]:
         if not any(a.name.startswith("damage_costly_") for a in out):  # one database is proof enough
             out.append(_damage(f"costly_{decl.name}", _costly_column(spec, decl.name)))
             out.append(_damage(f"garbage_{decl.name}", _garbage(spec, decl.name)))
+    for prefs in spec.prefs.values():
+        if prefs.app in template.apps:
+            out.append(_damage(f"pref_{prefs.name}", _add_pref(spec, prefs.name)))
     out.append(_damage("setting", _flip_setting(template)))
     if "local_time" in str(template.outcome):  # times judged in the zone: moving the zone is a change
         out.append(_damage("timezone", _move_zone))
@@ -361,6 +364,19 @@ def _garbage(spec: StateSpec, db: str) -> Tamper:
         path = quote(spec.database(db, "An adversary", device.profile))
         device.shell(f"echo not-a-database > {path}; rm -f {path}-wal")
         return True
+
+    return run
+
+
+def _add_pref(spec: StateSpec, name: str) -> Tamper:
+    """A preference of the app's own that the task never asked for: a change the judge must see."""
+
+    def run(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+        path = quote(spec.path_on(spec.prefs[name].path, device.profile))
+        entry = '<string name="mgfarm_adversary">1</string>'
+        return "added" in device.shell(
+            f"[ -e {path} ] && sed -i 's#</map>#{entry}</map>#' {path} && echo added"
+        )
 
     return run
 

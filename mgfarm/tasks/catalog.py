@@ -19,7 +19,7 @@ from mgfarm.errors import MgfarmError
 from mgfarm.tasks.apps import AppTable
 from mgfarm.tasks.judge import CheckFn, argument_problem, checks_of
 from mgfarm.tasks.schema import TaskTemplate, parse_templates
-from mgfarm.tasks.state import DatabaseDecl, EntityDecl, StateSpec
+from mgfarm.tasks.state import DatabaseDecl, EntityDecl, PrefsDecl, StateSpec
 
 SUITES = ("all", "smoke", "train", "test", "heldout")
 
@@ -39,7 +39,8 @@ class Catalog:
         databases the `verifiers` modules define.
 
         A verifier module defines checks (functions marked with `mgfarm.tasks.judge.check`) and may
-        declare `DATABASES` (DatabaseDecl), `ENTITIES` (EntityDecl) and `INCIDENTAL` (patterns).
+        declare `DATABASES` (DatabaseDecl), `PREFERENCES` (PrefsDecl), `ENTITIES` (EntityDecl) and
+        `INCIDENTAL` (patterns).
         """
         modules = list(verifiers)
         empty = cls({}, checks_of(modules), state_of(modules, apps), apps)
@@ -94,16 +95,23 @@ class Catalog:
 
 
 def state_of(modules: Iterable[ModuleType], apps: AppTable) -> StateSpec:
-    """The databases, entities and app-wide incidental patterns the modules declare, with the app
-    table that places their paths on a device's profile."""
+    """The databases, preferences, entities and app-wide incidental patterns the modules declare,
+    with the app table that places their paths on a device's profile."""
     databases: dict[str, DatabaseDecl] = {}
     entities: dict[str, EntityDecl] = {}
     incidental: list[str] = []
+    prefs: dict[str, PrefsDecl] = {}
     for module in modules:
         for db in getattr(module, "DATABASES", ()):
             if db.name in databases:
                 raise MgfarmError(f"database {db.name} is declared twice ({module.__name__}); rename one.")
             databases[db.name] = db
+        for file in getattr(module, "PREFERENCES", ()):
+            if file.name in prefs:
+                raise MgfarmError(
+                    f"preferences {file.name} are declared twice ({module.__name__}); rename one."
+                )
+            prefs[file.name] = file
         entities.update((e.name, e) for e in getattr(module, "ENTITIES", ()))
         incidental += [p for p in getattr(module, "INCIDENTAL", ()) if p not in incidental]
-    return StateSpec(databases, entities, tuple(incidental), apps)
+    return StateSpec(databases, entities, tuple(incidental), apps, prefs)

@@ -8,6 +8,8 @@ A snapshot is a set of *tables*, each a mapping key -> row (a dict of column val
   change;
 - `settings.NS` (system, secure, global), keyed by setting name, row `{value}`;
 - `files`, keyed by path under shared storage, row `{type, size, sha1}` (sha1 for small files);
+- `prefs.NAME` for every declared SharedPreferences file (an app's own settings: Pro Expense's
+  currency), keyed by preference name, row `{type, value}`;
 - `props`, the system properties a verdict depends on (the time zone), row `{value}`.
 
 Databases are pulled with their -wal file and opened on the host, so the diff sees exactly the
@@ -22,6 +24,7 @@ import re
 import secrets
 import sqlite3
 import tempfile
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +71,16 @@ class DatabaseDecl:
 
 
 @dataclass(frozen=True)
+class PrefsDecl:
+    """An app's SharedPreferences file the judge diffs as table `prefs.NAME`: the settings the app
+    keeps for itself (a currency, a language), which a policy that over-acts may change."""
+
+    name: str
+    path: str
+    app: str = ""
+
+
+@dataclass(frozen=True)
 class EntityDecl:
     """A logical record spread over several tables of one database, compared as one row."""
 
@@ -91,6 +104,7 @@ class StateSpec:
     entities: dict[str, EntityDecl] = field(default_factory=dict)
     incidental: tuple[str, ...] = ()
     apps: AppTable = field(default_factory=lambda: AppTable({}))
+    prefs: dict[str, PrefsDecl] = field(default_factory=dict)
 
     def database(self, db: str, what: str, profile: str) -> str:
         """A declared database's device path on a device of `profile`, or `db` itself (moved to the
@@ -335,6 +349,53 @@ def settings_tables(sections: dict[str, list[str]]) -> dict[str, Table]:
     return tables
 
 
+PREFS_BYTES = 64 * 1024  # a real app's preferences are a few KB; the device is hostile
+PREF_TYPES = ("string", "boolean", "int", "long", "float", "set")
+
+
+def read_prefs_command(path: str) -> str:
+    """Prints a SharedPreferences file (one byte past the bound, to tell it was over), then a line
+    break, so a file that does not end with one cannot run into the next section's marker; nothing
+    when the app has not written it yet."""
+    return f"[ -e {quote(path)} ] && {{ head -c {PREFS_BYTES + 1} {quote(path)}; echo; }}"
+
+
+def prefs_table(lines: list[str]) -> Table:
+    """A SharedPreferences file's entries by name, row `{type, value}` (a set's value is its sorted
+    strings); no entries when the file does not exist. A file the app would not load (not its XML,
+    over PREFS_BYTES, a name twice, an element it never writes) is one `__unreadable__` row: a
+    change, never "no preferences"."""
+    text = "\n".join(lines)
+    if not text.strip():
+        return {}
+
+    def unreadable_prefs(reason: str) -> Table:
+        return {UNREADABLE: {"value": reason}}
+
+    if len(text.encode()) > PREFS_BYTES:
+        return unreadable_prefs(f"over {PREFS_BYTES} bytes")
+    try:
+        # Safe on a hostile file: expat refuses entity expansion bombs, and nothing external is loaded.
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        return unreadable_prefs(f"not XML: {exc}")
+    if root.tag != "map":
+        return unreadable_prefs(f"root element <{root.tag}>, not <map>")
+    table: Table = {}
+    for el in root:
+        name = el.get("name")
+        if el.tag not in PREF_TYPES or name is None or name in table:
+            return unreadable_prefs(f"<{el.tag} name={name!r}> is not one preference")
+        if el.tag == "string":
+            value: Any = el.text or ""
+        elif el.tag == "set":
+            value = tuple(sorted(item.text or "" for item in el))
+        else:
+            value = el.get("value", "")
+        table[name] = {"type": el.tag, "value": value}
+    return table
+
+
 # -q: an unprintable character in a name as '?', so no file name an agent chose (one holding a
 # newline and a made-up `ls -l` line) can add an entry to the listing.
 LIST_FILES = f"ls -lRq {SHARED_STORAGE}"
@@ -442,8 +503,8 @@ class Prelude(Protocol):
 
 
 def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) -> StateSnapshot:
-    """Settings, files in shared storage, the time zone, and every row of every database `spec`
-    declares.
+    """Settings, files in shared storage, the time zone, and every row of every database and every
+    preference `spec` declares.
 
     One shell round trip reads the settings, the file listing, the time zone and the sha1, size and
     kind of every database file; one too large or not a file is not pulled (`unreadable`), one
@@ -455,6 +516,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     decls = list(spec.databases.values())
     paths = [spec.path_on(decl.path, device.profile) for decl in decls]
     files = [p for path in paths for p in (path, path + "-wal")]
+    prefs = {f"prefs.{d.name}": spec.path_on(d.path, device.profile) for d in spec.prefs.values()}
     sections = run_sections(
         device,
         {
@@ -464,12 +526,14 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
             "zone": f"getprop {TIMEZONE_PROP}",
             "sums": sha1_command(files),
             "stats": stat_command(files),
+            **{name: read_prefs_command(path) for name, path in prefs.items()},
         },
         before.script() if before is not None else "",
     )
     if before is not None:
         before.check("\n".join(sections[""]))
     snap = StateSnapshot(tables=settings_tables(sections))
+    snap.tables.update((name, prefs_table(sections[name])) for name in prefs)
     entries, small = listed_files(sections["files"])
     fill_sums(entries, small, sections["shared_sums"])
     snap.tables["files"] = entries

@@ -1,5 +1,6 @@
-"""The judge's state capture reads what the device holds: every database row, setting and small
-file, the same after a change as a full pull would, however many databases it had seen before."""
+"""The judge's state capture reads what the device holds: every database row, setting, app
+preference and small file, the same after a change as a full pull would, however many databases it
+had seen before."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_a_capture_sees_every_change_and_equals_a_full_pull(
     spec = load_catalog([]).state
     first = capture(device, spec)
     assert {
-        k: v for k, v in first.tables.items() if "." in k and not k.startswith("settings.")
+        k: v for k, v in first.tables.items() if "." in k and not k.startswith(("settings.", "prefs."))
     } == pulled_whole(device, spec)
 
     device.sqlite(
@@ -44,6 +45,8 @@ def test_a_capture_sees_every_change_and_equals_a_full_pull(
     device.settings_put("global", "wifi_on", "0")
     device.push(b"note\n", "/sdcard/Download/a note.txt")
     device.shell("setprop persist.sys.timezone Asia/Kolkata")
+    prefs = spec.prefs["expense"].path
+    device.shell(f'sed -i \'s#</map>#<int name="launches" value="3" /></map>#\' {prefs}')
     second = capture(device, spec)
 
     labels = [row["label"] for row in second.table("alarms.alarm_templates").values()]
@@ -55,6 +58,11 @@ def test_a_capture_sees_every_change_and_equals_a_full_pull(
     assert note == {"type": "file", "size": 5, "sha1": hashlib.sha1(b"note\n").hexdigest()}
     assert read_files(device) == second.table("files")
     assert second.timezone == "Asia/Kolkata"
+    assert first.table("prefs.expense")["selected_currency_number"]["value"] == "840"
+    assert second.table("prefs.expense") == {
+        **first.table("prefs.expense"),
+        "launches": {"type": "int", "value": "3"},
+    }
     assert {
-        k: v for k, v in second.tables.items() if "." in k and not k.startswith("settings.")
+        k: v for k, v in second.tables.items() if "." in k and not k.startswith(("settings.", "prefs."))
     } == pulled_whole(device, spec)

@@ -184,3 +184,63 @@ def test_any_output_parses_without_raising(lines: list[str]) -> None:
     state.settings_tables({"settings.system": lines})
     for path, (size, kind) in state.parse_stats(lines).items():
         assert path.startswith("/") and size >= 0 and kind
+
+
+EXPENSE_PREFS = SPEC.prefs["expense"].path
+
+
+def test_an_apps_own_settings_are_in_the_diff(device: SimTaskDevice) -> None:
+    """Pro Expense keeps its currency in its SharedPreferences: a policy that changes it while
+    logging an expense changed the user's data, and the diff shows it."""
+    before = capture(device, SPEC)  # type: ignore[arg-type]
+    assert before.tables["prefs.expense"]["selected_currency_number"] == {"type": "string", "value": "840"}
+    assert before.tables["prefs.expense"]["isFirstTime"] == {"type": "boolean", "value": "false"}
+    assert device.sh.run(f"sed -i 's/>840</>978</' {EXPENSE_PREFS}").status == 0
+    changes = diff(before, capture(device, SPEC))  # type: ignore[arg-type]
+    assert [c.line() for c in changes] == [
+        "update prefs.expense[selected_currency_number]: value '840' -> '978'"
+    ]
+    assert (
+        device.sh.run(f"rm {EXPENSE_PREFS}").status == 0
+    )  # not written yet: no preferences, as after `pm clear`
+    assert capture(device, SPEC).tables["prefs.expense"] == {}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("not xml at all", "not XML"),
+        ('<map><string name="a">1</string><string name="a">2</string></map>', "is not one preference"),
+        ('<map><script name="a">1</script></map>', "is not one preference"),
+        ("<list></list>", "not <map>"),
+        ("<map>" + "<string name='x'>y</string>" * 3000 + "</map>", "over 65536 bytes"),
+        (
+            "<!DOCTYPE m [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>"
+            "<!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'><!ENTITY d '&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;'>"
+            "<!ENTITY e '&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;'><!ENTITY f '&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;'>"
+            "<!ENTITY g '&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;'><!ENTITY h '&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;'>"
+            "<!ENTITY i '&h;&h;&h;&h;&h;&h;&h;&h;&h;&h;'>]><map><string name='s'>&i;</string></map>",
+            "not XML",
+        ),
+    ],
+    ids=["garbage", "name-twice", "unknown-element", "not-a-map", "oversized", "entity-bomb"],
+)
+def test_preferences_the_app_would_not_load_are_a_change(
+    device: SimTaskDevice, body: str, reason: str
+) -> None:
+    """Never "no preferences" (which a policy could use to hide a change) and never a cost to the
+    trainer's process (an entity bomb would expand to a gigabyte)."""
+    before = capture(device, SPEC)  # type: ignore[arg-type]
+    device.sh.host(EXPENSE_PREFS).write_text(body)
+    after = capture(device, SPEC).tables["prefs.expense"]  # type: ignore[arg-type]
+    assert list(after) == [UNREADABLE] and reason in after[UNREADABLE]["value"]
+    assert any(
+        c.where == "prefs.expense" for c in diff(before, StateSnapshot(tables={"prefs.expense": after}))
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(), max_size=6))
+def test_any_preferences_file_parses_without_raising(lines: list[str]) -> None:
+    table = state.prefs_table(lines)
+    assert all(set(row) == {"type", "value"} or key == UNREADABLE for key, row in table.items())

@@ -125,3 +125,12 @@ def test_a_query_miss_that_still_says_the_right_answer_is_not_played() -> None:
     template = CATALOG.get("phone.count_missed_calls")
     miss = next(a for a in adversaries(template, 0, CATALOG) if a.name == "miss_n")
     assert miss.agent(template.instantiate(0)).act({"ui_elements": []})["action_type"] == "open_app"
+
+
+def test_an_app_with_its_own_preferences_is_damaged_there_too() -> None:
+    """Pro Expense's currency lives in its SharedPreferences: the matrix proves a change there is
+    rejected for every template that opens the app, and no other template gets the adversary."""
+    for task_id in CATALOG.templates:
+        template = CATALOG.get(task_id)
+        names = {a.name for a in adversaries(template, 0, CATALOG)}
+        assert ("damage_pref_expense" in names) == ("expense" in template.apps), task_id

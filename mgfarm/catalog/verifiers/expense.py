@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
-from mgfarm.tasks.state import DatabaseDecl
+from mgfarm.tasks.state import DatabaseDecl, PrefsDecl
 
 # The app's ExpenseCategory ids (an id it does not know shows as Others).
 CATEGORIES = {
@@ -30,6 +30,14 @@ DATABASES = (
         edit="amount = amount + 100",
         extra="INSERT INTO expense (name, amount, category, note, created_date, modified_date) "
         "VALUES ('Casino', 50000, 1, '', 1772600000000, 1772600000000)",
+    ),
+)
+# Its own settings: the currency amounts show in, the language.
+PREFERENCES = (
+    PrefsDecl(
+        "expense",
+        "/data/data/com.arduia.expense/shared_prefs/com.arduia.expense_preferences.xml",
+        app="expense",
     ),
 )
 # The app stamps every edit.
