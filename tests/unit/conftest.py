@@ -5,6 +5,7 @@
 boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
 `golden_device` (module scope): one in-process device with the env tests' golden snapshot saved.
 `sh`: a booted device of its own, driven in-process through its shell (tests/unit/shellkit.py).
+`measured`: the lengths of the texts FreeType is asked to measure, from an empty width cache.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PIL import ImageFont
 
 from mgfarm.device import Device
+from mgfarm.sim.ui import fonts
 from tests.integration.conftest import AdbServer, adb_server
 from tests.integration.envfarm import prepare_golden
 from tests.simhost import SimThread
 from tests.unit.shellkit import ShellDevice
 
-__all__ = ["adb_server", "golden_device", "sh", "sim_thread"]  # the fixtures of tests/unit
+__all__ = ["adb_server", "golden_device", "measured", "sh", "sim_thread"]  # the fixtures of tests/unit
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +52,18 @@ def sh(tmp_path: Path) -> Iterator[ShellDevice]:
     device = ShellDevice(tmp_path)
     yield device
     device.close()
+
+
+@pytest.fixture
+def measured(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The lengths of the texts FreeType is asked to measure, from an empty width cache."""
+    seen: list[int] = []
+    real = ImageFont.FreeTypeFont.getlength
+
+    def counting(self: ImageFont.FreeTypeFont, text: str, *args: object, **kwargs: object) -> float:
+        seen.append(len(text))
+        return real(self, text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ImageFont.FreeTypeFont, "getlength", counting)
+    fonts._cached_width.cache_clear()
+    yield seen

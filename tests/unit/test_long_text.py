@@ -4,13 +4,10 @@ minutes), and lays it out exactly as a word wrap over the whole text would."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import ImageFont
 
 from mgfarm.sim.ui import fonts
 from mgfarm.sim.ui.fonts import LONG, ellipsize, tail, text_width, wrap
@@ -83,21 +80,6 @@ def test_a_long_text_measures_wider_than_any_screen_and_is_not_kept() -> None:
     assert text_width("a" * 10_000_000, SIZE) > 2400
     assert fonts._cached_width.cache_info().currsize == 0
     assert ellipsize("a b " * 250_000, SIZE, False, 1000) == whole_ellipsize("a b " * 2000, 1000)
-
-
-@pytest.fixture
-def measured(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The characters FreeType was asked to measure."""
-    seen: list[int] = []
-    real = ImageFont.FreeTypeFont.getlength
-
-    def counting(self: ImageFont.FreeTypeFont, text: str, *args: object, **kwargs: object) -> float:
-        seen.append(len(text))
-        return real(self, text, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ImageFont.FreeTypeFont, "getlength", counting)
-    fonts._cached_width.cache_clear()
-    yield seen
 
 
 def test_showing_a_megabyte_typed_into_a_field_measures_no_more_than_a_short_text(
