@@ -28,6 +28,14 @@ def _sync_packet(ident: bytes, payload: bytes) -> bytes:
     return ident + struct.pack("<I", len(payload)) + payload
 
 
+def _sync_fail(sock: socket.socket, path: str, length: int) -> AdbError:
+    """The error a FAIL reply of `length` bytes stands for: SyncFailed with the device's reason,
+    read when it is as short as adbd's are."""
+    if length > SYNC_CHUNK:
+        return AdbError(f"a sync FAIL reply of {length} bytes about {path}")
+    return SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
+
+
 class ShellClient:
     """Runs shell commands on one device through an adb server."""
 
@@ -149,7 +157,7 @@ class ShellClient:
         """The STA2 reply for `path`: True when it exists, False on ENOENT, SyncFailed otherwise."""
         ident, error = struct.unpack("<4sI", wire.recv_exact(sock, 8))
         if ident == b"FAIL":
-            raise SyncFailed(path, wire.recv_exact(sock, error).decode("utf-8", "replace"))
+            raise _sync_fail(sock, path, error)
         if ident != b"STA2":
             raise AdbError(f"unexpected sync reply {ident!r} while checking {path}")
         wire.recv_exact(sock, _STAT_V2_REST)
@@ -163,11 +171,13 @@ class ShellClient:
         while True:
             ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
             if ident == b"DATA":
+                if length > SYNC_CHUNK:  # adbd sends at most 64 KiB a packet; the length is the device's
+                    raise AdbError(f"a sync DATA packet of {length} bytes while pulling {path}")
                 data += wire.recv_exact(sock, length)
             elif ident == b"DONE":
                 return bytes(data)
             elif ident == b"FAIL":
-                raise SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
+                raise _sync_fail(sock, path, length)
             else:
                 raise AdbError(f"unexpected sync reply {ident!r} while pulling {path}")
 
@@ -191,7 +201,7 @@ class ShellClient:
             for _, path in files:
                 ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
                 if ident == b"FAIL":
-                    raise SyncFailed(path, wire.recv_exact(sock, length).decode("utf-8", "replace"))
+                    raise _sync_fail(sock, path, length)
                 if ident != b"OKAY":
                     raise AdbError(f"unexpected sync reply {ident!r} while pushing {path}")
             self._sync_request(sock, b"QUIT", b"")

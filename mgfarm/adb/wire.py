@@ -40,10 +40,11 @@ def blocking_with_timeout(sock: socket.socket, timeout: float) -> None:
 
 
 def recv_exact(sock: socket.socket, count: int) -> bytes:
-    """Exactly `count` bytes, or AdbError when the peer closes first."""
+    """Exactly `count` bytes, or AdbError when the peer closes first. Received a MiB at a time at
+    most: `socket.recv(n)` allocates n bytes first, and `count` may come from the peer."""
     data = bytearray()
     while len(data) < count:
-        chunk = recv(sock, count - len(data))
+        chunk = recv(sock, min(count - len(data), 1 << 20))
         if not chunk:
             raise AdbError("the adb server closed the connection early")
         data += chunk

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -9,6 +10,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mgfarm.adb.errors import AdbError
 from mgfarm.adb.shell import SHELL_EXIT, SHELL_STDERR, SHELL_STDOUT, ShellClient
@@ -108,3 +111,39 @@ def test_the_servers_refusal_is_told(server: ScriptedServer) -> None:
     server.serve([], fail_transport=True)
     with pytest.raises(AdbError, match="device not found"):
         ShellClient("emu-1", server.port).run("x", timeout=5)
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (b"DATA" + struct.pack("<I", 0xFFFFFFF0), "a sync DATA packet of 4294967280 bytes"),
+        (b"FAIL" + struct.pack("<I", 0xFFFFFFF0), "a sync FAIL reply of 4294967280 bytes"),
+    ],
+    ids=["data", "fail"],
+)
+def test_a_sync_length_past_the_protocols_is_refused_not_awaited(
+    server: ScriptedServer, reply: bytes, error: str
+) -> None:
+    """The length comes from the device: taken on trust, a pull waited for 4 GB (and `recv` of
+    that size allocates it first) in the trainer's process."""
+    exists = b"STA2" + bytes(4) + bytes(16) + struct.pack("<I", 0o100644) + bytes(44)
+    server.serve([exists + reply], hold=1.0)
+    client = ShellClient("emulator-5554", server.port)
+    start = time.monotonic()
+    with pytest.raises(AdbError, match=error):
+        client.pull_many(["/sdcard/x"], timeout=5.0)
+    assert time.monotonic() - start < 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_sync_reply_is_a_result_or_an_adb_error(reply: bytes) -> None:
+    """Whatever a device answers a pull, the client returns or raises what `Device` turns into a
+    DeviceError (AdbError, or OSError for a connection reset), within its timeout."""
+    scripted = ScriptedServer()
+    try:
+        scripted.serve([reply])
+        with contextlib.suppress(AdbError, OSError):
+            ShellClient("emulator-5554", scripted.port).pull_many(["/sdcard/x"], timeout=2.0)
+    finally:
+        scripted.listener.close()
