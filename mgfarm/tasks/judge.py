@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import inspect
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +20,23 @@ from mgfarm.tasks.device import TaskDevice
 from mgfarm.tasks.outcome import MatchContext, OutcomeResult
 from mgfarm.tasks.outcome import evaluate as evaluate_outcome
 from mgfarm.tasks.schema import JudgeNode, TaskInstance
-from mgfarm.tasks.state import StateSnapshot, StateSpec, capture, diff, pull_database
+from mgfarm.tasks.state import (
+    REGULAR,
+    StateSnapshot,
+    StateSpec,
+    UnreadableData,
+    bounded_rows,
+    capture,
+    diff,
+    open_database,
+    parse_stats,
+    stat_command,
+)
 
 if TYPE_CHECKING:
     from mgfarm.tasks.catalog import Catalog
+
+MAX_FILE_BYTES = 16 * 1024 * 1024  # the largest device file a check reads into the trainer's process
 
 
 @dataclass
@@ -45,8 +56,7 @@ class CheckContext:
     params: dict[str, Any]
     answer_fields: dict[str, str] = field(default_factory=dict)
     state: StateSpec = field(default_factory=StateSpec)  # the declared databases `query` may name
-    _tmp: tempfile.TemporaryDirectory[str] | None = None
-    _dbs: dict[str, Path | None] = field(default_factory=dict)
+    _dbs: dict[str, sqlite3.Connection | None] = field(default_factory=dict)
 
     def db_path(self, db: str) -> str:
         """A declared database's device path on this device's profile, or `db` itself when it is a path."""
@@ -57,30 +67,30 @@ class CheckContext:
         return self.state.path_on(path, self.device.profile)
 
     def query(self, db: str, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Run SQL on a host copy of a device database (pulled once per judge, with its -wal)."""
+        """Run SQL on a copy of a device database (pulled once per judge, with its -wal), within the
+        bounds of the capture's reads; raises UnreadableData for one the judge will not read."""
         path = self.db_path(db)
         if path not in self._dbs:
-            if self._tmp is None:
-                self._tmp = tempfile.TemporaryDirectory(prefix="mgfarm-judge-")
-            folder = Path(self._tmp.name) / str(len(self._dbs))
-            folder.mkdir()
-            self._dbs[path] = pull_database(self.device, path, folder)
-        local = self._dbs[path]
-        if local is None:
-            return []
-        conn = sqlite3.connect(local)
-        try:
-            return list(conn.execute(sql, args))
-        except sqlite3.OperationalError:
-            return []  # a table the app has not created yet holds no rows
-        finally:
-            conn.close()
+            self._dbs[path] = open_database(self.device, path)
+        conn = self._dbs[path]
+        return [] if conn is None else bounded_rows(conn, sql, args)
+
+    def read_file(self, path: str) -> bytes | None:
+        """A device file's bytes (None when it does not exist); raises UnreadableData for one over
+        MAX_FILE_BYTES or not a regular file, before pulling it."""
+        stats = parse_stats(self.device.shell(stat_command([path])).splitlines())
+        size, kind = stats.get(path, (0, "regular file"))
+        if kind not in REGULAR:
+            raise UnreadableData(f"{path} is a {kind}")
+        if size > MAX_FILE_BYTES:
+            raise UnreadableData(f"{path}: {size} bytes, over {MAX_FILE_BYTES}")
+        return self.device.pull_many([path])[0]
 
     def close(self) -> None:
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
-            self._dbs.clear()
+        for conn in self._dbs.values():
+            if conn is not None:
+                conn.close()
+        self._dbs.clear()
 
 
 CheckFn = Callable[..., CheckResult]
@@ -174,7 +184,7 @@ def run_check(
     start = time.perf_counter()
     try:
         result = checks[node.check](ctx, **args)
-    except MgfarmError:
+    except (MgfarmError, UnreadableData):
         raise
     except Exception as exc:  # a device hiccup must fail the check, not the whole evaluation
         result = CheckResult(False, f"check raised {type(exc).__name__}: {exc}")
@@ -248,6 +258,9 @@ def judge_instance(
         try:
             tree_ok, _ = evaluate(catalog.checks, instance.task.judge, ctx, instance.render, outcomes)
             checks_ok = checks_ok and tree_ok
+        except UnreadableData as exc:  # the whole tree fails: no `not:` turns unread data into a pass
+            outcomes.append(CheckOutcome("judge.unreadable", {}, False, str(exc), 1.0, 0.0))
+            checks_ok = False
         finally:
             ctx.close()
     if baseline is None:  # no start state: only the checks can speak

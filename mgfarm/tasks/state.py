@@ -178,20 +178,51 @@ class StateSnapshot:
         return str(self.table("props").get(TIMEZONE_PROP, {}).get("value") or "UTC")
 
 
-def pull_database(device: TaskDevice, path: str, into: Path) -> Path | None:
-    """Copy a device database (and its -wal) into a host folder; None when it does not exist.
+class UnreadableData(Exception):
+    """Device data a check would read that the judge will not or cannot: over its size bound, not a
+    regular file, broken, or over the bounds of a read. The verdict fails, whatever the judge tree
+    around the check says (a `not:` must not turn it into a pass)."""
+
+
+QUERY_ROWS = 1_000_000  # the most rows one check's query returns into the trainer's process
+
+
+def open_database(device: TaskDevice, path: str) -> sqlite3.Connection | None:
+    """A device database (with its -wal) as a connection bounded like the capture's reads
+    (`bounded`); None when it does not exist.
 
     Only the device's own answer that the file is missing means "no database": a device that died or
-    a pull that broke raises, so a judge never reads an unreachable app as an empty one.
+    a pull that broke raises, so a judge never reads an unreachable app as an empty one. One over
+    MAX_DATABASE_BYTES or not a regular file raises UnreadableData before anything is pulled.
     """
+    stats = parse_stats(device.shell(stat_command([path, path + "-wal"])).splitlines())
+    if reason := not_readable(path, stats):
+        raise UnreadableData(f"{path}: {reason}")
     data, wal = device.pull_many([path, path + "-wal"])
     if data is None:
         return None
-    local = into / Path(path).name
-    local.write_bytes(data)
-    if wal:  # no -wal (or an empty one): everything was checkpointed
-        (into / (local.name + "-wal")).write_bytes(wal)
-    return local
+    try:
+        return open_copy(data, wal)
+    except (sqlite3.Error, ValueError) as exc:
+        raise UnreadableData(f"{path}: {type(exc).__name__}: {exc}") from exc
+
+
+def bounded_rows(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """A check's query on a device database: its rows, or none when the app has not made the table
+    (or column) yet. Anything else (a read over the connection's bounds, a view that never ends,
+    over QUERY_ROWS rows) raises UnreadableData, never "no rows"."""
+    try:
+        cursor = conn.execute(sql, args)
+        rows = cursor.fetchmany(QUERY_ROWS + 1)
+    except sqlite3.OperationalError as exc:
+        if str(exc).startswith(("no such table", "no such column")):
+            return []
+        raise UnreadableData(f"{type(exc).__name__}: {exc}") from exc
+    except sqlite3.Error as exc:
+        raise UnreadableData(f"{type(exc).__name__}: {exc}") from exc
+    if len(rows) > QUERY_ROWS:
+        raise UnreadableData(f"the query returns over {QUERY_ROWS} rows")
+    return rows
 
 
 def open_copy(data: bytes, wal: bytes | None) -> sqlite3.Connection:
@@ -202,7 +233,7 @@ def open_copy(data: bytes, wal: bytes | None) -> sqlite3.Connection:
     memory database has no WAL, and the checkpointed image holds every commit.
     """
     conn = sqlite3.connect(":memory:")
-    _bounded(conn)
+    bounded(conn)
     if not wal:
         if data:  # an empty file is an empty database
             image = bytearray(data)
@@ -217,7 +248,7 @@ def open_copy(data: bytes, wal: bytes | None) -> sqlite3.Connection:
     return conn
 
 
-def _bounded(conn: sqlite3.Connection) -> None:
+def bounded(conn: sqlite3.Connection) -> None:
     """Limits for reading a database a hostile device wrote: no value over the largest database
     read, no function in its schema with side effects, a bounded number of SQLite steps."""
     conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_DATABASE_BYTES)
@@ -277,7 +308,7 @@ def read_table(conn: sqlite3.Connection, table: str, stored: list[str]) -> Table
 def read_database(db: str, db_file: Path, entities: dict[str, EntityDecl]) -> dict[str, Table]:
     """Tables (`DB.TABLE`) and entities (`DB.ENTITY`, of the declared `entities`) of one pulled database."""
     with contextlib.closing(sqlite3.connect(db_file)) as conn:
-        _bounded(conn)
+        bounded(conn)
         return read_tables(db, conn, entities)
 
 

@@ -1,4 +1,5 @@
-"""A booted simulated device driven in-process through `run_command_line`, for the shell tests."""
+"""A booted simulated device driven in-process through `run_command_line`, for the shell tests, and
+the same device as the judge sees one (`SimTaskDevice`: shell and pulls)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,23 @@ class ShellDevice:
 
     def close(self) -> None:
         self.loop.close()
+
+
+class SimTaskDevice:
+    """A simulated device in this process, as the capture sees a device: shell and pulls."""
+
+    profile = ""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.sh = ShellDevice(tmp_path)
+        self.pulled: list[str] = []
+        self.longest = 0  # bytes of the longest command line sent
+
+    def shell(self, script: str) -> str:
+        self.longest = max(self.longest, len(script.encode()))
+        result = self.sh.run(script)
+        return result.text + result.error
+
+    def pull_many(self, paths: list[str]) -> list[bytes | None]:
+        self.pulled += paths
+        return [self.sh.host(p).read_bytes() if self.sh.host(p).is_file() else None for p in paths]

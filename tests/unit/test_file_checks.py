@@ -1,38 +1,51 @@
-"""Generic file checks a judge names: how often a record occurs in a file an app appends to."""
+"""Generic file checks a judge names: how often a record occurs in a file an app appends to, read
+within bounds (the file is the device's, the reading is in the trainer's process)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
 
-from mgfarm.catalog.verifiers.generic import file_occurrences
-from mgfarm.device.device import FileMissing
+import pytest
+
+from mgfarm.catalog.verifiers.generic import file_contains, file_occurrences
+from mgfarm.tasks import judge
 from mgfarm.tasks.judge import CheckContext
+from mgfarm.tasks.state import UnreadableData
+from tests.unit.shellkit import SimTaskDevice
 
 GPX = b'<gpx><wpt lat="47.1"><name>Home</name></wpt><wpt lat="47.2"><name>Work</name></wpt></gpx>'
+PATH = "/sdcard/Download/f.gpx"
 
 
-class OneFile:
-    """A device holding one file, answering `pull` as the controllers do."""
-
-    profile = ""  # the default profile's paths
-
-    def __init__(self, path: str, data: bytes) -> None:
-        self.path, self.data = path, data
-
-    def pull(self, path: str) -> bytes:
-        if path != self.path:
-            raise FileMissing(path)
-        return self.data
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[SimTaskDevice]:
+    dev = SimTaskDevice(tmp_path)
+    dev.sh.host(PATH).write_bytes(GPX)
+    yield dev
+    dev.sh.close()
 
 
-def ctx(device: Any) -> CheckContext:
-    return CheckContext(device=device, answer={}, params={})
+def ctx(device: SimTaskDevice) -> CheckContext:
+    return CheckContext(device=device, answer={}, params={})  # type: ignore[arg-type]
 
 
-def test_occurrences_count_records_and_a_missing_file_fails() -> None:
-    device = OneFile("/sdcard/f.gpx", GPX)
-    assert file_occurrences(ctx(device), path="/sdcard/f.gpx", text="<wpt ", equals=2).ok
-    assert not file_occurrences(ctx(device), path="/sdcard/f.gpx", text="<wpt ", equals=3).ok
-    assert file_occurrences(ctx(device), path="/sdcard/f.gpx", text="<name>Work</name>", equals=1).ok
-    missing = file_occurrences(ctx(device), path="/sdcard/g.gpx", text="<wpt ", equals=0)
+def test_occurrences_count_records_and_a_missing_file_fails(device: SimTaskDevice) -> None:
+    assert file_occurrences(ctx(device), path=PATH, text="<wpt ", equals=2).ok
+    assert not file_occurrences(ctx(device), path=PATH, text="<wpt ", equals=3).ok
+    assert file_occurrences(ctx(device), path=PATH, text="<name>Work</name>", equals=1).ok
+    assert file_contains(ctx(device), path=PATH, text="<NAME>home</name>").ok
+    missing = file_occurrences(ctx(device), path="/sdcard/Download/g.gpx", text="<wpt ", equals=0)
     assert not missing.ok and "missing" in missing.detail
+
+
+def test_a_file_over_the_bound_or_not_a_file_is_never_pulled(
+    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(judge, "MAX_FILE_BYTES", len(GPX) - 1)
+    with pytest.raises(UnreadableData, match="over"):
+        file_occurrences(ctx(device), path=PATH, text="<wpt ", equals=2)
+    assert device.sh.run(f"rm {PATH} && mkdir {PATH}").status == 0
+    with pytest.raises(UnreadableData, match="is a directory"):
+        file_contains(ctx(device), path=PATH, text="Home")
+    assert device.pulled == []

@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 from mgfarm.catalog import load_catalog
 from mgfarm.tasks import state
-from mgfarm.tasks.state import UNREADABLE, StateSnapshot, capture, database_tables, diff
-from tests.unit.shellkit import ShellDevice
+from mgfarm.tasks.judge import CheckContext, JudgeResult, judge_instance
+from mgfarm.tasks.schema import JudgeNode
+from mgfarm.tasks.state import UNREADABLE, StateSnapshot, UnreadableData, capture, database_tables, diff
+from tests.unit.shellkit import SimTaskDevice
 
 SPEC = load_catalog([]).state
 CONTACTS_DB = SPEC.databases["contacts"].path
@@ -73,26 +75,6 @@ def test_a_read_over_its_steps_is_unreadable_never_empty(monkeypatch: pytest.Mon
     monkeypatch.setattr(state, "READ_STEPS", 10_000)
     state._parsed.clear()  # read again, not taken from the tables kept for these bytes
     assert list(database_tables("x", rows, None, {})) == [f"x.{UNREADABLE}"]
-
-
-class SimTaskDevice:
-    """A simulated device in this process, as the capture sees a device: shell and pulls."""
-
-    profile = ""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.sh = ShellDevice(tmp_path)
-        self.pulled: list[str] = []
-        self.longest = 0  # bytes of the longest command line sent
-
-    def shell(self, script: str) -> str:
-        self.longest = max(self.longest, len(script.encode()))
-        result = self.sh.run(script)
-        return result.text + result.error
-
-    def pull_many(self, paths: list[str]) -> list[bytes | None]:
-        self.pulled += paths
-        return [self.sh.host(p).read_bytes() if self.sh.host(p).is_file() else None for p in paths]
 
 
 @pytest.fixture
@@ -244,3 +226,57 @@ def test_preferences_the_app_would_not_load_are_a_change(
 def test_any_preferences_file_parses_without_raising(lines: list[str]) -> None:
     table = state.prefs_table(lines)
     assert all(set(row) == {"type", "value"} or key == UNREADABLE for key, row in table.items())
+
+
+# ---- the checks of a judge tree read the same hostile databases, in the same process
+
+EXPENSE_DB = SPEC.databases["expense"].path
+ENDLESS = (
+    "DROP TABLE expense; CREATE VIEW expense AS"
+    " WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n)"
+    " SELECT x AS expense_id, 'Lunch' AS name, 100 AS amount, 3 AS category FROM n"
+)
+
+
+def not_paid(device: SimTaskDevice) -> JudgeResult:
+    """The judge of a template that pays for *no* expense named Casino, a `not:` around a check."""
+    catalog = load_catalog()
+    template = catalog.get("expense.add_expense").model_copy(
+        update={"judge": JudgeNode.model_validate({"not": {"expense.has_expense": {"name": "Casino"}}})}
+    )
+    return judge_instance(catalog, template.instantiate(0), device, None)  # type: ignore[arg-type]
+
+
+def test_a_check_reading_an_endless_view_stops_and_fails_the_verdict(
+    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table a check reads replaced by a view with no end: unbounded, the check's query held
+    the trainer's process forever; read as "no rows", a `not:` around it paid."""
+    assert not_paid(device).success  # no Casino expense: paid
+    assert device.sh.run(f'sqlite3 {EXPENSE_DB} "{ENDLESS}"').status == 0
+    monkeypatch.setattr(state, "READ_STEPS", 1_000_000)
+    result = not_paid(device)
+    assert not result.success
+    assert [c.detail for c in result.checks if c.name == "judge.unreadable"] == [
+        "OperationalError: interrupted"
+    ]
+
+
+def test_a_check_gets_at_most_its_rows_and_never_pulls_an_oversized_database(
+    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = CheckContext(device, {}, {}, state=SPEC)  # type: ignore[arg-type]
+    assert (
+        device.sh.run(f'sqlite3 {EXPENSE_DB} "{ENDLESS.replace("FROM n", "FROM n LIMIT 5000")}"').status == 0
+    )
+    assert len(ctx.query("expense", "SELECT name FROM expense")) == 5000
+    monkeypatch.setattr(state, "QUERY_ROWS", 4000)
+    with pytest.raises(UnreadableData, match="over 4000 rows"):
+        ctx.query("expense", "SELECT name FROM expense")
+    ctx.close()
+    monkeypatch.setattr(state, "MAX_DATABASE_BYTES", 1000)
+    device.pulled.clear()
+    with pytest.raises(UnreadableData, match="over 1000"):
+        ctx.query("expense", "SELECT name FROM expense")
+    assert device.pulled == []
+    assert ctx.query("/data/data/no.such.app/databases/none.db", "SELECT 1") == []  # not made yet: no rows

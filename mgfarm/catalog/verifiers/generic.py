@@ -82,10 +82,10 @@ def file_missing(ctx: CheckContext, *, path: str) -> CheckResult:
 def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
     """The file's contents include a text (normalised)."""
     path = ctx.path(path)
-    try:
-        body = ctx.device.pull(path).decode("utf-8", "replace")
-    except Exception:  # the controller raises on a missing file
+    data = ctx.read_file(path)
+    if data is None:
         return CheckResult(False, f"{path}: missing")
+    body = data.decode("utf-8", "replace")
     found = normalize.text(text) in normalize.text(body)
     return CheckResult(found, f"{path}: {len(body)} chars; looking for {text!r}")
 
@@ -94,11 +94,10 @@ def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
 def file_occurrences(ctx: CheckContext, *, path: str, text: str, equals: int) -> CheckResult:
     """How often a text occurs in a file (exact, case-sensitive): records in a file an app appends to."""
     path = ctx.path(path)
-    try:
-        body = ctx.device.pull(path).decode("utf-8", "replace")
-    except Exception:  # the controller raises on a missing file
+    data = ctx.read_file(path)
+    if data is None:
         return CheckResult(False, f"{path}: missing")
-    n = body.count(text)
+    n = data.decode("utf-8", "replace").count(text)
     return CheckResult(n == int(equals), f"{path}: {text!r} {n} times (want {equals})")
 
 
