@@ -22,10 +22,20 @@ _PACKET = struct.Struct("<BI")
 _RECEIVE = 64 * 1024  # the most a shell reply's receive asks for at once
 SYNC_CHUNK = 64 * 1024  # the sync protocol's maximum DATA size
 _STAT_V2_REST = 64  # an STA2 reply after its id and error: dev, ino, mode, ..., ctime
+# The most a shell command's output may hold (a screenshot is ~8 MB, a listing of a full partition
+# ~13 MB): the device is hostile and the reply lands in the caller's process, often a trainer's.
+MAX_REPLY = 64 * 1024 * 1024
 
 
 def _sync_packet(ident: bytes, payload: bytes) -> bytes:
     return ident + struct.pack("<I", len(payload)) + payload
+
+
+def _within_reply(size: int, command: str) -> None:
+    if size > MAX_REPLY:
+        raise AdbError(
+            f"the output of `{command[:80]}` passed {MAX_REPLY} bytes; the device stopped being read"
+        )
 
 
 def _sync_fail(sock: socket.socket, path: str, length: int) -> AdbError:
@@ -66,8 +76,11 @@ class ShellClient:
         sock = self._open(f"shell:{command}", timeout)
         try:
             chunks = []
+            size = 0
             while chunk := wire.recv(sock, 262144):
                 chunks.append(chunk)
+                size += len(chunk)
+                _within_reply(size, command)
             return b"".join(chunks)
         finally:
             sock.close()
@@ -101,6 +114,8 @@ class ShellClient:
                         return -1
                     received += chunk
                 kind, length = _PACKET.unpack_from(received)
+                # Checked before the body is read: the length is the device's.
+                _within_reply(len(stdout) + (len(stderr) if stderr is not stdout else 0) + length, command)
                 end = _PACKET.size + length
                 while len(received) < end:
                     chunk = wire.recv(sock, _RECEIVE)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mgfarm.adb import shell
 from mgfarm.adb.errors import AdbError
 from mgfarm.adb.shell import SHELL_EXIT, SHELL_STDERR, SHELL_STDOUT, ShellClient
 
@@ -147,3 +148,25 @@ def test_any_sync_reply_is_a_result_or_an_adb_error(reply: bytes) -> None:
             ShellClient("emulator-5554", scripted.port).pull_many(["/sdcard/x"], timeout=2.0)
     finally:
         scripted.listener.close()
+
+
+@pytest.mark.parametrize("v2", [True, False], ids=["shell-v2", "shell-raw"])
+def test_an_output_past_the_reply_bound_is_refused(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, v2: bool
+) -> None:
+    """A device printing without end (`yes`, a huge `content query`) stops being read at the bound,
+    instead of filling the caller's memory."""
+    monkeypatch.setattr(shell, "MAX_REPLY", 100_000)
+    body = b"y\n" * 30_000
+    server.serve([packet(SHELL_STDOUT, body)] * 2 if v2 else [body] * 2, hold=1.0)
+    client = ShellClient("emulator-5554", server.port)
+    with pytest.raises(AdbError, match="passed 100000 bytes"):
+        client.run("yes", timeout=5.0) if v2 else client.run_raw("yes", timeout=5.0)
+
+
+def test_a_packet_claiming_more_than_the_bound_is_refused_before_it_arrives(server: ScriptedServer) -> None:
+    server.serve([struct.pack("<BI", SHELL_STDOUT, 0xFFFFFFF0)], hold=1.0)
+    start = time.monotonic()
+    with pytest.raises(AdbError, match="passed"):
+        ShellClient("emulator-5554", server.port).run("yes", timeout=5.0)
+    assert time.monotonic() - start < 1.0
