@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.catalog.verifiers.generic import file_contains, file_occurrences
+from mgfarm.catalog.verifiers.generic import file_contains, file_count, file_occurrences
 from mgfarm.tasks import judge
 from mgfarm.tasks.judge import CheckContext
 from mgfarm.tasks.state import UnreadableData
@@ -49,3 +49,11 @@ def test_a_file_over_the_bound_or_not_a_file_is_never_pulled(
     with pytest.raises(UnreadableData, match="is a directory"):
         file_contains(ctx(device), path=PATH, text="Home")
     assert device.pulled == []
+
+
+def test_a_count_of_files_counts_names_with_spaces_and_line_breaks_once(device: SimTaskDevice) -> None:
+    made = "mkdir -p /sdcard/Pictures/sub && touch '/sdcard/Pictures/a b.jpg' /sdcard/Pictures/c.png"
+    assert device.sh.run(made + " '/sdcard/Pictures/x\ny.jpg' /sdcard/Pictures/sub/d.jpg").status == 0
+    assert file_count(ctx(device), folder="/sdcard/Pictures", equals=3).ok  # not the folder, not sub/d.jpg
+    assert file_count(ctx(device), folder="/sdcard/Pictures", equals=2, pattern="*.jpg").ok
+    assert file_count(ctx(device), folder="/sdcard/Nowhere", equals=0).ok

@@ -103,10 +103,12 @@ def file_occurrences(ctx: CheckContext, *, path: str, text: str, equals: int) ->
 
 @check("files.count")
 def file_count(ctx: CheckContext, *, folder: str, equals: int, pattern: str = "*") -> CheckResult:
-    """Number of files in a folder whose names match a glob."""
+    """Number of files in a folder (not in its subfolders, not the folders) whose names match a glob.
+    Listed NUL-separated: a name may hold spaces or line breaks, never a NUL."""
     folder = ctx.path(folder)
-    names = [n for n in ctx.device.shell(f"ls {quote(folder)} 2>/dev/null").split() if n]
-    matching = [n for n in names if fnmatch.fnmatch(n, pattern)]
+    listing = ctx.device.shell(f"find {quote(folder)} -maxdepth 1 -type f -print0 2>/dev/null")
+    names = [path.rsplit("/", 1)[-1] for path in listing.split("\0") if path]
+    matching = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
     return CheckResult(len(matching) == int(equals), f"{folder}: {len(matching)} files match {pattern}")
 
 
