@@ -192,3 +192,17 @@ def test_pull_down_shade_quick_settings_tiles(tmp_path: Path) -> None:
     s.wm.swipe(540, 20, 540, 1400, 300)
     s.tap(desc="Open settings")
     assert s.am.resumed()[0] == "com.android.settings"
+
+
+def test_a_toast_stands_above_the_navigation_bar_over_any_app(tmp_path: Path) -> None:
+    """A toast is a system window over the app: on the home screen, drawn behind the bars, it sat
+    on the navigation bar's buttons."""
+    s = Screen(boot_device(tmp_path))
+    places = []
+    for package in (LAUNCHER, "org.tasks"):
+        s.am.launch(package)
+        s.wm.toast = "Storage space running out"  # what ScreenContext.toast sets
+        places.append(find(s.xml(), rid=f"{package}:id/snackbar_text").attrs["bounds"])
+    assert places[0] == places[1]
+    bottom = int(places[0].rsplit(",", 1)[1].rstrip("]"))
+    assert bottom <= s.wm.metrics.height - s.wm.metrics.nav_bar

@@ -41,7 +41,7 @@ from mgfarm.sim.ui.redraw import (
 )
 from mgfarm.sim.ui.shade import quick_settings
 from mgfarm.sim.ui.systembars import SYSTEMUI, clock_text, nav_bar, status_bar
-from mgfarm.sim.ui.theme import DARK, LIGHT, Metrics, Palette
+from mgfarm.sim.ui.theme import DARK, LIGHT, NAV_BAR_DP, Metrics, Palette
 from mgfarm.sim.ui.views import (
     DrawingPad,
     EditText,
@@ -314,20 +314,24 @@ class WindowManager:
         bottom = m.height - (0 if edge else bottom_bar) - kb_h
         children: list[View] = [content]
         if self.toast:
-            children.append(
-                Text(
-                    id="snackbar_text",
-                    text=self.toast,
-                    bg="inverse_surface",
-                    color="inverse_on_surface",
-                    radius=4,
-                    pad=(16, 14, 16, 14),
-                    align="bottom",
-                    width=360,
-                    lines=2,
-                    size=14,
-                )
+            toast: View = Text(
+                id="snackbar_text",
+                text=self.toast,
+                bg="inverse_surface",
+                color="inverse_on_surface",
+                radius=4,
+                pad=(16, 14, 16, 14),
+                align="bottom",
+                width=360,
+                lines=2,
+                size=14,
             )
+            if edge and bottom_bar:
+                # A toast is a system window above the navigation bar, also over an app drawn
+                # behind the bars (the home screen): held up by the bar's height, less the margin
+                # both it and its holder keep from the bottom.
+                toast = Stack(align="bottom", pad=(0, 0, 0, NAV_BAR_DP - 16), children=[toast])
+            children.append(toast)
         app_area = Stack(id="android:id/content", children=children)
         app_root = Stack(children=[app_area])
         app_root.bounds = (0, 0, m.width, m.height)

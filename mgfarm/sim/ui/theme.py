@@ -100,6 +100,9 @@ def blend(a: Color, b: Color, t: float) -> Color:
     )
 
 
+NAV_BAR_DP = 48  # the 3-button navigation bar's height (its width on the side in landscape)
+
+
 @dataclass(frozen=True)
 class Metrics:
     """Screen size and density; converts dp (and sp, with font scale 1) to pixels."""
@@ -121,4 +124,4 @@ class Metrics:
 
     @property
     def nav_bar(self) -> int:
-        return self.px(48)
+        return self.px(NAV_BAR_DP)
