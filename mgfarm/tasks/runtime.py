@@ -46,7 +46,8 @@ def answer_sheet(instance: TaskInstance, answer: Any) -> dict[str, Any]:
     if answer is None:
         return {}
     if isinstance(answer, str) and answer.strip().startswith("{"):
-        with contextlib.suppress(json.JSONDecodeError):
+        # Not JSON, or nested past the decoder's depth (a policy may write anything): plain text.
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
             answer = json.loads(answer)
     if isinstance(answer, dict):
         return dict(answer)

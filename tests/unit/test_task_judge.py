@@ -7,6 +7,7 @@ from typing import Any
 from mgfarm.catalog import load_catalog
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks.judge import CheckContext, evaluate
+from mgfarm.tasks.runtime import answer_sheet
 from mgfarm.tasks.schema import JudgeNode
 
 
@@ -65,3 +66,13 @@ def test_answers_are_read_by_meaning_and_hedges_fail() -> None:
     assert not run(answer_node("count", 3), {"count": "2 or 3"}, fields)[0]
     assert not run(answer_node("phone", "5551234567"), {"phone": "5559876543, 5551234567"}, fields)[0]
     assert run(answer_node("phone", "5551234567"), {"phone": "+1 (555) 123-4567"}, fields)[0]
+
+
+def test_an_answer_of_any_shape_is_read_never_raised() -> None:
+    """The answer is the policy's text: JSON nested past the decoder's depth (which raised
+    RecursionError out of the judge, and the trainer's step with it) is read as plain text."""
+    instance = load_catalog().get("expense.how_much_spent").instantiate(0)
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    assert answer_sheet(instance, deep) == {next(iter(instance.answer_fields)): deep}
+    assert answer_sheet(instance, '{"total": "12.50"}') == {"total": "12.50"}
+    assert answer_sheet(instance, "{not json") == {next(iter(instance.answer_fields)): "{not json"}
