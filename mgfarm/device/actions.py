@@ -101,6 +101,8 @@ def parse_action(raw: Action | dict[str, Any] | str) -> Action:
         return Action.model_validate(raw)
     except json.JSONDecodeError as exc:
         raise ActionError(f"The action is not valid JSON ({exc.msg}); send an object.") from exc
+    except RecursionError:  # a policy may write anything: JSON nested past the decoder's depth
+        raise ActionError("The action is JSON nested too deeply to read; send a flat object.") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "action"

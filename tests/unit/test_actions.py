@@ -82,6 +82,9 @@ def test_valid_actions_parse_from_dicts_and_json() -> None:
         ("not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
         (42, "JSON object"),
+        pytest.param(
+            '{"action_type": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply", id="deep"
+        ),
     ],
 )
 def test_invalid_actions_raise_one_clear_sentence(raw: object, fragment: str) -> None:
