@@ -10,6 +10,9 @@ from pathlib import Path
 from mgfarm.adb.errors import ConsoleError
 
 DEFAULT_TOKEN_FILE = Path.home() / ".emulator_console_auth_token"
+# The most one console reply may hold (`avd snapshot list` of a hundred snapshots is a few KB): what
+# the console sends lands in the caller's process, a farm's watchdog or a trainer's.
+MAX_REPLY = 1024 * 1024
 
 
 def read_token(token_file: Path | None = None) -> str:
@@ -97,6 +100,7 @@ class ConsoleClient:
 
     def _read_reply(self) -> list[str]:
         lines: list[str] = []
+        size = 0
         while True:
             try:
                 line = self._read_line()
@@ -108,18 +112,28 @@ class ConsoleClient:
             if line == "OK":  # `OK: killing emulator` lines are content, only a bare OK ends
                 return lines
             if line.startswith("KO"):
-                raise ConsoleError(f"The console on port {self.port} refused the command: {line}")
+                raise ConsoleError(f"The console on port {self.port} refused the command: {line[:200]}")
+            size += len(line) + 1
+            if size > MAX_REPLY:
+                raise self._overlong("a reply")
             lines.append(line)
 
     def _read_line(self) -> str:
         assert self._sock is not None
-        while b"\n" not in self._buf:
+        while (end := self._buf.find(b"\n")) < 0:
+            if len(self._buf) > MAX_REPLY:
+                raise self._overlong("a line")
             chunk = self._sock.recv(65536)
             if not chunk:
                 raise ConnectionError("console closed the connection")
             self._buf += chunk
-        raw, self._buf = self._buf.split(b"\n", 1)
+        raw, self._buf = self._buf[:end], self._buf[end + 1 :]
         return raw.decode("utf-8", "replace").rstrip("\r")
+
+    def _overlong(self, what: str) -> ConsoleError:
+        """The connection is dropped (what follows on it is not a reply's start) and the error told."""
+        self._close_locked()
+        return ConsoleError(f"The console at {self.host}:{self.port} sent {what} of over {MAX_REPLY} bytes.")
 
     def _close_locked(self) -> None:
         if self._sock is not None:
