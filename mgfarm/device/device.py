@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import secrets
+import struct
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -622,8 +623,19 @@ class Device:
             self._console = None
 
 
+# The most pixels a screenshot may have (a 4K display has 8.3 million): a PNG's header names its size,
+# and a decoder allocates that before reading a byte of the image, whatever the device sent.
+MAX_SCREEN_PIXELS = 16 * 1024 * 1024
+
+
 def decode_png_rgb(data: bytes, serial: str) -> np.ndarray:
     """PNG bytes -> (H, W, 3) uint8, with pyspng when installed (much faster), else Pillow."""
+    if data[12:16] == b"IHDR":
+        width, height = struct.unpack(">II", data[16:24])
+        if width * height > MAX_SCREEN_PIXELS:
+            raise DeviceError(
+                f"screencap on {serial} returned a {width}x{height} image, larger than any screen."
+            )
     try:
         if pyspng is not None:
             pixels = pyspng.load(data)

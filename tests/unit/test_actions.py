@@ -180,3 +180,20 @@ def test_png_decoding_matches_pillow_for_every_mode(mode: str) -> None:
     assert (pixels == np.asarray(image.convert("RGB"))).all()
     with pytest.raises(DeviceError, match="emulator-5554"):
         decode_png_rgb(b"/system/bin/sh: screencap: not found", "emulator-5554")
+
+
+def test_a_screenshot_claiming_a_size_past_any_screen_is_refused_before_decoding() -> None:
+    """A PNG names its size in its header and a decoder allocates that first: 100,000 squared
+    pixels from a few hundred bytes would take 30 GB of the trainer's memory."""
+    import struct
+    import zlib
+
+    from mgfarm.device.device import DeviceError, decode_png_rgb
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
+    bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 1000))
+    with pytest.raises(DeviceError, match="100000x100000 image, larger than any screen"):
+        decode_png_rgb(bomb + chunk(b"IEND", b""), "emulator-5554")
