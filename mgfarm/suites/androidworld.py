@@ -12,7 +12,6 @@ AndroidWorld's `AsyncAndroidEnv`, reading the UI with `uiautomator dump`.
 from __future__ import annotations
 
 import importlib.util
-import io
 import os
 import shutil
 import subprocess
@@ -121,7 +120,8 @@ def make_env(adb_path: str, server_port: int, serial: str, home_dir: Path | None
     from android_env import env_interface
     from android_env.components import action_type, adb_call_parser, adb_controller, config_classes
     from android_env.proto import adb_pb2
-    from PIL import Image
+
+    from mgfarm.device.device import decode_png_rgb
 
     class Controller(adb_controller.AdbController):
         """android_env's controller, minus its cure for a failed call (kill-server and restart):
@@ -151,7 +151,7 @@ def make_env(adb_path: str, server_port: int, serial: str, home_dir: Path | None
 
         def _observation(self) -> dict[str, Any]:
             png = self.controller.execute_command(["exec-out", "screencap", "-p"])
-            pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+            pixels = decode_png_rgb(png, serial)
             return {"pixels": pixels, "timedelta": np.array(0), "orientation": np.zeros(4)}
 
         def reset(self) -> dm_env.TimeStep:
