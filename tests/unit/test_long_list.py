@@ -5,8 +5,10 @@ worker waited."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.unit.shellkit import ShellDevice
-from tests.unit.sim_screen import Screen, nodes
+from tests.unit.sim_screen import Screen, find, nodes
 
 TASKS_DB = "/data/data/org.tasks/databases/database"
 
@@ -72,3 +74,52 @@ def test_typing_reaches_a_focused_field_scrolled_out_of_view(sh: ShellDevice) ->
     for _ in range(2):
         screen.wm.swipe(x, y - 100, x, y + 100, 100)
     assert screen.has(text="Ann")
+
+
+JOPLIN_DB = "/data/data/net.cozic.joplin/databases/joplin.sqlite"
+
+
+def open_note(sh: ShellDevice, lines: int) -> Screen:
+    """Joplin showing a note of `lines` lines of differing lengths (one to three screen lines each),
+    which an agent types in a few steps (an input of 10,000 characters makes 1,000 lines)."""
+    body = (
+        f"WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT {lines}) SELECT group_concat("
+        "substr('line ' || x || ' of a long note that wraps over more than one line of the screen',"
+        " 1, 8 + x % 90), char(10)) FROM n"
+    )
+    note = (
+        "INSERT INTO notes (id, parent_id, title, created_time, updated_time, body) "
+        f"VALUES ('big', '', 'Big note', 1, 1, ({body}))"
+    )
+    assert sh.run(f'sqlite3 {JOPLIN_DB} "{note}"').status == 0
+    screen = Screen(sh.device)
+    screen.am.launch("net.cozic.joplin")
+    screen.tap(text="Big note")
+    return screen
+
+
+def test_a_long_note_costs_a_frame_what_a_few_screens_do(tmp_path: Path, measured: list[int]) -> None:
+    work = []
+    for lines in (300, 6_000):
+        sh = ShellDevice(tmp_path / str(lines))
+        try:
+            screen = open_note(sh, lines)
+            measured.clear()
+            assert sh.run("screencap -p").status == 0 and screen.has(text="line 1 of")
+            work.append(len(measured))
+        finally:
+            sh.close()
+    assert work[1] <= work[0]  # measured whole, 6,000 lines of distinct text took ~50,000 texts, ~3 s
+
+
+def test_a_fling_stops_exactly_at_the_end_of_rows_of_differing_heights(sh: ShellDevice) -> None:
+    screen = open_note(sh, 400)
+    for _ in range(60):
+        screen.wm.swipe(540, 2000, 540, 400, 100)
+    at_end = screen.xml()
+    last = find(at_end, text="line 400 of a long note that wraps over more tha")
+    scroll = next(n for n in nodes(at_end) if n.attrs["scrollable"] == "true")
+    bottom = int(scroll.attrs["bounds"].rsplit(",", 1)[1].rstrip("]"))
+    assert bottom - 100 < int(last.attrs["bounds"].rsplit(",", 1)[1].rstrip("]")) <= bottom
+    screen.wm.swipe(540, 2000, 540, 400, 100)
+    assert screen.xml() == at_end  # nothing further

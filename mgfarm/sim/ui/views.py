@@ -294,26 +294,47 @@ class Scroll(Column):
         return max(0, self.content_h - (self.bounds[3] - self.bounds[1]))
 
     def layout_children(self, ctx: LayoutCtx) -> None:
-        """Every child is measured (the list's height), but only those in view are laid out and kept
-        as children, as a RecyclerView attaches views for the rows it shows: a list of 100,000 rows
-        costs a frame what its screenful does, not a layout of every row (fixed-height rows measure
-        for free; text is measured only in rows shown). A row holding the focused field stays, so
-        typing still reaches a field scrolled out of view."""
+        """As a RecyclerView: only the rows in view are laid out and kept as children, and rows are
+        measured from the top only as far as the furthest swipe from here can reach (two screens, a
+        fling); the list's height past them is estimated from their average, as a RecyclerView
+        estimates its scroll range. So a note of 20,000 lines or a list of 100,000 rows costs a frame
+        what the rows above the view and a few screens do, and scrolling clamps exactly: a swipe that
+        could reach the end finds it measured. A row holding the focused field stays, so typing still
+        reaches a field scrolled out of view."""
         x0, y0, x1, y1 = self.bounds
         pl, pt, pr, pb = self.padding_px(ctx)
         inner = x1 - x0 - pl - pr
         gap = ctx.px(self.spacing)
-        widths = [self.child_width(ctx, c, inner) for c in self.children]
-        heights = [c.measure(ctx, cw) for c, cw in zip(self.children, widths, strict=True)]
-        self.content_h = pt + pb + sum(heights) + gap * max(0, len(heights) - 1)
-        self.offset = min(max(0, ctx.scroll.get(self.key, 0)), self.max_offset)
+        wanted = max(0, ctx.scroll.get(self.key, 0))
+        # Content coordinates (0: the list's top); a swipe travels at most twice the screen's side.
+        horizon = wanted + (y1 - y0) + 2 * max(ctx.metrics.width, ctx.metrics.height)
+        placed: list[tuple[View, int, int, int]] = []  # child, width, height, top in content
+        top = pt
+        for c in self.children:
+            if placed and top > horizon:
+                break
+            cw = self.child_width(ctx, c, inner)
+            ch = c.measure(ctx, cw)
+            placed.append((c, cw, ch, top))
+            top += ch + gap
+        rest = self.children[len(placed) :]
+        measured = top - gap if placed else pt
+        if rest:
+            measured += round(len(rest) * (measured - pt + gap) / len(placed))
+        self.content_h = measured + pb
+        self.offset = min(wanted, self.max_offset)
         attached: list[View] = []
-        y = y0 + pt - self.offset
-        for c, cw, ch in zip(self.children, widths, heights, strict=True):
+        for c, cw, ch, top in placed:
+            y = y0 + top - self.offset
             if (y < y1 and y + ch > y0) or (ctx.focus is not None and holds_field(c, ctx.focus)):
                 c.layout(ctx, x0 + pl, y, cw, ch)
                 attached.append(c)
-            y += ch + gap
+        if ctx.focus is not None:
+            for c in rest:  # below everything measured: off screen
+                if holds_field(c, ctx.focus):
+                    cw = self.child_width(ctx, c, inner)
+                    c.layout(ctx, x0 + pl, y1 + top, cw, c.measure(ctx, cw))
+                    attached.append(c)
         self.children = attached
 
 
