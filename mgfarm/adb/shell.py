@@ -148,8 +148,12 @@ class ShellClient:
         finally:
             sock.close()
 
-    def pull_many(self, paths: list[str], timeout: float = 60.0) -> list[bytes | None]:
+    def pull_many(
+        self, paths: list[str], timeout: float = 60.0, limit: int | None = None
+    ) -> list[bytes | None]:
         """Files' bytes in one `sync:` session, None for each the device says does not exist.
+        With `limit`, at most `limit + 1` bytes of each are kept (the rest is read and dropped), so
+        a caller tells a file that grew past its bound after it was measured without holding it.
 
         A missing file ends a sync session with FAIL (as adbd does), so existence is asked first:
         STA2 for every path, then RECV for those that exist, each batch written at once. Two round
@@ -162,7 +166,7 @@ class ShellClient:
             sock.sendall(b"".join(_sync_packet(b"STA2", path.encode("utf-8")) for path in paths))
             present = [path for path in paths if self._exists(sock, path)]
             sock.sendall(b"".join(_sync_packet(b"RECV", path.encode("utf-8")) for path in present))
-            found = {path: self._receive(sock, path) for path in present}
+            found = {path: self._receive(sock, path, limit) for path in present}
             self._sync_request(sock, b"QUIT", b"")
             return [found.get(path) for path in paths]
         finally:
@@ -180,15 +184,19 @@ class ShellClient:
             raise SyncFailed(path, os.strerror(error))
         return error == 0
 
-    def _receive(self, sock: socket.socket, path: str) -> bytes:
-        """The DATA packets answering one RECV, up to DONE; FAIL raises with the device's text."""
+    def _receive(self, sock: socket.socket, path: str, limit: int | None = None) -> bytes:
+        """The DATA packets answering one RECV, up to DONE (with `limit`, their first `limit + 1`
+        bytes); FAIL raises with the device's text."""
         data = bytearray()
+        keep = -1 if limit is None else limit + 1
         while True:
             ident, length = struct.unpack("<4sI", wire.recv_exact(sock, 8))
             if ident == b"DATA":
                 if length > SYNC_CHUNK:  # adbd sends at most 64 KiB a packet; the length is the device's
                     raise AdbError(f"a sync DATA packet of {length} bytes while pulling {path}")
-                data += wire.recv_exact(sock, length)
+                chunk = wire.recv_exact(sock, length)
+                if keep < 0 or len(data) < keep:
+                    data += chunk if keep < 0 else chunk[: keep - len(data)]
             elif ident == b"DONE":
                 return bytes(data)
             elif ident == b"FAIL":

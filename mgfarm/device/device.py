@@ -178,10 +178,11 @@ class Device:
         with self._pull_errors(path):
             return self.wire.pull(path)
 
-    def pull_many(self, paths: list[str]) -> list[bytes | None]:
-        """Several files in one round trip of requests; None for each the device says is missing."""
+    def pull_many(self, paths: list[str], limit: int | None = None) -> list[bytes | None]:
+        """Several files in one round trip of requests; None for each the device says is missing.
+        With `limit`, a file is kept to `limit + 1` bytes: one that long was longer than the bound."""
         with self._pull_errors(", ".join(paths)):
-            return self.wire.pull_many(paths)
+            return self.wire.pull_many(paths, limit=limit)
 
     @contextmanager
     def _pull_errors(self, what: str) -> Iterator[None]:

@@ -21,7 +21,8 @@ class TaskDevice(Protocol):
 
     def pull(self, path: str) -> bytes: ...
 
-    def pull_many(self, paths: list[str]) -> list[bytes | None]: ...  # None: the file does not exist
+    # None: the file does not exist; with `limit`, each kept to `limit + 1` bytes (longer: over it)
+    def pull_many(self, paths: list[str], limit: int | None = None) -> list[bytes | None]: ...
 
     def push(self, local_or_bytes: Any, path: str) -> Any: ...
 

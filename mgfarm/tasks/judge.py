@@ -84,7 +84,10 @@ class CheckContext:
             raise UnreadableData(f"{path} is a {kind}")
         if size > MAX_FILE_BYTES:
             raise UnreadableData(f"{path}: {size} bytes, over {MAX_FILE_BYTES}")
-        return self.device.pull_many([path])[0]
+        data = self.device.pull_many([path], limit=MAX_FILE_BYTES)[0]
+        if data is not None and len(data) > MAX_FILE_BYTES:
+            raise UnreadableData(f"{path} grew over {MAX_FILE_BYTES} bytes while being read")
+        return data
 
     def close(self) -> None:
         for conn in self._dbs.values():

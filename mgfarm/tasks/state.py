@@ -198,7 +198,9 @@ def open_database(device: TaskDevice, path: str) -> sqlite3.Connection | None:
     stats = parse_stats(device.shell(stat_command([path, path + "-wal"])).splitlines())
     if reason := not_readable(path, stats):
         raise UnreadableData(f"{path}: {reason}")
-    data, wal = device.pull_many([path, path + "-wal"])
+    data, wal = device.pull_many([path, path + "-wal"], limit=MAX_DATABASE_BYTES)
+    if reason := grew(path, data, wal):
+        raise UnreadableData(reason)
     if data is None:
         return None
     try:
@@ -586,11 +588,23 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
         else:
             snap.tables.update(kept)
     if to_pull:
-        contents = device.pull_many([p for _, path in to_pull for p in (path, path + "-wal")])
-        for (decl, _), data, wal_data in zip(to_pull, contents[::2], contents[1::2], strict=True):
-            if data is not None:
+        names = [p for _, path in to_pull for p in (path, path + "-wal")]
+        contents = device.pull_many(names, limit=MAX_DATABASE_BYTES)
+        for (decl, path), data, wal_data in zip(to_pull, contents[::2], contents[1::2], strict=True):
+            if reason := grew(path, data, wal_data):
+                snap.tables.update(unreadable(decl.name, reason))
+            elif data is not None:
                 snap.tables.update(database_tables(decl.name, data, wal_data, spec.entities))
     return snap
+
+
+def grew(path: str, data: bytes | None, wal: bytes | None) -> str:
+    """Why a database pulled with `limit=MAX_DATABASE_BYTES` is not read: it (or its -wal) came
+    back longer, having grown past the bound after its size was asked; "" when it did not."""
+    for name, content in ((path, data), (path + "-wal", wal)):
+        if content is not None and len(content) > MAX_DATABASE_BYTES:
+            return f"{name} grew over {MAX_DATABASE_BYTES} bytes while being read"
+    return ""
 
 
 PARSED_KEPT = 64

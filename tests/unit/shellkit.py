@@ -70,6 +70,7 @@ class SimTaskDevice:
         result = self.sh.run(script)
         return result.text + result.error
 
-    def pull_many(self, paths: list[str]) -> list[bytes | None]:
+    def pull_many(self, paths: list[str], limit: int | None = None) -> list[bytes | None]:
         self.pulled += paths
-        return [self.sh.host(p).read_bytes() if self.sh.host(p).is_file() else None for p in paths]
+        found = [self.sh.host(p).read_bytes() if self.sh.host(p).is_file() else None for p in paths]
+        return [d if d is None or limit is None else d[: limit + 1] for d in found]

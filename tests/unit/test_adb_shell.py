@@ -170,3 +170,18 @@ def test_a_packet_claiming_more_than_the_bound_is_refused_before_it_arrives(serv
     with pytest.raises(AdbError, match="passed"):
         ShellClient("emulator-5554", server.port).run("yes", timeout=5.0)
     assert time.monotonic() - start < 1.0
+
+
+def test_a_pull_with_a_limit_keeps_one_byte_past_it_and_reads_the_next_file_whole(
+    server: ScriptedServer,
+) -> None:
+    """What a file grew to after the judge measured it is read and dropped, not held; the session
+    goes on to the next file."""
+    exists = b"STA2" + bytes(4) + bytes(16) + struct.pack("<I", 0o100644) + bytes(44)
+    big = (
+        b"".join(b"DATA" + struct.pack("<I", 1000) + bytes([i]) * 1000 for i in range(3)) + b"DONE" + bytes(4)
+    )
+    small = b"DATA" + struct.pack("<I", 5) + b"hello" + b"DONE" + bytes(4)
+    server.serve([exists * 2 + big + small], hold=1.0)
+    found = ShellClient("emulator-5554", server.port).pull_many(["/a", "/b"], timeout=5.0, limit=1500)
+    assert found == [bytes(1000) + bytes([1]) * 501, b"hello"]

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mgfarm.catalog import load_catalog
-from mgfarm.tasks import state
+from mgfarm.tasks import judge, state
 from mgfarm.tasks.judge import CheckContext, JudgeResult, judge_instance
 from mgfarm.tasks.schema import JudgeNode
 from mgfarm.tasks.state import UNREADABLE, StateSnapshot, UnreadableData, capture, database_tables, diff
@@ -280,3 +280,37 @@ def test_a_check_gets_at_most_its_rows_and_never_pulls_an_oversized_database(
         ctx.query("expense", "SELECT name FROM expense")
     assert device.pulled == []
     assert ctx.query("/data/data/no.such.app/databases/none.db", "SELECT 1") == []  # not made yet: no rows
+
+
+class Growing(SimTaskDevice):
+    """A device whose file grows between the judge's `stat` and its pull (its own process writing)."""
+
+    def __init__(self, tmp_path: Path, path: str, to: int) -> None:
+        super().__init__(tmp_path)
+        self.path, self.to = path, to
+
+    def pull_many(self, paths: list[str], limit: int | None = None) -> list[bytes | None]:
+        with self.sh.host(self.path).open("ab") as grown:
+            grown.write(b"\0" * self.to)
+        return super().pull_many(paths, limit)
+
+
+def test_a_file_that_grows_while_read_is_never_held_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(state, "MAX_DATABASE_BYTES", 200_000)
+    monkeypatch.setattr(judge, "MAX_FILE_BYTES", 200_000)
+    monkeypatch.setattr(state, "_parsed", {})  # pulled, not taken from the tables kept for these bytes
+    device = Growing(tmp_path, EXPENSE_DB + "-wal", 300_000)
+    try:
+        reason = capture(device, SPEC).tables[f"expense.{UNREADABLE}"]["database"]["reason"]  # type: ignore[arg-type]
+        assert reason.endswith("-wal grew over 200000 bytes while being read")
+        device.sh.host(device.path).write_bytes(b"")  # measured empty again, then grows
+        with pytest.raises(UnreadableData, match="grew over 200000 bytes"):
+            CheckContext(device, {}, {}, state=SPEC).query("expense", "SELECT 1")  # type: ignore[arg-type]
+        device.path = "/sdcard/Download/notes.txt"
+        device.sh.host(device.path).write_text("a note\n")
+        with pytest.raises(UnreadableData, match="grew over 200000 bytes"):
+            CheckContext(device, {}, {}, state=SPEC).read_file(device.path)  # type: ignore[arg-type]
+    finally:
+        device.sh.close()
