@@ -297,10 +297,10 @@ class Scroll(Column):
         """As a RecyclerView: only the rows in view are laid out and kept as children, and rows are
         measured from the top only as far as the furthest swipe from here can reach (two screens, a
         fling); the list's height past them is estimated from their average, as a RecyclerView
-        estimates its scroll range. So a note of 20,000 lines or a list of 100,000 rows costs a frame
-        what the rows above the view and a few screens do, and scrolling clamps exactly: a swipe that
-        could reach the end finds it measured. A row holding the focused field stays, so typing still
-        reaches a field scrolled out of view."""
+        estimates its scroll range. So laying out a note of 20,000 lines or a list of 100,000 rows
+        costs what the rows above the view and a few screens do, and scrolling clamps exactly: a
+        swipe that could reach the end finds it measured. A row holding the focused field stays, so
+        typing still reaches a field scrolled out of view."""
         x0, y0, x1, y1 = self.bounds
         pl, pt, pr, pb = self.padding_px(ctx)
         inner = x1 - x0 - pl - pr
@@ -324,16 +324,16 @@ class Scroll(Column):
         self.content_h = measured + pb
         self.offset = min(wanted, self.max_offset)
         attached: list[View] = []
-        for c, cw, ch, top in placed:
-            y = y0 + top - self.offset
+        for c, cw, ch, at in placed:
+            y = y0 + at - self.offset
             if (y < y1 and y + ch > y0) or (ctx.focus is not None and holds_field(c, ctx.focus)):
                 c.layout(ctx, x0 + pl, y, cw, ch)
                 attached.append(c)
         if ctx.focus is not None:
-            for c in rest:  # below everything measured: off screen
+            for c in rest:  # below everything measured, so below the view: laid out there
                 if holds_field(c, ctx.focus):
                     cw = self.child_width(ctx, c, inner)
-                    c.layout(ctx, x0 + pl, y1 + top, cw, c.measure(ctx, cw))
+                    c.layout(ctx, x0 + pl, y1, cw, c.measure(ctx, cw))
                     attached.append(c)
         self.children = attached
 
