@@ -1,7 +1,8 @@
-"""A list shows its rows as a RecyclerView does: only the rows in view are laid out and appear as
-its children. A device whose shell filled an app with thousands of rows made every frame lay out
-(and measure the text of) every row, ~1 s a frame at 5,000 rows, while every other device of its
-worker waited."""
+"""A list (or a long note) shows its rows as a RecyclerView does: only the rows in view are laid out
+and appear as its children, and rows are measured only a few screens past the view. A device whose
+shell filled an app with thousands of rows, or an agent that typed a note of thousands of lines,
+made every frame lay out (and measure the text of) every row, ~1 s a frame at 5,000 rows and ~9 s
+at 20,000 lines, while every other device of its worker waited."""
 
 from __future__ import annotations
 
