@@ -148,6 +148,27 @@ def test_long_press_selects_in_files_and_dialog_outside_tap_dismisses(tmp_path: 
     assert s.device.fs.host("/sdcard/Music").is_dir()
 
 
+def test_a_dialog_takes_every_gesture_a_swipe_outside_its_card_cancels_it(tmp_path: Path) -> None:
+    """A dialog's window takes every touch: a swipe started outside its card scrolled the list
+    beneath (or panned OsmAnd's map, whose favorite dialog then crashed); now it cancels the
+    dialog, as a touch outside does, and one on the card does nothing."""
+    s = Screen(boot_device(tmp_path))
+    for i in range(30):  # a list that scrolls beneath the dialog
+        s.device.fs.mkdir(f"/sdcard/Documents/folder {i:02}", parents=True)
+    s.am.launch("com.google.android.documentsui")
+    s.tap(text="Documents")
+    listed = s.xml()
+    s.wm.long_press(*find(listed, text="folder 00").center)
+    s.tap(desc="Delete")
+    card = find(s.xml(), text='Delete "folder 00"?').center
+    s.wm.swipe(card[0], card[1], card[0], card[1] - 300, 300)  # on the card
+    assert s.has(text='Delete "folder 00"?')
+    s.wm.swipe(540, 2000, 540, 700, 300)  # from the scrim
+    assert not s.has(text='Delete "folder 00"?')
+    s.wm.key(KEY_BACK)  # the selection
+    assert s.has(text="folder 00")  # the list beneath did not scroll
+
+
 def test_screen_size_and_density_are_configurable(tmp_path: Path) -> None:
     import asyncio
 

@@ -46,6 +46,7 @@ from mgfarm.sim.ui.views import (
     DrawingPad,
     EditText,
     LayoutCtx,
+    Scrim,
     Scroll,
     Slider,
     Stack,
@@ -137,6 +138,12 @@ def hit(view: View, x: int, y: int) -> View | None:
 def scroll_at(view: View, x: int, y: int) -> Scroll | None:
     """The deepest scrollable view under (x, y), top-most sibling first."""
     return _deepest(view, x, y, _scrollable)
+
+
+def modal_at(view: View, x: int, y: int) -> Scrim | None:
+    """The dialog (its scrim) a touch at (x, y) lands in, if one is shown there: like a dialog's
+    window, it takes every touch, so nothing beneath it scrolls or takes a gesture."""
+    return _deepest(view, x, y, lambda v: v if isinstance(v, Scrim) else None)
 
 
 def signature(keys: list[str], extra: str) -> str:
@@ -632,7 +639,8 @@ class WindowManager:
             return
         rec = self._record()
         vertical = abs(y2 - y1) >= abs(x2 - x1)
-        scroll = scroll_at(frame.app_root, x1, y1) if vertical else None
+        modal = modal_at(frame.app_root, x1, y1)
+        scroll = scroll_at(modal or frame.app_root, x1, y1) if vertical else None
         if scroll is not None and rec is not None:
             offsets = rec.state.setdefault("scroll", {})
             # Content follows the finger; a fast fling travels further, as on a phone.
@@ -641,7 +649,14 @@ class WindowManager:
             self._no_effect = offsets.get(scroll.key) == offset  # already there: a list's end
             offsets[scroll.key] = offset
             return
-        if frame.ctx is not None and frame.ctx.swipe_handler is not None:
+        if modal is not None:
+            # Outside the dialog's card, a gesture ends outside it, which cancels it as a tap does
+            # (Dialog's touch outside, a drawer's scrim); on the card it does nothing.
+            dismiss = modal.on_click
+            if target is modal and dismiss is not None:
+                self._guarded(frame, dismiss)
+                return
+        elif frame.ctx is not None and frame.ctx.swipe_handler is not None:
             swiped = frame.ctx.swipe_handler
             vertical_dir = "up" if y2 < y1 else "down"
             direction = vertical_dir if vertical else ("left" if x2 < x1 else "right")
