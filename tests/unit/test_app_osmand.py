@@ -39,3 +39,20 @@ def test_favorite_is_appended_to_a_rewritten_file(tmp_path: Path) -> None:
     root = ET.fromstring(device.fs.read_bytes(FAVORITES))
     points = [(w.findtext("gpx:name", namespaces=NS), w.get("lat")) for w in root.findall("gpx:wpt", NS)]
     assert points == [("Old", "47.0"), ("Balzers", "47.0688832")]
+
+
+def test_a_swipe_over_the_favorite_dialog_leaves_the_map_still(tmp_path: Path) -> None:
+    """The dialog is modal: a swipe over it panned the map beneath, which closed the place's card,
+    and the dialog, built from that card, crashed the app."""
+    device = boot_device(tmp_path)
+    device.services.activities.start(PKG, MAIN)
+    screen = Screen(device)
+    screen.tap(desc="Search")
+    screen.type_into("Balzers", rid=f"{PKG}:id/searchEditText")
+    screen.tap(rid=f"{PKG}:id/title")
+    screen.tap(text="Favorite")
+    screen.wm.swipe(540, 700, 540, 300, 300)
+    assert screen.has(text="Add favorite") and screen.am.resumed()[0] == PKG
+    screen.tap(text="Cancel")
+    screen.wm.swipe(540, 700, 540, 300, 300)  # the map pans again, and the card closes
+    assert not screen.has(text="Favorite")

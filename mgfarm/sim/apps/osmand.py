@@ -377,7 +377,8 @@ class OsmAnd(App):
             st["center"] = list(pan(center, zoom, dx, dy))
             st.pop("card", None)
 
-        ctx.on_swipe(swiped)
+        if not st.get("menu"):  # the drawer open holds the map still (a dialog does so by itself)
+            ctx.on_swipe(swiped)
         layers: list[View] = [
             map_view,
             Row(
