@@ -21,13 +21,14 @@ from mgfarm.tasks.outcome import MatchContext, OutcomeResult
 from mgfarm.tasks.outcome import evaluate as evaluate_outcome
 from mgfarm.tasks.schema import JudgeNode, TaskInstance
 from mgfarm.tasks.state import (
-    REGULAR,
     StateSnapshot,
     StateSpec,
     UnreadableData,
     bounded_rows,
     capture,
     diff,
+    grew,
+    not_readable,
     open_database,
     parse_stats,
     stat_command,
@@ -79,14 +80,11 @@ class CheckContext:
         """A device file's bytes (None when it does not exist); raises UnreadableData for one over
         MAX_FILE_BYTES or not a regular file, before pulling it."""
         stats = parse_stats(self.device.shell(stat_command([path])).splitlines())
-        size, kind = stats.get(path, (0, "regular file"))
-        if kind not in REGULAR:
-            raise UnreadableData(f"{path} is a {kind}")
-        if size > MAX_FILE_BYTES:
-            raise UnreadableData(f"{path}: {size} bytes, over {MAX_FILE_BYTES}")
+        if reason := not_readable([path], stats, MAX_FILE_BYTES):
+            raise UnreadableData(f"{path}: {reason}")
         data = self.device.pull_many([path], limit=MAX_FILE_BYTES)[0]
-        if data is not None and len(data) > MAX_FILE_BYTES:
-            raise UnreadableData(f"{path} grew over {MAX_FILE_BYTES} bytes while being read")
+        if reason := grew([path], [data], MAX_FILE_BYTES):
+            raise UnreadableData(reason)
         return data
 
     def close(self) -> None:

@@ -195,11 +195,12 @@ def open_database(device: TaskDevice, path: str) -> sqlite3.Connection | None:
     a pull that broke raises, so a judge never reads an unreachable app as an empty one. One over
     MAX_DATABASE_BYTES or not a regular file raises UnreadableData before anything is pulled.
     """
-    stats = parse_stats(device.shell(stat_command([path, path + "-wal"])).splitlines())
-    if reason := not_readable(path, stats):
+    names = [path, path + "-wal"]
+    stats = parse_stats(device.shell(stat_command(names)).splitlines())
+    if reason := not_readable(names, stats, MAX_DATABASE_BYTES):
         raise UnreadableData(f"{path}: {reason}")
-    data, wal = device.pull_many([path, path + "-wal"], limit=MAX_DATABASE_BYTES)
-    if reason := grew(path, data, wal):
+    data, wal = device.pull_many(names, limit=MAX_DATABASE_BYTES)
+    if reason := grew(names, [data, wal], MAX_DATABASE_BYTES):
         raise UnreadableData(reason)
     if data is None:
         return None
@@ -480,15 +481,16 @@ def parse_stats(lines: list[str]) -> dict[str, tuple[int, str]]:
     return {m.group(3): (int(m.group(1)), m.group(2)) for line in lines if (m := STAT_LINE.fullmatch(line))}
 
 
-def not_readable(path: str, stats: dict[str, tuple[int, str]]) -> str:
-    """Why the judge will not pull a database (with its -wal), or "" when it will: larger than
-    MAX_DATABASE_BYTES, or not a regular file (a folder or a link where an app keeps a file)."""
-    for name in (path, path + "-wal"):
+def not_readable(names: list[str], stats: dict[str, tuple[int, str]], limit: int) -> str:
+    """Why the judge will not pull these files (a database and its -wal, a file a check reads), or
+    "" when it will: one larger than `limit`, or not a regular file (a folder or a link where an app
+    keeps a file). A file `stats` does not list does not exist, which is no reason."""
+    for name in names:
         size, kind = stats.get(name, (0, "regular file"))
         if kind not in REGULAR:
             return f"{name} is a {kind}"
-        if size > MAX_DATABASE_BYTES:
-            return f"{size} bytes, over {MAX_DATABASE_BYTES}"
+        if size > limit:
+            return f"{size} bytes, over {limit}"
     return ""
 
 
@@ -578,7 +580,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     for decl, path in zip(decls, paths, strict=True):
         if path in missing:
             continue  # the device says the database does not exist: no rows
-        if reason := not_readable(path, stats):
+        if reason := not_readable([path, path + "-wal"], stats, MAX_DATABASE_BYTES):
             snap.tables.update(unreadable(decl.name, reason))
             continue
         wal = "" if path + "-wal" in missing else sums.get(path + "-wal")
@@ -591,19 +593,19 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
         names = [p for _, path in to_pull for p in (path, path + "-wal")]
         contents = device.pull_many(names, limit=MAX_DATABASE_BYTES)
         for (decl, path), data, wal_data in zip(to_pull, contents[::2], contents[1::2], strict=True):
-            if reason := grew(path, data, wal_data):
+            if reason := grew([path, path + "-wal"], [data, wal_data], MAX_DATABASE_BYTES):
                 snap.tables.update(unreadable(decl.name, reason))
             elif data is not None:
                 snap.tables.update(database_tables(decl.name, data, wal_data, spec.entities))
     return snap
 
 
-def grew(path: str, data: bytes | None, wal: bytes | None) -> str:
-    """Why a database pulled with `limit=MAX_DATABASE_BYTES` is not read: it (or its -wal) came
-    back longer, having grown past the bound after its size was asked; "" when it did not."""
-    for name, content in ((path, data), (path + "-wal", wal)):
-        if content is not None and len(content) > MAX_DATABASE_BYTES:
-            return f"{name} grew over {MAX_DATABASE_BYTES} bytes while being read"
+def grew(names: list[str], contents: list[bytes | None], limit: int) -> str:
+    """Why files pulled with `limit` are not read: one came back longer, having grown past the
+    bound after its size was asked; "" when none did."""
+    for name, content in zip(names, contents, strict=True):
+        if content is not None and len(content) > limit:
+            return f"{name} grew over {limit} bytes while being read"
     return ""
 
 
