@@ -185,6 +185,7 @@ class UnreadableData(Exception):
 
 
 QUERY_ROWS = 1_000_000  # the most rows one check's query returns into the trainer's process
+NOT_MADE_YET = ("no such table", "no such column")  # SQLite's words for what the app has not created
 
 
 def open_database(device: TaskDevice, path: str) -> sqlite3.Connection | None:
@@ -215,13 +216,10 @@ def bounded_rows(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ())
     (or column) yet. Anything else (a read over the connection's bounds, a view that never ends,
     over QUERY_ROWS rows) raises UnreadableData, never "no rows"."""
     try:
-        cursor = conn.execute(sql, args)
-        rows = cursor.fetchmany(QUERY_ROWS + 1)
-    except sqlite3.OperationalError as exc:
-        if str(exc).startswith(("no such table", "no such column")):
-            return []
-        raise UnreadableData(f"{type(exc).__name__}: {exc}") from exc
+        rows = conn.execute(sql, args).fetchmany(QUERY_ROWS + 1)
     except sqlite3.Error as exc:
+        if isinstance(exc, sqlite3.OperationalError) and str(exc).startswith(NOT_MADE_YET):
+            return []
         raise UnreadableData(f"{type(exc).__name__}: {exc}") from exc
     if len(rows) > QUERY_ROWS:
         raise UnreadableData(f"the query returns over {QUERY_ROWS} rows")
@@ -361,6 +359,12 @@ def run_sections(device: TaskDevice, commands: dict[str, str], before: str = "")
     return sections
 
 
+def unreadable_row(reason: str) -> Table:
+    """A listing the capture cannot read as rows (settings, preferences): one `__unreadable__` row
+    saying why, a change against any start state."""
+    return {UNREADABLE: {"value": reason}}
+
+
 SETTINGS_COMMANDS = {f"settings.{ns}": f"settings list {ns}" for ns in SETTINGS_NAMESPACES}
 
 
@@ -376,7 +380,7 @@ def settings_tables(sections: dict[str, list[str]]) -> dict[str, Table]:
         for line in sections.get(name, []):
             key, equals, value = line.partition("=")
             if not equals or key in table:
-                table = {UNREADABLE: {"value": "a value holds a line break"}}
+                table = unreadable_row("a value holds a line break")
                 break
             table[key] = {"value": value}
         tables[name] = table
@@ -402,24 +406,20 @@ def prefs_table(lines: list[str]) -> Table:
     text = "\n".join(lines)
     if not text.strip():
         return {}
-
-    def unreadable_prefs(reason: str) -> Table:
-        return {UNREADABLE: {"value": reason}}
-
     if len(text.encode()) > PREFS_BYTES:
-        return unreadable_prefs(f"over {PREFS_BYTES} bytes")
+        return unreadable_row(f"over {PREFS_BYTES} bytes")
     try:
         # Safe on a hostile file: expat refuses entity expansion bombs, and nothing external is loaded.
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        return unreadable_prefs(f"not XML: {exc}")
+        return unreadable_row(f"not XML: {exc}")
     if root.tag != "map":
-        return unreadable_prefs(f"root element <{root.tag}>, not <map>")
+        return unreadable_row(f"root element <{root.tag}>, not <map>")
     table: Table = {}
     for el in root:
         name = el.get("name")
         if el.tag not in PREF_TYPES or name is None or name in table:
-            return unreadable_prefs(f"<{el.tag} name={name!r}> is not one preference")
+            return unreadable_row(f"<{el.tag} name={name!r}> is not one preference")
         if el.tag == "string":
             value: Any = el.text or ""
         elif el.tag == "set":
