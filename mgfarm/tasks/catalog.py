@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.apps import AppTable
@@ -102,16 +103,16 @@ def state_of(modules: Iterable[ModuleType], apps: AppTable) -> StateSpec:
     incidental: list[str] = []
     prefs: dict[str, PrefsDecl] = {}
     for module in modules:
-        for db in getattr(module, "DATABASES", ()):
-            if db.name in databases:
-                raise MgfarmError(f"database {db.name} is declared twice ({module.__name__}); rename one.")
-            databases[db.name] = db
-        for file in getattr(module, "PREFERENCES", ()):
-            if file.name in prefs:
-                raise MgfarmError(
-                    f"preferences {file.name} are declared twice ({module.__name__}); rename one."
-                )
-            prefs[file.name] = file
+        _declare(databases, module, "DATABASES", "database")
+        _declare(prefs, module, "PREFERENCES", "preferences file")
         entities.update((e.name, e) for e in getattr(module, "ENTITIES", ()))
         incidental += [p for p in getattr(module, "INCIDENTAL", ()) if p not in incidental]
     return StateSpec(databases, entities, tuple(incidental), apps, prefs)
+
+
+def _declare(into: dict[str, Any], module: ModuleType, constant: str, kind: str) -> None:
+    """The declarations a verifier module lists in `constant`, added by name; a name taken is an error."""
+    for decl in getattr(module, constant, ()):
+        if decl.name in into:
+            raise MgfarmError(f"{kind} {decl.name} is declared twice ({module.__name__}); rename one.")
+        into[decl.name] = decl
