@@ -27,11 +27,8 @@ from mgfarm.tasks.state import (
     bounded_rows,
     capture,
     diff,
-    grew,
-    not_readable,
     open_database,
-    parse_stats,
-    stat_command,
+    pull_within,
 )
 
 if TYPE_CHECKING:
@@ -79,13 +76,7 @@ class CheckContext:
     def read_file(self, path: str) -> bytes | None:
         """A device file's bytes (None when it does not exist); raises UnreadableData for one over
         MAX_FILE_BYTES or not a regular file, before pulling it."""
-        stats = parse_stats(self.device.shell(stat_command([path])).splitlines())
-        if reason := not_readable([path], stats, MAX_FILE_BYTES):
-            raise UnreadableData(f"{path}: {reason}")
-        data = self.device.pull_many([path], limit=MAX_FILE_BYTES)[0]
-        if reason := grew([path], [data], MAX_FILE_BYTES):
-            raise UnreadableData(reason)
-        return data
+        return pull_within(self.device, [path], MAX_FILE_BYTES)[0]
 
     def close(self) -> None:
         for conn in self._dbs.values():

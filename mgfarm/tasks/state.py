@@ -196,19 +196,26 @@ def open_database(device: TaskDevice, path: str) -> sqlite3.Connection | None:
     a pull that broke raises, so a judge never reads an unreachable app as an empty one. One over
     MAX_DATABASE_BYTES or not a regular file raises UnreadableData before anything is pulled.
     """
-    names = [path, path + "-wal"]
-    stats = parse_stats(device.shell(stat_command(names)).splitlines())
-    if reason := not_readable(names, stats, MAX_DATABASE_BYTES):
-        raise UnreadableData(f"{path}: {reason}")
-    data, wal = device.pull_many(names, limit=MAX_DATABASE_BYTES)
-    if reason := grew(names, [data, wal], MAX_DATABASE_BYTES):
-        raise UnreadableData(reason)
+    data, wal = pull_within(device, [path, path + "-wal"], MAX_DATABASE_BYTES)
     if data is None:
         return None
     try:
         return open_copy(data, wal)
     except (sqlite3.Error, ValueError) as exc:
         raise UnreadableData(f"{path}: {type(exc).__name__}: {exc}") from exc
+
+
+def pull_within(device: TaskDevice, names: list[str], limit: int) -> list[bytes | None]:
+    """Files a check reads (None for one that does not exist), each asked for its size and kind
+    first: one over `limit` or not a regular file raises UnreadableData before anything is pulled,
+    and so does one that grew past `limit` before the pull read it."""
+    stats = parse_stats(device.shell(stat_command(names)).splitlines())
+    if reason := not_readable(names, stats, limit):
+        raise UnreadableData(f"{names[0]}: {reason}")
+    contents = device.pull_many(names, limit=limit)
+    if reason := grew(names, contents, limit):
+        raise UnreadableData(reason)
+    return contents
 
 
 def bounded_rows(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
