@@ -5,6 +5,7 @@
 boots one in about 0.3 s, against about 3 s for a `mgfarm sim serve` worker of the integration tests.
 `golden_device` (module scope): one in-process device with the env tests' golden snapshot saved.
 `sh`: a booted device of its own, driven in-process through its shell (tests/unit/shellkit.py).
+`task_device`: the same, as the judge and the capture see a device (`SimTaskDevice`: shell and pulls).
 `measured`: the lengths of the texts FreeType is asked to measure, from an empty width cache.
 """
 
@@ -22,9 +23,16 @@ from mgfarm.sim.ui import fonts
 from tests.integration.conftest import AdbServer, adb_server
 from tests.integration.envfarm import prepare_golden
 from tests.simhost import SimThread
-from tests.unit.shellkit import ShellDevice
+from tests.unit.shellkit import ShellDevice, SimTaskDevice
 
-__all__ = ["adb_server", "golden_device", "measured", "sh", "sim_thread"]  # the fixtures of tests/unit
+__all__ = [
+    "adb_server",
+    "golden_device",
+    "measured",
+    "sh",
+    "sim_thread",
+    "task_device",
+]  # the fixtures of tests/unit
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +60,13 @@ def sh(tmp_path: Path) -> Iterator[ShellDevice]:
     device = ShellDevice(tmp_path)
     yield device
     device.close()
+
+
+@pytest.fixture
+def task_device(tmp_path: Path) -> Iterator[SimTaskDevice]:
+    device = SimTaskDevice(tmp_path)
+    yield device
+    device.sh.close()
 
 
 @pytest.fixture

@@ -3,9 +3,6 @@ within bounds (the file is the device's, the reading is in the trainer's process
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from mgfarm.catalog.verifiers.generic import file_contains, file_count, file_occurrences
@@ -19,11 +16,9 @@ PATH = "/sdcard/Download/f.gpx"
 
 
 @pytest.fixture
-def device(tmp_path: Path) -> Iterator[SimTaskDevice]:
-    dev = SimTaskDevice(tmp_path)
-    dev.sh.host(PATH).write_bytes(GPX)
-    yield dev
-    dev.sh.close()
+def device(task_device: SimTaskDevice) -> SimTaskDevice:
+    task_device.sh.host(PATH).write_bytes(GPX)
+    return task_device
 
 
 def ctx(device: SimTaskDevice) -> CheckContext:

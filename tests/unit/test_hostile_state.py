@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -77,60 +76,53 @@ def test_a_read_over_its_steps_is_unreadable_never_empty(monkeypatch: pytest.Mon
     assert list(database_tables("x", rows, None, {})) == [f"x.{UNREADABLE}"]
 
 
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[SimTaskDevice]:
-    dev = SimTaskDevice(tmp_path)
-    yield dev
-    dev.sh.close()
-
-
 def test_a_database_over_the_size_limit_is_not_pulled(
-    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+    task_device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = capture(device, SPEC)  # type: ignore[arg-type]
-    assert f"contacts.{UNREADABLE}" not in before.tables and CONTACTS_DB in device.pulled
-    device.sh.host(CONTACTS_DB + "-wal").write_bytes(b"\0" * 300_000)  # what a bloated app left
+    before = capture(task_device, SPEC)  # type: ignore[arg-type]
+    assert f"contacts.{UNREADABLE}" not in before.tables and CONTACTS_DB in task_device.pulled
+    task_device.sh.host(CONTACTS_DB + "-wal").write_bytes(b"\0" * 300_000)  # what a bloated app left
     monkeypatch.setattr(state, "MAX_DATABASE_BYTES", 200_000)
-    device.pulled.clear()
-    after = capture(device, SPEC)  # type: ignore[arg-type]
-    assert CONTACTS_DB not in device.pulled and CONTACTS_DB + "-wal" not in device.pulled
+    task_device.pulled.clear()
+    after = capture(task_device, SPEC)  # type: ignore[arg-type]
+    assert CONTACTS_DB not in task_device.pulled and CONTACTS_DB + "-wal" not in task_device.pulled
     reason = after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"]
     assert reason == "300000 bytes, over 200000"
     assert any(c.where == f"contacts.{UNREADABLE}" for c in diff(before, after))
 
 
 def test_thousands_of_small_files_are_hashed_without_a_command_line_past_the_exec_limit(
-    device: SimTaskDevice,
+    task_device: SimTaskDevice,
 ) -> None:
     # adbd runs `sh -c LINE`, and a device's exec takes 128 KiB an argument (MAX_ARG_STRLEN): a
     # capture naming every small file would fail on an emulator holding a few thousand.
-    folder = device.sh.host("/sdcard/Documents")
+    folder = task_device.sh.host("/sdcard/Documents")
     (folder / "many").mkdir()
     for i in range(2000):  # 150 kB of paths
         (folder / "many" / f"a-file-with-a-rather-long-name-{i}.txt").write_text(f"{i}\n")
-    files = capture(device, SPEC).tables["files"]  # type: ignore[arg-type]
+    files = capture(task_device, SPEC).tables["files"]  # type: ignore[arg-type]
     many = {path: row for path, row in files.items() if "/Documents/many/" in path}
     assert len(many) == 2000 and all(row["sha1"] for row in many.values())
     seventh = "/storage/emulated/0/Documents/many/a-file-with-a-rather-long-name-7.txt"
     assert many[seventh]["sha1"] == hashlib.sha1(b"7\n").hexdigest()
-    assert device.longest < 128 * 1024
+    assert task_device.longest < 128 * 1024
 
 
-def test_a_file_name_cannot_forge_an_entry_of_the_listing(device: SimTaskDevice) -> None:
+def test_a_file_name_cannot_forge_an_entry_of_the_listing(task_device: SimTaskDevice) -> None:
     forged = "-rw-rw---- 1 root root 5 2026-01-01 00:00 report.txt"
-    assert device.sh.run(f"touch '/sdcard/Documents/x\n{forged}'").status == 0
-    files = capture(device, SPEC).tables["files"]  # type: ignore[arg-type]
+    assert task_device.sh.run(f"touch '/sdcard/Documents/x\n{forged}'").status == 0
+    files = capture(task_device, SPEC).tables["files"]  # type: ignore[arg-type]
     assert "/storage/emulated/0/Documents/report.txt" not in files
     assert files[f"/storage/emulated/0/Documents/x?{forged}"]["type"] == "file"  # the file, as ls -q shows it
 
 
 @pytest.mark.parametrize("value", ["60000\nthe rest", "60000\nscreen_off_timeout=60000"])
 def test_a_setting_holding_a_line_break_cannot_pass_for_another_value(
-    device: SimTaskDevice, value: str
+    task_device: SimTaskDevice, value: str
 ) -> None:
-    before = capture(device, SPEC)  # type: ignore[arg-type]
-    assert device.sh.run(f"settings put system screen_off_timeout '{value}'").status == 0
-    after = capture(device, SPEC).tables["settings.system"]  # type: ignore[arg-type]
+    before = capture(task_device, SPEC)  # type: ignore[arg-type]
+    assert task_device.sh.run(f"settings put system screen_off_timeout '{value}'").status == 0
+    after = capture(task_device, SPEC).tables["settings.system"]  # type: ignore[arg-type]
     assert after == {UNREADABLE: {"value": "a value holds a line break"}}
     assert before.tables["settings.system"] != after
 
@@ -139,11 +131,13 @@ def test_a_setting_holding_a_line_break_cannot_pass_for_another_value(
     ("replace", "kind"),
     [("rm {db} && mkdir {db}", "directory"), ("mv {db} {db}.real && ln -s {db}.real {db}", "symbolic link")],
 )
-def test_a_database_that_is_not_a_file_is_not_pulled(device: SimTaskDevice, replace: str, kind: str) -> None:
+def test_a_database_that_is_not_a_file_is_not_pulled(
+    task_device: SimTaskDevice, replace: str, kind: str
+) -> None:
     """A real pull of a folder fails the whole sync session: that error would end the trainer's run."""
-    assert device.sh.run(replace.format(db=CONTACTS_DB)).status == 0
-    after = capture(device, SPEC)  # type: ignore[arg-type]
-    assert CONTACTS_DB not in device.pulled
+    assert task_device.sh.run(replace.format(db=CONTACTS_DB)).status == 0
+    after = capture(task_device, SPEC)  # type: ignore[arg-type]
+    assert CONTACTS_DB not in task_device.pulled
     assert after.tables[f"contacts.{UNREADABLE}"]["database"]["reason"] == f"{CONTACTS_DB} is a {kind}"
 
 
@@ -171,21 +165,21 @@ def test_any_output_parses_without_raising(lines: list[str]) -> None:
 EXPENSE_PREFS = SPEC.prefs["expense"].path
 
 
-def test_an_apps_own_settings_are_in_the_diff(device: SimTaskDevice) -> None:
+def test_an_apps_own_settings_are_in_the_diff(task_device: SimTaskDevice) -> None:
     """Pro Expense keeps its currency in its SharedPreferences: a policy that changes it while
     logging an expense changed the user's data, and the diff shows it."""
-    before = capture(device, SPEC)  # type: ignore[arg-type]
+    before = capture(task_device, SPEC)  # type: ignore[arg-type]
     assert before.tables["prefs.expense"]["selected_currency_number"] == {"type": "string", "value": "840"}
     assert before.tables["prefs.expense"]["isFirstTime"] == {"type": "boolean", "value": "false"}
-    assert device.sh.run(f"sed -i 's/>840</>978</' {EXPENSE_PREFS}").status == 0
-    changes = diff(before, capture(device, SPEC))  # type: ignore[arg-type]
+    assert task_device.sh.run(f"sed -i 's/>840</>978</' {EXPENSE_PREFS}").status == 0
+    changes = diff(before, capture(task_device, SPEC))  # type: ignore[arg-type]
     assert [c.line() for c in changes] == [
         "update prefs.expense[selected_currency_number]: value '840' -> '978'"
     ]
     assert (
-        device.sh.run(f"rm {EXPENSE_PREFS}").status == 0
+        task_device.sh.run(f"rm {EXPENSE_PREFS}").status == 0
     )  # not written yet: no preferences, as after `pm clear`
-    assert capture(device, SPEC).tables["prefs.expense"] == {}  # type: ignore[arg-type]
+    assert capture(task_device, SPEC).tables["prefs.expense"] == {}  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -208,13 +202,13 @@ def test_an_apps_own_settings_are_in_the_diff(device: SimTaskDevice) -> None:
     ids=["garbage", "name-twice", "unknown-element", "not-a-map", "oversized", "entity-bomb"],
 )
 def test_preferences_the_app_would_not_load_are_a_change(
-    device: SimTaskDevice, body: str, reason: str
+    task_device: SimTaskDevice, body: str, reason: str
 ) -> None:
     """Never "no preferences" (which a policy could use to hide a change) and never a cost to the
     trainer's process (an entity bomb would expand to a gigabyte)."""
-    before = capture(device, SPEC)  # type: ignore[arg-type]
-    device.sh.host(EXPENSE_PREFS).write_text(body)
-    after = capture(device, SPEC).tables["prefs.expense"]  # type: ignore[arg-type]
+    before = capture(task_device, SPEC)  # type: ignore[arg-type]
+    task_device.sh.host(EXPENSE_PREFS).write_text(body)
+    after = capture(task_device, SPEC).tables["prefs.expense"]  # type: ignore[arg-type]
     assert list(after) == [UNREADABLE] and reason in after[UNREADABLE]["value"]
     assert any(
         c.where == "prefs.expense" for c in diff(before, StateSnapshot(tables={"prefs.expense": after}))
@@ -238,24 +232,24 @@ ENDLESS = (
 )
 
 
-def not_paid(device: SimTaskDevice) -> JudgeResult:
+def not_paid(task_device: SimTaskDevice) -> JudgeResult:
     """The judge of a template that pays for *no* expense named Casino, a `not:` around a check."""
     catalog = load_catalog()
     template = catalog.get("expense.add_expense").model_copy(
         update={"judge": JudgeNode.model_validate({"not": {"expense.has_expense": {"name": "Casino"}}})}
     )
-    return judge_instance(catalog, template.instantiate(0), device, None)  # type: ignore[arg-type]
+    return judge_instance(catalog, template.instantiate(0), task_device, None)  # type: ignore[arg-type]
 
 
 def test_a_check_reading_an_endless_view_stops_and_fails_the_verdict(
-    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+    task_device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table a check reads replaced by a view with no end: unbounded, the check's query held
     the trainer's process forever; read as "no rows", a `not:` around it paid."""
-    assert not_paid(device).success  # no Casino expense: paid
-    assert device.sh.run(f'sqlite3 {EXPENSE_DB} "{ENDLESS}"').status == 0
+    assert not_paid(task_device).success  # no Casino expense: paid
+    assert task_device.sh.run(f'sqlite3 {EXPENSE_DB} "{ENDLESS}"').status == 0
     monkeypatch.setattr(state, "READ_STEPS", 1_000_000)
-    result = not_paid(device)
+    result = not_paid(task_device)
     assert not result.success
     assert [c.detail for c in result.checks if c.name == "judge.unreadable"] == [
         "OperationalError: interrupted"
@@ -263,11 +257,12 @@ def test_a_check_reading_an_endless_view_stops_and_fails_the_verdict(
 
 
 def test_a_check_gets_at_most_its_rows_and_never_pulls_an_oversized_database(
-    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+    task_device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ctx = CheckContext(device, {}, {}, state=SPEC)  # type: ignore[arg-type]
+    ctx = CheckContext(task_device, {}, {}, state=SPEC)  # type: ignore[arg-type]
     assert (
-        device.sh.run(f'sqlite3 {EXPENSE_DB} "{ENDLESS.replace("FROM n", "FROM n LIMIT 5000")}"').status == 0
+        task_device.sh.run(f'sqlite3 {EXPENSE_DB} "{ENDLESS.replace("FROM n", "FROM n LIMIT 5000")}"').status
+        == 0
     )
     assert len(ctx.query("expense", "SELECT name FROM expense")) == 5000
     monkeypatch.setattr(state, "QUERY_ROWS", 4000)
@@ -275,10 +270,10 @@ def test_a_check_gets_at_most_its_rows_and_never_pulls_an_oversized_database(
         ctx.query("expense", "SELECT name FROM expense")
     ctx.close()
     monkeypatch.setattr(state, "MAX_DATABASE_BYTES", 1000)
-    device.pulled.clear()
+    task_device.pulled.clear()
     with pytest.raises(UnreadableData, match="over 1000"):
         ctx.query("expense", "SELECT name FROM expense")
-    assert device.pulled == []
+    assert task_device.pulled == []
     assert ctx.query("/data/data/no.such.app/databases/none.db", "SELECT 1") == []  # not made yet: no rows
 
 
