@@ -17,6 +17,9 @@ from mgfarm.adb import shell
 from mgfarm.adb.errors import AdbError
 from mgfarm.adb.shell import SHELL_EXIT, SHELL_STDERR, SHELL_STDOUT, ShellClient
 
+# An STA2 reply: no error, then dev, ino, mode (a regular file) and the rest of a stat.
+EXISTS = b"STA2" + bytes(4) + bytes(16) + struct.pack("<I", 0o100644) + bytes(44)
+
 
 def packet(kind: int, body: bytes) -> bytes:
     return struct.pack("<BI", kind, len(body)) + body
@@ -127,8 +130,7 @@ def test_a_sync_length_past_the_protocols_is_refused_not_awaited(
 ) -> None:
     """The length comes from the device: taken on trust, a pull waited for 4 GB (and `recv` of
     that size allocates it first) in the trainer's process."""
-    exists = b"STA2" + bytes(4) + bytes(16) + struct.pack("<I", 0o100644) + bytes(44)
-    server.serve([exists + reply], hold=1.0)
+    server.serve([EXISTS + reply], hold=1.0)
     client = ShellClient("emulator-5554", server.port)
     start = time.monotonic()
     with pytest.raises(AdbError, match=error):
@@ -177,11 +179,10 @@ def test_a_pull_with_a_limit_keeps_one_byte_past_it_and_reads_the_next_file_whol
 ) -> None:
     """What a file grew to after the judge measured it is read and dropped, not held; the session
     goes on to the next file."""
-    exists = b"STA2" + bytes(4) + bytes(16) + struct.pack("<I", 0o100644) + bytes(44)
     big = (
         b"".join(b"DATA" + struct.pack("<I", 1000) + bytes([i]) * 1000 for i in range(3)) + b"DONE" + bytes(4)
     )
     small = b"DATA" + struct.pack("<I", 5) + b"hello" + b"DONE" + bytes(4)
-    server.serve([exists * 2 + big + small], hold=1.0)
+    server.serve([EXISTS * 2 + big + small], hold=1.0)
     found = ShellClient("emulator-5554", server.port).pull_many(["/a", "/b"], timeout=5.0, limit=1500)
     assert found == [bytes(1000) + bytes([1]) * 501, b"hello"]
