@@ -54,7 +54,15 @@ def farm_actors() -> list[Any]:
     names = [
         a["name"] for a in ray.util.list_named_actors(all_namespaces=True) if a["namespace"] == NAMESPACE
     ]
-    return [ray.get_actor(n, namespace=NAMESPACE) for n in sorted(names) if n.startswith(FARM_ACTOR_PREFIX)]
+    actors = []
+    for name in sorted(n for n in names if n.startswith(FARM_ACTOR_PREFIX)):
+        try:
+            actors.append(ray.get_actor(name, namespace=NAMESPACE))
+        except ValueError:
+            # Listed, then gone before the lookup: its node died in between. A dead farm has no
+            # handle to stop it through; its node's own cleanup (or `mgfarm down` there) stops it.
+            continue
+    return actors
 
 
 def up(

@@ -29,7 +29,7 @@ from mgfarm.errors import MgfarmError  # noqa: E402
 from mgfarm.farm import api  # noqa: E402
 from mgfarm.farm.state import list_farms  # noqa: E402
 from mgfarm.ray import RayEnvPool, cluster  # noqa: E402
-from mgfarm.ray.resources import REPLICA_RESOURCE, farm_name  # noqa: E402
+from mgfarm.ray.resources import NAMESPACE, REPLICA_RESOURCE, farm_actor_name, farm_name  # noqa: E402
 
 PER_NODE = 4
 OBJECT_STORE = 80 * 1024 * 1024
@@ -233,6 +233,21 @@ def test_up_ps_down_on_ray_run_one_farm_per_node_and_leave_nothing(
     assert cluster.farm_actors() == []
     assert list_farms() == []
     assert not serials & set(adbserver.devices(adb_port))
+
+
+def test_ps_and_down_pass_over_a_farm_whose_node_dies_while_they_look(
+    ray_cluster: RayCluster, farms: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ray lists a dying node's actor by name and then finds no actor of that name: the listing is
+    # made to hold such a name, as it does in that window when a node is lost.
+    listed = ray.util.list_named_actors
+    dead = {"name": farm_actor_name("f" * 56), "namespace": NAMESPACE}
+    monkeypatch.setattr(
+        ray.util, "list_named_actors", lambda all_namespaces=False: [*listed(all_namespaces), dead]
+    )
+    assert sorted(s["node_id"] for s in cluster.ps(ray_cluster.address)) == ray_cluster.node_ids
+    assert sum("stopped" in line for line in cluster.down(ray_cluster.address)) == 2
+    assert cluster.farm_actors() == []
 
 
 def test_a_node_lost_mid_episode_fails_its_episodes_and_the_pool_carries_on(
