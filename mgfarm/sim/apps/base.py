@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.dbfiles import remove_database, usable_database
+from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.prefs import read_prefs, write_prefs
 from mgfarm.sim.system.profiles import app_names
 from mgfarm.sim.system.space import app_write
 from mgfarm.sim.ui.views import View
@@ -183,6 +185,26 @@ class App:
         if not self._making_data and not usable_database(path):
             self._make_again(path)
         return path
+
+    def preferences(self) -> dict[str, Any]:
+        """The app's default SharedPreferences (PreferenceManager's `PKG_preferences.xml`); a file a
+        shell made unreadable, or a folder swapped for a link out of the app's data, reads as empty."""
+        try:
+            return read_prefs(self.device.fs.host(self._prefs_file()))
+        except PathEscapeError:
+            return {}
+
+    def save_preferences(self, values: dict[str, Any]) -> None:
+        """Commit `values` over the app's default SharedPreferences; a commit that cannot write is
+        lost, as `commit()` returns false on a device."""
+        merged = {**self.preferences(), **values}
+        try:
+            write_prefs(self.device.fs.host(self._prefs_file()), merged)
+        except (OSError, PathEscapeError):
+            LOG.warning("%s: its preferences could not be written", self.package)
+
+    def _prefs_file(self) -> str:
+        return f"/data/data/{self.package}/shared_prefs/{self.package}_preferences.xml"
 
     def _make_again(self, path: Path) -> None:
         if path.exists():  # a missing one is simply made (onCreate); a corrupt one is reported

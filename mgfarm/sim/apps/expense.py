@@ -11,7 +11,6 @@ opens its details (Edit, Delete), a long press selects rows for one Delete.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -38,7 +37,6 @@ PKG = "com.arduia.expense"
 MAIN = "com.arduia.expense.ui.MainActivity"
 EDIT = "com.arduia.expense.ui.entry.ExpenseEntryActivity"
 DB = "accounting.db"
-PREFS = f"/data/data/{PKG}/shared_prefs/{PKG}_preferences.xml"
 # ExpenseCategory ids, in the order the entry screen lists them (Others last, though its id is 1).
 CATEGORIES = {
     2: "Income",
@@ -131,7 +129,7 @@ class Expense(App):
         fresh = not self.db_file(DB).exists()
         sql_script(self.db_file(DB), SCHEMA, SEED if fresh else META)
         if fresh:
-            self.save_prefs(
+            self.save_preferences(
                 {"isFirstTime": False, "selected_language": "en", "selected_currency_number": "840"}
             )
 
@@ -144,37 +142,10 @@ class Expense(App):
         """Room's open: create the schema if the database is new (no-op statements otherwise)."""
         sql_script(self.db_file(DB), SCHEMA, META)
 
-    def prefs(self) -> dict[str, Any]:
-        """The default SharedPreferences file (a missing or unreadable file is an empty one)."""
-        path = self.device.fs.host(PREFS)
-        try:
-            root = ET.fromstring(path.read_bytes())
-        except (OSError, ET.ParseError):
-            return {}
-        found: dict[str, Any] = {}
-        for el in root:
-            name = el.attrib.get("name", "")
-            if el.tag == "boolean":
-                found[name] = el.attrib.get("value") == "true"
-            elif el.tag == "string":
-                found[name] = el.text or ""
-        return found
-
-    def save_prefs(self, values: dict[str, Any]) -> None:
-        merged = {**self.prefs(), **values}
-        root = ET.Element("map")
-        for name, value in merged.items():
-            if isinstance(value, bool):
-                ET.SubElement(root, "boolean", name=name, value="true" if value else "false")
-            else:
-                ET.SubElement(root, "string", name=name).text = str(value)
-        path = self.device.fs.host(PREFS)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        body = ET.tostring(root, encoding="unicode")
-        path.write_text("<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n" + body + "\n")
-
     def symbol(self) -> str:
-        return CURRENCIES.get(str(self.prefs().get("selected_currency_number", "840")), CURRENCIES["840"])[2]
+        return CURRENCIES.get(
+            str(self.preferences().get("selected_currency_number", "840")), CURRENCIES["840"]
+        )[2]
 
     def expenses(self) -> list[tuple[Any, ...]]:
         """Every expense, newest first (as Home and Expense Logs list them)."""
@@ -191,7 +162,7 @@ class Expense(App):
 
     # ---- MainActivity: first-run setup, Home, Expense Logs, the drawer and the sheets
     def main(self, ctx: ScreenContext) -> View:
-        if self.prefs().get("isFirstTime", True):
+        if self.preferences().get("isFirstTime", True):
             return self.onboarding(ctx)
         st = ctx.state
         page = str(st.get("page", "home"))
@@ -276,7 +247,7 @@ class Expense(App):
             if step == 0:
                 st["setup_step"] = 1
                 return
-            self.save_prefs(
+            self.save_preferences(
                 {
                     "isFirstTime": False,
                     "selected_language": "en" if language == 0 else "my",

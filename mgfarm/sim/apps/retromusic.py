@@ -38,7 +38,6 @@ PKG = "code.name.monkey.retromusic"
 MAIN = f"{PKG}.activities.MainActivity"
 PLAYLIST_DB = "playlist.db"
 PLAYBACK_DB = "music_playback_state.db"
-PREFS = f"/data/data/{PKG}/shared_prefs/{PKG}_preferences.xml"
 AUDIO_URI = "content://media/external/audio/media"
 # RetroDatabase (Room): the playlist tables and their index, with Room's bookkeeping tables.
 PLAYLIST_SCHEMA = """
@@ -283,25 +282,11 @@ class RetroMusic(App):
         self.set_position(position)
 
     def position(self) -> int:
-        try:
-            text = self.device.fs.host(PREFS).read_text(encoding="utf-8")
-        except (OSError, PathEscapeError):
-            return 0
-        marker = '<int name="POSITION" value="'
-        at = text.find(marker)
-        if at < 0:
-            return 0
-        value = text[at + len(marker) :].split('"', 1)[0]
-        return int(value) if value.lstrip("-").isdigit() else 0
+        value = self.preferences().get("POSITION", 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
     def set_position(self, position: int) -> None:
-        host = self.device.fs.host(PREFS)
-        host.parent.mkdir(parents=True, exist_ok=True)
-        host.write_text(
-            "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n<map>\n"
-            f'    <int name="POSITION" value="{int(position)}" />\n</map>\n',  # an int needs no escaping
-            encoding="utf-8",
-        )
+        self.save_preferences({"POSITION": int(position)})
 
     def play(self, songs: list[Song], position: int) -> None:
         """MusicPlayerRemote.openQueue: the list becomes the queue, playing from `position`."""
