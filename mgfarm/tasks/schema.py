@@ -36,6 +36,7 @@ SETUP_KINDS = (
     "content_delete",
     "sql",
     "push_file",
+    "preferences",
     "set_time",
     "open_app",
     "home",
@@ -106,6 +107,10 @@ def _setup_step(step: Any) -> Any:
             raise ValueError("repeat needs {times: N, steps: [...]}")
         for inner in args["steps"]:
             _setup_step(inner)
+    elif kind == "preferences" and not (
+        isinstance(args, dict) and isinstance(args.get("app"), str) and isinstance(args.get("values"), dict)
+    ):
+        raise ValueError("preferences needs {app: APP, values: {key: value}}")
     return step
 
 

@@ -7,6 +7,7 @@ Vocabulary (one key per step):
   content_delete: {uri: U, where: "col='x'"}
   sql: {db: NAME_OR_PATH, sql: "..." | [..]}   SQL on an app database (device sqlite3)
   push_file: {path: P, text: T | size: N}
+  preferences: {app: APP, values: {k: v}}   the app's default SharedPreferences file, replaced
   set_time: "2026-03-04 09:30"            device clock, in the device's own time zone
   set_timezone: "Asia/Kolkata"            persist.sys.timezone
   add_event: {title: T, day: D, start: HH:MM, end: HH:MM, location: L}   a calendar event in local time
@@ -23,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -190,6 +192,40 @@ def _push_file(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     shell.push(data, catalog.apps.path_on(str(spec["path"]), shell.device.profile))
 
 
+def _preferences(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
+    """Replace the app's default SharedPreferences file (`PKG_preferences.xml`) with `values`. The
+    app is stopped first (a running app keeps its preferences in memory and writes them back), and
+    the folder is given to the app's user, as the app's own commit would leave it."""
+    package = catalog.apps.find(str(spec["app"])).package_on(shell.device.profile)
+    folder = f"/data/data/{package}/shared_prefs"
+    xml = prefs_xml(dict(spec["values"]))
+    shell.run(
+        f"am force-stop {quote(package)} && mkdir -p {quote(folder)}"
+        f" && printf %s {quote(xml)} > {quote(f'{folder}/{package}_preferences.xml')}"
+        f" && chown -R $(stat -c %u:%g {quote(f'/data/data/{package}')}) {quote(folder)}"
+        f" && restorecon -R {quote(folder)}",
+        "preferences",
+    )
+
+
+def prefs_xml(values: dict[str, Any]) -> str:
+    """A SharedPreferences file as Android writes it: `<boolean>` and `<int>` for those values,
+    `<string>` for the rest."""
+    root = ET.Element("map")
+    for name, value in values.items():
+        if isinstance(value, bool):
+            ET.SubElement(root, "boolean", name=str(name), value="true" if value else "false")
+        elif isinstance(value, int):
+            ET.SubElement(root, "int", name=str(name), value=str(value))
+        else:
+            ET.SubElement(root, "string", name=str(name)).text = str(value)
+    return (
+        "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n"
+        + ET.tostring(root, encoding="unicode")
+        + "\n"
+    )
+
+
 def _set_time(shell: SetupShell, when: Any, catalog: Catalog) -> None:
     moment = dt.datetime.fromisoformat(str(when))
     shell.run(f"date {moment.strftime('%m%d%H%M%Y.%S')}", "set_time")
@@ -307,6 +343,7 @@ STEPS: dict[str, StepFn] = {
     "home": _home,
     "shell": _shell,
     "force_stop": _force_stop,
+    "preferences": _preferences,
     "clear_app": _clear_app,
     "add_contact": _add_contact,
     "add_event": _add_event,

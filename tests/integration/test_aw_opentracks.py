@@ -2,7 +2,8 @@
 scores 0.0 untouched and 1.0 after a solution that only reads the track list and answers.
 
 The solutions read what the list shows: the date relative to the device's today (Today, Yesterday, a
-weekday within the week, else "8 Oct"), "total time (distance)" in miles or feet, and "[category]".
+weekday within the week, else "8 Oct"), "total time (distance)" in km or m (the app's default
+units), and "[category]".
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ ID = "de.dennisguse.opentracks:id/"
 TODAY = date(2023, 10, 15)  # AndroidWorld's device date (a Sunday)
 MONDAY = TODAY - timedelta(days=TODAY.weekday())
 PARTS = ("name", "date", "time", "time_distance", "category_description")
-MILE_M = 1609.34
-FOOT_M = 0.3048
+UNIT_M = {"km": 1000.0, "m": 1.0}
 
 
 def ir_task(name: str) -> type:
@@ -56,18 +56,21 @@ def minutes(elapsed: str) -> int:
 
 def meters(distance: str) -> float:
     value, unit = distance.split()
-    return float(value) * (MILE_M if unit == "mi" else FOOT_M)
+    return float(value.replace(",", "")) * UNIT_M[unit]
 
 
 def screen_rows(dev: AwDevice) -> list[dict[str, Any]]:
-    """The track rows on screen, in order: each starts at its icon."""
+    """The track rows on screen, in order: each is a clickable item holding its parts (a row cut at
+    an edge holds only the parts still shown)."""
     rows: list[dict[str, Any]] = []
     for el in ET.fromstring(dev.phone.dump()).iter("node"):
-        rid = el.attrib["resource-id"].removeprefix(ID)
-        if rid == "track_list_item_icon":
-            rows.append({})
-        if rid.startswith("track_list_item_") and rows:
-            rows[-1][rid.removeprefix("track_list_item_")] = el.attrib["text"]
+        parts = {
+            rid.removeprefix(ID + "track_list_item_"): part.attrib["text"]
+            for part in el.iter("node")
+            if (rid := part.attrib["resource-id"]).startswith(ID + "track_list_item_")
+        }
+        if el.attrib["clickable"] == "true" and parts:
+            rows.append(parts)
     return rows
 
 

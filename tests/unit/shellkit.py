@@ -27,6 +27,12 @@ class Result:
         return self.err.decode()
 
 
+@dataclass
+class Reply:
+    output: str
+    exit_code: int
+
+
 class ShellDevice:
     """One device on its own event loop; `run(line)` returns status, stdout and stderr."""
 
@@ -69,6 +75,10 @@ class SimTaskDevice:
         self.longest = max(self.longest, len(script.encode()))
         result = self.sh.run(script)
         return result.text + result.error
+
+    def shell2(self, script: str) -> Reply:
+        result = self.sh.run(script)
+        return Reply(result.text + result.error, result.status)
 
     def pull_many(self, paths: list[str], limit: int | None = None) -> list[bytes | None]:
         self.pulled += paths

@@ -1,6 +1,6 @@
 """OpenTracks keeps tracks in the real app's `tracks` table and lists them as the app does: newest first,
-the date relative to today, "total time (distance)" in imperial units, the marker count and
-"[category] description"."""
+the date relative to today, "total time (distance)" in the units of its `statsUnits` preference
+(metric unless set), the marker count and "[category] description"."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mgfarm.sim.apps.base import sql
-from mgfarm.sim.apps.opentracks import format_distance, format_elapsed, relative_date
+from mgfarm.sim.apps.opentracks import (
+    UNIT_SYSTEMS,
+    format_distance,
+    format_elapsed,
+    format_elevation,
+    format_speed,
+    relative_date,
+)
+from mgfarm.sim.system.prefs import write_prefs
 from tests.unit.sim_screen import Screen, boot_device, nodes
 
 PKG = "de.dennisguse.opentracks"
@@ -28,8 +36,24 @@ def ms(day: int, hour: int) -> int:
 def test_formats_follow_the_app() -> None:
     assert format_elapsed(45 * 60_000) == "45:00"
     assert format_elapsed(135 * 60_000) == "2:15:00"
-    assert format_distance(1979) == "1.23 mi"
-    assert format_distance(370) == "1214 ft"
+    # DistanceFormatter: two decimals, the long unit above half of it; grouped thousands.
+    assert [format_distance(m) for m in (1979, 500, 370, 1_234_567)] == [
+        "1.98 km",
+        "500.00 m",
+        "370.00 m",
+        "1,234.57 km",
+    ]
+    imperial, nautical = UNIT_SYSTEMS["IMPERIAL"], UNIT_SYSTEMS["NAUTICAL"]
+    assert [format_distance(m, imperial) for m in (1979, 370)] == ["1.23 mi", "1,213.91 ft"]
+    assert format_distance(370, UNIT_SYSTEMS["IMPERIAL_METER"]) == "370.00 m"
+    assert format_distance(1979, nautical) == "1.07 NM"
+    # SpeedFormatter: one decimal; altitudes in the short unit, no decimals.
+    assert [format_speed(5.5), format_speed(5.5, imperial), format_speed(5.5, nautical)] == [
+        "19.8 km/h",
+        "12.3 mph",
+        "10.7 kn",
+    ]
+    assert [format_elevation(1234.4), format_elevation(40, imperial)] == ["1,234 m", "131 ft"]
     today = NOW.date()
     labels = [relative_date(datetime(2023, 10, d).date(), today) for d in (15, 14, 9, 8)]
     assert labels == ["Today", "Yesterday", "Monday", "8 Oct"]
@@ -55,8 +79,21 @@ def test_track_list_shows_each_track_newest_first_with_its_marker_count(tmp_path
         if n.attrs["resource-id"].removeprefix(ID).startswith("track_list_item_") and n.attrs["text"]
     ]
     assert rows == [
-        *("Morning Run", "Yesterday", "45:00 (1.23 mi)  ‧", "1", "07:00", "[running]"),
-        *("Lake Kayaking", "8 Oct", "2:15:00 (1214 ft)", "09:00", "[kayaking] calm"),
+        *("Morning Run", "Yesterday", "45:00 (1.98 km)  ‧", "1", "07:00", "[running]"),
+        *("Lake Kayaking", "8 Oct", "2:15:00 (370.00 m)", "09:00", "[kayaking] calm"),
     ]
+    # The unit setting lives in the app's default SharedPreferences, read at every screen.
+    write_prefs(
+        device.fs.host(f"/data/data/{PKG}/shared_prefs/{PKG}_preferences.xml", "/"),
+        {"statsUnits": "IMPERIAL"},
+    )
+    screen.wm.key(4)
+    screen.am.launch(PKG)
+    shown = [
+        n.attrs["text"]
+        for n in nodes(screen.xml())
+        if n.attrs["resource-id"] == ID + "track_list_item_time_distance"
+    ]
+    assert shown == ["45:00 (1.23 mi)  ‧", "2:15:00 (1,213.91 ft)"]
     screen.tap(text="Lake Kayaking")
     assert screen.has(text="kayaking") and screen.has(text="Oct 8, 2023 09:00")

@@ -13,6 +13,8 @@ from mgfarm.catalog import load_catalog
 from mgfarm.errors import MgfarmError
 from mgfarm.tasks.state import capture, run_sections
 from mgfarm.tasks.steps import apply_steps, queue_steps
+from tests.unit.shellkit import SimTaskDevice
+from tests.unit.sim_screen import Screen
 
 CATALOG = load_catalog([])
 
@@ -166,3 +168,28 @@ def test_the_last_setup_commands_share_the_capture_round_trip_and_are_checked() 
     failing = FakeDevice(replies={"date 070112342026.00": ("date: bad\n", 1)})
     with pytest.raises(MgfarmError, match="Setup step set_time failed"):
         capture(failing, CATALOG.state, before=queue_steps(failing, steps, CATALOG))  # type: ignore[arg-type]
+
+
+def test_a_preferences_step_replaces_the_apps_settings_file_and_the_app_shows_them(
+    task_device: SimTaskDevice,
+) -> None:
+    prefs = "/data/data/de.dennisguse.opentracks/shared_prefs/de.dennisguse.opentracks_preferences.xml"
+    task_device.shell(
+        f'mkdir -p {prefs.rsplit("/", 1)[0]} && echo \'<map><int name="old" value="1" /></map>\' > {prefs}'
+    )
+    values = {"statsUnits": "IMPERIAL", "odd": "<&'\">", "n": 3, "on": True}
+    apply_steps(task_device, [{"preferences": {"app": "opentracks", "values": values}}], CATALOG)  # type: ignore[arg-type]
+    text = task_device.sh.host(prefs).read_text()
+    assert "old" not in text  # replaced, not merged
+    assert '<int name="n" value="3" />' in text and '<boolean name="on" value="true" />' in text
+    db = "/data/data/de.dennisguse.opentracks/databases/database.db"
+    task_device.shell(
+        f'sqlite3 {db} "INSERT INTO tracks (name, description, category, starttime, stoptime, totaldistance,'
+        " totaltime, movingtime) VALUES ('Loop', '', 'running', 1, 2, 1979, 2700000, 2700000)\""
+    )
+    screen = Screen(task_device.sh.device)
+    screen.am.launch("de.dennisguse.opentracks")
+    assert screen.has(text="45:00 (1.23 mi)")  # the app's own default would show 1.98 km
+    # What the app reads back is what the step wrote, special characters included.
+    app = task_device.sh.device.services.apps["de.dennisguse.opentracks"]
+    assert app.preferences() == values

@@ -70,6 +70,12 @@ def test_unknown_setup_step_names_its_line(tmp_path: Path) -> None:
     assert "t.yaml:8:" in message and "field setup" in message and "setting" in message
 
 
+def test_preferences_step_without_values_names_its_line(tmp_path: Path) -> None:
+    bad = GOOD.replace("    - settings: {global: {wifi_on: 1}}", "    - preferences: {app: opentracks}")
+    message = error_of(write(tmp_path, bad))
+    assert "t.yaml:8:" in message and "preferences needs {app: APP, values: {key: value}}" in message
+
+
 def test_unknown_sampler_names_the_parameter(tmp_path: Path) -> None:
     message = error_of(write(tmp_path, GOOD.replace("first_names", "pet_names")))
     assert "t.yaml:6:" in message and "params.name" in message and "pet_names" in message

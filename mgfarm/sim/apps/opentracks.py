@@ -4,13 +4,16 @@ The `tracks` table has the real app's columns (TracksColumns: `category` holds t
 type, `activity_type` its id, times in ms since the epoch, distance in meters). The track list shows
 the newest track first, each row as the app's track_list_item: name, the start date relative to today
 (Today, Yesterday, the weekday within a week, else "8 Oct"), the start time, "total time (distance)"
-and "[category] description". Distances use imperial units, as the app does on an en_US device:
-miles with two decimals above half a mile, else whole feet. A tap opens the track's statistics.
+and "[category] description". A tap opens the track's statistics. Distances, speeds and elevations
+are in the unit system of the app's `statsUnits` preference (DistanceFormatter, SpeedFormatter):
+METRIC by default, as on AndroidWorld's device (km with two decimals above half a km, else m with
+two), IMPERIAL (mi, else ft), IMPERIAL_METER (mi, else m) or NAUTICAL (NM, else ft).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -61,8 +64,27 @@ COLUMNS = (
 )
 # TracksColumns.MARKER_COUNT, the virtual column the app's track query adds.
 MARKER_COUNT = "(SELECT count(*) FROM markers WHERE markers.trackid = tracks._id) AS markerCount"
-M_TO_MI = 1 / 1609.344
-M_TO_FT = 1 / 0.3048
+UNITS_KEY = "statsUnits"  # R.string.stats_units_key
+
+
+@dataclass(frozen=True)
+class UnitSystem:
+    """One of the app's UnitSystem values: a long and a short distance unit and a speed unit, each
+    with its size in meters (speeds: in meters a second)."""
+
+    long: tuple[str, float]
+    short: tuple[str, float]
+    speed: tuple[str, float]
+
+
+MILE, FOOT, NAUTICAL_MILE = 1609.344, 1609.344 / 5280, 1852.0
+UNIT_SYSTEMS = {
+    "METRIC": UnitSystem(("km", 1000.0), ("m", 1.0), ("km/h", 1000 / 3600)),
+    "IMPERIAL": UnitSystem(("mi", MILE), ("ft", FOOT), ("mph", MILE / 3600)),
+    "IMPERIAL_METER": UnitSystem(("mi", MILE), ("m", 1.0), ("mph", MILE / 3600)),
+    "NAUTICAL": UnitSystem(("NM", NAUTICAL_MILE), ("ft", FOOT), ("kn", NAUTICAL_MILE / 3600)),
+}
+METRIC = UNIT_SYSTEMS["METRIC"]
 
 
 def format_elapsed(ms: int) -> str:
@@ -73,17 +95,23 @@ def format_elapsed(ms: int) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-def format_distance(meters: float) -> str:
-    """Imperial units: miles (two decimals) above half a mile, whole feet below."""
-    miles = meters * M_TO_MI
-    if miles > 0.5:
-        return f"{miles:.2f} mi"
-    return f"{meters * M_TO_FT:.0f} ft"
+def format_distance(
+    meters: float, units: UnitSystem = METRIC, decimals: int = 2, threshold: float = 0.5
+) -> str:
+    """DistanceFormatter: the long unit above `threshold` of it, else the short one; en_US digits
+    (thousands grouped)."""
+    name, size = units.long if meters > threshold * units.long[1] else units.short
+    return f"{meters / size:,.{decimals}f} {name}"
 
 
-def time_distance(ms: int, meters: float, markers: int = 0) -> str:
+def format_elevation(meters: float, units: UnitSystem = METRIC) -> str:
+    """StringUtils.getAltitudeParts: the short unit, no decimals."""
+    return format_distance(meters, units, decimals=0, threshold=float("inf"))
+
+
+def time_distance(ms: int, meters: float, markers: int = 0, units: UnitSystem = METRIC) -> str:
     """ListItemUtils.getTimeDistanceText: "total time (distance)", a dot after it when there are markers."""
-    text = f"{format_elapsed(ms)} ({format_distance(meters)})"
+    text = f"{format_elapsed(ms)} ({format_distance(meters, units)})"
     return text + "  ‧" if markers > 0 else text
 
 
@@ -93,8 +121,10 @@ def average_speed(track: dict[str, Any]) -> float:
     return float(track["totaldistance"] or 0) / (ms / 1000) if ms > 0 else 0.0
 
 
-def format_speed(mps: float) -> str:
-    return f"{mps * 3600 * M_TO_MI:.2f} mph"
+def format_speed(mps: float, units: UnitSystem = METRIC) -> str:
+    """SpeedFormatter, reporting speed: one decimal."""
+    name, size = units.speed
+    return f"{mps / size:,.1f} {name}"
 
 
 def relative_date(day: date, today: date) -> str:
@@ -124,7 +154,7 @@ class OpenTracks(App):
     main_activity = MAIN
     icon = "history"
     icon_color = "#1565C0"
-    version_name = "4.8.1"
+    version_name = "v4.11.3"  # AndroidWorld installs de.dennisguse.opentracks_5705.apk
 
     def create_data(self) -> None:
         sql_script(self.db_file(DB), SCHEMA, SEED)  # the app starts with no tracks
@@ -143,17 +173,22 @@ class OpenTracks(App):
         keys = (*COLUMNS, "markerCount")
         return [{k: ("" if v is None else v) for k, v in zip(keys, r, strict=True)} for r in rows]
 
+    def units(self) -> UnitSystem:
+        """PreferencesUtils.getUnitSystem: the preference's value, METRIC when unset or unknown."""
+        return UNIT_SYSTEMS.get(str(self.preferences().get(UNITS_KEY, "METRIC")), METRIC)
+
     def started(self, track: dict[str, Any]) -> datetime:
         return local_ms(self.device.props, track["starttime"])
 
     # ---- screens
     def main(self, ctx: ScreenContext) -> View:
         today = ctx.today()
+        units = self.units()
 
         def open_track(tid: int) -> Callable[[], None]:
             return lambda: ctx.start(DETAIL, {"track_id": tid})
 
-        rows: list[View] = [self.list_row(t, today, open_track(int(t["_id"]))) for t in self.tracks()]
+        rows: list[View] = [self.list_row(t, today, units, open_track(int(t["_id"]))) for t in self.tracks()]
         return Column(
             bg="surface",
             children=[
@@ -167,7 +202,9 @@ class OpenTracks(App):
             ],
         )
 
-    def list_row(self, t: dict[str, Any], today: date, on_click: Callable[[], None]) -> View:
+    def list_row(
+        self, t: dict[str, Any], today: date, units: UnitSystem, on_click: Callable[[], None]
+    ) -> View:
         start = self.started(t)
         small = "on_surface_variant"
         count = int(t["markerCount"])
@@ -192,7 +229,9 @@ class OpenTracks(App):
                 children=[
                     Text(
                         id="track_list_item_time_distance",
-                        text=time_distance(int(t["totaltime"] or 0), float(t["totaldistance"] or 0), count),
+                        text=time_distance(
+                            int(t["totaltime"] or 0), float(t["totaldistance"] or 0), count, units
+                        ),
                         size=12,
                         color=small,
                         weight=1,
@@ -226,6 +265,7 @@ class OpenTracks(App):
             )
         t = found[0]
         start = self.started(t)
+        units = self.units()
         stats = [
             ("stats_activity_type", "Activity type", str(t["category"])),
             (
@@ -235,11 +275,19 @@ class OpenTracks(App):
             ),
             ("stats_total_time", "Total time", format_elapsed(int(t["totaltime"] or 0))),
             ("stats_moving_time", "Moving time", format_elapsed(int(t["movingtime"] or 0))),
-            ("stats_distance", "Distance", format_distance(float(t["totaldistance"] or 0))),
-            ("stats_average_speed", "Average speed", format_speed(average_speed(t))),
-            ("stats_max_speed", "Max speed", format_speed(float(t["maxspeed"] or 0))),
-            ("stats_elevation_gain", "Elevation gain", f"{float(t['elevationgain'] or 0) * M_TO_FT:.0f} ft"),
-            ("stats_elevation_loss", "Elevation loss", f"{float(t['elevationloss'] or 0) * M_TO_FT:.0f} ft"),
+            ("stats_distance", "Distance", format_distance(float(t["totaldistance"] or 0), units)),
+            ("stats_average_speed", "Average speed", format_speed(average_speed(t), units)),
+            ("stats_max_speed", "Max speed", format_speed(float(t["maxspeed"] or 0), units)),
+            (
+                "stats_elevation_gain",
+                "Elevation gain",
+                format_elevation(float(t["elevationgain"] or 0), units),
+            ),
+            (
+                "stats_elevation_loss",
+                "Elevation loss",
+                format_elevation(float(t["elevationloss"] or 0), units),
+            ),
         ]
         body: list[View] = [
             list_item(value, label, id=rid, title_id=f"{rid}_value", subtitle_id=f"{rid}_label")
