@@ -128,9 +128,11 @@ def test_a_query_miss_that_still_says_the_right_answer_is_not_played() -> None:
 
 
 def test_an_app_with_its_own_preferences_is_damaged_there_too() -> None:
-    """Pro Expense's currency lives in its SharedPreferences: the matrix proves a change there is
-    rejected for every template that opens the app, and no other template gets the adversary."""
+    """Pro Expense's currency and OpenTracks' units live in their SharedPreferences: the matrix
+    proves a change there is rejected for every template that opens the app, and no other template
+    gets the adversary."""
     for task_id in CATALOG.templates:
         template = CATALOG.get(task_id)
         names = {a.name for a in adversaries(template, 0, CATALOG)}
-        assert ("damage_pref_expense" in names) == ("expense" in template.apps), task_id
+        for app in ("expense", "opentracks"):
+            assert (f"damage_pref_{app}" in names) == (app in template.apps), task_id

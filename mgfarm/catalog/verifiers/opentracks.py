@@ -3,7 +3,7 @@ epoch ms; `category` is the activity type the user sees)."""
 
 from __future__ import annotations
 
-from mgfarm.tasks.state import DatabaseDecl
+from mgfarm.tasks.state import DatabaseDecl, PrefsDecl
 
 DATABASES = (
     DatabaseDecl(
@@ -15,5 +15,13 @@ DATABASES = (
         extra="INSERT INTO tracks (name, description, category, starttime, stoptime, totaldistance,"
         " totaltime, movingtime) VALUES ('Ghost ride', '', 'biking', 1772600000000, 1772603600000, 20000,"
         " 3600000, 3500000)",
+    ),
+)
+# Its own settings: the units distances and speeds show in (`statsUnits`).
+PREFERENCES = (
+    PrefsDecl(
+        "opentracks",
+        "/data/data/de.dennisguse.opentracks/shared_prefs/de.dennisguse.opentracks_preferences.xml",
+        app="opentracks",
     ),
 )
