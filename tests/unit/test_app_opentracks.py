@@ -4,6 +4,7 @@ the date relative to today, "total time (distance)" in the units of its `statsUn
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -95,5 +96,33 @@ def test_track_list_shows_each_track_newest_first_with_its_marker_count(tmp_path
         if n.attrs["resource-id"] == ID + "track_list_item_time_distance"
     ]
     assert shown == ["45:00 (1.23 mi)  ‧", "2:15:00 (1,213.91 ft)"]
+    # Its statistics: value and unit apart, speeds for kayaking, paces for running (ActivityType).
     screen.tap(text="Lake Kayaking")
-    assert screen.has(text="kayaking") and screen.has(text="Oct 8, 2023 09:00")
+    assert stats(screen) == {
+        "name": "Lake Kayaking",
+        "description": "calm",
+        "start_datetime": "Oct 8, 2023, 9:00:00 AM",
+        "distance": "Distance 1,213.91 ft",
+        "moving_time": "Moving time 00:00",
+        "total_time": "Total time 2:15:00",
+        "max_speed": "Max speed 0.0 mph",
+        "moving_speed": "Avg moving speed 0.0 mph",
+        "average_speed": "Avg speed 0.1 mph",
+    }
+    screen.wm.key(4)
+    screen.tap(text="Morning Run")
+    paces = stats(screen)
+    assert (paces["max_speed"], paces["average_speed"]) == (
+        "Fastest pace 0:00 min/mi",
+        "Avg pace 36:36 min/mi",
+    )
+
+
+def stats(screen: Screen) -> dict[str, str]:
+    """The statistics screen's values by name, as label, value and unit read together."""
+    found: dict[str, list[str]] = {}
+    for n in nodes(screen.xml()):
+        m = re.fullmatch(ID + r"stats_(\w+?)(_label|_value|_unit)", n.attrs["resource-id"])
+        if m and n.attrs["text"]:
+            found.setdefault(m.group(1), []).append(n.attrs["text"])
+    return {key: " ".join(texts) for key, texts in found.items()}

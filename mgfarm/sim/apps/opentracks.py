@@ -20,7 +20,7 @@ from typing import Any
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import local_ms
 from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
-from mgfarm.sim.ui.widgets import app_bar, empty_state, list_item
+from mgfarm.sim.ui.widgets import app_bar, empty_state
 
 PKG = "de.dennisguse.opentracks"
 MAIN = f"{PKG}.TrackListActivity"
@@ -257,6 +257,9 @@ class OpenTracks(App):
         )
 
     def detail(self, ctx: ScreenContext) -> View:
+        """StatisticsRecordedFragment (statistics_recorded.xml): name, description and start, then
+        distance beside the moving and total times, the speeds (paces for the activity types that
+        prefer them), and the elevation gain and loss when the track has them."""
         tid = int(ctx.extras.get("track_id", 0))
         found = self.tracks("_id = ?", (tid,))
         if not found:
@@ -264,38 +267,164 @@ class OpenTracks(App):
                 bg="surface", children=[app_bar("", back=ctx.finish), empty_state("history", "Not found")]
             )
         t = found[0]
-        start = self.started(t)
         units = self.units()
-        stats = [
-            ("stats_activity_type", "Activity type", str(t["category"])),
-            (
-                "stats_start_time",
-                "Start time",
-                f"{start.strftime('%b')} {start.day}, {start.year} {start.strftime('%H:%M')}",
+        meters = float(t["totaldistance"] or 0)
+        total_ms, moving_ms = int(t["totaltime"] or 0), int(t["movingtime"] or 0)
+        moving = meters / (moving_ms / 1000) if moving_ms > 0 else 0.0
+        by_speed = str(t["category"]) not in PACE_PREFERRED
+        max_label, moving_label, average_label = (
+            ("Max speed", "Avg moving speed", "Avg speed")
+            if by_speed
+            else ("Fastest pace", "Avg moving pace", "Avg pace")
+        )
+        top: list[View] = [
+            Row(
+                valign="top",
+                children=[
+                    Icon(id="stats_activity_type_icon", name="history", size=48, tint="primary"),
+                    Column(
+                        weight=1,
+                        pad=(16, 0, 0, 0),
+                        children=[
+                            Text(id="stats_name_value", text=str(t["name"]), size=20, medium=True, lines=3),
+                            *(
+                                [
+                                    Text(
+                                        id="stats_description_value",
+                                        text=str(t["description"]),
+                                        size=16,
+                                        lines=6,
+                                    )
+                                ]
+                                if t["description"]
+                                else []
+                            ),
+                        ],
+                    ),
+                ],
             ),
-            ("stats_total_time", "Total time", format_elapsed(int(t["totaltime"] or 0))),
-            ("stats_moving_time", "Moving time", format_elapsed(int(t["movingtime"] or 0))),
-            ("stats_distance", "Distance", format_distance(float(t["totaldistance"] or 0), units)),
-            ("stats_average_speed", "Average speed", format_speed(average_speed(t), units)),
-            ("stats_max_speed", "Max speed", format_speed(float(t["maxspeed"] or 0), units)),
-            (
-                "stats_elevation_gain",
-                "Elevation gain",
-                format_elevation(float(t["elevationgain"] or 0), units),
-            ),
-            (
-                "stats_elevation_loss",
-                "Elevation loss",
-                format_elevation(float(t["elevationloss"] or 0), units),
+            Text(
+                id="stats_start_datetime_value",
+                text=medium_datetime(self.started(t)),
+                size=14,
+                gravity="right",
+                pad=(0, 16, 0, 0),
             ),
         ]
         body: list[View] = [
-            list_item(value, label, id=rid, title_id=f"{rid}_value", subtitle_id=f"{rid}_label")
-            for rid, label, value in stats
+            Column(pad=(8, 16, 8, 0), children=top),
+            line("stats_information_horizontal_line"),
+            pair(
+                [stat("distance", "Distance", *parts(format_distance(meters, units)))],
+                [
+                    stat("moving_time", "Moving time", format_elapsed(moving_ms)),
+                    stat("total_time", "Total time", format_elapsed(total_ms), primary=False),
+                ],
+            ),
+            line("stats_speed_horizontal_line"),
+            pair(
+                [stat("max_speed", max_label, *rate(float(t["maxspeed"] or 0), units, by_speed))],
+                [
+                    stat("moving_speed", moving_label, *rate(moving, units, by_speed)),
+                    stat(
+                        "average_speed",
+                        average_label,
+                        *rate(average_speed(t), units, by_speed),
+                        primary=False,
+                    ),
+                ],
+            ),
         ]
-        if t["description"]:
-            body.append(list_item(str(t["description"]), "Description", id="stats_description"))
+        if t["elevationgain"] != "" and t["elevationloss"] != "":
+            body += [
+                line("stats_altitude_horizontal_line"),
+                pair(
+                    [
+                        stat(
+                            "altitude_gain",
+                            "Gain",
+                            *parts(format_elevation(float(t["elevationgain"]), units)),
+                        )
+                    ],
+                    [
+                        stat(
+                            "altitude_loss",
+                            "Loss",
+                            *parts(format_elevation(float(t["elevationloss"]), units)),
+                        )
+                    ],
+                ),
+            ]
+        body.append(line("stats_end_horizontal_line"))
         return Column(
             bg="surface",
             children=[app_bar(str(t["name"]), back=ctx.finish), Scroll(key="stats", weight=1, children=body)],
         )
+
+
+# ActivityType entries with showSpeedPreferred false, by their localized (English) names: their
+# statistics show paces ("min/km") instead of speeds (the `statsRate` preference's default).
+PACE_PREFERRED = frozenset(
+    {
+        "climbing",
+        "hiking",
+        "running",
+        "speed walking",
+        "street running",
+        "trail hiking",
+        "trail running",
+        "walking",
+        "swimming",
+        "swimming in open water",
+        "workout",
+    }
+)
+
+
+def parts(text: str) -> tuple[str, str]:
+    """A formatted "value unit" as the statistics show it: value and unit in views of their own."""
+    value, _, unit = text.rpartition(" ")
+    return value, unit
+
+
+def rate(mps: float, units: UnitSystem, by_speed: bool) -> tuple[str, str]:
+    """SpeedFormatter.getSpeedParts: a speed with one decimal, or a pace as m:ss a long unit."""
+    if by_speed:
+        return parts(format_speed(mps, units))
+    seconds = round(units.long[1] / mps) if mps > 0 else 0
+    return f"{seconds // 60}:{seconds % 60:02d}", f"min/{units.long[0]}"
+
+
+def medium_datetime(moment: datetime) -> str:
+    """FormatStyle.MEDIUM in en_US: "Oct 8, 2023, 9:00:00 AM"."""
+    hour = moment.hour % 12 or 12
+    return (
+        f"{moment:%b} {moment.day}, {moment.year}, {hour}:{moment:%M:%S} {'AM' if moment.hour < 12 else 'PM'}"
+    )
+
+
+def stat(key: str, label: str, value: str, unit: str = "", primary: bool = True) -> View:
+    """One statistic: its header (primary: bold, coloured), its value, and its unit when it has one."""
+    shown: list[View] = [Text(id=f"stats_{key}_value", text=value, size=36, medium=True)]
+    if unit:
+        shown.append(Text(id=f"stats_{key}_unit", text=unit, size=12, pad=(4, 0, 0, 0)))
+    header = (
+        Text(id=f"stats_{key}_label", text=label, size=14, medium=True, color="primary")
+        if primary
+        else Text(id=f"stats_{key}_label", text=label, size=11, color="on_surface_variant")
+    )
+    return Column(pad=(0, 8, 0, 0), children=[header, Row(valign="bottom", pad=(0, 8, 0, 8), children=shown)])
+
+
+def pair(left: list[View], right: list[View]) -> View:
+    """The two halves of the statistics grid, each a column of statistics from the top."""
+    return Row(
+        valign="top",
+        pad=(8, 0, 8, 0),
+        children=[Column(weight=1, children=left), Column(weight=1, children=right)],
+    )
+
+
+def line(key: str) -> View:
+    """The statistics' HorizontalLine: 1 dp, 8 dp of margin round it."""
+    return Column(pad=(8, 8, 8, 8), children=[View(id=key, height=1, bg="outline_variant")])

@@ -224,11 +224,12 @@ class Column(View):
 
 @dataclass(eq=False, kw_only=True)
 class Row(View):
-    """Horizontal LinearLayout; children are vertically centred."""
+    """Horizontal LinearLayout; children are vertically centred, or at its top or bottom (`valign`)."""
 
     klass: ClassVar[str] = "android.widget.LinearLayout"
     spacing: float = 0.0
     justify: str = "start"  # start, center, end, between
+    valign: str = "center"  # center, top, bottom
 
     def widths(self, ctx: LayoutCtx, inner: int) -> list[int]:
         gap = ctx.px(self.spacing)
@@ -271,7 +272,8 @@ class Row(View):
             gap = (x1 - x0 - sum(ws)) // (len(ws) - 1)
         for c, cw in zip(self.children, ws, strict=True):
             ch = min(c.measure(ctx, cw), y1 - y0)
-            c.layout(ctx, x, y0 + (y1 - y0 - ch) // 2, cw, ch)
+            y = {"top": y0, "bottom": y1 - ch}.get(self.valign, y0 + (y1 - y0 - ch) // 2)
+            c.layout(ctx, x, y, cw, ch)
             x += cw + gap
 
 
