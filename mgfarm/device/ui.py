@@ -113,7 +113,7 @@ def _parse(xml: str) -> list[UIElement]:
     data = text.encode("utf-8")
     try:
         xml_parser(namespace_separator="}").Parse(data, True)  # well-formed, as ElementTree checks
-    except ExpatError as exc:
+    except (ExpatError, LookupError) as exc:  # LookupError: an encoding Python does not know
         raise _unreadable(exc) from exc
     # A DTD (entities), a comment, CDATA or a processing instruction may hold or change a start
     # tag, namespaces rename attributes, another encoding reads the bytes otherwise: the tree then.
@@ -147,7 +147,7 @@ def _node_element(tag: str, index: int) -> UIElement | None:
 def _parse_tree(data: bytes) -> list[UIElement]:
     try:
         root = ET.fromstring(data)
-    except ET.ParseError as exc:
+    except (ET.ParseError, LookupError) as exc:
         raise _unreadable(exc) from exc
     elements: list[UIElement] = []
     for node in root.iter("node"):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from mgfarm.sim.apps.osmand import FAVORITES, GPX_NS, MAIN, PKG, search
 from tests.unit.sim_screen import Screen, boot_device
 
@@ -21,12 +23,24 @@ def test_search_by_name_accents_and_coordinates() -> None:
     assert search("Vaduz") == []
 
 
-def test_favorite_is_appended_to_a_rewritten_file(tmp_path: Path) -> None:
+OLD = (
+    f'<ns0:gpx xmlns:ns0="{GPX_NS}" version="1.1"><ns0:wpt lat="47.0" lon="9.0">'
+    "<ns0:name>Old</ns0:name></ns0:wpt></ns0:gpx>"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "kept"),
+    [
+        (OLD, [("Old", "47.0")]),
+        # A file a shell wrote naming an encoding that does not exist: read as no favourites.
+        ("<?xml version='1.0' encoding='utf-f'?>" + OLD, []),
+    ],
+)
+def test_favorite_is_appended_to_a_rewritten_file(
+    tmp_path: Path, old: str, kept: list[tuple[str, str]]
+) -> None:
     device = boot_device(tmp_path)
-    old = (
-        f'<ns0:gpx xmlns:ns0="{GPX_NS}" version="1.1"><ns0:wpt lat="47.0" lon="9.0">'
-        "<ns0:name>Old</ns0:name></ns0:wpt></ns0:gpx>"
-    )
     device.fs.mkdir(FAVORITES.rsplit("/", 1)[0], parents=True)
     device.fs.write_bytes(FAVORITES, old.encode())
     device.services.activities.start(PKG, MAIN)
@@ -38,7 +52,7 @@ def test_favorite_is_appended_to_a_rewritten_file(tmp_path: Path) -> None:
     screen.tap(text="Save")
     root = ET.fromstring(device.fs.read_bytes(FAVORITES))
     points = [(w.findtext("gpx:name", namespaces=NS), w.get("lat")) for w in root.findall("gpx:wpt", NS)]
-    assert points == [("Old", "47.0"), ("Balzers", "47.0688832")]
+    assert points == [*kept, ("Balzers", "47.0688832")]
 
 
 def test_a_swipe_over_the_favorite_dialog_leaves_the_map_still(tmp_path: Path) -> None:

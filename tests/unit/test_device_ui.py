@@ -64,7 +64,14 @@ def test_a_document_in_another_encoding_is_read_in_it() -> None:
 
 
 def test_an_unreadable_hierarchy_raises() -> None:
-    for broken in (doc(node("a"))[:-5], doc(node("a")).replace("/>", ">", 1), "", "<hierarchy><node"):
+    made_up = doc(node("a"), prolog="<?xml version='1.0' encoding='utf-f'?>")  # no such encoding
+    for broken in (
+        doc(node("a"))[:-5],
+        doc(node("a")).replace("/>", ">", 1),
+        "",
+        "<hierarchy><node",
+        made_up,
+    ):
         ui._parse_cached.cache_clear()
         with pytest.raises(MgfarmError, match="unreadable UI hierarchy"):
             parse_hierarchy(broken)

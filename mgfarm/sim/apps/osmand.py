@@ -243,7 +243,7 @@ class OsmAnd(App):
             return []
         try:
             root = ET.fromstring(fs.read_bytes(FAVORITES))
-        except ET.ParseError:
+        except (ET.ParseError, LookupError):  # LookupError: a file naming an encoding that does not exist
             return []
         found = []
         for wpt in root.iter(f"{{{GPX_NS}}}wpt"):
@@ -256,7 +256,7 @@ class OsmAnd(App):
         fs = self.device.fs
         root = gpx_root()
         if fs.is_file(FAVORITES):
-            with contextlib.suppress(ET.ParseError):
+            with contextlib.suppress(ET.ParseError, LookupError):
                 root = ET.fromstring(fs.read_bytes(FAVORITES))
         wpt = ET.SubElement(
             root, f"{{{GPX_NS}}}wpt", {"lat": f"{place['lat']:.7f}", "lon": f"{place['lon']:.7f}"}

@@ -16,7 +16,7 @@ def read_prefs(path: Path) -> dict[str, Any]:
     SharedPreferencesImpl starts with an empty map when it cannot load its file."""
     try:
         root = ET.fromstring(path.read_bytes())
-    except (OSError, ET.ParseError):
+    except (OSError, ET.ParseError, LookupError, ValueError):  # LookupError: a made-up encoding
         return {}
     found: dict[str, Any] = {}
     for el in root:

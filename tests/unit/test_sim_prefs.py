@@ -1,0 +1,51 @@
+"""An app's SharedPreferences file: what the sim's apps write they read back typed, and a file a
+shell wrote (any bytes) reads as the entries it holds, never as an error."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from mgfarm.sim.system.prefs import read_prefs, write_prefs
+
+VALUES = {"statsUnits": "IMPERIAL", "odd": "<&'\"> \n x", "on": False, "n": -3, "f": 0.25, "tags": ["a", "b"]}
+
+
+def test_written_preferences_read_back_typed(tmp_path: Path) -> None:
+    path = tmp_path / "shared_prefs" / "p.xml"
+    write_prefs(path, VALUES)
+    assert read_prefs(path) == VALUES
+    assert path.read_text().startswith("<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n<map>")
+
+
+def test_a_file_written_by_a_shell_reads_as_what_it_holds(tmp_path: Path) -> None:
+    path = tmp_path / "p.xml"
+    path.write_text(
+        '<map><int name="a" value="x" /><string>no name</string><long name="b" value="7" />'
+        '<float name="c" value="nan" /><boolean name="d" value="yes" /><unknown name="e" /></map>'
+    )
+    found = read_prefs(path)
+    assert {k: v for k, v in found.items() if k != "c"} == {"b": 7, "d": False}
+    assert read_prefs(tmp_path / "missing.xml") == {}
+
+
+def test_any_bytes_read_as_a_mapping(tmp_path: Path) -> None:
+    """Fuzz: random bytes, and a valid file with random bytes changed, cut or repeated."""
+    path = tmp_path / "p.xml"
+    write_prefs(path, VALUES)
+    valid = path.read_bytes()
+    rng = random.Random(7)
+    for _ in range(2000):
+        data = bytearray(valid)
+        for _ in range(rng.randrange(1, 6)):
+            at = rng.randrange(len(data))
+            roll = rng.random()
+            if roll < 0.5:
+                data[at] = rng.randrange(256)
+            elif roll < 0.8:
+                del data[at:]
+                data += valid[rng.randrange(len(valid)) :]
+            else:
+                data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 20)))
+        path.write_bytes(bytes(data) if rng.random() < 0.9 else rng.randbytes(rng.randrange(200)))
+        assert isinstance(read_prefs(path), dict)
