@@ -168,18 +168,24 @@ class JudgeResult:
         }
 
 
+class CheckRaised(Exception):
+    """A check raised on what the device holds (a device hiccup, data shaped as the app never
+    writes it): it could not tell, so the verdict fails as a whole, as for unreadable data."""
+
+
 def run_check(
     checks: dict[str, CheckFn], node: JudgeNode, ctx: CheckContext, render: Callable[[Any], Any]
 ) -> CheckOutcome:
-    """Call one verifier; its exceptions become a failed check that says why."""
+    """Call one verifier; an exception of its own is CheckRaised (never a failed check: a `not:`
+    around it would pay for what it could not read)."""
     args = render(node.args)
     start = time.perf_counter()
     try:
         result = checks[node.check](ctx, **args)
     except (MgfarmError, UnreadableData):
         raise
-    except Exception as exc:  # a device hiccup must fail the check, not the whole evaluation
-        result = CheckResult(False, f"check raised {type(exc).__name__}: {exc}")
+    except Exception as exc:
+        raise CheckRaised(f"{node.check} raised {type(exc).__name__}: {exc}") from exc
     return CheckOutcome(node.check, args, result.ok, result.detail, node.weight, time.perf_counter() - start)
 
 
@@ -250,8 +256,9 @@ def judge_instance(
         try:
             tree_ok, _ = evaluate(catalog.checks, instance.task.judge, ctx, instance.render, outcomes)
             checks_ok = checks_ok and tree_ok
-        except UnreadableData as exc:  # the whole tree fails: no `not:` turns unread data into a pass
-            outcomes.append(CheckOutcome("judge.unreadable", {}, False, str(exc), 1.0, 0.0))
+        except (UnreadableData, CheckRaised) as exc:  # the whole tree fails: no `not:` turns it into a pass
+            name = "judge.unreadable" if isinstance(exc, UnreadableData) else "judge.check_raised"
+            outcomes.append(CheckOutcome(name, {}, False, str(exc), 1.0, 0.0))
             checks_ok = False
         finally:
             ctx.close()
