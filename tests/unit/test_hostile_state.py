@@ -315,7 +315,8 @@ def test_a_check_that_raises_on_odd_data_fails_the_verdict(task_device: SimTaskD
     """A Casino expense whose amount is text (SQLite keeps what it is given): `has_expense` raised
     reading it, a raised check was a failed one, and the `not:` around it paid for the expense."""
     insert = "INSERT INTO expense (name, amount, category, note, created_date, modified_date) VALUES"
-    assert task_device.sh.run(f"sqlite3 {EXPENSE_DB} \"{insert} ('Casino', 'lots', 1, '', 1, 1)\"").status == 0
+    added = task_device.sh.run(f"sqlite3 {EXPENSE_DB} \"{insert} ('Casino', 'lots', 1, '', 1, 1)\"")
+    assert added.status == 0
     result = not_paid(task_device)
     assert not result.success
     [raised] = [c.detail for c in result.checks if c.name == "judge.check_raised"]
