@@ -442,6 +442,11 @@ def prefs_table(lines: list[str]) -> Table:
 LIST_FILES = f"ls -lRq {SHARED_STORAGE}"
 
 
+# A size as `ls` and `stat` print one. Bounded: a hostile binary's 5,000-digit number would make int()
+# raise; and ASCII only (str.isdigit() takes "²", which int() refuses).
+SIZE = re.compile(r"[0-9]{1,19}")
+
+
 def listed_files(lines: list[str]) -> tuple[Table, list[str]]:
     """`ls -lR` of shared storage as entries keyed by path (sha1 not yet filled), and the files
     small enough to hash."""
@@ -459,7 +464,7 @@ def listed_files(lines: list[str]) -> tuple[Table, list[str]]:
         if parts[0].startswith("d"):
             entries[path] = {"type": "dir", "size": None, "sha1": None}
             continue
-        size = int(parts[4]) if parts[4].isdigit() else None
+        size = int(parts[4]) if SIZE.fullmatch(parts[4]) else None
         entries[path] = {"type": "file", "size": size, "sha1": None}
         if size is not None and size <= HASH_LIMIT:
             small.append(path)
@@ -474,7 +479,7 @@ def sha1_command(paths: list[str]) -> str:
     return "sha1sum " + " ".join(quote(p) for p in paths)
 
 
-STAT_LINE = re.compile(r"(\d+) ([a-z ]+?) (/.+)")  # size, kind ("regular file", "directory"...), path
+STAT_LINE = re.compile(r"([0-9]{1,19}) ([a-z ]+?) (/.+)")  # size, kind ("regular file", "directory"...), path
 REGULAR = ("regular file", "regular empty file")
 
 
