@@ -162,7 +162,8 @@ def numbers(value: Any) -> list[float]:
         lambda m: repr(float(m.group(1)) + int(m.group(2)) / 100),
         s,
     )
-    s = re.sub(rf"(?<![\d.])(\d+)\s*{_CENTS}", lambda m: repr(int(m.group(1)) / 100), s)
+    # float, not int: an answer of 5,000 digits would pass int()'s digit limit and raise.
+    s = re.sub(rf"(?<![\d.])(\d+)\s*{_CENTS}", lambda m: repr(float(m.group(1)) / 100), s)
     s = re.sub(r"(\d)\s+out\s+of\s+\d+(?:\.\d+)?", r"\1", s)  # "7 out of 15" is the level 7
     s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)  # thousands separators
     found: list[float] = []

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mgfarm.catalog.verifiers import normalize
 from mgfarm.errors import MgfarmError
-from mgfarm.tasks.answers import KINDS, date, describe, matches, number, time, typed
+from mgfarm.tasks.answers import KINDS, date, describe, matches, number, numbers, time, typed
 
 T = TypeVar("T")
 
@@ -156,6 +156,12 @@ def test_a_wall_of_text_is_refused_unread() -> None:
     wall = "3 " + "x" * 3000
     assert not matches("integer", wall, "3")
     assert "answers are read up to 2000" in describe("integer", wall, "3")
+
+
+def test_a_number_past_the_int_digit_limit_is_read_as_a_float() -> None:
+    """Checks read device values with these readers too (a database's text, unbounded): 5,000 digits
+    before "cents" made int() raise out of the check."""
+    assert numbers("9" * 5000 + " cents") == [float("inf")]
 
 
 def test_unknown_kind_is_one_clear_error() -> None:
