@@ -103,7 +103,7 @@ class UiAutomatorServer:
             payload = json.loads(body)
             if not isinstance(payload, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested past the decoder's depth
             return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
         call_id = payload.get("id")
         method = str(payload.get("method", ""))
