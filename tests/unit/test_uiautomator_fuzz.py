@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,7 +21,7 @@ VALUES: list[Any] = [None, True, -1, 0, 2**70, 1e308, "", "x" * 3000, [], {}, {"
 
 
 @pytest.fixture(scope="module")
-def shell(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def shell(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ShellDevice]:
     device = ShellDevice(tmp_path_factory.mktemp("u2"))
     yield device
     device.close()
