@@ -146,6 +146,13 @@ def test_intents_resolve_by_action_type_and_data(tmp_path: Path) -> None:
         "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW "
         "dat=market://details?id=x flg=0x10000000 }"
     )
+    # Within a package that has no matching filter: the same error, not the package's launcher.
+    err = am.start("com.android.chrome", action="android.intent.action.VIEW", data="market://details?id=x")
+    assert err == (
+        "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW "
+        "dat=market://details?id=x flg=0x10000000 pkg=com.android.chrome }"
+    )
+    assert am.resumed()[0] == "com.android.chrome"  # type: ignore[index]  # still the page before
 
 
 def test_type_patterns_match_as_intent_filters_do() -> None:

@@ -37,6 +37,10 @@ VIEW = "android.intent.action.VIEW"
 SHOT = f"/data/data/{PKG}/cache/page.png"
 TOOLBAR_DP = 56
 REFRESH_S = 1.0  # a page left alone is re-read this often (timers may change it)
+# Browsers started for one page before it shows an error: the host's Chromium, not the phone's
+# Chrome, can fail to start (its pipe closed under a loaded host's memory or CPU), and a second
+# one usually starts, where the page would stay an error until the agent opened it again.
+STARTS = 2
 MISSING = (
     "This device cannot show web pages: the host has no Chromium (looked for /usr/lib/chromium/chromium). "
     "Install the chromium package on the host (apt-get install chromium) and restart the device."
@@ -152,13 +156,16 @@ class Chrome(App):
                 f"Your file couldn't be accessed. It may have been moved, edited or deleted. ({url})"
             )
             return shown
-        try:
-            if self.browser is None:
-                self.browser = Browser(exe, *self.viewport())
-            self.browser.open(source)
-        except (BrowserError, OSError) as e:
-            self.stopped()
-            shown.error = f"This page can't be shown: {e}"
+        for attempt in range(1, STARTS + 1):
+            try:
+                if self.browser is None:
+                    self.browser = Browser(exe, *self.viewport())
+                self.browser.open(source)
+                break
+            except (BrowserError, OSError) as e:
+                self.stopped()
+                if attempt == STARTS:
+                    shown.error = f"This page can't be shown: {e}"
         return shown
 
     def read(self, shown: Shown) -> None:

@@ -23,12 +23,14 @@ def describe_short(action: str | None, data: str | None, component: str) -> str:
     return " ".join([*parts, "flg=0x10000000", f"cmp={component}"])
 
 
-def describe(action: str | None, data: str | None, mime_type: str | None) -> str:
+def describe(action: str | None, data: str | None, mime_type: str | None, package: str | None = None) -> str:
     """Intent.toShortString of an implicit intent, for the error `am start` prints."""
     parts = [f"act={action}"] if action else []
     parts += [f"dat={data}"] if data else []
     parts += [f"typ={mime_type}"] if mime_type else []
-    return "Intent { " + " ".join([*parts, "flg=0x10000000"]) + " }"
+    parts.append("flg=0x10000000")
+    parts += [f"pkg={package}"] if package else []
+    return "Intent { " + " ".join(parts) + " }"
 
 
 @dataclass
@@ -123,10 +125,10 @@ class ActivityManager:
             extras.setdefault("mime_type", mime_type)
         if activity is None and (action or mime_type or data):
             hit = resolve(apps, Query(action, data, mime_type, list(categories or [])), package)
-            if hit is not None:
-                package, activity = hit
-            elif package is None:
-                return f"Error: Activity not started, unable to resolve {describe(action, data, mime_type)}"
+            if hit is None:  # within a package too: am does not fall back to the package's launcher
+                intent = describe(action, data, mime_type, package)
+                return f"Error: Activity not started, unable to resolve {intent}"
+            package, activity = hit
         if package is None or package not in apps:
             what = f"{package}/{activity}" if package else (action or "?")
             return f"Error: Activity not started, unable to resolve Intent {{ {what} }}"
