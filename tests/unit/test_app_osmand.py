@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mgfarm.sim.apps.osmand import FAVORITES, GPX_NS, MAIN, PKG, search
-from tests.unit.sim_screen import Screen, boot_device
+from tests.unit.sim_screen import Screen, boot_device, find
 
 NS = {"gpx": GPX_NS}
 
@@ -70,3 +70,21 @@ def test_a_swipe_over_the_favorite_dialog_leaves_the_map_still(tmp_path: Path) -
     screen.tap(text="Cancel")
     screen.wm.swipe(540, 700, 540, 300, 300)  # the map pans again, and the card closes
     assert not screen.has(text="Favorite")
+
+
+def test_the_drawer_dims_the_map_and_a_touch_beside_it_closes_it(tmp_path: Path) -> None:
+    """OsmAnd's drawer is a DrawerLayout's: over a scrim, so a tap or a swipe beside it closes it
+    and never reaches the map (a swipe there panned the map under the open drawer)."""
+    device = boot_device(tmp_path)
+    device.services.activities.start(PKG, MAIN)
+    screen = Screen(device)
+    where = find(screen.xml(), rid=f"{PKG}:id/map_center_coordinates").attrs["text"]
+    for close in (lambda: screen.wm.tap(1000, 1200), lambda: screen.wm.swipe(1000, 1400, 1000, 600, 300)):
+        screen.tap(desc="Menu")
+        assert screen.has(text="My places")
+        close()
+        assert not screen.has(text="My places")
+        assert find(screen.xml(), rid=f"{PKG}:id/map_center_coordinates").attrs["text"] == where
+    screen.tap(desc="Menu")
+    screen.tap(text="My places")  # the drawer's own items still work
+    assert not screen.has(text="Plan a route")

@@ -32,7 +32,19 @@ from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.fonts import font
-from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Picture, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import (
+    Button,
+    Column,
+    EditText,
+    IconButton,
+    Picture,
+    Row,
+    Scrim,
+    Scroll,
+    Stack,
+    Text,
+    View,
+)
 from mgfarm.sim.ui.widgets import app_bar, dialog, empty_state, list_item
 
 PKG = "net.osmand"
@@ -377,8 +389,7 @@ class OsmAnd(App):
             st["center"] = list(pan(center, zoom, dx, dy))
             st.pop("card", None)
 
-        if not st.get("menu"):  # the drawer open holds the map still (a dialog does so by itself)
-            ctx.on_swipe(swiped)
+        ctx.on_swipe(swiped)  # not while the drawer or a dialog is open: their scrim takes gestures
         layers: list[View] = [
             map_view,
             Row(
@@ -627,13 +638,16 @@ class OsmAnd(App):
             list_item("Plan a route", icon="edit", on_click=plan, id="menu_plan_route"),
             list_item("Search", icon="search", on_click=self.go(ctx, "search"), id="menu_search"),
         ]
-        return Column(
+        drawer = Column(
             id="drawer",
             bg="surface",
             width=300,
+            height=900,  # the drawer runs the height of the screen
             blocks=True,
             children=[Text(text="OsmAnd", size=22, medium=True, pad=(16, 24, 16, 16)), *items],
         )
+        # DrawerLayout: the map dims behind the drawer, and a tap or swipe beside it closes it.
+        return Scrim(on_click=lambda: st.update(menu=False), children=[drawer])
 
     def search_screen(self, ctx: ScreenContext) -> View:
         query = ctx.field("query")
