@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from mgfarm.catalog.verifiers.generic import file_contains, file_count, file_occurrences
+from mgfarm.catalog.verifiers.generic import (
+    file_contains,
+    file_count,
+    file_exists,
+    file_missing,
+    file_occurrences,
+)
 from mgfarm.tasks import judge
 from mgfarm.tasks.judge import CheckContext
 from mgfarm.tasks.state import UnreadableData
@@ -52,3 +58,12 @@ def test_a_count_of_files_counts_names_with_spaces_and_line_breaks_once(device: 
     assert file_count(ctx(device), folder="/sdcard/Pictures", equals=3).ok  # not the folder, not sub/d.jpg
     assert file_count(ctx(device), folder="/sdcard/Pictures", equals=2, pattern="*.jpg").ok
     assert file_count(ctx(device), folder="/sdcard/Nowhere", equals=0).ok
+
+
+def test_a_missing_file_is_what_the_device_says_never_a_silent_shell(
+    device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert file_exists(ctx(device), path=PATH).ok and file_missing(ctx(device), path="/sdcard/nothing").ok
+    monkeypatch.setattr(device, "shell", lambda script: "")  # a shell that printed nothing
+    with pytest.raises(UnreadableData, match="answered ''"):
+        file_missing(ctx(device), path="/sdcard/nothing")  # was: "missing", and paid

@@ -12,6 +12,7 @@ from mgfarm.catalog.verifiers import normalize
 from mgfarm.tasks import answers
 from mgfarm.tasks.device import quote
 from mgfarm.tasks.judge import CheckContext, CheckResult, check
+from mgfarm.tasks.state import UnreadableData
 
 
 def _compare(actual: Any, expected: Any, how: str) -> bool:
@@ -68,7 +69,9 @@ def file_exists(ctx: CheckContext, *, path: str) -> CheckResult:
     """A file exists at the path."""
     path = ctx.path(path)
     out = ctx.device.shell(f"ls {quote(path)} >/dev/null 2>&1 && echo yes || echo no").strip()
-    return CheckResult(out.endswith("yes"), f"{path}: {'exists' if out.endswith('yes') else 'missing'}")
+    if out not in ("yes", "no"):  # a shell that did not run: no answer, never "missing"
+        raise UnreadableData(f"{path}: the device answered {out[:80]!r} to whether it exists")
+    return CheckResult(out == "yes", f"{path}: {'exists' if out == 'yes' else 'missing'}")
 
 
 @check("files.missing")
@@ -82,10 +85,9 @@ def file_missing(ctx: CheckContext, *, path: str) -> CheckResult:
 def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
     """The file's contents include a text (normalised)."""
     path = ctx.path(path)
-    data = ctx.read_file(path)
-    if data is None:
+    body = _text_of(ctx, path)
+    if body is None:
         return CheckResult(False, f"{path}: missing")
-    body = data.decode("utf-8", "replace")
     found = normalize.text(text) in normalize.text(body)
     return CheckResult(found, f"{path}: {len(body)} chars; looking for {text!r}")
 
@@ -94,11 +96,17 @@ def file_contains(ctx: CheckContext, *, path: str, text: str) -> CheckResult:
 def file_occurrences(ctx: CheckContext, *, path: str, text: str, equals: int) -> CheckResult:
     """How often a text occurs in a file (exact, case-sensitive): records in a file an app appends to."""
     path = ctx.path(path)
-    data = ctx.read_file(path)
-    if data is None:
+    body = _text_of(ctx, path)
+    if body is None:
         return CheckResult(False, f"{path}: missing")
-    n = data.decode("utf-8", "replace").count(text)
+    n = body.count(text)
     return CheckResult(n == int(equals), f"{path}: {text!r} {n} times (want {equals})")
+
+
+def _text_of(ctx: CheckContext, path: str) -> str | None:
+    """A device file as text (None when it does not exist); bytes that are not UTF-8 read as U+FFFD."""
+    data = ctx.read_file(path)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 @check("files.count")
