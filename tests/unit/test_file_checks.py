@@ -60,10 +60,12 @@ def test_a_count_of_files_counts_names_with_spaces_and_line_breaks_once(device: 
     assert file_count(ctx(device), folder="/sdcard/Nowhere", equals=0).ok
 
 
-def test_a_missing_file_is_what_the_device_says_never_a_silent_shell(
+def test_file_checks_take_the_devices_answer_never_a_silent_shell(
     device: SimTaskDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert file_exists(ctx(device), path=PATH).ok and file_missing(ctx(device), path="/sdcard/nothing").ok
     monkeypatch.setattr(device, "shell", lambda script: "")  # a shell that printed nothing
     with pytest.raises(UnreadableData, match="answered ''"):
         file_missing(ctx(device), path="/sdcard/nothing")  # was: "missing", and paid
+    with pytest.raises(UnreadableData, match="stopped early"):
+        file_count(ctx(device), folder="/sdcard/Pictures", equals=0)  # was: 0 files, and paid

@@ -109,13 +109,18 @@ def _text_of(ctx: CheckContext, path: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
+LISTED = "LISTED"  # printed after a listing: the shell ran to its end
+
+
 @check("files.count")
 def file_count(ctx: CheckContext, *, folder: str, equals: int, pattern: str = "*") -> CheckResult:
     """Number of files in a folder (not in its subfolders, not the folders) whose names match a glob.
     Listed NUL-separated: a name may hold spaces or line breaks, never a NUL."""
     folder = ctx.path(folder)
-    listing = ctx.device.shell(f"find {quote(folder)} -maxdepth 1 -type f -print0 2>/dev/null")
-    names = [path.rsplit("/", 1)[-1] for path in listing.split("\0") if path]
+    listing = ctx.device.shell(f"find {quote(folder)} -maxdepth 1 -type f -print0 2>/dev/null; echo {LISTED}")
+    if not listing.endswith(LISTED + "\n"):  # the shell did not get to the end: no count, never 0
+        raise UnreadableData(f"{folder}: the listing of its files stopped early")
+    names = [path.rsplit("/", 1)[-1] for path in listing[: -len(LISTED) - 1].split("\0") if path]
     matching = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
     return CheckResult(len(matching) == int(equals), f"{folder}: {len(matching)} files match {pattern}")
 
