@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from mgfarm.sim.apps.tasks_org import TasksOrg
 from tests.unit.shellkit import ShellDevice
 from tests.unit.sim_screen import Screen, find, nodes
 
@@ -124,3 +127,24 @@ def test_a_fling_stops_exactly_at_the_end_of_rows_of_differing_heights(sh: Shell
     assert bottom - 100 < int(last.attrs["bounds"].rsplit(",", 1)[1].rstrip("]")) <= bottom
     screen.wm.swipe(540, 2000, 540, 400, 100)
     assert screen.xml() == at_end  # nothing further
+
+
+def test_an_app_makes_only_the_rows_a_frame_shows(sh: ShellDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tasks hands its rows to the list made on demand, as an adapter binds them: a frame of 20,000
+    tasks (half of them completed, shown under their header) made a view for every task, ~1.5 s
+    a frame at 100,000, and placed the header with a scan of the rows before it for every completed
+    task (quadratic)."""
+    made: list[int] = []
+    real = TasksOrg.row
+    monkeypatch.setattr(TasksOrg, "row", lambda self, *a: made.append(1) or real(self, *a))
+    add_tasks(sh, 20_000)
+    assert sh.run(f"sqlite3 {TASKS_DB} 'UPDATE tasks SET completed = 1 WHERE _id % 2 = 0'").status == 0
+    screen = Screen(sh.device)
+    screen.am.launch("org.tasks")
+    screen.tap(desc="More options")
+    screen.tap(text="Show completed")
+    made.clear()
+    for _ in range(3):
+        screen.wm.swipe(540, 1800, 540, 600, 100)
+        assert list_rows(screen)
+    assert 0 < len(made) < 3 * 200  # each frame: the rows a fling can reach, not 20,000

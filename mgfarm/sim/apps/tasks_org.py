@@ -24,7 +24,7 @@ from mgfarm.sim.apps.base import (
     sql_script,
 )
 from mgfarm.sim.system.clock import local_ms
-from mgfarm.sim.ui.views import Button, CheckBox, Column, EditText, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Button, CheckBox, Column, EditText, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, empty_state, fab, header, list_item, page
 
 PKG = "org.tasks"
@@ -121,13 +121,21 @@ class TasksOrg(App):
         def open_task(tid: int) -> Callable[[], None]:
             return lambda: st.update(edit=tid)
 
-        rows: list[View] = []
-        for t in found:
-            if t["completed"] and not any(r.id == "completed_header" for r in rows):
-                rows.append(
-                    Text(id="completed_header", text="Completed", size=14, medium=True, pad=(16, 16, 16, 8))
+        # The open tasks, then a "Completed" header above the completed ones (None marks it).
+        done = next((i for i, t in enumerate(found) if t["completed"]), len(found))
+        entries: list[dict[str, Any] | None] = [
+            *found[:done],
+            *([None] if done < len(found) else []),
+            *found[done:],
+        ]
+
+        def make(i: int) -> View:
+            t = entries[i]
+            if t is None:
+                return Text(
+                    id="completed_header", text="Completed", size=14, medium=True, pad=(16, 16, 16, 8)
                 )
-            rows.append(self.row(t, today, toggle(t), open_task(int(t["_id"]))))
+            return self.row(t, today, toggle(t), open_task(int(t["_id"])))
 
         def menu_toggle(key: str) -> Callable[[], None]:
             def run() -> None:
@@ -145,7 +153,8 @@ class TasksOrg(App):
                     key="tasks",
                     weight=1,
                     pad=(0, 0, 0, 96),
-                    children=rows or [empty_state("check", "No tasks")],
+                    rows=Rows(len(entries), make) if entries else None,
+                    children=[] if entries else [empty_state("check", "No tasks")],
                 ),
             ),
             fab("add", "Create new task", self.new_task(ctx), id="fab"),

@@ -277,15 +277,28 @@ class Row(View):
             x += cw + gap
 
 
+class Rows:
+    """A list's rows made as a RecyclerView's adapter binds them: `count` rows, row i made by
+    `make(i)` only when the list measures or shows it. An app hands these to `Scroll(rows=...)` for
+    a list a shell can fill with rows by the hundred thousand (its rows hold no text fields)."""
+
+    def __init__(self, count: int, make: Callable[[int], View]) -> None:
+        self.count = count
+        self.make = make
+
+
 @dataclass(eq=False, kw_only=True)
 class Scroll(Column):
-    """A scrolling list (RecyclerView) or ScrollView; its offset lives in the activity's UI state."""
+    """A scrolling list (RecyclerView) or ScrollView; its offset lives in the activity's UI state.
+    Its rows are its children, or `rows` made on demand (laid out, only the rows in view remain
+    children, and `rows` is dropped)."""
 
     klass: ClassVar[str] = "androidx.recyclerview.widget.RecyclerView"
     key: str = "list"
     view_class: str = ""
     offset: int = 0
     content_h: int = 0
+    rows: Rows | None = None
 
     @property
     def scrollable(self) -> bool:
@@ -310,19 +323,19 @@ class Scroll(Column):
         wanted = max(0, ctx.scroll.get(self.key, 0))
         # Content coordinates (0: the list's top); a swipe travels at most twice the screen's side.
         horizon = wanted + (y1 - y0) + 2 * max(ctx.metrics.width, ctx.metrics.height)
+        rows = self.rows or Rows(len(self.children), self.children.__getitem__)
         placed: list[tuple[View, int, int, int]] = []  # child, width, height, top in content
         top = pt
-        for c in self.children:
-            if placed and top > horizon:
-                break
+        while len(placed) < rows.count and not (placed and top > horizon):
+            c = rows.make(len(placed))
             cw = self.child_width(ctx, c, inner)
             ch = c.measure(ctx, cw)
             placed.append((c, cw, ch, top))
             top += ch + gap
-        rest = self.children[len(placed) :]
+        rest = rows.count - len(placed)
         measured = top - gap if placed else pt
         if rest:
-            measured += round(len(rest) * (measured - pt + gap) / len(placed))
+            measured += round(rest * (measured - pt + gap) / len(placed))
         self.content_h = measured + pb
         self.offset = min(wanted, self.max_offset)
         attached: list[View] = []
@@ -331,13 +344,13 @@ class Scroll(Column):
             if (y < y1 and y + ch > y0) or (ctx.focus is not None and holds_field(c, ctx.focus)):
                 c.layout(ctx, x0 + pl, y, cw, ch)
                 attached.append(c)
-        if ctx.focus is not None:
-            for c in rest:  # below everything measured, so below the view: laid out there
+        if ctx.focus is not None and self.rows is None:
+            for c in self.children[len(placed) :]:  # below everything measured, so below the view
                 if holds_field(c, ctx.focus):
                     cw = self.child_width(ctx, c, inner)
                     c.layout(ctx, x0 + pl, y1, cw, c.measure(ctx, cw))
                     attached.append(c)
-        self.children = attached
+        self.children, self.rows = attached, None
 
 
 def holds_field(view: View, key: str) -> bool:
