@@ -17,7 +17,7 @@ from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import guess_mime
-from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, dialog, empty_state, fab, list_item
 
 MAIN = "com.android.documentsui.files.FilesActivity"
@@ -107,26 +107,27 @@ class Files(App):
                 ctx.finish()
 
         ctx.on_back(up)
-        rows: list[View] = []
-        for p in entries:
-            st = p.stat()
+
+        def make(i: int) -> View:
+            p = entries[i]
+            try:
+                st = p.stat()
+            except OSError:  # a link to nothing (a root shell made it): the link itself
+                st = p.lstat()
             when = local_time(self.device.props, st.st_mtime).strftime("%b %-d")  # the device's zone
             sub = when if p.is_dir() else f"{human_size(st.st_size)}, {when}"
-            rows.append(
-                list_item(
-                    p.name,
-                    sub,
-                    icon="folder" if p.is_dir() else ICONS.get(p.suffix.lower(), "file"),
-                    on_click=(
-                        select(p.name) if selected else enter(p.name) if p.is_dir() else open_file(p.name)
-                    ),
-                    on_long_click=select(p.name),
-                    selected=selected == p.name,
-                    id="item_root",
-                    title_id="android:id/title",
-                    subtitle_id="android:id/summary",
-                )
+            return list_item(
+                p.name,
+                sub,
+                icon="folder" if p.is_dir() else ICONS.get(p.suffix.lower(), "file"),
+                on_click=(select(p.name) if selected else enter(p.name) if p.is_dir() else open_file(p.name)),
+                on_long_click=select(p.name),
+                selected=selected == p.name,
+                id="item_root",
+                title_id="android:id/title",
+                subtitle_id="android:id/summary",
             )
+
         crumbs = "Internal storage" + cwd[len(ROOT) :].replace("/", " › ")
         if selected:
 
@@ -179,7 +180,8 @@ class Files(App):
                         key="list",
                         weight=1,
                         pad=(0, 0, 0, 88),
-                        children=rows or [empty_state("folder", "No items")],
+                        rows=Rows(len(entries), make) if entries else None,
+                        children=[] if entries else [empty_state("folder", "No items")],
                     ),
                 ]
             ),
@@ -260,8 +262,9 @@ class Files(App):
             ctx.finish()
 
         ctx.on_back(up)
-        rows: list[View] = []
-        for p in entries:
+
+        def make(i: int) -> View:
+            p = entries[i]
             row = list_item(
                 p.name,
                 icon="folder" if p.is_dir() else ICONS.get(p.suffix.lower(), "file"),
@@ -270,7 +273,8 @@ class Files(App):
                 title_id="android:id/title",
             )
             row.enabled = p.is_dir()  # a destination is a folder: DocumentsUI greys files out
-            rows.append(row)
+            return row
+
         crumbs: list[View] = []
         path = ROOT
         for i, part in enumerate(["Internal storage", *cwd[len(ROOT) :].strip("/").split("/")]):
@@ -313,7 +317,11 @@ class Files(App):
                 bar,
                 Row(id="horizontal_breadcrumb", spacing=6, pad=(16, 4, 16, 8), children=crumbs),
                 Scroll(
-                    id="dir_list", key="list", weight=1, children=rows or [empty_state("folder", "No items")]
+                    id="dir_list",
+                    key="list",
+                    weight=1,
+                    rows=Rows(len(entries), make) if entries else None,
+                    children=[] if entries else [empty_state("folder", "No items")],
                 ),
                 buttons,
             ],
