@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from mgfarm.sim.apps import app_for
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
-from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, dialog, editor, empty_state, fab, header, list_item
 
 if TYPE_CHECKING:
@@ -370,15 +371,18 @@ class Contacts(App):
         def open_contact(cid: int) -> Callable[[], None]:
             return lambda: ctx.start(DETAIL, {"contact_id": cid})
 
-        rows: list[View] = []
+        rows: list[Callable[[], View]] = []  # made as the list shows them
         favourites = [c for c in contacts if c.starred] if not query else []
         if favourites:
-            rows.append(header("Favorites"))
-            rows += [self.row(c, open_contact(c.contact_id)) for c in favourites]
-            rows.append(header("Contacts"))
-        rows += [self.row(c, open_contact(c.contact_id)) for c in contacts]
-        if not contacts:
-            rows = [empty_state("person", "No contacts" if not query else "No matching contacts")]
+            rows.append(partial(header, "Favorites"))
+            rows += [partial(self.row, c, open_contact(c.contact_id)) for c in favourites]
+            rows.append(partial(header, "Contacts"))
+        rows += [partial(self.row, c, open_contact(c.contact_id)) for c in contacts]
+        none = (
+            []
+            if contacts
+            else [empty_state("person", "No contacts" if not query else "No matching contacts")]
+        )
 
         def start_search() -> None:
             ctx.state["searching"] = True
@@ -442,7 +446,14 @@ class Contacts(App):
                 Column(
                     children=[
                         top,
-                        Scroll(id="contact_list", key="list", weight=1, pad=(0, 0, 0, 88), children=rows),
+                        Scroll(
+                            id="contact_list",
+                            key="list",
+                            weight=1,
+                            pad=(0, 0, 0, 88),
+                            rows=Rows.of(rows) if contacts else None,
+                            children=none,
+                        ),
                     ]
                 ),
                 fab("add", "Create contact", lambda: ctx.start(EDITOR), id="floating_action_button"),

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import local_ms
-from mgfarm.sim.ui.views import Column, Icon, Row, Scroll, Text, View
+from mgfarm.sim.ui.views import Column, Icon, Row, Rows, Scroll, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state
 
 PKG = "de.dennisguse.opentracks"
@@ -188,7 +189,7 @@ class OpenTracks(App):
         def open_track(tid: int) -> Callable[[], None]:
             return lambda: ctx.start(DETAIL, {"track_id": tid})
 
-        rows: list[View] = [self.list_row(t, today, units, open_track(int(t["_id"]))) for t in self.tracks()]
+        rows = [partial(self.list_row, t, today, units, open_track(int(t["_id"]))) for t in self.tracks()]
         return Column(
             bg="surface",
             children=[
@@ -197,7 +198,8 @@ class OpenTracks(App):
                     id="track_list",
                     key="tracks",
                     weight=1,
-                    children=rows or [empty_state("history", "No tracks yet")],
+                    rows=Rows.of(rows) if rows else None,
+                    children=[] if rows else [empty_state("history", "No tracks yet")],
                 ),
             ],
         )

@@ -7,7 +7,7 @@ Sizes are in dp, text sizes in sp (font scale 1); `bounds` and `clip` are screen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -285,6 +285,11 @@ class Rows:
     def __init__(self, count: int, make: Callable[[int], View]) -> None:
         self.count = count
         self.make = make
+
+    @classmethod
+    def of(cls, makers: Sequence[Callable[[], View]]) -> Rows:
+        """Rows each made by its own maker (a `functools.partial` of the app's row builder)."""
+        return cls(len(makers), lambda i: makers[i]())
 
 
 @dataclass(eq=False, kw_only=True)
