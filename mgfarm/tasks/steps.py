@@ -198,7 +198,7 @@ def _preferences(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     the folder is given to the app's user, as the app's own commit would leave it."""
     package = catalog.apps.find(str(spec["app"])).package_on(shell.device.profile)
     folder = f"/data/data/{package}/shared_prefs"
-    xml = prefs_xml(dict(spec["values"]))
+    xml = _prefs_xml(dict(spec["values"]))
     shell.run(
         f"am force-stop {quote(package)} && mkdir -p {quote(folder)}"
         f" && printf %s {quote(xml)} > {quote(f'{folder}/{package}_preferences.xml')}"
@@ -208,7 +208,7 @@ def _preferences(shell: SetupShell, spec: Any, catalog: Catalog) -> None:
     )
 
 
-def prefs_xml(values: dict[str, Any]) -> str:
+def _prefs_xml(values: dict[str, Any]) -> str:
     """A SharedPreferences file as Android writes it: `<boolean>` and `<int>` for those values,
     `<string>` for the rest."""
     root = ET.Element("map")
