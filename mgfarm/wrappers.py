@@ -88,7 +88,7 @@ class NormalizedCoords(gymnasium.ActionWrapper[dict[str, Any], Any, Any]):
         if isinstance(action, str):
             try:
                 parsed = json.loads(action)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth
                 return action  # the env explains the bad JSON
         if isinstance(parsed, dict) and "coords" not in parsed and ("x" in parsed or "y" in parsed):
             return {**parsed, "coords": "normalized"}

@@ -306,7 +306,7 @@ class ChatAgent:
         start, end = reply.find("{"), reply.rfind("}")
         try:
             return dict(json.loads(reply[start : end + 1]))
-        except (json.JSONDecodeError, ValueError):
+        except (ValueError, TypeError, RecursionError):  # not a JSON object: the model said nothing usable
             return {"action_type": "wait"}
 
     @staticmethod

@@ -19,6 +19,8 @@ from mgfarm.device.parsing import (
     parse_sqlite_rows,
 )
 from mgfarm.device.ui import parse_hierarchy
+from mgfarm.tasks.agents import ChatAgent
+from mgfarm.wrappers import NormalizedCoords
 
 HOSTILE = [
     "'; rm -rf /data; echo '",
@@ -197,3 +199,21 @@ def test_a_screenshot_claiming_a_size_past_any_screen_is_refused_before_decoding
     bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 1000))
     with pytest.raises(DeviceError, match="100000x100000 image, larger than any screen"):
         decode_png_rgb(bomb + chunk(b"IEND", b""), "emulator-5554")
+
+
+def test_json_nested_past_the_decoders_depth_from_a_policy_is_no_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A policy writes anything: an action string, or a chat model's reply, of JSON nested deeper
+    than the decoder goes raised RecursionError out of the coordinate wrapper and the chat agent."""
+    deep = "[" * 100_000
+    wrapper = object.__new__(NormalizedCoords)  # its action() reads nothing of the env
+    assert wrapper.action(deep) == deep  # passed on unchanged: the env refuses it in one sentence
+    with pytest.raises(ActionError):
+        parse_action(deep)
+    monkeypatch.setenv("MGFARM_LLM_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("MGFARM_LLM_MODEL", "m")
+    agent = ChatAgent()
+    agent.reset("goal", {})
+    monkeypatch.setattr(agent, "_complete", lambda messages: "{" + '"a": ' * 100_000 + "1" + "}" * 100_000)
+    assert agent.act({"goal": "goal", "ui_elements": []}) == {"action_type": "wait"}
