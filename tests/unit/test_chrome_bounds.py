@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mgfarm.sim.system.chromium import PAGE_STORAGE, Browser, binary
+from mgfarm.sim.system.chromium import PAGE_STORAGE, Browser, BrowserError, binary
 from mgfarm.sim.system.space import measure
 
 pytestmark = pytest.mark.skipif(
@@ -94,4 +94,20 @@ def test_a_page_cannot_take_the_hosts_memory_and_the_browser_goes_on(
     page.write_text(HOLD)
     browser.open(page)
     assert status_after(browser, ("refused", "held")) == "refused RangeError"  # at BROWSER_MEMORY
+    assert browser.evaluate("1 + 1") == 2
+
+
+def test_a_page_that_rewrites_the_scans_builtins_is_an_error_page_not_a_crash(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The scan runs in the page's world: a page's `Array.prototype.push` put a number where the
+    scan expects a node, and reading it raised TypeError out of the browser, stopping Chrome."""
+    page = tmp_path / "odd.html"
+    page.write_text(
+        "<html><body><button>Hi</button><script>const real = Array.prototype.push;"
+        " Array.prototype.push = function (x) { return real.call(this, 42); };</script></body></html>"
+    )
+    browser.open(page)
+    with pytest.raises(BrowserError, match="scan came back"):
+        browser.scan()
     assert browser.evaluate("1 + 1") == 2

@@ -205,7 +205,10 @@ class Browser:
                     raise BrowserError("the browser closed its pipe")
                 self._buf += chunk
             raw, self._buf = self._buf.split(b"\0", 1)
-            answer = json.loads(raw)
+            try:
+                answer = json.loads(raw)
+            except (ValueError, RecursionError) as e:  # a page's value nested past the decoder's depth
+                raise BrowserError(f"unreadable answer to {method}") from e
             if answer.get("id") == self._next_id:
                 if "error" in answer:
                     raise BrowserError(f"{method}: {answer['error'].get('message')}")
@@ -235,11 +238,21 @@ class Browser:
     def scan(self) -> tuple[str, list[Node]]:
         """The page's title and its visible texts and controls."""
         found = self.evaluate(SCAN_JS) or {}
-        nodes = [
-            Node(n["kind"], int(n["index"]), tuple(n["box"]), n["text"], n["hint"], n["label"])
-            for n in found.get("nodes", [])
-        ]
-        return str(found.get("title", "")), nodes
+        try:  # the page's own script can change what the scan's builtins return
+            nodes = [
+                Node(
+                    str(n["kind"]),
+                    int(n["index"]),
+                    (float(n["box"][0]), float(n["box"][1]), float(n["box"][2]), float(n["box"][3])),
+                    str(n["text"]),
+                    str(n["hint"]),
+                    str(n["label"]),
+                )
+                for n in found.get("nodes", [])
+            ]
+            return str(found.get("title", "")), nodes
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            raise BrowserError(f"the page's scan came back as {type(found).__name__}") from e
 
     def screenshot(self) -> bytes:
         return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
