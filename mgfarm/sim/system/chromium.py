@@ -7,6 +7,9 @@ runs with a fresh profile in a private folder, no network (every host name resol
 the proxy is a dead address), no file access beyond the one page copied into that folder, no
 downloads and a storage quota (the folder is on the host's disk, outside the device's space). It
 runs in its own process group, killed as one; a browser whose pipe closes (the worker died) exits.
+The sim reads and types into a page from an isolated world (the page's DOM, builtins of its own),
+so a page's scripts cannot change what the sim's scan sees, as they cannot change Chrome's own
+accessibility tree.
 """
 
 from __future__ import annotations
@@ -162,6 +165,7 @@ class Browser:
         self._buf = b""
         self._next_id = 0
         self.session = ""
+        self._world: int | None = None  # the scan's isolated world in the page shown (made on use)
         try:
             # The device is hostile and the page is its own: a download or a page's storage would
             # land on the host's disk, outside the device's space. Downloads are refused, and a
@@ -215,11 +219,33 @@ class Browser:
                 result: dict[str, Any] = answer.get("result", {})
                 return result
 
-    def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    def evaluate(self, expression: str, context: int | None = None) -> Any:
+        """The value of `expression` in the page's world, or in execution context `context`."""
+        params: dict[str, Any] = {"expression": expression, "returnByValue": True}
+        if context is not None:
+            params["contextId"] = context
+        result = self.call("Runtime.evaluate", params)
         if "exceptionDetails" in result:
             raise BrowserError(f"script failed: {result['exceptionDetails'].get('text')}")
         return result.get("result", {}).get("value")
+
+    def in_own_world(self, expression: str) -> Any:
+        """`expression` in an isolated world of the page shown, as an extension's content script
+        runs: the same DOM, its own builtins, so nothing the page's scripts change in theirs
+        (`Array.prototype.push`, `getComputedStyle`) reaches what the sim reads. A page that
+        navigated has a new document, and so a new world."""
+        for attempt in (1, 2):
+            if self._world is None:
+                frame = self.call("Page.getFrameTree")["frameTree"]["frame"]["id"]
+                made = self.call("Page.createIsolatedWorld", {"frameId": frame, "worldName": "mgfarm"})
+                self._world = int(made["executionContextId"])
+            try:
+                return self.evaluate(expression, self._world)
+            except BrowserError:
+                self._world = None
+                if attempt == 2:
+                    raise
+        return None
 
     # ---- what the app does
     def open(self, source: Path) -> None:
@@ -229,6 +255,7 @@ class Browser:
         page.parent.mkdir()
         shutil.copyfile(source, page)
         self.call("Page.navigate", {"url": page.as_uri()})
+        self._world = None
         deadline = time.monotonic() + TIMEOUT_S
         while self.evaluate("document.readyState") != "complete":
             if time.monotonic() > deadline:
@@ -237,7 +264,7 @@ class Browser:
 
     def scan(self) -> tuple[str, list[Node]]:
         """The page's title and its visible texts and controls."""
-        found = self.evaluate(SCAN_JS) or {}
+        found = self.in_own_world(SCAN_JS) or {}
         try:  # the page's own script can change what the scan's builtins return
             nodes = [
                 Node(
@@ -282,7 +309,7 @@ class Browser:
             f" if (!el) return; el.value = {json.dumps(value)};"
             " el.dispatchEvent(new Event('input', {bubbles: true})); })()"
         )
-        self.evaluate(script)
+        self.in_own_world(script)
 
     def close(self) -> None:
         """Kill the browser's process group and remove its folder."""
