@@ -308,3 +308,15 @@ def test_runaway_nesting_is_refused_not_crashing(sh: ShellDevice, line: str) -> 
     r = sh.run(line + "; echo survived")
     assert "nested" in r.error or "syntax error" in r.error
     assert r.status in (1, 2) or r.text.endswith("survived\n")  # refused, or the line carried on
+
+
+def test_a_program_given_an_argument_exec_refuses_does_not_run(sh: ShellDevice) -> None:
+    """Linux's exec refuses one argument longer than 128 KiB with its terminator, or 2 MiB of them
+    (E2BIG): a device's sqlite3 or cat never runs with them, mksh's builtins (echo, printf) do."""
+    big = "x=$(printf %0131072d 0)"  # 131,072 characters: with its terminator, one byte too many
+    refused = sh.run(f'{big}; cat "$x"')
+    assert (refused.status, refused.error) == (126, "/system/bin/sh: cat: Argument list too long\n")
+    assert "Argument list too long" not in sh.run(f'{big}; cat "${{x%0}}"').error  # one less: cat runs
+    assert sh.run(f'{big}; echo "$x" | wc -c').text == "131073\n"
+    many = "a=$(printf %0100000d 0); cat " + " ".join(["$a"] * 21)  # 21 x 100,001 bytes: over 2 MiB
+    assert sh.run(many).status == 126

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from mgfarm.sim.adbd.sync import serve_sync
 from mgfarm.sim.adbd.transport import INCOMING_LIMIT, Stream, Transport
 from mgfarm.sim.io import ByteSink, ByteSource, LocalConnection, LocalServer, ShellIO
+from mgfarm.sim.shell.exec_limits import too_long as exec_too_long
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -23,9 +24,7 @@ log = logging.getLogger("mgfarm.sim.adbd")
 SHELL_STDIN, SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT, SHELL_CLOSE_STDIN, SHELL_WINDOW = range(6)
 SHELL_PACKET = struct.Struct("<BI")
 MAX_SHELL_PACKET = 1024 * 1024
-# adbd runs a command as `/system/bin/sh -c COMMAND`, and Linux's exec refuses a single string of
-# MAX_ARG_STRLEN (32 pages) or more, terminator included, with E2BIG.
-MAX_ARG_STRLEN = 32 * 4096
+# adbd runs a command as `/system/bin/sh -c COMMAND`: exec refuses a COMMAND too long (exec_limits).
 EXEC_FAILED = "error: exec '/system/bin/sh' failed: Argument list too long\n"
 EXEC_FAILED_STATUS = 126  # what adbd's ReportError sends as the exit status
 
@@ -62,7 +61,7 @@ def open_service(
 
 
 def too_long(command: str) -> bool:
-    return len(command.encode("utf-8", errors="surrogateescape")) + 1 > MAX_ARG_STRLEN
+    return exec_too_long([command])
 
 
 async def exec_failed(stream: Stream, v2: bool) -> None:

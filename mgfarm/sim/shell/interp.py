@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
 from mgfarm.sim.shell.arith import ArithError, evaluate
 from mgfarm.sim.shell.effects import marks_changed
+from mgfarm.sim.shell.exec_limits import MKSH_BUILTINS
+from mgfarm.sim.shell.exec_limits import too_long as exec_too_long
 from mgfarm.sim.shell.parser import (
     LENGTH_RE,
     PARAM_RE,
@@ -323,6 +325,11 @@ class Shell:
             return 127
         env = dict(self.env)
         env.update(assigns or {})
+        # The environment is left out: the sim's shell does not tell exported variables from others.
+        if _command_name(name) not in MKSH_BUILTINS and exec_too_long(argv):
+            io.stderr.write(f"{SH}: {name}: Argument list too long\n")  # exec's E2BIG, as mksh reports it
+            await io.stderr.flush()
+            return 126
         inv = Invocation(self.device, [_command_name(name), *argv[1:]], io, env, self.cwd)
         try:
             status = await fn(inv)
