@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
@@ -24,6 +25,7 @@ from mgfarm.sim.ui.views import (
     Icon,
     IconButton,
     Row,
+    Rows,
     Scrim,
     Scroll,
     Spacer,
@@ -428,17 +430,27 @@ class Expense(App):
         st = ctx.state
         chosen = {int(e) for e in st.get("selected", [])} & {int(r[0]) for r in rows}
         st["selected"] = sorted(chosen)
-        items: list[View] = []
+        items: list[Callable[[], View]] = []  # made as the list shows them
         last = None
         for r in rows:
             day = self.day(r[5])
             if day != last:
                 items.append(
-                    Text(id="tv_date", text=day, size=14, medium=True, color="primary", pad=(16, 12, 16, 4))
+                    partial(
+                        Text,
+                        id="tv_date",
+                        text=day,
+                        size=14,
+                        medium=True,
+                        color="primary",
+                        pad=(16, 12, 16, 4),
+                    )
                 )
                 last = day
             eid = int(r[0])
-            items.append(self.item(ctx, r, symbol, on_long_click=select(st, eid), selected=eid in chosen))
+            items.append(
+                partial(self.item, ctx, r, symbol, on_long_click=select(st, eid), selected=eid in chosen)
+            )
         actions: list[View] = []
         if chosen:
             actions.append(
@@ -462,7 +474,8 @@ class Expense(App):
                     key="logs",
                     weight=1,
                     pad=(0, 0, 0, 96),
-                    children=items or [empty_state("money", "No Data")],
+                    rows=Rows.of(items) if items else None,
+                    children=[] if items else [empty_state("money", "No Data")],
                 ),
             ]
         )

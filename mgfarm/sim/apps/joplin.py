@@ -13,10 +13,23 @@ import json
 import re
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, SqlValue, sql, sql_script
-from mgfarm.sim.ui.views import CheckBox, Column, EditText, IconButton, Row, Scrim, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import (
+    CheckBox,
+    Column,
+    EditText,
+    IconButton,
+    Row,
+    Rows,
+    Scrim,
+    Scroll,
+    Stack,
+    Text,
+    View,
+)
 from mgfarm.sim.ui.widgets import action, empty_state, fab, header, list_item, page
 
 PKG = "net.cozic.joplin"
@@ -215,8 +228,8 @@ class Joplin(App):
                 Scroll(
                     key="notes",
                     weight=1,
-                    children=[self.note_row(ctx, n) for n in notes]
-                    or [empty_state("note", "There are currently no notes.")],
+                    rows=Rows.of([partial(self.note_row, ctx, n) for n in notes]) if notes else None,
+                    children=[] if notes else [empty_state("note", "There are currently no notes.")],
                 ),
             )
         ]
