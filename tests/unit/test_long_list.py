@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mgfarm.sim.apps import files as files_app
+from mgfarm.sim.apps import smsmessenger as sms_app
 from mgfarm.sim.apps.tasks_org import TasksOrg
 from tests.unit.shellkit import ShellDevice
 from tests.unit.sim_screen import Screen, find, nodes
@@ -172,3 +173,36 @@ def test_files_makes_only_the_rows_a_frame_shows_and_lists_a_link_to_nothing(
     screen.wm.swipe(540, 1800, 540, 600, 100)
     assert screen.has(text="f00010.txt") or screen.has(text="f00020.txt")
     assert 0 < len(made) < 200
+
+
+def test_a_chat_opens_at_its_newest_message_making_only_the_newest(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread keeps its offset from its end (a chat's newest message in view): counted from the
+    top, opening a thread of 20,000 messages at its newest made and measured every message, ~2 s a
+    frame."""
+    made: list[int] = []
+    real = sms_app.bubble
+    monkeypatch.setattr(sms_app, "bubble", lambda m: made.append(1) or real(m))
+    assert (
+        sh.run("content insert --uri content://sms --bind address:s:5551234 --bind body:s:first").status == 0
+    )
+    many = (
+        "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 5000) INSERT INTO sms"
+        " (thread_id, address, body, type, date, read) SELECT (SELECT thread_id FROM sms LIMIT 1), '5551234',"
+        " 'message ' || i, 1 + i % 2, 1772500000000 + i * 1000, 1 FROM k"
+    )
+    assert (
+        sh.run(f'sqlite3 /data/data/com.android.providers.telephony/databases/mmssms.db "{many}"').status == 0
+    )
+    screen = Screen(sh.device)
+    screen.am.launch("com.simplemobiletools.smsmessenger")
+    made.clear()
+    screen.tap(text="5551234")
+    assert screen.has(text="message 5000") and not screen.has(text="message 4900")
+    screen.wm.swipe(540, 600, 540, 1800, 300)  # back in time: older messages come down into view
+    shown = [
+        int(n.attrs["text"].split()[1]) for n in nodes(screen.xml()) if n.attrs["text"].startswith("message ")
+    ]
+    assert shown == sorted(shown) and 4_900 < shown[0] < 5_000  # the dump lists them from the top
+    assert 0 < len(made) < 3 * 100

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timezone
+from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
@@ -18,7 +19,7 @@ from mgfarm.sim.system.clipboard import paste
 from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import ProviderError, ProviderRegistry
-from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item, paste_menu
 
 PKG = "com.simplemobiletools.smsmessenger"
@@ -30,7 +31,6 @@ SMS_SCHEMES = ("sms", "smsto", "mms", "mmsto")
 # Telephony's SmsProvider orders by Sms.DEFAULT_SORT_ORDER when a query names no order.
 SMS_DEFAULT_SORT = "date DESC"
 MAX_SHOWN = 2000  # characters of a body the screens lay out (a megabyte SMS must not stall frames)
-BOTTOM = 1 << 30  # a scroll offset past the end: lists clamp it to their last row
 
 
 @dataclass(frozen=True)
@@ -275,34 +275,11 @@ class SimpleSmsMessenger(App):
         if not ctx.state.get("loaded"):
             ctx.state["loaded"] = True
             ctx.set_fields({"compose": str(ctx.extras.get("sms_body") or "")})
-            ctx.state["scroll"] = {"messages": BOTTOM}  # a thread opens at its newest message
+            ctx.state["scroll"] = {"messages": 0}  # a thread opens at its newest message
             self.mark_read(address)
         key = digits(address) or address
         name = self.names().get(digits(address), address)
-        bubbles: list[View] = []
-        for m in self.messages():
-            if (digits(m.address) or m.address) != key:
-                continue
-            mine = m.type != INBOX
-            bubble = Text(
-                id="thread_message_body",
-                text=m.body,
-                size=16,
-                lines=20,
-                pad=(16, 10, 16, 10),
-                radius=20,
-                bg="primary" if mine else "surface_container_high",
-                color="on_primary" if mine else "on_surface",
-                width=280,
-            )
-            bubbles.append(
-                Row(
-                    id="thread_message_holder",
-                    pad=(12, 4, 12, 4),
-                    justify="end" if mine else "start",
-                    children=[bubble],
-                )
-            )
+        bubbles = [partial(bubble, m) for m in self.messages() if (digits(m.address) or m.address) == key]
 
         def send() -> None:
             body = ctx.field("compose").strip()
@@ -311,7 +288,7 @@ class SimpleSmsMessenger(App):
             self.send(ctx, address, body)
             ctx.set_field("compose", "")
             # Newest at the bottom, as a chat scrolls on send.
-            ctx.state.setdefault("scroll", {})["messages"] = BOTTOM
+            ctx.state.setdefault("scroll", {})["messages"] = 0
 
         menu: list[View] = []
         if ctx.state.get("paste") and self.device.services.clipboard.text:
@@ -347,7 +324,12 @@ class SimpleSmsMessenger(App):
             children=[
                 toolbar,
                 Scroll(
-                    id="thread_messages_list", key="messages", weight=1, pad=(0, 8, 0, 8), children=bubbles
+                    id="thread_messages_list",
+                    key="messages",
+                    weight=1,
+                    pad=(0, 8, 0, 8),
+                    from_end=True,  # a chat keeps its newest message in view (the offset counts from there)
+                    rows=Rows.of(bubbles) if bubbles else None,
                 ),
                 *menu,
                 Row(
@@ -400,3 +382,22 @@ def _when(ms: int, now_ms: int) -> str:
     if t.date() == now.date():
         return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
     return t.strftime("%b %-d")
+
+
+def bubble(m: Sms) -> View:
+    """One message of a thread: its body in a bubble, on the right when it was sent."""
+    mine = m.type != INBOX
+    body = Text(
+        id="thread_message_body",
+        text=m.body,
+        size=16,
+        lines=20,
+        pad=(16, 10, 16, 10),
+        radius=20,
+        bg="primary" if mine else "surface_container_high",
+        color="on_primary" if mine else "on_surface",
+        width=280,
+    )
+    return Row(
+        id="thread_message_holder", pad=(12, 4, 12, 4), justify="end" if mine else "start", children=[body]
+    )

@@ -645,7 +645,7 @@ class WindowManager:
             offsets = rec.state.setdefault("scroll", {})
             # Content follows the finger; a fast fling travels further, as on a phone.
             travel = (y1 - y2) * (2 if ms < 150 else 1)
-            offset = min(max(0, scroll.offset + travel), scroll.max_offset)
+            offset = scroll.kept(min(max(0, scroll.offset + travel), scroll.max_offset))
             self._no_effect = offsets.get(scroll.key) == offset  # already there: a list's end
             offsets[scroll.key] = offset
             return

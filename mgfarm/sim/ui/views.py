@@ -296,14 +296,17 @@ class Rows:
 class Scroll(Column):
     """A scrolling list (RecyclerView) or ScrollView; its offset lives in the activity's UI state.
     Its rows are its children, or `rows` made on demand (laid out, only the rows in view remain
-    children, and `rows` is dropped)."""
+    children, and `rows` is dropped). A list that keeps its end in view (`from_end`, a chat)
+    keeps its offset as the distance of the view's bottom from the list's end, and measures rows
+    from the end up, so a thread of 20,000 messages opened at its newest costs what the newest do."""
 
     klass: ClassVar[str] = "androidx.recyclerview.widget.RecyclerView"
     key: str = "list"
     view_class: str = ""
-    offset: int = 0
+    offset: int = 0  # from the top, whichever way the state keeps it
     content_h: int = 0
     rows: Rows | None = None
+    from_end: bool = False
 
     @property
     def scrollable(self) -> bool:
@@ -313,48 +316,66 @@ class Scroll(Column):
     def max_offset(self) -> int:
         return max(0, self.content_h - (self.bounds[3] - self.bounds[1]))
 
+    def kept(self, offset: int) -> int:
+        """The state's value for an offset from the top (from the end, for a `from_end` list)."""
+        return self.max_offset - offset if self.from_end else offset
+
     def layout_children(self, ctx: LayoutCtx) -> None:
         """As a RecyclerView: only the rows in view are laid out and kept as children, and rows are
-        measured from the top only as far as the furthest swipe from here can reach (two screens, a
-        fling); the list's height past them is estimated from their average, as a RecyclerView
-        estimates its scroll range. So laying out a note of 20,000 lines or a list of 100,000 rows
-        costs what the rows above the view and a few screens do, and scrolling clamps exactly: a
-        swipe that could reach the end finds it measured. A row holding the focused field stays, so
-        typing still reaches a field scrolled out of view."""
+        measured from the start (the top, or the end for `from_end`) only as far as the furthest
+        swipe from here can reach (two screens, a fling); the list's height past them is estimated
+        from their average, as a RecyclerView estimates its scroll range. So laying out a note of
+        20,000 lines or a list of 100,000 rows costs what the rows before the view and a few screens
+        do, and scrolling clamps exactly: a swipe that could reach the far end finds it measured. A
+        row holding the focused field stays, so typing still reaches a field scrolled out of view."""
         x0, y0, x1, y1 = self.bounds
         pl, pt, pr, pb = self.padding_px(ctx)
         inner = x1 - x0 - pl - pr
         gap = ctx.px(self.spacing)
+        # Distances along the list from its start edge; a swipe travels at most twice the screen's side.
         wanted = max(0, ctx.scroll.get(self.key, 0))
-        # Content coordinates (0: the list's top); a swipe travels at most twice the screen's side.
         horizon = wanted + (y1 - y0) + 2 * max(ctx.metrics.width, ctx.metrics.height)
         rows = self.rows or Rows(len(self.children), self.children.__getitem__)
-        placed: list[tuple[View, int, int, int]] = []  # child, width, height, top in content
-        top = pt
-        while len(placed) < rows.count and not (placed and top > horizon):
-            c = rows.make(len(placed))
+        order = range(rows.count - 1, -1, -1) if self.from_end else range(rows.count)
+        start_pad, end_pad = (pb, pt) if self.from_end else (pt, pb)
+        placed: list[tuple[View, int, int, int]] = []  # child, width, height, start distance
+        along = start_pad
+        for i in order:
+            if placed and along > horizon:
+                break
+            c = rows.make(i)
             cw = self.child_width(ctx, c, inner)
             ch = c.measure(ctx, cw)
-            placed.append((c, cw, ch, top))
-            top += ch + gap
+            placed.append((c, cw, ch, along))
+            along += ch + gap
         rest = rows.count - len(placed)
-        measured = top - gap if placed else pt
+        measured = along - gap if placed else start_pad
         if rest:
-            measured += round(rest * (measured - pt + gap) / len(placed))
-        self.content_h = measured + pb
-        self.offset = min(wanted, self.max_offset)
+            measured += round(rest * (measured - start_pad + gap) / len(placed))
+        self.content_h = measured + end_pad
+        near = min(wanted, self.max_offset)  # the view's start edge, from the list's start edge
+        self.offset = self.max_offset - near if self.from_end else near
         attached: list[View] = []
         for c, cw, ch, at in placed:
-            y = y0 + at - self.offset
+            top = self.content_h - at - ch if self.from_end else at  # from the list's top
+            y = y0 + top - self.offset  # a list shorter than its view starts at the top either way
             if (y < y1 and y + ch > y0) or (ctx.focus is not None and holds_field(c, ctx.focus)):
                 c.layout(ctx, x0 + pl, y, cw, ch)
                 attached.append(c)
         if ctx.focus is not None and self.rows is None:
-            for c in self.children[len(placed) :]:  # below everything measured, so below the view
+            unmeasured = (
+                self.children[: len(self.children) - len(placed)]
+                if self.from_end
+                else self.children[len(placed) :]
+            )
+            for c in unmeasured:  # past everything measured, so out of view: laid out there
                 if holds_field(c, ctx.focus):
                     cw = self.child_width(ctx, c, inner)
-                    c.layout(ctx, x0 + pl, y1, cw, c.measure(ctx, cw))
+                    ch = c.measure(ctx, cw)
+                    c.layout(ctx, x0 + pl, y0 - ch if self.from_end else y1, cw, ch)
                     attached.append(c)
+        if self.from_end:
+            attached.sort(key=lambda v: v.bounds[1])  # the dump numbers rows from the top
         self.children, self.rows = attached, None
 
 
