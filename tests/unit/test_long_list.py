@@ -206,3 +206,20 @@ def test_a_chat_opens_at_its_newest_message_making_only_the_newest(
     ]
     assert shown == sorted(shown) and 4_900 < shown[0] < 5_000  # the dump lists them from the top
     assert 0 < len(made) < 3 * 100
+
+
+def test_messages_opens_a_conversation_at_its_newest_message(sh: ShellDevice) -> None:
+    """As a phone's Messages does (it opened at the oldest, and a reply sent there was out of view)."""
+    for i in range(40):
+        sms = f"--bind address:s:5551234 --bind body:s:'note {i}' --bind type:i:1 --bind date:l:{i + 1}"
+        assert sh.run(f"content insert --uri content://sms {sms}").status == 0
+    screen = Screen(sh.device)
+    screen.am.launch("com.android.messaging")
+    screen.tap(text="5551234")
+    assert screen.has(text="note 39") and not screen.has(text="note 0")
+    screen.wm.swipe(540, 600, 540, 2000, 100)  # a fling back to older messages
+    screen.wm.swipe(540, 600, 540, 2000, 100)
+    assert screen.has(text="note 0")
+    screen.type_into("on my way", text="Text message")
+    screen.tap(desc="Send SMS")
+    assert screen.has(text="on my way") and screen.has(text="note 39")

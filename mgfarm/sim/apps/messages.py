@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timezone
+from functools import partial
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.apps.contacts import contacts_db
 from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.cursor import get_long
 from mgfarm.sim.system.providers import Route, SqliteProvider
-from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item
 
 PKG = "com.android.messaging"
@@ -159,7 +160,6 @@ class Messages(App):
         address = str(ctx.extras.get("address") or ctx.extras.get("data", "")).removeprefix("smsto:")
         address = address.removeprefix("sms:")
         path = self.db_file("mmssms.db", PROVIDER_PKG)
-        children: list[View] = []
         if not address:
             return self.new_conversation(ctx)
         name = self.names().get(digits(address), address)
@@ -169,32 +169,27 @@ class Messages(App):
             "canonical_addresses c ON c._id = t.recipient_ids WHERE c.address = ?) ORDER BY date, _id",
             (address,),
         )
-        for body, kind, _date in msgs:
-            mine = kind != INBOX
-            bubble = Text(
-                id="message_text",
-                text=body or "",
-                size=16,
-                lines=20,
-                pad=(16, 10, 16, 10),
-                radius=20,
-                bg="primary_container" if mine else "surface_container_high",
-                color="on_primary_container" if mine else "on_surface",
-                width=300,
-            )
-            children.append(Row(pad=(12, 4, 12, 4), justify="end" if mine else "start", children=[bubble]))
+        bubbles = [partial(bubble, str(body or ""), kind != INBOX) for body, kind, _date in msgs]
 
         def send() -> None:
             body = ctx.field("compose").strip()
             if body:
                 self.send(ctx, address, body)
                 ctx.set_field("compose", "")
+                ctx.state.setdefault("scroll", {})["messages"] = 0  # the new message in view
 
         return Column(
             bg="surface",
             children=[
                 app_bar(name, back=ctx.finish),
-                Scroll(id="message_list", key="messages", weight=1, pad=(0, 8, 0, 8), children=children),
+                Scroll(
+                    id="message_list",
+                    key="messages",
+                    weight=1,
+                    pad=(0, 8, 0, 8),
+                    from_end=True,  # a conversation opens at its newest message, and keeps it in view
+                    rows=Rows.of(bubbles) if bubbles else None,
+                ),
                 Row(
                     pad=(12, 8, 8, 12),
                     spacing=8,
@@ -267,3 +262,19 @@ def _short_date(ms: object) -> str:
     if not get_long(ms):
         return ""
     return instant(ms, timezone.utc).strftime("%b %-d")
+
+
+def bubble(body: str, mine: bool) -> View:
+    """One message of a conversation, on the right when it was sent."""
+    text = Text(
+        id="message_text",
+        text=body,
+        size=16,
+        lines=20,
+        pad=(16, 10, 16, 10),
+        radius=20,
+        bg="primary_container" if mine else "surface_container_high",
+        color="on_primary_container" if mine else "on_surface",
+        width=300,
+    )
+    return Row(pad=(12, 4, 12, 4), justify="end" if mine else "start", children=[text])
