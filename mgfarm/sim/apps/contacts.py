@@ -378,7 +378,7 @@ class Contacts(App):
             rows += [partial(self.row, c, open_contact(c.contact_id)) for c in favourites]
             rows.append(partial(header, "Contacts"))
         rows += [partial(self.row, c, open_contact(c.contact_id)) for c in contacts]
-        none = (
+        empty = (
             []
             if contacts
             else [empty_state("person", "No contacts" if not query else "No matching contacts")]
@@ -452,7 +452,7 @@ class Contacts(App):
                             weight=1,
                             pad=(0, 0, 0, 88),
                             rows=Rows.of(rows) if contacts else None,
-                            children=none,
+                            children=empty,
                         ),
                     ]
                 ),

@@ -12,7 +12,7 @@ from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.cursor import get_long
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item
+from mgfarm.sim.ui.widgets import app_bar, chat_bubble, empty_state, fab, list_item
 
 PKG = "com.android.messaging"
 PROVIDER_PKG = "com.android.providers.telephony"
@@ -169,7 +169,17 @@ class Messages(App):
             "canonical_addresses c ON c._id = t.recipient_ids WHERE c.address = ?) ORDER BY date, _id",
             (address,),
         )
-        bubbles = [partial(bubble, str(body or ""), kind != INBOX) for body, kind, _date in msgs]
+        bubbles = [
+            partial(
+                chat_bubble,
+                str(body or ""),
+                kind != INBOX,
+                text_id="message_text",
+                width=300,
+                sent=("primary_container", "on_primary_container"),
+            )
+            for body, kind, _date in msgs
+        ]
 
         def send() -> None:
             body = ctx.field("compose").strip()
@@ -262,19 +272,3 @@ def _short_date(ms: object) -> str:
     if not get_long(ms):
         return ""
     return instant(ms, timezone.utc).strftime("%b %-d")
-
-
-def bubble(body: str, mine: bool) -> View:
-    """One message of a conversation, on the right when it was sent."""
-    text = Text(
-        id="message_text",
-        text=body,
-        size=16,
-        lines=20,
-        pad=(16, 10, 16, 10),
-        radius=20,
-        bg="primary_container" if mine else "surface_container_high",
-        color="on_primary_container" if mine else "on_surface",
-        width=300,
-    )
-    return Row(pad=(12, 4, 12, 4), justify="end" if mine else "start", children=[text])

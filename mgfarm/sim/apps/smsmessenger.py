@@ -20,7 +20,7 @@ from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import ProviderError, ProviderRegistry
 from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
-from mgfarm.sim.ui.widgets import app_bar, empty_state, fab, list_item, paste_menu
+from mgfarm.sim.ui.widgets import app_bar, chat_bubble, empty_state, fab, list_item, paste_menu
 
 PKG = "com.simplemobiletools.smsmessenger"
 MAIN = f"{PKG}.activities.MainActivity"
@@ -385,19 +385,12 @@ def _when(ms: int, now_ms: int) -> str:
 
 
 def bubble(m: Sms) -> View:
-    """One message of a thread: its body in a bubble, on the right when it was sent."""
-    mine = m.type != INBOX
-    body = Text(
-        id="thread_message_body",
-        text=m.body,
-        size=16,
-        lines=20,
-        pad=(16, 10, 16, 10),
-        radius=20,
-        bg="primary" if mine else "surface_container_high",
-        color="on_primary" if mine else "on_surface",
+    """One message of a thread, on the right when it was sent."""
+    return chat_bubble(
+        m.body,
+        m.type != INBOX,
+        text_id="thread_message_body",
         width=280,
-    )
-    return Row(
-        id="thread_message_holder", pad=(12, 4, 12, 4), justify="end" if mine else "start", children=[body]
+        sent=("primary", "on_primary"),
+        holder_id="thread_message_holder",
     )

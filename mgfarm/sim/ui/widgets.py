@@ -216,6 +216,26 @@ def page(bar: View, body: View) -> View:
     return Column(bg="surface", children=[bar, body])
 
 
+def chat_bubble(
+    text: str, mine: bool, *, text_id: str, width: float, sent: tuple[str, str], holder_id: str = ""
+) -> View:
+    """A message of a conversation in a rounded bubble: on the right in the `sent` background and
+    text colours when it was sent, on the left when it was received."""
+    bg, color = sent if mine else ("surface_container_high", "on_surface")
+    body = Text(
+        id=text_id,
+        text=text,
+        size=16,
+        lines=20,
+        pad=(16, 10, 16, 10),
+        radius=20,
+        bg=bg,
+        color=color,
+        width=width,
+    )
+    return Row(id=holder_id, pad=(12, 4, 12, 4), justify="end" if mine else "start", children=[body])
+
+
 def empty_state(icon: str, text: str) -> View:
     return Column(
         center=True,
