@@ -272,7 +272,10 @@ class Row(View):
             gap = (x1 - x0 - sum(ws)) // (len(ws) - 1)
         for c, cw in zip(self.children, ws, strict=True):
             ch = min(c.measure(ctx, cw), y1 - y0)
-            y = {"top": y0, "bottom": y1 - ch}.get(self.valign, y0 + (y1 - y0 - ch) // 2)
+            if self.valign == "center":
+                y = y0 + (y1 - y0 - ch) // 2
+            else:
+                y = y0 if self.valign == "top" else y1 - ch
             c.layout(ctx, x, y, cw, ch)
             x += cw + gap
 
