@@ -122,8 +122,8 @@ def test_temporary_tables_stay_in_memory_and_the_device_cannot_move_them_to_disk
 
 
 def test_settings_and_provider_writes_stop_when_full_and_reading_goes_on(small: ShellDevice) -> None:
-    value = "v" * 500_000
-    statuses = [small.run(f"settings put system big{i} {value}").status for i in range(12)]
+    value = "v" * 120_000  # an argument a device's exec takes (under 128 KiB)
+    statuses = [small.run(f"settings put system big{i} {value}").status for i in range(60)]
     assert 255 in statuses and statuses.index(255) >= 4
     put = small.run(f"settings put system big99 {value}")
     assert "SQLiteFullException: database or disk is full" in put.error
