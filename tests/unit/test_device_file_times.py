@@ -132,9 +132,23 @@ def test_touch_redirection_ls_and_stat_follow_the_device_clock_and_zone(sh: Shel
     assert sh.run("stat -c %y /sdcard/Download/note.txt").text == "2026-03-02 10:15:00.000000000 +0100\n"
     default = sh.run("stat /sdcard/Download/note.txt").text
     assert "Modify: 2026-03-02 10:15:00.000000000 +0100" in default
-    assert "Change: 2026-03-02 10:15:00.000000000 +0100" in default  # never the host kernel's ctime
+    assert "Change: 2026-03-02 10:15:00." in default  # the host kernel's ctime, in device time
     assert sh.run("find /sdcard/Download -mmin -5 -name note.txt").text == "/sdcard/Download/note.txt\n"
     assert sh.run("TZ=UTC ls -l /sdcard/Download/note.txt").text.count(" 2026-03-02 09:15 ") == 1
+
+
+def test_the_change_time_moves_with_every_change_and_nothing_sets_it_back(sh: ShellDevice) -> None:
+    # The judge tells a same-size overwrite of a large file by its times: `touch` can set a file's
+    # mtime back (and the frozen clock stamps every write alike), never its ctime.
+    path = "/sdcard/Movies/a.mp4"
+    assert sh.run(f"echo one > {path}").status == 0
+    before = sh.run(f"stat -c '%y %z' {path}").text
+    assert sh.run(f"stat -c '%y %z' {path}").text == before  # reading changes nothing
+    assert sh.run(f"echo two > {path}; touch -d '2026-03-02 10:15:00' {path}").status == 0
+    after = sh.run(f"stat -c '%y %z' {path}").text
+    assert after.split()[:2] == before.split()[:2]  # the same mtime
+    assert after.split()[4] > before.split()[4]  # a later change time
+    assert int(sh.run(f"stat -c %Z {path}").text) >= int(DEVICE_NOW)
 
 
 def test_sync_push_keeps_a_given_mtime_and_stamps_none_with_the_device_clock(tmp_path: Path) -> None:

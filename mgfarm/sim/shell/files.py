@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
 from mgfarm.sim.shell.system import local_zone
+from mgfarm.sim.system.clock import Clock
 from mgfarm.sim.system.fs import Entry, PathEscapeError, change_ns
 
 T = TypeVar("T")
@@ -170,11 +171,11 @@ class LsOptions:
     def atime(self) -> bool:
         return "u" in self.flags
 
-    def when(self, st: os.stat_result) -> int:
+    def when(self, st: os.stat_result, clock: Clock) -> int:
         if "u" in self.flags:
             return st.st_atime_ns
         if "c" in self.flags:
-            return change_ns(st)
+            return change_ns(st, clock)
         return st.st_mtime_ns
 
 
@@ -236,7 +237,7 @@ def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts:
         user,
         group,
         size,
-        format_time(inv, opts.when(st), opts.long > 1),
+        format_time(inv, opts.when(st, inv.device.services.clock), opts.long > 1),
         shown,
     ]
 
@@ -255,12 +256,12 @@ def format_rows(rows: list[list[str]]) -> str:
 
 
 def sort_entries(
-    entries: list[tuple[str, os.stat_result]], opts: LsOptions
+    entries: list[tuple[str, os.stat_result]], opts: LsOptions, clock: Clock
 ) -> list[tuple[str, os.stat_result]]:
     """Entries in `ls` order: by name, newest first (-t, by atime with -u) or largest first (-S)."""
     entries = sorted(entries, key=lambda e: e[0])
     if "t" in opts.flags:
-        entries.sort(key=lambda e: opts.when(e[1]), reverse=True)
+        entries.sort(key=lambda e: opts.when(e[1], clock), reverse=True)
     elif "S" in opts.flags:
         entries.sort(key=lambda e: e[1].st_size, reverse=True)
     return entries[::-1] if "r" in opts.flags else entries
@@ -286,7 +287,7 @@ def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[t
     entries = fs.entries(device)
     if "a" not in opts.flags:
         entries = [(n, st) for n, st in entries if not n.startswith(".") or "A" in opts.flags]
-    entries = sort_entries(entries, opts)
+    entries = sort_entries(entries, opts, inv.device.services.clock)
     if "a" in opts.flags:
         dots = [(".", fs.stat(device)), ("..", fs.stat(posixpath.join(device, "..")))]
         entries = dots + entries
@@ -325,7 +326,7 @@ async def ls(inv: Invocation) -> int:
             dirs.append((dev, path))
         else:
             files.append((path, st))
-    files = sort_entries(files, opts)
+    files = sort_entries(files, opts, inv.device.services.clock)
     if opts.long:
         inv.out(format_rows([long_line(inv, st, device_path(inv, p), p, opts) for p, st in files]))
     else:
@@ -790,7 +791,8 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
         kinds |= {"s": statmod.S_ISSOCK, "c": statmod.S_ISCHR, "b": statmod.S_ISBLK}
         return any(kinds[c](st.st_mode) for c in value.split(",") if c in kinds)
     if op in ("-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin"):
-        stamp = {"m": st.st_mtime, "a": st.st_atime, "c": change_ns(st) / 1e9}[op[1]]
+        changed = change_ns(st, inv.device.services.clock) / 1e9
+        stamp = {"m": st.st_mtime, "a": st.st_atime, "c": changed}[op[1]]
         unit = 60 if op.endswith("min") else 86400
         return _numeric(value, (run.now - stamp) // unit)
     if op == "-newer":
@@ -938,8 +940,10 @@ def _stat_time(inv: Invocation, ns: int) -> str:
 
 def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> str:
     user, group = owner(device_path(inv, shown))
-    if key in "xyz":
-        return _stat_time(inv, {"x": st.st_atime_ns, "y": st.st_mtime_ns, "z": change_ns(st)}[key])
+    if key == "z":
+        return _stat_time(inv, change_ns(st, inv.device.services.clock))
+    if key in "xy":
+        return _stat_time(inv, st.st_atime_ns if key == "x" else st.st_mtime_ns)
     fields = {
         "s": str(st.st_size),
         "n": shown,
@@ -953,7 +957,7 @@ def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> st
         "g": "0",
         "Y": str(int(st.st_mtime)),
         "X": str(int(st.st_atime)),
-        "Z": str(change_ns(st) // 1_000_000_000),
+        "Z": str(change_ns(st, inv.device.services.clock) // 1_000_000_000),
         "h": str(st.st_nlink),
         "i": str(st.st_ino),
         "b": str(st.st_blocks),

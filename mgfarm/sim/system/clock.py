@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import time
 from datetime import datetime, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
@@ -13,12 +14,19 @@ if TYPE_CHECKING:
     from mgfarm.sim.system.props import Props
 
 
+# How device time stood against host time since its last changes (`Clock.device_ns`): a change
+# time older than all of them is read against the oldest.
+ANCHORS = 32
+
+
 class Clock:
     """Wall-clock milliseconds, offset from the host clock or frozen at one instant."""
 
     def __init__(self) -> None:
         self._offset_ms = 0  # device time minus host time while running
         self._frozen_ms: int | None = None
+        self._anchors: list[tuple[int, int]] = []  # (host ns, device ns) at each change of the clock
+        self._anchor()
 
     def now_ms(self) -> int:
         if self._frozen_ms is not None:
@@ -35,6 +43,7 @@ class Clock:
             self._frozen_ms = ms
         else:
             self._offset_ms = ms - int(time.time() * 1000)
+        self._anchor()
 
     def freeze(self, frozen: bool) -> None:
         """Stop (True) or restart (False) the clock at the current device time."""
@@ -44,6 +53,7 @@ class Clock:
         else:
             self._frozen_ms = None
             self._offset_ms = now - int(time.time() * 1000)
+        self._anchor()
 
     @property
     def frozen(self) -> bool:
@@ -57,6 +67,19 @@ class Clock:
         self.set_ms(int(state["now_ms"]))
         if state.get("frozen"):
             self._frozen_ms = int(state["now_ms"])
+        self._anchor()
+
+    def _anchor(self) -> None:
+        self._anchors.append((time.time_ns(), self.now_ms() * 1_000_000))
+        del self._anchors[:-ANCHORS]
+
+    def device_ns(self, host_ns: int) -> int:
+        """The device time at host instant `host_ns` (a change time the host kernel stamped), the
+        clock running from how it stood then: a frozen clock's instants stay apart, as a device's
+        kernel's change times do."""
+        at = bisect.bisect_right(self._anchors, (host_ns, 2**63)) - 1
+        host, device = self._anchors[max(at, 0)]
+        return device + host_ns - host
 
 
 TIMEZONE_PROP = "persist.sys.timezone"

@@ -8,8 +8,8 @@ any host code that follows it by path (SQLite, a snapshot copy, an app) finds no
 
 Every change made through this class is stamped with the device's clock (`now`), not the host's: the
 entry written or created gets that mtime, and so does the folder whose entries changed, as the
-device's kernel would stamp them. The host kernel stamps ctime itself and nothing can set it, so
-the device reports a file's change time as its mtime (`change_ns`).
+device's kernel would stamp them. The host kernel stamps ctime itself and nothing can set it, as on
+a device; the device reports it in device time (`change_ns`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mgfarm.sim.system.space import BLOCK, DEFAULT_STORAGE, Space, no_space
+
+if TYPE_CHECKING:
+    from mgfarm.sim.system.clock import Clock
 
 # Folders every device has, as on a stock emulator image.
 SKELETON = (
@@ -71,9 +75,10 @@ DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 WRITE_MODES = os.O_WRONLY | os.O_RDWR
 
 
-def change_ns(st: os.stat_result) -> int:
-    """The device's ctime of an entry: its mtime, since the host kernel stamps ctime with host time."""
-    return st.st_mtime_ns
+def change_ns(st: os.stat_result, clock: Clock) -> int:
+    """The device's ctime of an entry: the host kernel's, in device time. Nothing sets it (`touch`
+    sets the others), so it moves whenever an entry's bytes or metadata do."""
+    return clock.device_ns(st.st_ctime_ns)
 
 
 class PathEscapeError(ValueError):
