@@ -265,6 +265,7 @@ def _collateral(template: TaskTemplate, spec: StateSpec) -> list[Adversary]:
     if "files" in template.apps or any("file" in item for item in template.outcome):
         out.append(_damage("file_add", _add_file))
         out.append(_damage("file_delete", _delete_file))
+        out.append(_damage("file_overwrite", _overwrite_file))
     return out
 
 
@@ -407,13 +408,32 @@ def _add_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> b
     return True
 
 
-def _delete_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+def _untouched_files(device: Any, baseline: StateSnapshot) -> list[str]:
+    """Files in shared storage the oracle left as they were, largest first."""
     now = read_files(device)
     before = baseline.table("files")
     files = [p for p, row in before.items() if row.get("type") == "file" and now.get(p) == row]
+    return sorted(files, key=lambda p: -(before[p]["size"] or 0))
+
+
+def _delete_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+    files = _untouched_files(device, baseline)
     if not files:
         return False
     device.shell(f"rm {quote(shared_path(files[0]))}")
+    return True
+
+
+ROTATED = bytes(range(1, 256)) + b"\0"  # every byte another
+
+
+def _overwrite_file(device: Any, instance: TaskInstance, baseline: StateSnapshot) -> bool:
+    """Other bytes of the same size in the largest untouched file (one too large to hash, if any)."""
+    files = _untouched_files(device, baseline)
+    if not files:
+        return False
+    data = device.pull(files[0])
+    device.push(data.translate(ROTATED), files[0])
     return True
 
 

@@ -7,7 +7,9 @@ A snapshot is a set of *tables*, each a mapping key -> row (a dict of column val
   tables an entity covers are then compared through the entity only, so one logical insert is one
   change;
 - `settings.NS` (system, secure, global), keyed by setting name, row `{value}`;
-- `files`, keyed by path under shared storage, row `{type, size, sha1}` (sha1 for small files);
+- `files`, keyed by path under shared storage, row `{type, size, sha1, times}` (sha1 for small
+  files; for larger ones `times`, their modification and change times, which a same-size overwrite
+  moves);
 - `prefs.NAME` for every declared SharedPreferences file (an app's own settings: Pro Expense's
   currency), keyed by preference name, row `{type, value}`;
 - `props`, the system properties a verdict depends on (the time zone), row `{value}`.
@@ -37,7 +39,7 @@ from mgfarm.tasks.device import TaskDevice, quote
 SETTINGS_NAMESPACES = ("system", "secure", "global")
 TIMEZONE_PROP = "persist.sys.timezone"
 SHARED_STORAGE = "/storage/emulated/0"  # what /sdcard points at
-HASH_LIMIT = 256 * 1024  # files up to this size are pulled and hashed; larger ones compare by size
+HASH_LIMIT = 256 * 1024  # files up to this size are hashed; larger ones compare by size and times
 # The device is hostile, the judge runs in the trainer's process: a database (or -wal) over this size
 # is not pulled, and reading one stops after this many SQLite steps (a real app's database, well
 # under a million).
@@ -462,10 +464,10 @@ def listed_files(lines: list[str]) -> tuple[Table, list[str]]:
             continue
         path = f"{folder}/{parts[7]}"
         if parts[0].startswith("d"):
-            entries[path] = {"type": "dir", "size": None, "sha1": None}
+            entries[path] = {"type": "dir", "size": None, "sha1": None, "times": None}
             continue
         size = int(parts[4]) if SIZE.fullmatch(parts[4]) else None
-        entries[path] = {"type": "file", "size": size, "sha1": None}
+        entries[path] = {"type": "file", "size": size, "sha1": None, "times": None}
         if size is not None and size <= HASH_LIMIT:
             small.append(path)
     return entries, small
@@ -525,20 +527,38 @@ def parse_sums(lines: list[str]) -> tuple[dict[str, str], set[str]]:
 HASH_SHARED = f"find {SHARED_STORAGE} -type f -size -{HASH_LIMIT + 1}c -exec sha1sum {{}} +"
 
 
-def fill_sums(entries: Table, small: list[str], lines: list[str]) -> None:
-    """The sha1 of the small files among `entries` from HASH_SHARED's output (same round trip as the
-    listing); a file it did not hash (a link, a name `ls -q` had to change) keeps none: its size tells."""
-    sums, _ = parse_sums(lines)
+# The modification and change times of every larger file, which hashing would make a capture cost
+# what the largest file a device holds does: an overwrite of the same size moves both, and a device's
+# ctime cannot be set back (`touch` sets only the others).
+TIME_LARGE = f"find {SHARED_STORAGE} -type f -size +{HASH_LIMIT}c -exec stat -c '%y %z %n' {{}} +"
+STAMP = r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})? [+-][0-9]{4}"
+TIMES_LINE = re.compile(f"({STAMP} {STAMP}) (/.+)")
+SHARED_COMMANDS = {"files": LIST_FILES, "shared_sums": HASH_SHARED, "shared_times": TIME_LARGE}
+
+
+def parse_times(lines: list[str]) -> dict[str, str]:
+    """TIME_LARGE's output: each file's two times, as one string, by path."""
+    return {m.group(2): m.group(1) for line in lines if (m := TIMES_LINE.fullmatch(line))}
+
+
+def shared_table(sections: dict[str, list[str]]) -> Table:
+    """The `files` table from SHARED_COMMANDS' sections (one round trip): the listing, with the sha1
+    of each small file and the times of each larger one. A file either misses (a link, a name
+    `ls -q` had to change) keeps none: its size tells."""
+    entries, small = listed_files(sections["files"])
+    sums, _ = parse_sums(sections["shared_sums"])
     for path in small:
         entries[path]["sha1"] = sums.get(path)
+    for path, times in parse_times(sections["shared_times"]).items():
+        entry = entries.get(path)
+        if entry is not None and entry["type"] == "file" and path not in small:
+            entry["times"] = times
+    return entries
 
 
 def read_files(device: TaskDevice) -> Table:
-    """Files and folders in shared storage keyed by path: type, size, and sha1 of small files."""
-    sections = run_sections(device, {"files": LIST_FILES, "shared_sums": HASH_SHARED})
-    entries, small = listed_files(sections["files"])
-    fill_sums(entries, small, sections["shared_sums"])
-    return entries
+    """Files and folders in shared storage keyed by path: type, size, and sha1 or times."""
+    return shared_table(run_sections(device, SHARED_COMMANDS))
 
 
 class Prelude(Protocol):
@@ -557,8 +577,8 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
     kind of every database file; one too large or not a file is not pulled (`unreadable`), one
     whose bytes (with its -wal) were read before is taken from the tables kept for them, and only
     the others are pulled, in one sync session. Small files in shared storage are hashed on the
-    device in the same round trip. `before`'s commands (the last setup steps) run first in it and
-    are checked.
+    device in the same round trip, and the times of larger ones read. `before`'s commands (the last
+    setup steps) run first in it and are checked.
     """
     decls = list(spec.databases.values())
     paths = [spec.path_on(decl.path, device.profile) for decl in decls]
@@ -568,8 +588,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
         device,
         {
             **SETTINGS_COMMANDS,
-            "files": LIST_FILES,
-            "shared_sums": HASH_SHARED,
+            **SHARED_COMMANDS,
             "zone": f"getprop {TIMEZONE_PROP}",
             "sums": sha1_command(files),
             "stats": stat_command(files),
@@ -581,9 +600,7 @@ def capture(device: TaskDevice, spec: StateSpec, before: Prelude | None = None) 
         before.check("\n".join(sections[""]))
     snap = StateSnapshot(tables=settings_tables(sections))
     snap.tables.update((name, prefs_table(sections[name])) for name in prefs)
-    entries, small = listed_files(sections["files"])
-    fill_sums(entries, small, sections["shared_sums"])
-    snap.tables["files"] = entries
+    snap.tables["files"] = shared_table(sections)
     zone = "".join(sections["zone"]).strip() or "UTC"
     snap.tables["props"] = {TIMEZONE_PROP: {"value": zone}}
     sums, missing = parse_sums(sections["sums"])

@@ -20,7 +20,7 @@ from mgfarm.device import parsing
 from mgfarm.device.framebuffer import CHANNELS, HEADER, MAGIC, parse_header, parse_reply
 from mgfarm.device.ui import parse_hierarchy
 from mgfarm.errors import MgfarmError
-from mgfarm.tasks.state import listed_files, parse_stats, parse_sums, prefs_table
+from mgfarm.tasks.state import listed_files, parse_stats, parse_sums, parse_times, prefs_table, shared_table
 
 DUMP = (
     "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
@@ -65,6 +65,17 @@ SAMPLES: list[tuple[str, Callable[[str], Any], str]] = [
         "ls -lR",
         lambda t: listed_files(t.split("\n")),
         "/storage/emulated/0/Download:\ntotal 8\n-rw-rw---- 1 root everybody 5 2026-03-04 12:00 a.txt\n",
+    ),
+    (
+        "stat times",
+        lambda t: parse_times(t.split("\n")),
+        "2026-03-04 12:00:01.5 +0100 2026-03-04 12:00:01.500000000 +0100 /storage/emulated/0/a.mp4",
+    ),
+    (
+        "shared storage",
+        lambda t: shared_table(dict(zip(("files", "shared_sums", "shared_times"), ([t.split("\n")] * 3)))),
+        "/storage/emulated/0/Movies:\n-rw-rw---- 1 root everybody 300000 2026-03-04 12:00 a.mp4\n"
+        "2026-03-04 12:00:01.5 +0100 2026-03-04 12:00:01.500000000 +0100 /storage/emulated/0/Movies/a.mp4",
     ),
     ("avd snapshot list", lambda t: parse_snapshot_list(t.split("\n")), "ID TAG SIZE\n--  golden 1M"),
     ("host:devices", parse_devices, "emulator-5554\tdevice\nemulator-5556\toffline"),

@@ -108,6 +108,24 @@ def test_thousands_of_small_files_are_hashed_without_a_command_line_past_the_exe
     assert task_device.longest < 128 * 1024
 
 
+def test_a_same_size_overwrite_of_a_file_too_large_to_hash_is_a_change(task_device: SimTaskDevice) -> None:
+    # Files over HASH_LIMIT are not hashed (a capture would cost what the largest file does): their
+    # modification and change times stand for their bytes.
+    big = task_device.sh.host("/sdcard/Movies/big.mp4")
+    big.write_bytes(b"a" * (state.HASH_LIMIT + 1))
+    path = "/storage/emulated/0/Movies/big.mp4"
+    before = capture(task_device, SPEC)  # type: ignore[arg-type]
+    row = before.table("files")[path]
+    assert row["sha1"] is None and row["times"] and row["size"] == state.HASH_LIMIT + 1
+    assert capture(task_device, SPEC).table("files") == before.table("files")  # type: ignore[arg-type]
+    task_device.sh.host("/data/local/tmp/same").write_bytes(b"b" * (state.HASH_LIMIT + 1))
+    assert task_device.sh.run(f"cat /data/local/tmp/same > {path}").status == 0
+    after = capture(task_device, SPEC)  # type: ignore[arg-type]
+    assert after.table("files")[path]["size"] == row["size"]
+    changes = diff(before, after)
+    assert [(c.where, c.key, c.kind) for c in changes] == [("files", path, "update")]
+
+
 def test_a_file_name_cannot_forge_an_entry_of_the_listing(task_device: SimTaskDevice) -> None:
     forged = "-rw-rw---- 1 root root 5 2026-01-01 00:00 report.txt"
     assert task_device.sh.run(f"touch '/sdcard/Documents/x\n{forged}'").status == 0
