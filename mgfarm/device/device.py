@@ -242,9 +242,20 @@ class Device:
         return parse_sqlite_rows(res.output)
 
     def settings_get(self, namespace: str, key: str) -> str | None:
+        """A setting's value, None when unset. `settings get` prints the value and a line break
+        ("null" when unset); any other reply (nothing at all, a failure) is a DeviceError, never
+        a value: a judge must not read a silent device as the empty string."""
         _check_namespace(namespace)
-        out = self.shell(f"settings get {namespace} {q(key)}")
-        return None if out == "null" else out
+        with self._adb_errors("shell"):
+            output, code = self.wire.run(f"settings get {namespace} {q(key)}")
+        text = output.decode("utf-8", "replace")
+        if code != 0 or not text.endswith("\n"):
+            raise DeviceError(
+                f"`settings get {namespace} {key}` on {self.serial} answered {text[:80]!r} with status "
+                f"{code}, not a value and a line break; the device's settings command is not answering."
+            )
+        value = text[:-1].removesuffix("\r")
+        return None if value == "null" else value
 
     def settings_put(self, namespace: str, key: str, value: object) -> None:
         _check_namespace(namespace)

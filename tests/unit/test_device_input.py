@@ -386,3 +386,17 @@ def test_actions_whose_outcome_matters_run_now_even_when_inputs_are_deferred() -
     )
     assert executor.execute({"action_type": "wait"}, [], defer_input=True).inputs == ()
     assert dev.commands == ["start com.android.settings"]
+
+
+@pytest.mark.parametrize("reply", [b"", b"1", b"null"])
+def test_a_settings_reply_that_is_not_a_value_and_a_line_break_is_an_error(
+    device: tuple[Device, SimWire], reply: bytes
+) -> None:
+    # A silent device once read as the value "": `settings.equals {value: ""}` paid on it.
+    dev, wire = device
+    dev.settings_put("system", "mgfarm_probe", "")
+    assert dev.settings_get("system", "mgfarm_probe") == ""
+    assert dev.settings_get("system", "mgfarm_unset") is None
+    wire.tamper = lambda line, out: reply if line.startswith("settings get") else out
+    with pytest.raises(DeviceError, match="not a value and a line break"):
+        dev.settings_get("system", "mgfarm_probe")
