@@ -81,6 +81,11 @@ class SimDevice:
             raise RuntimeError(f"device {self.config.name} has not started its services: boot it first")
         return self._services
 
+    def device_ns(self, host_ns: int) -> int:
+        """A host instant (a change time the host kernel stamped) in device time; host time before
+        the services start."""
+        return self._services.clock.device_ns(host_ns) if self._services is not None else host_ns
+
     def now(self) -> float:
         """The device's wall time in seconds: its clock service once started, host time before."""
         return self._services.clock.now() if self._services is not None else time.time()

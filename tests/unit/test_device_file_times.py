@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import os
 import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -149,6 +150,41 @@ def test_the_change_time_moves_with_every_change_and_nothing_sets_it_back(sh: Sh
     assert after.split()[:2] == before.split()[:2]  # the same mtime
     assert after.split()[4] > before.split()[4]  # a later change time
     assert int(sh.run(f"stat -c %Z {path}").text) >= int(DEVICE_NOW)
+
+
+def test_reading_a_file_leaves_its_access_time_as_a_noatime_data_partition_does(sh: ShellDevice) -> None:
+    # AndroidWorld's Markor checks compare `ls DIR -ll -au` before and after: a note the agent only
+    # opened must keep its time. The host's kernel moved it (relatime), to the host's time.
+    assert sh.run("echo hi > /sdcard/Download/a.txt").status == 0
+    before = sh.run("ls /sdcard/Download -ll -au").text
+    assert " 2026-03-02 10:15:00.000000000 +0100 a.txt" in before
+    time.sleep(0.01)
+    assert sh.run("cat /sdcard/Download/a.txt; ls -R /sdcard/Download").status == 0
+    host = sh.host("/sdcard/Download/a.txt").stat()
+    assert host.st_atime_ns > host.st_ctime_ns  # the host's kernel moved it
+    assert sh.run("ls /sdcard/Download -ll -au").text == before
+    assert sh.run("find /sdcard/Download -amin -5 -name a.txt").text == "/sdcard/Download/a.txt\n"
+
+
+def test_touch_sets_the_times_it_is_given(sh: ShellDevice) -> None:
+    lines = [
+        "touch -a -d '2026-03-01 08:00:00' /sdcard/a",  # creates it, then sets its atime only
+        "touch -m -t 202602031405.09 /sdcard/b",
+        "touch -d 2026-01-02T03:04:05.5Z /sdcard/c",
+        "touch -r /sdcard/b /sdcard/d",
+        "touch -c /sdcard/none",
+    ]
+    assert sh.run("; ".join(lines)).status == 0
+    times = sh.run("stat -c '%n %x / %y' /sdcard/a /sdcard/b /sdcard/c /sdcard/d").text.splitlines()
+    assert times == [
+        "/sdcard/a 2026-03-01 08:00:00.000000000 +0100 / 2026-03-02 10:15:00.000000000 +0100",
+        "/sdcard/b 2026-03-02 10:15:00.000000000 +0100 / 2026-02-03 14:05:09.000000000 +0100",
+        "/sdcard/c 2026-01-02 04:04:05.500000000 +0100 / 2026-01-02 04:04:05.500000000 +0100",
+        "/sdcard/d 2026-03-02 10:15:00.000000000 +0100 / 2026-02-03 14:05:09.000000000 +0100",
+    ]
+    assert sh.run("ls /sdcard/none").status == 1
+    bad = sh.run("touch -d yesterday /sdcard/e")
+    assert bad.status == 1 and bad.error == "touch: bad 'yesterday'\n" and sh.run("ls /sdcard/e").status == 1
 
 
 def test_sync_push_keeps_a_given_mtime_and_stamps_none_with_the_device_clock(tmp_path: Path) -> None:

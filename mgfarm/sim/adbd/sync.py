@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from mgfarm.sim.adbd.transport import Stream
 from mgfarm.sim.io import ByteSource
-from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.fs import PathEscapeError, access_ns, change_ns
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -122,9 +122,9 @@ class SyncSession:
             0,  # the simulated device owns everything as root
             0,
             self.size(path, st),
-            int(st.st_atime),
+            access_ns(st) // 1_000_000_000,
             int(st.st_mtime),
-            int(st.st_ctime),
+            change_ns(st, self.device.device_ns) // 1_000_000_000,
         )
 
     def listing(self, path: str) -> bytes:

@@ -13,6 +13,7 @@ import fnmatch
 import hashlib
 import os
 import posixpath
+import re
 import shutil
 import stat as statmod
 from collections.abc import AsyncIterator, Callable
@@ -22,9 +23,8 @@ from typing import Any, TypeVar
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
-from mgfarm.sim.shell.system import local_zone
-from mgfarm.sim.system.clock import Clock
-from mgfarm.sim.system.fs import Entry, PathEscapeError, change_ns
+from mgfarm.sim.shell.system import local_zone, parse_date
+from mgfarm.sim.system.fs import Entry, PathEscapeError, access_ns, change_ns
 
 T = TypeVar("T")
 YIELD_EVERY = 256  # entries a walk handles between two turns of the event loop
@@ -171,11 +171,11 @@ class LsOptions:
     def atime(self) -> bool:
         return "u" in self.flags
 
-    def when(self, st: os.stat_result, clock: Clock) -> int:
+    def when(self, st: os.stat_result, device_ns: Callable[[int], int]) -> int:
         if "u" in self.flags:
-            return st.st_atime_ns
+            return access_ns(st)
         if "c" in self.flags:
-            return change_ns(st, clock)
+            return change_ns(st, device_ns)
         return st.st_mtime_ns
 
 
@@ -237,7 +237,7 @@ def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts:
         user,
         group,
         size,
-        format_time(inv, opts.when(st, inv.device.services.clock), opts.long > 1),
+        format_time(inv, opts.when(st, inv.device.device_ns), opts.long > 1),
         shown,
     ]
 
@@ -256,12 +256,12 @@ def format_rows(rows: list[list[str]]) -> str:
 
 
 def sort_entries(
-    entries: list[tuple[str, os.stat_result]], opts: LsOptions, clock: Clock
+    entries: list[tuple[str, os.stat_result]], opts: LsOptions, device_ns: Callable[[int], int]
 ) -> list[tuple[str, os.stat_result]]:
     """Entries in `ls` order: by name, newest first (-t, by atime with -u) or largest first (-S)."""
     entries = sorted(entries, key=lambda e: e[0])
     if "t" in opts.flags:
-        entries.sort(key=lambda e: opts.when(e[1], clock), reverse=True)
+        entries.sort(key=lambda e: opts.when(e[1], device_ns), reverse=True)
     elif "S" in opts.flags:
         entries.sort(key=lambda e: e[1].st_size, reverse=True)
     return entries[::-1] if "r" in opts.flags else entries
@@ -287,7 +287,7 @@ def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[t
     entries = fs.entries(device)
     if "a" not in opts.flags:
         entries = [(n, st) for n, st in entries if not n.startswith(".") or "A" in opts.flags]
-    entries = sort_entries(entries, opts, inv.device.services.clock)
+    entries = sort_entries(entries, opts, inv.device.device_ns)
     if "a" in opts.flags:
         dots = [(".", fs.stat(device)), ("..", fs.stat(posixpath.join(device, "..")))]
         entries = dots + entries
@@ -326,7 +326,7 @@ async def ls(inv: Invocation) -> int:
             dirs.append((dev, path))
         else:
             files.append((path, st))
-    files = sort_entries(files, opts, inv.device.services.clock)
+    files = sort_entries(files, opts, inv.device.device_ns)
     if opts.long:
         inv.out(format_rows([long_line(inv, st, device_path(inv, p), p, opts) for p, st in files]))
     else:
@@ -406,15 +406,82 @@ async def mkdir(inv: Invocation) -> int:
     return status
 
 
+TOUCH_TIME = re.compile(r"((?:[0-9]{2})?[0-9]{2})?([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{2})(?:\.([0-9]{2}))?")
+TOUCH_DATE = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?)(?:\.([0-9]{1,9}))?(Z?)"
+)
+
+
+def touch_ns(inv: Invocation, option: str, value: str) -> int:
+    """toybox touch's `-d YYYY-MM-DD[T ]hh:mm[:ss][.frac][Z]` and `-t [[CC]YY]MMDDhhmm[.ss]`, in
+    the local zone (UTC with Z), as ns since the epoch; ValueError for anything else."""
+    zone = local_zone(inv, False)
+    now = dt.datetime.fromtimestamp(inv.device.services.clock.now(), zone)
+    frac = ""
+    if option == "-t":
+        m = TOUCH_TIME.fullmatch(value)
+        if not m:
+            raise ValueError(value)
+        year = int(m.group(1)) if m.group(1) and len(m.group(1)) == 4 else now.year
+        if m.group(1) and len(m.group(1)) == 2:
+            year = (1900 if int(m.group(1)) >= 69 else 2000) + int(m.group(1))
+        month, day, hour, minute = (int(m.group(i)) for i in range(2, 6))
+        moment = dt.datetime(year, month, day, hour, minute, int(m.group(6) or 0), tzinfo=zone)
+    else:
+        m = TOUCH_DATE.fullmatch(value)
+        if not m:
+            raise ValueError(value)
+        moment = parse_date(m.group(1).replace("T", " "), dt.timezone.utc if m.group(3) else zone, now)
+        frac = m.group(2) or ""
+    return int(moment.timestamp()) * 1_000_000_000 + int(frac.ljust(9, "0") or 0)
+
+
 @command("touch")
 async def touch(inv: Invocation) -> int:
-    flags, paths = split_flags(inv.argv[1:], "acmh")
+    """`touch [-acmh] [-d DATE | -t TIME | -r FILE] FILE...`: the device clock's time by default."""
+    args = inv.argv[1:]
+    flags: set[str] = set()
+    when: tuple[int, int] | None = None
+    paths: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg in ("-d", "-t", "-r") and args:
+            value = args.pop(0)
+            try:
+                if arg == "-r":
+                    st = fs_call(value, inv.device.fs.stat, value, inv.cwd)
+                    when = (access_ns(st), st.st_mtime_ns)
+                else:
+                    stamp = touch_ns(inv, arg, value)
+                    when = (stamp, stamp)
+            except CommandError as exc:
+                return report(inv, exc)
+            except (ValueError, OverflowError, OSError):
+                inv.err(f"touch: bad '{value}'\n")
+                return 1
+        elif arg.startswith("-") and len(arg) > 1 and arg != "--" and all(c in "acmh" for c in arg[1:]):
+            flags.update(arg[1:])
+        else:
+            paths.append(arg)
+    if not paths:
+        inv.err("touch: Needs 1 argument\n")
+        return 1
+    now = inv.device.fs.now_ns()
+    atime, mtime = when or (now, now)
+    both = not flags & {"a", "m"}
     status = 0
     for path in paths:
         try:
             if "c" in flags and kind(inv, path) is None:
                 continue
-            fs_call(path, inv.device.fs.utime, path, None, inv.cwd)  # the device clock's time
+            fs_call(
+                path,
+                inv.device.fs.utime,
+                path,
+                atime if both or "a" in flags else None,
+                mtime if both or "m" in flags else None,
+                inv.cwd,
+            )
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -791,8 +858,8 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
         kinds |= {"s": statmod.S_ISSOCK, "c": statmod.S_ISCHR, "b": statmod.S_ISBLK}
         return any(kinds[c](st.st_mode) for c in value.split(",") if c in kinds)
     if op in ("-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin"):
-        changed = change_ns(st, inv.device.services.clock) / 1e9
-        stamp = {"m": st.st_mtime, "a": st.st_atime, "c": changed}[op[1]]
+        changed = change_ns(st, inv.device.device_ns) / 1e9
+        stamp = {"m": st.st_mtime, "a": access_ns(st) / 1e9, "c": changed}[op[1]]
         unit = 60 if op.endswith("min") else 86400
         return _numeric(value, (run.now - stamp) // unit)
     if op == "-newer":
@@ -941,9 +1008,9 @@ def _stat_time(inv: Invocation, ns: int) -> str:
 def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> str:
     user, group = owner(device_path(inv, shown))
     if key == "z":
-        return _stat_time(inv, change_ns(st, inv.device.services.clock))
+        return _stat_time(inv, change_ns(st, inv.device.device_ns))
     if key in "xy":
-        return _stat_time(inv, st.st_atime_ns if key == "x" else st.st_mtime_ns)
+        return _stat_time(inv, access_ns(st) if key == "x" else st.st_mtime_ns)
     fields = {
         "s": str(st.st_size),
         "n": shown,
@@ -956,8 +1023,8 @@ def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> st
         "u": "0",
         "g": "0",
         "Y": str(int(st.st_mtime)),
-        "X": str(int(st.st_atime)),
-        "Z": str(change_ns(st, inv.device.services.clock) // 1_000_000_000),
+        "X": str(access_ns(st) // 1_000_000_000),
+        "Z": str(change_ns(st, inv.device.device_ns) // 1_000_000_000),
         "h": str(st.st_nlink),
         "i": str(st.st_ino),
         "b": str(st.st_blocks),

@@ -70,7 +70,10 @@ class Clock:
         self._anchor()
 
     def _anchor(self) -> None:
-        self._anchors.append((time.time_ns(), self.now_ms() * 1_000_000))
+        host = time.time_ns()
+        frozen = self._frozen_ms
+        device = host + self._offset_ms * 1_000_000 if frozen is None else frozen * 1_000_000
+        self._anchors.append((host, device))
         del self._anchors[:-ANCHORS]
 
     def device_ns(self, host_ns: int) -> int:

@@ -24,12 +24,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mgfarm.sim.system.space import BLOCK, DEFAULT_STORAGE, Space, no_space
-
-if TYPE_CHECKING:
-    from mgfarm.sim.system.clock import Clock
 
 # Folders every device has, as on a stock emulator image.
 SKELETON = (
@@ -75,10 +71,18 @@ DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 WRITE_MODES = os.O_WRONLY | os.O_RDWR
 
 
-def change_ns(st: os.stat_result, clock: Clock) -> int:
-    """The device's ctime of an entry: the host kernel's, in device time. Nothing sets it (`touch`
-    sets the others), so it moves whenever an entry's bytes or metadata do."""
-    return clock.device_ns(st.st_ctime_ns)
+def access_ns(st: os.stat_result) -> int:
+    """The device's atime of an entry. A device mounts its data partition noatime: reading never
+    moves it (AndroidWorld's Markor checks compare `ls -au` times before and after). The host
+    kernel's does, without moving the ctime, so an atime past the ctime is a read's: the device
+    shows the mtime then, which every stamp of a file created sets its atime to as well."""
+    return st.st_atime_ns if st.st_atime_ns <= st.st_ctime_ns else st.st_mtime_ns
+
+
+def change_ns(st: os.stat_result, device_ns: Callable[[int], int]) -> int:
+    """The device's ctime of an entry: the host kernel's, in device time (`SimDevice.device_ns`).
+    Nothing sets it (`touch` sets the others), so it moves whenever an entry's bytes or metadata do."""
+    return device_ns(st.st_ctime_ns)
 
 
 class PathEscapeError(ValueError):
@@ -147,7 +151,7 @@ class DeviceFS:
         too when it was just created. A time stamp never makes the write itself fail."""
         when = self.now_ns() if when_ns is None else when_ns
         with contextlib.suppress(OSError):
-            atime = when if created else os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_atime_ns
+            atime = when if created else access_ns(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
             os.utime(name, ns=(atime, when), dir_fd=dir_fd, follow_symlinks=False)
 
     def _stamp_dir(self, dir_fd: int) -> None:
@@ -158,7 +162,7 @@ class DeviceFS:
         """Stamp an open file with the device time; returns the mtime set (ns), or -1 on failure."""
         when = self.now_ns()
         try:
-            atime = when if created else os.fstat(fd).st_atime_ns
+            atime = when if created else access_ns(os.fstat(fd))
             os.utime(fd, ns=(atime, when))
         except OSError:
             return -1
@@ -480,16 +484,19 @@ class DeviceFS:
             self._stamp_at(loc.dir_fd, loc.name, created=True, when_ns=when)
             self._stamp_dir(loc.dir_fd)
 
-    def utime(self, path: str, when: float | None = None, cwd: str = "/", create: bool = True) -> None:
-        """`touch`: set both times to `when` (default: the device time), creating a missing file."""
-        flags = os.O_WRONLY | os.O_CREAT if create else os.O_RDONLY
+    def utime(
+        self, path: str, atime_ns: int | None = None, mtime_ns: int | None = None, cwd: str = "/"
+    ) -> None:
+        """`touch`: set the access and modification times (ns; None keeps that one), creating a
+        missing file."""
         try:
-            fd = self.open(path, flags | os.O_NONBLOCK, cwd)
+            fd = self.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, cwd)
         except IsADirectoryError:
             fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY, cwd)
         try:
-            ns = self.now_ns() if when is None else int(when * 1_000_000_000)
-            os.utime(fd, ns=(ns, ns))
+            st = os.fstat(fd)
+            atime = access_ns(st) if atime_ns is None else atime_ns
+            os.utime(fd, ns=(atime, st.st_mtime_ns if mtime_ns is None else mtime_ns))
         finally:
             self._writers.pop(fd, None)  # its times are set: nothing to restamp at close
             os.close(fd)
