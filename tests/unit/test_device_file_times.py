@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+import shlex
 import struct
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mgfarm.sim.system.fs import DeviceFS
 from tests.unit.shellkit import ShellDevice
@@ -185,6 +188,22 @@ def test_touch_sets_the_times_it_is_given(sh: ShellDevice) -> None:
     assert sh.run("ls /sdcard/none").status == 1
     bad = sh.run("touch -d yesterday /sdcard/e")
     assert bad.status == 1 and bad.error == "touch: bad 'yesterday'\n" and sh.run("ls /sdcard/e").status == 1
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.sampled_from(["-d", "-t"]),
+    st.one_of(
+        st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?(\.[0-9]{1,12})?Z?"),
+        st.from_regex(r"[0-9]{8,12}(\.[0-9]{2})?"),
+        st.text(max_size=30),
+    ),
+)
+def test_any_touch_time_sets_a_time_or_is_refused_in_one_line(
+    sh: ShellDevice, option: str, value: str
+) -> None:
+    result = sh.run(f"touch {option} {shlex.quote(value)} /sdcard/t")
+    assert result.status == 0 or (result.status == 1 and result.error.startswith("touch: bad ")), result.error
 
 
 def test_sync_push_keeps_a_given_mtime_and_stamps_none_with_the_device_clock(tmp_path: Path) -> None:
