@@ -27,6 +27,7 @@ from mgfarm.adb.errors import AdbError, ConsoleError, SyncFailed
 from mgfarm.adb.shell import ShellClient
 from mgfarm.device import framebuffer, frames
 from mgfarm.device.parsing import (
+    content_reply,
     parse_content_rows,
     parse_current_focus,
     parse_resumed_activity,
@@ -213,6 +214,11 @@ class Device:
         res = self.shell2(cmd)
         if res.exit_code != 0 or res.output.startswith(("Error", "java.")):
             raise DeviceError(f"content query {uri} failed on {self.serial}: {res.output.strip()[:300]}")
+        if not content_reply(res.output):  # a silent device is no answer, never "no rows"
+            raise DeviceError(
+                f"content query {uri} on {self.serial} answered {res.output[:80]!r}, neither rows nor "
+                "'No result found.'; the device's content command is not answering."
+            )
         return parse_content_rows(res.output, projection)
 
     def content_insert(self, uri: str, values: dict[str, object]) -> None:

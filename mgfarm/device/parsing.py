@@ -42,6 +42,11 @@ def _cut(body: str, starts: list[tuple[int, int, str]]) -> dict[str, str | None]
     return row
 
 
+def content_reply(output: str) -> bool:
+    """Whether `output` is what `content query` prints: rows, or `No result found.`."""
+    return output.rstrip("\n") == "No result found." or _ROW_RE.match(output.split("\n", 1)[0]) is not None
+
+
 def parse_content_rows(output: str, projection: list[str] | None = None) -> list[dict[str, str | None]]:
     """Rows of `content query` output; `No result found.` gives an empty list.
 

@@ -400,3 +400,18 @@ def test_a_settings_reply_that_is_not_a_value_and_a_line_break_is_an_error(
     wire.tamper = lambda line, out: reply if line.startswith("settings get") else out
     with pytest.raises(DeviceError, match="not a value and a line break"):
         dev.settings_get("system", "mgfarm_probe")
+
+
+@pytest.mark.parametrize("reply", [b"", b"Row"])
+def test_a_content_query_reply_that_is_neither_rows_nor_none_found_is_an_error(
+    device: tuple[Device, SimWire], reply: bytes
+) -> None:
+    # A silent device once read as no rows: `content.count {equals: 0}` paid on it.
+    dev, wire = device
+    uri = "content://com.android.contacts/raw_contacts"
+    assert dev.content_query(uri) == []  # "No result found." on a fresh device
+    dev.content_insert(uri, {"account_type": "local"})
+    assert len(dev.content_query(uri)) == 1
+    wire.tamper = lambda line, out: reply if line.startswith("content query") else out
+    with pytest.raises(DeviceError, match="neither rows nor 'No result found.'"):
+        dev.content_query(uri)

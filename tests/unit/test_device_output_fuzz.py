@@ -32,6 +32,7 @@ DUMP = (
 SAMPLES: list[tuple[str, Callable[[str], Any], str]] = [
     ("ui dump", parse_hierarchy, DUMP),
     ("content query", parsing.parse_content_rows, "Row: 0 _id=1, name=Ann, phone=NULL\nRow: 1 _id=2, name=B"),
+    ("content reply", parsing.content_reply, "Row: 0 _id=1, name=Ann\nRow: 1 _id=2, name=B"),
     ("sqlite3", parsing.parse_sqlite_rows, "1|Ann|\n2|Bo|x"),
     ("dumpsys window", parsing.parse_current_focus, "mCurrentFocus=Window{1a2b u0 com.a/com.a.Main}"),
     (
