@@ -6,16 +6,20 @@ at 20,000 lines, while every other device of its worker waited."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 from mgfarm.sim.apps import files as files_app
 from mgfarm.sim.apps import smsmessenger as sms_app
+from mgfarm.sim.apps.simple_calendar import SimpleCalendar
 from mgfarm.sim.apps.tasks_org import TasksOrg
 from tests.unit.shellkit import ShellDevice
 from tests.unit.sim_screen import Screen, find, nodes
 
+T = TypeVar("T")
 TASKS_DB = "/data/data/org.tasks/databases/database"
 
 
@@ -223,3 +227,63 @@ def test_messages_opens_a_conversation_at_its_newest_message(sh: ShellDevice) ->
     screen.type_into("on my way", text="Text message")
     screen.tap(desc="Send SMS")
     assert screen.has(text="on my way") and screen.has(text="note 39")
+
+
+SIMPLE_CALENDAR = "com.simplemobiletools.calendar.pro"
+
+
+def counted(made: list[int], real: Callable[..., T]) -> Callable[..., T]:
+    """`real`, noting each call in `made` (a row builder, to count the rows a frame makes)."""
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    return run
+
+
+def event_titles(screen: Screen) -> list[str]:
+    """The titles of the events a list of Simple Calendar's shows, from the top."""
+    rid = f"{SIMPLE_CALENDAR}:id/event_item_title"
+    return [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == rid]
+
+
+def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Simple Calendar's day view, event list and search results make their rows on demand: 20,000
+    events of one day took its day view ~1.7 s a frame, a view for every event."""
+    made: list[int] = []
+    monkeypatch.setattr(SimpleCalendar, "when", counted(made, SimpleCalendar.when))
+    clock = sh.device.services.clock
+    clock.set_ms(1772625600000)  # noon, 4 March 2026
+    clock.freeze(True)
+    events = (
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 5000) INSERT INTO events"
+        " (start_ts, end_ts, title, location, description, reminder_1_minutes, reminder_2_minutes,"
+        " reminder_3_minutes, reminder_1_type, reminder_2_type, reminder_3_type, repeat_interval,"
+        " repeat_rule, repeat_limit, repetition_exceptions, attendees, import_id, time_zone, flags,"
+        " event_type, parent_id, last_updated, source, availability, color, type)"
+        " SELECT 1772629200 + x, 1772632800 + x, 'Event ' || x, '', '', -1, -1, -1, 0, 0, 0, 0, 0, 0,"
+        " '[]', '[]', '', 'UTC', 0, 1, 0, 0, '', 0, 0, 0 FROM n"
+    )
+    assert sh.run(f'sqlite3 /data/data/{SIMPLE_CALENDAR}/databases/events.db "{events}"').status == 0
+    screen = Screen(sh.device)
+    screen.am.launch(SIMPLE_CALENDAR)
+    for view in ("Daily view", "Simple event list"):
+        screen.tap(desc="Change view")
+        screen.tap(text=view)
+        assert screen.has(text="Event 1") and screen.has(text="13:00 - 14:00")
+        made.clear()
+        tops = []
+        for _ in range(3):
+            screen.wm.swipe(540, 1800, 540, 600, 100)
+            tops.append(event_titles(screen)[0])
+        assert 0 < len(made) < 3 * 200  # each frame: the rows a fling can reach, not 5,000
+        numbers = [int(t.split()[1]) for t in tops]  # by start: event n starts n seconds after 13:00
+        assert 1 < numbers[0] < numbers[1] < numbers[2] < 100
+    screen.tap(desc="Search")
+    made.clear()
+    screen.wm.text("Event 4")
+    assert screen.has(text="Event 4") and screen.has(text="Mar 4 2026, 13:00 - 14:00")
+    assert 0 < len(made) < 200  # 1,111 events match: those on screen and a few screens on

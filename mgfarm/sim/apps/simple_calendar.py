@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
@@ -26,6 +27,7 @@ from mgfarm.sim.ui.views import (
     EditText,
     IconButton,
     Row,
+    Rows,
     Scroll,
     Spacer,
     Stack,
@@ -402,13 +404,16 @@ class SimpleCalendar(App):
                 for ev in self.events()
                 if query and query in f"{ev.title}\n{ev.location}\n{ev.description}".lower()
             ]
+            found = [partial(occurrence_row, o, show_date=True) for o in hits]  # made as the list shows them
             body: list[View] = [
                 Scroll(
                     id="search_results_list",
                     key="search",
                     weight=1,
-                    children=[occurrence_row(o, show_date=True) for o in hits]
-                    or [empty_state("search", "No items found" if query else "Search for events")],
+                    rows=Rows.of(found) if found else None,
+                    children=[]
+                    if found
+                    else [empty_state("search", "No items found" if query else "Search for events")],
                 )
             ]
         elif view == "day":
@@ -588,7 +593,7 @@ class SimpleCalendar(App):
         if ctx.state.pop("from_month", None) or ctx.state.get("back_to_month"):
             ctx.state["back_to_month"] = True
             ctx.on_back(lambda: ctx.state.update(view="month", back_to_month=False))
-        items = [row(o) for o in self.occurrences(day, day) if self.dt(o.start).date() <= day]
+        items = [partial(row, o) for o in self.occurrences(day, day) if self.dt(o.start).date() <= day]
         label = f"{day.strftime('%B')} {day.day} ({day.strftime('%A')})"
         return [
             self.nav(label, shift(-1), shift(1)),
@@ -597,7 +602,8 @@ class SimpleCalendar(App):
                 key="day",
                 weight=1,
                 pad=(0, 0, 0, 88),
-                children=items or [empty_state("calendar", "No events")],
+                rows=Rows.of(items) if items else None,
+                children=[] if items else [empty_state("calendar", "No events")],
             ),
         ]
 
@@ -722,23 +728,24 @@ class SimpleCalendar(App):
 
     def list_view(self, ctx: ScreenContext, row: Callable[..., View]) -> list[View]:
         today = self.today(ctx)
-        items: list[View] = []
+        items: list[Callable[[], View]] = []  # made as the list shows them
         shown: date | None = None
         for occ in self.occurrences(today, today + timedelta(days=365)):
             d = self.dt(occ.start).date()
             if d < today:
                 continue
             if d != shown:
-                items.append(header(f"{d.strftime('%A')}, {d.strftime('%B')} {d.day} {d.year}"))
+                items.append(partial(header, f"{d.strftime('%A')}, {d.strftime('%B')} {d.day} {d.year}"))
                 shown = d
-            items.append(row(occ))
+            items.append(partial(row, occ))
         return [
             Scroll(
                 id="calendar_events_list",
                 key="list",
                 weight=1,
                 pad=(0, 0, 0, 88),
-                children=items or [empty_state("calendar", "No upcoming events")],
+                rows=Rows.of(items) if items else None,
+                children=[] if items else [empty_state("calendar", "No upcoming events")],
             )
         ]
 
