@@ -5,13 +5,14 @@ from __future__ import annotations
 import calendar as cal
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from functools import partial
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import device_zone, instant, local_ms
 from mgfarm.sim.system.cursor import get_long, get_string
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.ui import pickers
-from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Button, Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import app_bar, editor, empty_state, fab, list_item, tabs
 
 PKG = "com.android.calendar"
@@ -206,23 +207,10 @@ class Calendar(App):
         def shift(days: int) -> Callable[[], None]:
             return lambda: ctx.state.update(day=(day + timedelta(days=days)).isoformat())
 
-        def open_event(eid: int) -> Callable[[], None]:
-            return lambda: ctx.start(EDIT, {"event_id": eid})
-
-        rows: list[View] = []
-        for eid, title, s, e, all_day in self.events_between(start_ms, end_ms):
-            when = "All day" if all_day else f"{self.hm(s)} – {self.hm(e)}"
-            rows.append(
-                list_item(
-                    title or "(No title)",
-                    when,
-                    icon="calendar",
-                    on_click=open_event(eid),
-                    id="event",
-                    title_id="event_title",
-                    subtitle_id="event_time",
-                )
-            )
+        rows = [  # made as the list shows them
+            partial(self.event_row, ctx, eid, title, s, e, all_day)
+            for eid, title, s, e, all_day in self.events_between(start_ms, end_ms)
+        ]
         nav = Row(
             height=56,
             pad=(8, 0, 8, 0),
@@ -246,9 +234,23 @@ class Calendar(App):
                 key="events",
                 weight=1,
                 pad=(0, 0, 0, 88),
-                children=rows or [empty_state("calendar", "No events")],
+                rows=Rows.of(rows) if rows else None,
+                children=[] if rows else [empty_state("calendar", "No events")],
             ),
         ]
+
+    def event_row(self, ctx: ScreenContext, eid: int, title: str, s: int, e: int, all_day: int) -> View:
+        """One event of the day's list; tapping it opens the event's editor."""
+        when = "All day" if all_day else f"{self.hm(s)} – {self.hm(e)}"
+        return list_item(
+            title or "(No title)",
+            when,
+            icon="calendar",
+            on_click=lambda: ctx.start(EDIT, {"event_id": eid}),
+            id="event",
+            title_id="event_title",
+            subtitle_id="event_time",
+        )
 
     def edit(self, ctx: ScreenContext) -> View:
         """EditEventActivity: title, From and To rows whose date and time buttons open Android's
