@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
@@ -16,6 +17,7 @@ from mgfarm.sim.ui.views import (
     EditText,
     IconButton,
     Row,
+    Rows,
     Scrim,
     Scroll,
     Stack,
@@ -112,73 +114,17 @@ class Clock(App):
             "SELECT _id, hour, minutes, daysofweek, enabled, label FROM alarm_templates "
             "ORDER BY hour, minutes, _id",
         )
-        cards: list[View] = []
         now = ctx.local_now(MINUTE_MS)
         expanded = ctx.state.get("expanded")
-        for aid, hour, minutes, days, enabled, label in rows:
-            t, ampm = time_text(hour, minutes)
-            extra: list[View] = []
-            if aid == expanded:  # the expanded card offers its label, as DeskClock's does
-                extra.append(
-                    Text(
-                        id="edit_label",
-                        text=label or "Add label",
-                        size=16,
-                        pad=(0, 12, 0, 12),
-                        color="on_surface" if label else "on_surface_variant",
-                        on_click=_open_label(ctx, aid, label),
-                    )
-                )
-            cards.append(
-                Column(
-                    id="alarm_item",
-                    bg="surface_container",
-                    radius=24,
-                    pad=(20, 12, 12, 12),
-                    on_click=_expand(ctx, aid),
-                    children=[
-                        Row(
-                            children=[
-                                Text(
-                                    id="digital_clock",
-                                    text=f"{t} {ampm}",
-                                    size=44,
-                                    weight=1,
-                                    color="on_surface" if enabled else "on_surface_variant",
-                                    on_click=_edit_time(ctx, aid, hour, minutes),
-                                ),
-                                Toggle(
-                                    id="onoff",
-                                    on=bool(enabled),
-                                    desc=f"{t} {ampm}",
-                                    on_click=_toggle(db, aid, enabled),
-                                ),
-                            ]
-                        ),
-                        Row(
-                            children=[
-                                Text(
-                                    id="days_of_week",
-                                    text=(label + " · " if label else "")
-                                    + schedule_text(days, enabled, hour, minutes, now),
-                                    size=14,
-                                    color="on_surface_variant",
-                                    weight=1,
-                                ),
-                                action("delete", "Delete alarm", _delete(db, aid), id="delete"),
-                            ]
-                        ),
-                        *extra,
-                    ],
-                )
-            )
+        cards = [partial(self.alarm_card, ctx, db, now, expanded, *row) for row in rows]  # made as shown
         layers: list[View] = [
             Scroll(
                 id="alarm_recycler_view",
                 key="alarms",
                 pad=(16, 8, 16, 96),
                 spacing=12,
-                children=cards or [empty_state("alarm", "No alarms")],
+                rows=Rows.of(cards) if cards else None,
+                children=[] if cards else [empty_state("alarm", "No alarms")],
             )
         ]
 
@@ -190,6 +136,75 @@ class Clock(App):
         layers.append(fab("add", "Add alarm", add, id="fab"))
         self.alarm_dialogs(ctx, db, layers)
         return layers
+
+    def alarm_card(
+        self,
+        ctx: ScreenContext,
+        db: Path,
+        now: datetime,
+        expanded: object,
+        aid: int,
+        hour: int,
+        minutes: int,
+        days: int,
+        enabled: int,
+        label: str,
+    ) -> View:
+        """One alarm's card; the expanded one offers its label."""
+        t, ampm = time_text(hour, minutes)
+        extra: list[View] = []
+        if aid == expanded:  # the expanded card offers its label, as DeskClock's does
+            extra.append(
+                Text(
+                    id="edit_label",
+                    text=label or "Add label",
+                    size=16,
+                    pad=(0, 12, 0, 12),
+                    color="on_surface" if label else "on_surface_variant",
+                    on_click=_open_label(ctx, aid, label),
+                )
+            )
+        return Column(
+            id="alarm_item",
+            bg="surface_container",
+            radius=24,
+            pad=(20, 12, 12, 12),
+            on_click=_expand(ctx, aid),
+            children=[
+                Row(
+                    children=[
+                        Text(
+                            id="digital_clock",
+                            text=f"{t} {ampm}",
+                            size=44,
+                            weight=1,
+                            color="on_surface" if enabled else "on_surface_variant",
+                            on_click=_edit_time(ctx, aid, hour, minutes),
+                        ),
+                        Toggle(
+                            id="onoff",
+                            on=bool(enabled),
+                            desc=f"{t} {ampm}",
+                            on_click=_toggle(db, aid, enabled),
+                        ),
+                    ]
+                ),
+                Row(
+                    children=[
+                        Text(
+                            id="days_of_week",
+                            text=(label + " · " if label else "")
+                            + schedule_text(days, enabled, hour, minutes, now),
+                            size=14,
+                            color="on_surface_variant",
+                            weight=1,
+                        ),
+                        action("delete", "Delete alarm", _delete(db, aid), id="delete"),
+                    ]
+                ),
+                *extra,
+            ],
+        )
 
     def alarm_dialogs(self, ctx: ScreenContext, db: Path, layers: list[View]) -> None:
         """The time picker (a new alarm, or an alarm's time) and the label dialog, over the list."""
@@ -371,23 +386,24 @@ class Clock(App):
             Row(justify="center", spacing=32, children=controls),
         )
         if laps:
-            # Newest lap first, each with its own time and the total, as DeskClock's lap list.
-            rows: list[View] = []
-            for n in range(len(laps), 0, -1):
-                own = laps[n - 1] - (laps[n - 2] if n > 1 else 0)
-                rows.append(
-                    Row(
-                        id="lap_item",
-                        pad=(32, 8, 32, 8),
-                        children=[
-                            Text(id="lap_number", text=f"# {n}", weight=1),
-                            Text(id="lap_time", text=duration_text(own), weight=1),
-                            Text(id="lap_total", text=duration_text(laps[n - 1]), weight=1),
-                        ],
-                    )
-                )
-            face.children.append(Scroll(id="laps_list", key="laps", weight=1, children=rows))
+            # Newest lap first, made as the list shows them (a shell's loop of taps can add thousands).
+            rows = Rows(len(laps), lambda i: _lap_row(laps, len(laps) - i))
+            face.children.append(Scroll(id="laps_list", key="laps", weight=1, rows=rows))
         return [face]
+
+
+def _lap_row(laps: list[int], n: int) -> View:
+    """Lap `n` (from 1) with its own time and the total, as a row of DeskClock's lap list."""
+    own = laps[n - 1] - (laps[n - 2] if n > 1 else 0)
+    return Row(
+        id="lap_item",
+        pad=(32, 8, 32, 8),
+        children=[
+            Text(id="lap_number", text=f"# {n}", weight=1),
+            Text(id="lap_time", text=duration_text(own), weight=1),
+            Text(id="lap_total", text=duration_text(laps[n - 1]), weight=1),
+        ],
+    )
 
 
 def _round_button(icon: str, desc: str, on_click: Callable[[], None], primary: bool = False) -> View:
