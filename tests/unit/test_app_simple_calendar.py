@@ -7,7 +7,11 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mgfarm.sim.apps.base import sql
+from mgfarm.sim.apps.simple_calendar import lane_of
 from mgfarm.sim.device import SimDevice
 from tests.unit.sim_screen import Screen, boot_device, find, nodes
 
@@ -227,3 +231,25 @@ def test_rows_written_behind_the_app_with_bad_values_do_not_stop_it(tmp_path: Pa
     screen.tap(desc="16 October 2023")
     assert titles(screen) == ["Fine", "Odd repeat"]
     assert device.services.window.toast is None
+
+
+def naive_lanes(spans: list[tuple[float, float]]) -> list[int]:
+    """The week grid's rule, as the app states it: the first lane whose last event ends by the top."""
+    ends: list[float] = []
+    out = []
+    for top, bottom in spans:
+        lane = next((i for i, end in enumerate(ends) if end <= top), len(ends))
+        if lane == len(ends):
+            ends.append(bottom)
+        ends[lane] = bottom
+        out.append(lane)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 12)), max_size=40))
+def test_week_lanes_follow_the_first_free_lane_rule(starts: list[tuple[int, int]]) -> None:
+    # A heap finds the lane (a day of 20,000 overlapping events cost ~25 s a frame scanning every lane).
+    spans = [(float(top), float(top + length)) for top, length in sorted(starts)]
+    assert lane_of(spans) == naive_lanes(spans)
+    assert lane_of([(0.0, 5.0)] * 20_000)[-1] == 19_999  # every event its own lane, without a scan each
