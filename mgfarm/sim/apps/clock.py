@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from mgfarm.sim.apps.base import MINUTE_MS, App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
+from mgfarm.sim.system.cursor import get_int, get_string
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
@@ -116,7 +117,24 @@ class Clock(App):
         )
         now = ctx.local_now(MINUTE_MS)
         expanded = ctx.state.get("expanded")
-        cards = [partial(self.alarm_card, ctx, db, now, expanded, *row) for row in rows]  # made as shown
+        # Read as DeskClock's Alarm(Cursor) does (getInt, getString): a row a shell wrote with text
+        # in its numbers shows as 12:00 AM, where the sim's app stopped.
+        cards = [
+            partial(
+                self.alarm_card,
+                ctx,
+                db,
+                now,
+                expanded,
+                get_int(row[0]),
+                get_int(row[1]),
+                get_int(row[2]),
+                get_int(row[3]),
+                get_int(row[4]),
+                get_string(row[5]),
+            )
+            for row in rows
+        ]  # made as shown
         layers: list[View] = [
             Scroll(
                 id="alarm_recycler_view",

@@ -31,6 +31,11 @@ def get_long(value: object) -> int:
     return 0
 
 
+def get_int(value: object) -> int:
+    """`value` as `Cursor.getInt` returns it: `getLong`'s value cast to 32 bits, as Java casts."""
+    return (get_long(value) + 2**31) % 2**32 - 2**31
+
+
 def get_string(value: object) -> str:
     """`value` as a TextView shows `Cursor.getString`: NULL as nothing, a number as its digits."""
     return "" if value is None else str(value)
