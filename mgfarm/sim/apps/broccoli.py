@@ -7,10 +7,11 @@ directions. Empty fields are stored as '' (the app's editor saves what its text 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
-from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scrim, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Rows, Scrim, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, fab, header, list_item, page, tabs
 
 PKG = "com.flauschcode.broccoli"
@@ -108,27 +109,7 @@ class Broccoli(App):
             found = self.recipes("favorite = 1")
         else:
             found = self.recipes()
-        cards: list[View] = [
-            Column(
-                id="card_view",
-                bg="surface_container",
-                radius=12,
-                pad=(16, 12, 16, 12),
-                height=92,
-                on_click=open_recipe(int(r["recipeId"])),
-                children=[
-                    Text(id="card_text_view_title", text=str(r["title"]), size=18, medium=True),
-                    Text(
-                        id="card_text_view_description",
-                        text=str(r["description"]),
-                        size=14,
-                        lines=2,
-                        color="on_surface_variant",
-                    ),
-                ],
-            )
-            for r in found
-        ]
+        cards = [partial(self.card, r, open_recipe(int(r["recipeId"]))) for r in found]  # made as shown
         empty = "No recipes found" if st.get("searching") else "Start adding your first recipe!"
 
         def stop_search() -> None:
@@ -179,7 +160,8 @@ class Broccoli(App):
                     weight=1,
                     pad=(12, 4, 12, 96),
                     spacing=8,
-                    children=cards or [empty_state("note", empty)],
+                    rows=Rows.of(cards) if cards else None,
+                    children=[] if cards else [empty_state("note", empty)],
                 ),
             )
         ]
@@ -188,6 +170,27 @@ class Broccoli(App):
         if st.get("drawer"):
             layers.append(self.drawer(ctx))
         return Stack(children=layers)
+
+    def card(self, r: dict[str, Any], on_click: Callable[[], None]) -> View:
+        """A recipe's card in the list: its title and the first lines of its description."""
+        return Column(
+            id="card_view",
+            bg="surface_container",
+            radius=12,
+            pad=(16, 12, 16, 12),
+            height=92,
+            on_click=on_click,
+            children=[
+                Text(id="card_text_view_title", text=str(r["title"]), size=18, medium=True),
+                Text(
+                    id="card_text_view_description",
+                    text=str(r["description"]),
+                    size=14,
+                    lines=2,
+                    color="on_surface_variant",
+                ),
+            ],
+        )
 
     def drawer(self, ctx: ScreenContext) -> View:
         st = ctx.state
