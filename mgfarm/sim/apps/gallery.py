@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
 from mgfarm.sim.apps.folder_picker import folder_picker
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import IMAGE, STORAGE, VIDEO
 from mgfarm.sim.system.providers import ProviderError
-from mgfarm.sim.ui.views import Column, IconButton, Picture, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, IconButton, Picture, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, page
 
 PKG = "com.simplemobiletools.gallery.pro"
@@ -52,14 +53,16 @@ def humanize(path: str) -> str:
     return "Internal" + path.removeprefix(STORAGE)
 
 
-def grid(cells: list[View]) -> list[View]:
-    """Rows of COLUMNS equal cells (RecyclerView's GridLayoutManager)."""
-    rows: list[View] = []
-    for i in range(0, len(cells), COLUMNS):
-        chunk = cells[i : i + COLUMNS]
+def grid(cells: Sequence[Callable[[], View]]) -> Rows | None:
+    """Rows of COLUMNS equal cells (RecyclerView's GridLayoutManager), a row's cells made (each by
+    its maker) as the list shows the row; None for no cells (the list shows its empty state)."""
+
+    def row(i: int) -> View:
+        chunk = [make() for make in cells[i * COLUMNS : (i + 1) * COLUMNS]]
         chunk += [Column(weight=1) for _ in range(COLUMNS - len(chunk))]
-        rows.append(Row(spacing=2, pad=(0, 0, 0, 2), children=chunk))
-    return rows
+        return Row(spacing=2, pad=(0, 0, 0, 2), children=chunk)
+
+    return Rows(-(-len(cells) // COLUMNS), row) if cells else None
 
 
 class Gallery(App):
@@ -116,33 +119,40 @@ class Gallery(App):
             found.setdefault(m.folder, []).append(m)
         return found
 
-    def folder_cells(self, on_click: Callable[[str], Callable[[], None]], tile: float) -> list[View]:
+    def folder_cell(
+        self, path: str, items: list[Medium], on_click: Callable[[str], Callable[[], None]], tile: float
+    ) -> View:
         """directory_item_grid: the newest item's thumbnail, the folder name and its item count."""
+        return Column(
+            id="dir_holder",
+            weight=1,
+            on_click=on_click(path),
+            children=[
+                self.picture(items[0], True, id="dir_thumbnail", height=tile),
+                Text(id="dir_name", text=posixpath.basename(path), size=14, pad=(4, 4, 4, 0)),
+                Text(
+                    id="photo_cnt",
+                    text=str(len(items)),
+                    size=12,
+                    color="on_surface_variant",
+                    pad=(4, 0, 4, 4),
+                ),
+            ],
+        )
+
+    def folder_cells(
+        self, on_click: Callable[[str], Callable[[], None]], tile: float
+    ) -> list[Callable[[], View]]:
+        """The folders' cells, each made as the grid shows its row."""
         return [
-            Column(
-                id="dir_holder",
-                weight=1,
-                on_click=on_click(path),
-                children=[
-                    self.picture(items[0], True, id="dir_thumbnail", height=tile),
-                    Text(id="dir_name", text=posixpath.basename(path), size=14, pad=(4, 4, 4, 0)),
-                    Text(
-                        id="photo_cnt",
-                        text=str(len(items)),
-                        size=12,
-                        color="on_surface_variant",
-                        pad=(4, 0, 4, 4),
-                    ),
-                ],
-            )
-            for path, items in self.folders().items()
+            partial(self.folder_cell, path, items, on_click, tile) for path, items in self.folders().items()
         ]
 
     def main(self, ctx: ScreenContext) -> View:
         def open_folder(path: str) -> Callable[[], None]:
             return lambda: ctx.start(MEDIA, {"directory": path})
 
-        cells = self.folder_cells(open_folder, TILE)
+        rows = grid(self.folder_cells(open_folder, TILE))
         return Column(
             bg="surface",
             children=[
@@ -151,7 +161,8 @@ class Gallery(App):
                     id="directories_grid",
                     key="folders",
                     weight=1,
-                    children=grid(cells) or [empty_state("image", "No media files have been found")],
+                    rows=rows,
+                    children=[] if rows else [empty_state("image", "No media files have been found")],
                 ),
             ],
         )
@@ -173,8 +184,8 @@ class Gallery(App):
         def hold(m: Medium) -> Callable[[], None]:
             return lambda: ctx.state.update(selected=sorted(selected | {m.path}))
 
-        cells: list[View] = [
-            Column(
+        def cell(m: Medium) -> View:
+            return Column(
                 id="media_item_holder",
                 weight=1,
                 on_click=tap(m),
@@ -186,8 +197,8 @@ class Gallery(App):
                     Text(id="medium_name", text=m.name, size=12, lines=2, pad=(4, 2, 4, 4)),
                 ],
             )
-            for m in items
-        ]
+
+        rows = grid([partial(cell, m) for m in items])
         if selected:
             ctx.on_back(lambda: ctx.state.pop("selected", None))
             bar = app_bar(
@@ -208,7 +219,8 @@ class Gallery(App):
                     id="media_grid",
                     key="media",
                     weight=1,
-                    children=grid(cells) or [empty_state("image", "No media files have been found")],
+                    rows=rows,
+                    children=[] if rows else [empty_state("image", "No media files have been found")],
                 ),
             )
         ]
@@ -361,7 +373,7 @@ class Gallery(App):
                 id="directories_grid",
                 key="destinations",
                 height=336,
-                children=grid(self.folder_cells(to, 72)),
+                rows=grid(self.folder_cells(to, 72)),
             )
         ]
         return dialog(
