@@ -12,6 +12,7 @@ import itertools
 import posixpath
 import stat
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
@@ -19,7 +20,7 @@ from mgfarm.sim.system.clipboard import select_word, text_toolbar
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.intents import IntentFilter
-from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, EditText, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import action, chip, dialog, empty_state, fab, list_item
 
 PKG = "net.gsantner.markor"
@@ -136,22 +137,18 @@ class Markor(App):
                 ctx.finish()
 
         ctx.on_back(back)
-        rows: list[View] = []
-        for name, is_dir, mtime in entries:
-            when = local_time(self.device.props, mtime).strftime("%Y-%m-%d %H:%M:%S")  # the device's zone
-            rows.append(
-                list_item(
-                    name,
-                    when,
-                    icon="folder" if is_dir else "note",
-                    on_click=toggle(name) if selected else open_entry(name, is_dir),
-                    on_long_click=toggle(name),
-                    selected=name in selected,
-                    id="ui__filesystem_item__root",
-                    title_id="ui__filesystem_item__title",
-                    subtitle_id="ui__filesystem_item__description",
-                )
+        rows = [  # made as the list shows them
+            partial(
+                self.entry_row,
+                name,
+                is_dir,
+                mtime,
+                toggle(name) if selected else open_entry(name, is_dir),
+                toggle(name),
+                name in selected,
             )
+            for name, is_dir, mtime in entries
+        ]
         if selected:
             bar = self.selection_bar(ctx, entries, selected)
         else:
@@ -172,7 +169,8 @@ class Markor(App):
                         key="list",
                         weight=1,
                         pad=(0, 0, 0, 88),
-                        children=rows or [empty_state("note", "No notes yet: tap + to create one")],
+                        rows=Rows.of(rows) if rows else None,
+                        children=[] if rows else [empty_state("note", "No notes yet: tap + to create one")],
                     ),
                 ]
             ),
@@ -180,6 +178,29 @@ class Markor(App):
         ]
         layers += self.dialogs(ctx, cwd, selected)
         return Stack(bg="surface", children=layers)
+
+    def entry_row(
+        self,
+        name: str,
+        is_dir: bool,
+        mtime: float,
+        on_click: Callable[[], None],
+        on_long_click: Callable[[], None],
+        selected: bool,
+    ) -> View:
+        """A file or folder of the browser: its name and its modification time in the device's zone."""
+        when = local_time(self.device.props, mtime).strftime("%Y-%m-%d %H:%M:%S")
+        return list_item(
+            name,
+            when,
+            icon="folder" if is_dir else "note",
+            on_click=on_click,
+            on_long_click=on_long_click,
+            selected=selected,
+            id="ui__filesystem_item__root",
+            title_id="ui__filesystem_item__title",
+            subtitle_id="ui__filesystem_item__description",
+        )
 
     def title_bar(self, ctx: ScreenContext, cwd: str, by_date: bool, back: Callable[[], None]) -> View:
         lead: list[View] = []
@@ -403,17 +424,21 @@ class Markor(App):
             ctx.state.pop("move_to", None)
             close()
 
-        rows: list[View] = []
+        rows: list[Callable[[], View]] = []  # made as the list shows them
         if dest != NOTEBOOK:
             up = go(dest.rsplit("/", 1)[0])
-            rows.append(list_item("..", icon="folder", on_click=up, id="move_item", title_id=TITLE))
+            rows.append(partial(list_item, "..", icon="folder", on_click=up, id="move_item", title_id=TITLE))
         rows += [
-            list_item(n, icon="folder", on_click=go(f"{dest}/{n}"), id="move_item", title_id=TITLE)
+            partial(list_item, n, icon="folder", on_click=go(f"{dest}/{n}"), id="move_item", title_id=TITLE)
             for n in folders
         ]
         body: list[View] = [
             Text(id="move_current_folder", text=dest.removeprefix("/storage/emulated/0/"), color="primary"),
-            Scroll(key="move", height=min(56 * max(1, len(rows)), 336), children=rows),
+            Scroll(
+                key="move",
+                height=min(56 * max(1, len(rows)), 336),
+                rows=Rows.of(rows) if rows else None,
+            ),
         ]
         return dialog("Move to folder", body, [("Cancel", close), ("OK", move)], close)
 
