@@ -15,7 +15,6 @@ import posixpath
 import sqlite3
 import zlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.system.dbversion import db_version
@@ -95,19 +94,8 @@ class MediaStore(SqliteProvider):
         """Add, update and drop rows so that the table lists the files under shared storage."""
         if not self.db_path().exists():
             self.create()
-        root = self.device.fs.host(STORAGE)
         found: dict[str, tuple[int, int]] = {}
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if not (folder == str(root) and d == "Android")]
-            for name in files:
-                host = Path(folder) / name
-                try:
-                    st = host.lstat()
-                except OSError:
-                    continue
-                found[STORAGE + "/" + str(host.relative_to(root))] = (st.st_size, int(st.st_mtime))
-                if len(found) >= MAX_FILES:
-                    break
+        _walk(str(self.device.fs.host(STORAGE)), STORAGE, found, top=True)
         # The table was brought up to date with these very files, and nothing wrote it since: the
         # comparison below would change nothing (an app's screen queries the store at every compose).
         if self._scanned is not None and self._scanned == (found, db_version(self.db_path())):
@@ -192,3 +180,34 @@ class MediaStore(SqliteProvider):
         count = super().delete(uri, selection, args)
         self.device.changed()
         return count
+
+
+def _walk(host: str, device: str, found: dict[str, tuple[int, int]], top: bool = False) -> None:
+    """Files under host folder `host` (device path `device`) into `found`: device path -> (size,
+    mtime), a folder's files before its subfolders, as os.walk goes (the rows' ids follow this
+    order); links to folders are not followed, and `Android` at the top is the apps' own. Strings
+    and one lstat a file: 20,000 files by `Path` took ~0.6 s a query. Stops at MAX_FILES."""
+    try:
+        with os.scandir(host) as it:
+            entries = list(it)
+    except OSError:
+        return
+    folders = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not entry.is_symlink() and not (top and entry.name == "Android"):
+                folders.append(entry.name)
+            continue
+        if len(found) >= MAX_FILES:
+            return
+        try:
+            st = os.lstat(entry.path)
+        except OSError:
+            continue
+        found[f"{device}/{entry.name}"] = (st.st_size, int(st.st_mtime))
+    for name in folders:
+        _walk(f"{host}/{name}", f"{device}/{name}", found)
