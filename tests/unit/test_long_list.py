@@ -17,8 +17,10 @@ from mgfarm.sim.apps import calendar as calendar_app
 from mgfarm.sim.apps import clock as clock_app
 from mgfarm.sim.apps import files as files_app
 from mgfarm.sim.apps import markor as markor_app
+from mgfarm.sim.apps import retromusic as retro_app
 from mgfarm.sim.apps import smsmessenger as sms_app
 from mgfarm.sim.apps.gallery import Gallery
+from mgfarm.sim.apps.retromusic import RetroMusic
 from mgfarm.sim.apps.simple_calendar import SimpleCalendar
 from mgfarm.sim.apps.tasks_org import TasksOrg
 from mgfarm.sim.ui.views import View
@@ -476,3 +478,50 @@ def test_markor_move_dialog_makes_only_the_folder_rows_it_shows(
         shown and shown == sorted(shown) and shown[0] > "dir0001"
     )  # scrolled; dir0000 itself is not a target
     assert 0 < len(made) < 200
+
+
+def numbers(count: int) -> str:
+    return f"WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT {count}) "
+
+
+def counted(real: Callable[..., View], made: list[int]) -> Callable[..., View]:
+    """`real`, noting each call in `made`."""
+
+    def call(*args: Any, **kwargs: Any) -> View:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    return call
+
+
+def test_retro_music_makes_only_the_rows_a_frame_shows(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shell can fill Retro Music's playlist database: 20,000 playlists, or a playlist of 20,000
+    songs, took ~1 s a frame (a view for every row)."""
+    made: list[int] = []
+    monkeypatch.setattr(RetroMusic, "song_row", counted(RetroMusic.song_row, made))
+    monkeypatch.setattr(retro_app, "list_item", counted(retro_app.list_item, made))
+    screen = Screen(sh.device)
+    screen.am.launch(retro_app.PKG)
+    db = f"/data/data/{retro_app.PKG}/databases/playlist.db"
+    playlists = (
+        numbers(20_000) + "INSERT INTO PlaylistEntity (playlist_name) SELECT 'List ' || (100000 + x) FROM n"
+    )
+    songs = numbers(20_000) + (
+        f"INSERT INTO SongEntity (playlist_creator_id, {retro_app.SONG_COLUMNS}) SELECT 1, x, 'Song ' || x,"
+        " 0, 0, 200000, '/sdcard/Music/s' || x || '.mp3', 0, 1, 'Album', 2, 'Artist', NULL, NULL FROM n"
+    )
+    assert sh.run(f'sqlite3 {db} "{playlists}"; sqlite3 {db} "{songs}"').status == 0
+    made.clear()
+    screen.tap(text="Playlists")
+    for _ in range(2):
+        screen.wm.swipe(540, 1800, 540, 600, 100)
+    assert screen.has(text="List 100030") and not screen.has(text="List 100001")
+    for _ in range(3):  # back to the first playlist
+        screen.wm.swipe(540, 600, 540, 1800, 100)
+    screen.tap(text="List 100001")
+    assert screen.has(text="20000 Songs • 1111:06:40") and screen.has(text="Song 1")
+    screen.wm.swipe(540, 1800, 540, 600, 100)
+    assert screen.has(text="Song 20") and not screen.has(text="Song 1")
+    assert 0 < len(made) < 5 * 200  # each frame: the rows a fling can reach, not 20,000

@@ -23,6 +23,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,19 @@ from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.media import AUDIO, STORAGE
 from mgfarm.sim.system.mp3 import Mp3Info, read_mp3
 from mgfarm.sim.system.providers import ProviderError
-from mgfarm.sim.ui.views import Column, EditText, Icon, IconButton, Row, Scrim, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import (
+    Column,
+    EditText,
+    Icon,
+    IconButton,
+    Row,
+    Rows,
+    Scrim,
+    Scroll,
+    Stack,
+    Text,
+    View,
+)
 from mgfarm.sim.ui.widgets import action, app_bar, dialog, empty_state, list_item, tabs
 
 PKG = "code.name.monkey.retromusic"
@@ -382,32 +395,39 @@ class RetroMusic(App):
         def play_from(i: int) -> Callable[[], None]:
             return lambda: self.play(songs, i)
 
-        rows: list[View] = [self.song_row(ctx, s, play_from(i)) for i, s in enumerate(songs)]
+        def make(i: int) -> View:  # as the list shows it: the count, then the songs
+            if i == 0:
+                return Text(
+                    text=songs_count(len(songs)), size=14, color="on_surface_variant", pad=(16, 8, 16, 8)
+                )
+            return self.song_row(ctx, songs[i - 1], play_from(i - 1))
+
         return Scroll(
             id="recycler_view",
             key="songs",
             weight=1,
-            children=[
-                Text(text=songs_count(len(songs)), size=14, color="on_surface_variant", pad=(16, 8, 16, 8)),
-                *rows,
-            ]
-            if rows
-            else [empty_state("note", "No songs")],
+            rows=Rows(len(songs) + 1, make) if songs else None,
+            children=[] if songs else [empty_state("note", "No songs")],
         )
 
     def playlists_tab(self, ctx: ScreenContext) -> View:
         def open_playlist(pid: int) -> Callable[[], None]:
             return lambda: ctx.state.update(playlist=pid)
 
-        rows: list[View] = [
-            list_item(name, songs_count(count), icon="menu", id="playlist_item", on_click=open_playlist(pid))
-            for pid, name, count in self.playlists()
-        ]
+        found = self.playlists()
+
+        def make(i: int) -> View:  # as the list shows it
+            pid, name, count = found[i]
+            return list_item(
+                name, songs_count(count), icon="menu", id="playlist_item", on_click=open_playlist(pid)
+            )
+
         return Scroll(
             id="recycler_view",
             key="playlists",
             weight=1,
-            children=rows or [empty_state("menu", "No playlists")],
+            rows=Rows(len(found), make) if found else None,
+            children=[] if found else [empty_state("menu", "No playlists")],
         )
 
     def playlist_screen(self, ctx: ScreenContext, pid: int) -> View:
@@ -424,7 +444,6 @@ class RetroMusic(App):
             return lambda: self.play(songs, i)
 
         total = sum(s.duration for s in songs)
-        rows: list[View] = [self.song_row(ctx, s, play_from(i), menu=False) for i, s in enumerate(songs)]
         bar = app_bar(
             name,
             back=lambda: st.pop("playlist", None),
@@ -437,11 +456,15 @@ class RetroMusic(App):
             color="on_surface_variant",
             pad=(16, 8, 16, 8),
         )
+
+        def make(i: int) -> View:  # as the list shows it: the summary, then the songs
+            return summary if i == 0 else self.song_row(ctx, songs[i - 1], play_from(i - 1), menu=False)
+
         return Column(
             bg="surface",
             children=[
                 bar,
-                Scroll(id="recycler_view", key=f"playlist{pid}", weight=1, children=[summary, *rows]),
+                Scroll(id="recycler_view", key=f"playlist{pid}", weight=1, rows=Rows(len(songs) + 1, make)),
                 *self.mini_player(ctx),
             ],
         )
@@ -537,12 +560,12 @@ class RetroMusic(App):
             self.save_queue([], 0)
             st.pop("screen", None)
 
-        rows: list[View] = []
-        for i, s in enumerate(queue):
-            row = self.song_row(ctx, s, jump(i), menu=False)
+        def make(i: int) -> View:  # as the list shows it
+            row = self.song_row(ctx, queue[i], jump(i), menu=False)
             if i == position:  # the song playing
                 row.selected, row.bg = True, "secondary_container"
-            rows.append(row)
+            return row
+
         bar = app_bar(
             "Playing queue",
             back=lambda: st.update(screen="player") if queue else st.pop("screen", None),
@@ -564,7 +587,8 @@ class RetroMusic(App):
                     id="recycler_view",
                     key="queue",
                     weight=1,
-                    children=rows or [empty_state("menu", "Queue is empty")],
+                    rows=Rows(len(queue), make) if queue else None,
+                    children=[] if queue else [empty_state("menu", "Queue is empty")],
                 ),
             ],
         )
@@ -658,8 +682,9 @@ class RetroMusic(App):
 
             return run
 
-        rows: list[View] = [
-            list_item(
+        rows: list[Callable[[], View]] = [  # made as the list shows them
+            partial(
+                list_item,
                 "New playlist",
                 icon="add",
                 id="new_playlist",
@@ -667,12 +692,12 @@ class RetroMusic(App):
             )
         ]
         rows += [
-            list_item(name, icon="menu", id="playlist_item", on_click=add(pid, name))
+            partial(list_item, name, icon="menu", id="playlist_item", on_click=add(pid, name))
             for pid, name, _ in self.playlists()
         ]
         return dialog(
             "Add to playlist",
-            [Scroll(key="add_to", height=min(360, 56 * len(rows)), children=rows)],
+            [Scroll(key="add_to", height=min(360, 56 * len(rows)), rows=Rows.of(rows))],
             [("Cancel", close)],
             close,
         )
