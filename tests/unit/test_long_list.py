@@ -19,6 +19,7 @@ from mgfarm.sim.apps import files as files_app
 from mgfarm.sim.apps import markor as markor_app
 from mgfarm.sim.apps import retromusic as retro_app
 from mgfarm.sim.apps import smsmessenger as sms_app
+from mgfarm.sim.apps import vlc as vlc_app
 from mgfarm.sim.apps.gallery import Gallery
 from mgfarm.sim.apps.retromusic import RetroMusic
 from mgfarm.sim.apps.simple_calendar import SimpleCalendar
@@ -524,4 +525,37 @@ def test_retro_music_makes_only_the_rows_a_frame_shows(
     assert screen.has(text="20000 Songs • 1111:06:40") and screen.has(text="Song 1")
     screen.wm.swipe(540, 1800, 540, 600, 100)
     assert screen.has(text="Song 20") and not screen.has(text="Song 1")
+    assert 0 < len(made) < 5 * 200  # each frame: the rows a fling can reach, not 20,000
+
+
+def test_vlc_makes_only_the_rows_a_frame_shows(sh: ShellDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shell can fill VLC's media library: 20,000 playlists, or a playlist of 20,000 videos, took
+    ~0.5 s a frame (a view for every row)."""
+    made: list[int] = []
+    monkeypatch.setattr(vlc_app, "Row", counted(vlc_app.Row, made))
+    screen = Screen(sh.device)
+    screen.am.launch(vlc_app.PKG)
+    media = numbers(20_000) + (
+        "INSERT INTO Media (type, duration, title, filename, import_type)"
+        " SELECT 1, 61000, 'Video ' || x, 'v' || x || '.mp4', 0 FROM n"
+    )
+    playlists = (
+        numbers(20_000)
+        + "INSERT INTO Playlist (name, creation_date) SELECT 'List ' || (100000 + x), 0 FROM n"
+    )
+    items = numbers(20_000) + (
+        "INSERT INTO PlaylistMediaRelation (media_id, playlist_id, position) SELECT x, 1, x - 1 FROM n"
+    )
+    assert sh.run("; ".join(f'sqlite3 {vlc_app.DB} "{q}"' for q in (media, playlists, items))).status == 0
+    made.clear()
+    screen.tap(text="Playlists")
+    for _ in range(2):
+        screen.wm.swipe(540, 1800, 540, 600, 100)
+    assert screen.has(text="List 100030") and not screen.has(text="List 100001")
+    for _ in range(3):  # back to the first playlist
+        screen.wm.swipe(540, 600, 540, 1800, 100)
+    screen.tap(text="List 100001")
+    assert screen.has(text="20000 videos") and screen.has(text="Video 1")
+    screen.wm.swipe(540, 1800, 540, 600, 100)
+    assert screen.has(text="Video 20") and not screen.has(text="Video 1")
     assert 0 < len(made) < 5 * 200  # each frame: the rows a fling can reach, not 20,000

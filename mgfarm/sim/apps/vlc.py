@@ -28,6 +28,7 @@ import sqlite3
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from PIL import Image
@@ -44,6 +45,7 @@ from mgfarm.sim.ui.views import (
     IconButton,
     Picture,
     Row,
+    Rows,
     Scrim,
     Scroll,
     Slider,
@@ -381,15 +383,23 @@ class Vlc(App):
         except (OSError, PathEscapeError):
             names = []
         by_mrl = {v.mrl: v for v in videos}
-        rows = [
-            list_item(
-                name, icon="folder", on_click=go(f"{folder}/{name}"), id="browser_item", title_id="title"
+        makers: list[Callable[[], View]] = [  # made as the list shows them
+            partial(
+                list_item,
+                name,
+                icon="folder",
+                on_click=go(f"{folder}/{name}"),
+                id="browser_item",
+                title_id="title",
             )
             for name in names
-            if not name.startswith(".") and fs.is_dir(f"{folder}/{name}")
+            # A video the library knows is a file: only the other names need a look (a stat each).
+            if not name.startswith(".")
+            and f"file://{folder}/{name}" not in by_mrl
+            and fs.is_dir(f"{folder}/{name}")
         ]
-        rows += [
-            self.video_row(ctx, by_mrl[f"file://{folder}/{name}"], name, None)
+        makers += [
+            partial(self.video_row, ctx, by_mrl[f"file://{folder}/{name}"], name, None)
             for name in names
             if f"file://{folder}/{name}" in by_mrl
         ]
@@ -400,14 +410,15 @@ class Vlc(App):
             id="network_list",
             key=f"browse:{folder}",
             weight=1,
-            children=rows or [empty_state("folder", "Empty")],
+            rows=Rows.of(makers) if makers else None,
+            children=[] if makers else [empty_state("folder", "Empty")],
         )
         return app_bar(title, back=up), listing
 
     def video_tab(self, ctx: ScreenContext, videos: list[Video]) -> tuple[View, View]:
         st = ctx.state
         selected: list[int] = [int(i) for i in st.get("selected", [])]
-        rows: list[View] = [self.video_row(ctx, v, v.title, selected) for v in videos]
+        rows = Rows(len(videos), lambda i: self.video_row(ctx, videos[i], videos[i].title, selected))
         if selected:
 
             def add() -> None:
@@ -424,7 +435,11 @@ class Vlc(App):
         else:
             bar = app_bar("Videos")
         listing = Scroll(
-            id="media_list", key="videos", weight=1, children=rows or [empty_state("play", "No video found")]
+            id="media_list",
+            key="videos",
+            weight=1,
+            rows=rows if videos else None,  # made as the list shows them
+            children=[] if videos else [empty_state("play", "No video found")],
         )
         return bar, listing
 
@@ -509,56 +524,86 @@ class Vlc(App):
                     id="list",
                     key="dialog_playlists",
                     height=min(240, 48 * len(existing)),
-                    children=[
-                        Text(
-                            id="playlist_item_title",
-                            text=name,
-                            size=16,
-                            pad=(0, 12, 0, 12),
-                            on_click=pick(name),
-                        )
-                        for _, name, _ in existing
-                    ],
+                    rows=Rows.of(
+                        [
+                            partial(
+                                Text,
+                                id="playlist_item_title",
+                                text=name,
+                                size=16,
+                                pad=(0, 12, 0, 12),
+                                on_click=pick(name),
+                            )
+                            for _, name, _ in existing
+                        ]
+                    ),
                 )
             )
         return dialog("Add to playlist", body, [("Cancel", close), ("Create", create)], close)
+
+    def playlist_row(self, name: str, n: int, on_click: Callable[[], None]) -> View:
+        """A playlist as the Playlists tab shows it: its name and how many videos it holds."""
+        return Row(
+            id="playlist_item",
+            height=72,
+            pad=(16, 4, 16, 4),
+            spacing=16,
+            on_click=on_click,
+            children=[
+                Icon(name="menu", size=32, width=56, height=56, bg="#FF8800", tint="#FFFFFF"),
+                Column(
+                    weight=1,
+                    children=[
+                        Text(id="ml_item_title", text=name, size=16),
+                        Text(id="ml_item_subtitle", text=count_label(n), size=13, color="on_surface_variant"),
+                    ],
+                ),
+            ],
+        )
 
     def playlists_tab(self, ctx: ScreenContext, videos: list[Video]) -> tuple[View, View]:
         def open_playlist(pid: int) -> Callable[[], None]:
             return lambda: ctx.start(PLAYLIST, {"playlist_id": pid})
 
-        rows: list[View] = [
-            Row(
-                id="playlist_item",
-                height=72,
-                pad=(16, 4, 16, 4),
-                spacing=16,
-                on_click=open_playlist(pid),
-                children=[
-                    Icon(name="menu", size=32, width=56, height=56, bg="#FF8800", tint="#FFFFFF"),
-                    Column(
-                        weight=1,
-                        children=[
-                            Text(id="ml_item_title", text=name, size=16),
-                            Text(
-                                id="ml_item_subtitle",
-                                text=count_label(n),
-                                size=13,
-                                color="on_surface_variant",
-                            ),
-                        ],
-                    ),
-                ],
-            )
-            for pid, name, n in self.playlists()
-        ]
+        found = self.playlists()
+
+        def make(i: int) -> View:  # as the list shows it
+            pid, name, n = found[i]
+            return self.playlist_row(name, n, open_playlist(pid))
+
         listing = Scroll(
             id="playlist_list",
             key="playlists",
             weight=1,
-            children=rows or [empty_state("menu", "No playlist")],
+            rows=Rows(len(found), make) if found else None,
+            children=[] if found else [empty_state("menu", "No playlist")],
         )
         return app_bar("Playlists"), listing
+
+    def playlist_media_row(self, n: int, v: Video, on_click: Callable[[], None]) -> View:
+        """The playlist's n-th video (from 0): its position, title and length."""
+        return Row(
+            id="playlist_media_item",
+            height=64,
+            pad=(16, 4, 16, 4),
+            spacing=12,
+            on_click=on_click,
+            children=[
+                Text(id="ml_item_position", text=str(n + 1), size=14, width=24, color="on_surface_variant"),
+                Column(
+                    weight=1,
+                    children=[
+                        Text(id="ml_item_title", text=v.title, size=16),
+                        Text(
+                            id="ml_item_time",
+                            text=format_duration(v.duration),
+                            size=13,
+                            color="on_surface_variant",
+                        ),
+                    ],
+                ),
+            ],
+        )
 
     def playlist_screen(self, ctx: ScreenContext) -> View:
         pid = int(ctx.extras.get("playlist_id", 0))
@@ -568,33 +613,7 @@ class Vlc(App):
         def play(mid: int) -> Callable[[], None]:
             return lambda: ctx.start(PLAYER, {"media_id": mid})
 
-        rows: list[View] = [
-            Row(
-                id="playlist_media_item",
-                height=64,
-                pad=(16, 4, 16, 4),
-                spacing=12,
-                on_click=play(v.id),
-                children=[
-                    Text(
-                        id="ml_item_position", text=str(n + 1), size=14, width=24, color="on_surface_variant"
-                    ),
-                    Column(
-                        weight=1,
-                        children=[
-                            Text(id="ml_item_title", text=v.title, size=16),
-                            Text(
-                                id="ml_item_time",
-                                text=format_duration(v.duration),
-                                size=13,
-                                color="on_surface_variant",
-                            ),
-                        ],
-                    ),
-                ],
-            )
-            for n, v in enumerate(items)
-        ]
+        rows = Rows(len(items), lambda n: self.playlist_media_row(n, items[n], play(items[n].id)))
         return Column(
             bg="surface",
             children=[
@@ -607,7 +626,10 @@ class Vlc(App):
                     color="on_surface_variant",
                 ),
                 Scroll(
-                    key="items", weight=1, children=rows or [empty_state("play", "This playlist is empty")]
+                    key="items",
+                    weight=1,
+                    rows=rows if items else None,  # made as the list shows them
+                    children=[] if items else [empty_state("play", "This playlist is empty")],
                 ),
             ],
         )
