@@ -485,24 +485,14 @@ def numbers(count: int) -> str:
     return f"WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT {count}) "
 
 
-def counted(real: Callable[..., View], made: list[int]) -> Callable[..., View]:
-    """`real`, noting each call in `made`."""
-
-    def call(*args: Any, **kwargs: Any) -> View:
-        made.append(1)
-        return real(*args, **kwargs)
-
-    return call
-
-
 def test_retro_music_makes_only_the_rows_a_frame_shows(
     sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A shell can fill Retro Music's playlist database: 20,000 playlists, or a playlist of 20,000
     songs, took ~1 s a frame (a view for every row)."""
     made: list[int] = []
-    monkeypatch.setattr(RetroMusic, "song_row", counted(RetroMusic.song_row, made))
-    monkeypatch.setattr(retro_app, "list_item", counted(retro_app.list_item, made))
+    monkeypatch.setattr(RetroMusic, "song_row", counted(made, RetroMusic.song_row))
+    monkeypatch.setattr(retro_app, "list_item", counted(made, retro_app.list_item))
     screen = Screen(sh.device)
     screen.am.launch(retro_app.PKG)
     db = f"/data/data/{retro_app.PKG}/databases/playlist.db"
@@ -532,7 +522,7 @@ def test_vlc_makes_only_the_rows_a_frame_shows(sh: ShellDevice, monkeypatch: pyt
     """A shell can fill VLC's media library: 20,000 playlists, or a playlist of 20,000 videos, took
     ~0.5 s a frame (a view for every row)."""
     made: list[int] = []
-    monkeypatch.setattr(vlc_app, "Row", counted(vlc_app.Row, made))
+    monkeypatch.setattr(vlc_app, "Row", counted(made, vlc_app.Row))
     screen = Screen(sh.device)
     screen.am.launch(vlc_app.PKG)
     media = numbers(20_000) + (
