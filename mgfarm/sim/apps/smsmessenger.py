@@ -160,29 +160,12 @@ class SimpleSmsMessenger(App):
         def open_thread(address: str) -> Callable[[], None]:
             return lambda: ctx.start(THREAD, {"address": address})
 
-        rows: list[View] = []
-        for key, m in sorted(latest.items(), key=lambda kv: -kv[1].date):
-            name = names.get(digits(m.address), m.address)
-            rows.append(
-                list_item(
-                    name,
-                    m.body.replace("\n", " "),
-                    avatar=initial(name),
-                    on_click=open_thread(m.address),
-                    id="conversation_frame",
-                    title_id="conversation_address",
-                    subtitle_id="conversation_body_short",
-                    trailing=Text(
-                        id="conversation_date",
-                        text=_when(m.date, ctx.now_ms()),
-                        size=12,
-                        medium=unread[key],
-                        color="on_surface" if unread[key] else "on_surface_variant",
-                    ),
-                )
-            )
-        if not rows:
-            rows = [empty_state("message", "No stored conversations have been found")]
+        now = ctx.now_ms()
+        rows = [  # made as the list shows them
+            partial(self.conversation_row, m, names, now, unread[key], open_thread(m.address))
+            for key, m in sorted(latest.items(), key=lambda kv: -kv[1].date)
+        ]
+        none = [] if rows else [empty_state("message", "No stored conversations have been found")]
         return Stack(
             bg="surface",
             children=[
@@ -190,12 +173,39 @@ class SimpleSmsMessenger(App):
                     children=[
                         app_bar("Simple SMS Messenger"),
                         Scroll(
-                            id="conversations_list", key="list", weight=1, pad=(0, 0, 0, 88), children=rows
+                            id="conversations_list",
+                            key="list",
+                            weight=1,
+                            pad=(0, 0, 0, 88),
+                            rows=Rows.of(rows) if rows else None,
+                            children=none,
                         ),
                     ]
                 ),
                 fab("message", "New conversation", lambda: start_new(ctx), id="conversations_fab"),
             ],
+        )
+
+    def conversation_row(
+        self, m: Sms, names: dict[str, str], now: int, unread: bool, on_click: Callable[[], None]
+    ) -> View:
+        """A conversation: its contact's name (else its address), its latest message and when."""
+        name = names.get(digits(m.address), m.address)
+        return list_item(
+            name,
+            m.body.replace("\n", " "),
+            avatar=initial(name),
+            on_click=on_click,
+            id="conversation_frame",
+            title_id="conversation_address",
+            subtitle_id="conversation_body_short",
+            trailing=Text(
+                id="conversation_date",
+                text=_when(m.date, now),
+                size=12,
+                medium=unread,
+                color="on_surface" if unread else "on_surface_variant",
+            ),
         )
 
     def new_conversation(self, ctx: ScreenContext) -> View:
@@ -230,18 +240,7 @@ class SimpleSmsMessenger(App):
         def pick(number: str) -> Callable[[], None]:
             return lambda: open_thread(number)
 
-        rows: list[View] = [
-            list_item(
-                name,
-                number,
-                avatar=initial(name),
-                on_click=pick(number),
-                id="item_contact_frame",
-                title_id="item_contact_name",
-                subtitle_id="item_contact_number",
-            )
-            for name, number in shown
-        ]
+        rows = [partial(contact_row, name, number, pick(number)) for name, number in shown]
         return Column(
             bg="surface",
             children=[
@@ -263,7 +262,7 @@ class SimpleSmsMessenger(App):
                         ),
                     ],
                 ),
-                Scroll(id="contacts_list", key="contacts", weight=1, children=rows),
+                Scroll(id="contacts_list", key="contacts", weight=1, rows=Rows.of(rows) if rows else None),
             ],
         )
 
@@ -365,6 +364,19 @@ class SimpleSmsMessenger(App):
 def initial(name: str) -> str:
     """The avatar's letter; a bare number gets "#"."""
     return name[:1].upper() if name[:1].isalpha() else "#"
+
+
+def contact_row(name: str, number: str, on_click: Callable[[], None]) -> View:
+    """A contact's number to start a conversation with."""
+    return list_item(
+        name,
+        number,
+        avatar=initial(name),
+        on_click=on_click,
+        id="item_contact_frame",
+        title_id="item_contact_name",
+        subtitle_id="item_contact_number",
+    )
 
 
 def start_new(ctx: ScreenContext) -> None:
