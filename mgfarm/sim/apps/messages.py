@@ -118,32 +118,29 @@ class Messages(App):
             "JOIN canonical_addresses c ON c._id = t.recipient_ids ORDER BY t.date DESC",
         )
         names = self.names()
-        rows: list[View] = []
-        for _tid, address, snippet, date, read in threads:
-            name = names.get(digits(address or ""), address or "")
-            rows.append(
-                list_item(
-                    name,
-                    snippet or "",
-                    avatar=name or "?",
-                    on_click=_open(ctx, address),
-                    id="swipeableContent",
-                    title_id="conversation_name",
-                    subtitle_id="conversation_snippet",
-                    trailing=Text(
-                        text=_short_date(date), size=12, color="on_surface_variant", medium=not read
-                    ),
-                )
-            )
-        if not rows:
-            rows = [empty_state("message", "Once you start a new conversation, you'll see it listed here")]
+        rows = [  # made as the list shows them
+            partial(conversation_row, ctx, names, address, snippet, date, read)
+            for _tid, address, snippet, date, read in threads
+        ]
+        none = (
+            []
+            if rows
+            else [empty_state("message", "Once you start a new conversation, you'll see it listed here")]
+        )
         return Stack(
             bg="surface",
             children=[
                 Column(
                     children=[
                         app_bar("Messages", actions=[]),
-                        Scroll(id="list", key="list", weight=1, pad=(0, 0, 0, 88), children=rows),
+                        Scroll(
+                            id="list",
+                            key="list",
+                            weight=1,
+                            pad=(0, 0, 0, 88),
+                            rows=Rows.of(rows) if rows else None,
+                            children=none,
+                        ),
                     ]
                 ),
                 fab(
@@ -256,6 +253,23 @@ class Messages(App):
                 Row(pad=(16, 8, 16, 8), justify="end", children=[_button("Next", go)]),
             ],
         )
+
+
+def conversation_row(
+    ctx: ScreenContext, names: dict[str, str], address: str, snippet: str, date: object, read: object
+) -> View:
+    """A conversation: its contact's name (else its address), its latest message and its day."""
+    name = names.get(digits(address or ""), address or "")
+    return list_item(
+        name,
+        snippet or "",
+        avatar=name or "?",
+        on_click=_open(ctx, address),
+        id="swipeableContent",
+        title_id="conversation_name",
+        subtitle_id="conversation_snippet",
+        trailing=Text(text=_short_date(date), size=12, color="on_surface_variant", medium=not read),
+    )
 
 
 def _button(text: str, fn: Callable[[], None]) -> View:
