@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from datetime import timezone
+from functools import partial
+from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.apps.contacts import contacts_db
@@ -17,7 +19,7 @@ from mgfarm.sim.system.cursor import get_string
 from mgfarm.sim.system.intents import IntentFilter
 from mgfarm.sim.system.providers import Route, SqliteProvider
 from mgfarm.sim.system.telephony import NUMBER, TelephonyError
-from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Scroll, Stack, Text, View
+from mgfarm.sim.ui.views import Column, Icon, IconButton, Row, Rows, Scroll, Stack, Text, View
 from mgfarm.sim.ui.widgets import empty_state, fab, list_item, tabs
 
 PROVIDER_PKG = "com.android.providers.contacts"
@@ -121,7 +123,7 @@ class Dialer(App):
         def choose(i: int) -> None:
             ctx.state["tab"] = i
 
-        body: list[View] = [self.favourites, self.recents, self.contacts][tab](ctx)
+        rows, empty = [self.favourites, self.recents, self.contacts][tab](ctx)
         return Column(
             bg="surface",
             children=[
@@ -149,7 +151,13 @@ class Dialer(App):
                 Stack(
                     weight=1,
                     children=[
-                        Scroll(id="list", key=f"tab{tab}", pad=(0, 0, 0, 88), children=body),
+                        Scroll(
+                            id="list",
+                            key=f"tab{tab}",
+                            pad=(0, 0, 0, 88),
+                            rows=Rows.of(rows) if rows else None,
+                            children=[] if rows else [empty],
+                        ),
                         fab("dialpad", "key pad", lambda: ctx.state.update(dialpad=True), id="dialpad_fab"),
                     ],
                 ),
@@ -163,44 +171,36 @@ class Dialer(App):
             return []
         return [(c.name, c.phone) for c in db.list() if c.phone and (c.starred or not starred)]
 
-    def favourites(self, ctx: ScreenContext) -> list[View]:
-        items = [
-            list_item(n, p, avatar=n, on_click=_caller(self, ctx, p)) for n, p in self.contact_list(True)
+    # A tab's rows, made as the list shows them, and what it shows without any.
+    def favourites(self, ctx: ScreenContext) -> tuple[list[Callable[[], View]], View]:
+        rows: list[Callable[[], View]] = [
+            partial(contact_row, n, p, _caller(self, ctx, p)) for n, p in self.contact_list(True)
         ]
-        return items or [empty_state("star", "No favorites yet")]
+        return rows, empty_state("star", "No favorites yet")
 
-    def contacts(self, ctx: ScreenContext) -> list[View]:
-        items = [
-            list_item(n, p, avatar=n, on_click=_caller(self, ctx, p)) for n, p in self.contact_list(False)
+    def contacts(self, ctx: ScreenContext) -> tuple[list[Callable[[], View]], View]:
+        rows: list[Callable[[], View]] = [
+            partial(contact_row, n, p, _caller(self, ctx, p)) for n, p in self.contact_list(False)
         ]
-        return items or [empty_state("person", "No contacts")]
+        return rows, empty_state("person", "No contacts")
 
-    def recents(self, ctx: ScreenContext) -> list[View]:
-        rows = sql(
+    def recents(self, ctx: ScreenContext) -> tuple[list[Callable[[], View]], View]:
+        calls = sql(
             self.db_file("calllog.db", PROVIDER_PKG),
             "SELECT number, name, type, date FROM calls ORDER BY date DESC, _id DESC LIMIT 50",
         )
-        items: list[View] = []
-        for number_value, name_value, kind, date in rows:
-            number, name = get_string(number_value), get_string(name_value)
-            when = instant(date, timezone.utc).strftime("%b %-d, %-I:%M %p")
-            items.append(
-                list_item(
-                    name or number,
-                    f"{KIND.get(kind, 'Call')} · {when}",
-                    avatar=name or "#",
-                    id="call_log_row",
-                    title_id="primary_text",
-                    subtitle_id="secondary_text",
-                    trailing=IconButton(
-                        name="phone",
-                        desc=f"Call {name or number}",
-                        on_click=_caller(self, ctx, number or ""),
-                        tint="primary",
-                    ),
-                )
+        rows: list[Callable[[], View]] = [
+            partial(
+                call_row,
+                get_string(number),
+                get_string(name),
+                kind,
+                date,
+                _caller(self, ctx, get_string(number)),
             )
-        return items or [empty_state("history", "No recent calls")]
+            for number, name, kind, date in calls
+        ]
+        return rows, empty_state("history", "No recent calls")
 
     def dialpad(self, ctx: ScreenContext) -> View:
         number = ctx.field("digits")
@@ -355,6 +355,25 @@ class Dialer(App):
                 Row(justify="center", spacing=96, children=buttons),
             ],
         )
+
+
+def contact_row(name: str, number: str, on_click: Callable[[], None]) -> View:
+    """A contact (a favourite) to call."""
+    return list_item(name, number, avatar=name, on_click=on_click)
+
+
+def call_row(number: str, name: str, kind: Any, date: object, call: Callable[[], None]) -> View:
+    """A call of the log: who, which way and when, with a button to call back."""
+    when = instant(date, timezone.utc).strftime("%b %-d, %-I:%M %p")
+    return list_item(
+        name or number,
+        f"{KIND.get(kind, 'Call')} · {when}",
+        avatar=name or "#",
+        id="call_log_row",
+        title_id="primary_text",
+        subtitle_id="secondary_text",
+        trailing=IconButton(name="phone", desc=f"Call {name or number}", on_click=call, tint="primary"),
+    )
 
 
 def _caller(app: Dialer, ctx: ScreenContext, number: str) -> Callable[[], None]:
