@@ -100,6 +100,10 @@ END;
 CREATE TRIGGER IF NOT EXISTS contacts_deleted AFTER DELETE ON contacts BEGIN
   DELETE FROM raw_contacts WHERE contact_id = OLD._id;
 END;
+-- ContactsProvider2's own indexes (ContactsDatabaseHelper): a contact's rows are found by key, where
+-- every list of contacts scanned the whole data table for each contact (20,000: ~20 s a frame).
+CREATE INDEX IF NOT EXISTS raw_contacts_contact_id_index ON raw_contacts (contact_id);
+CREATE INDEX IF NOT EXISTS data_raw_contact_id ON data (raw_contact_id);
 CREATE VIEW IF NOT EXISTS view_data AS
   SELECT data._id AS _id, data.raw_contact_id AS raw_contact_id, raw_contacts.contact_id AS contact_id,
          mimetypes.mimetype AS mimetype, data.is_primary AS is_primary,
@@ -165,6 +169,15 @@ class Contact:
     phone_type: int = 2  # Phone.TYPE_MOBILE
 
 
+# Every contact with its first phone number, by name: what the contact lists show.
+LIST = (
+    "SELECT c._id, c.name_raw_contact_id, coalesce(c.display_name, ''), c.starred,"
+    " (SELECT data1 FROM view_data d WHERE d.contact_id = c._id"
+    f" AND d.mimetype = '{PHONE}' ORDER BY d._id LIMIT 1)"
+    " FROM view_contacts c ORDER BY c.display_name COLLATE NOCASE"
+)
+
+
 class ContactsDb:
     """Reads and writes contacts2.db the way ContactsProvider2 lays it out."""
 
@@ -176,12 +189,7 @@ class ContactsDb:
         sql_script(self.path(), SCHEMA, seed)
 
     def list(self, query: str = "") -> list[Contact]:
-        rows = sql(
-            self.path(),
-            "SELECT c._id, c.name_raw_contact_id, coalesce(c.display_name, ''), c.starred,"
-            f" (SELECT data1 FROM view_data d WHERE d.contact_id = c._id AND d.mimetype = '{PHONE}' LIMIT 1)"
-            " FROM view_contacts c ORDER BY c.display_name COLLATE NOCASE",
-        )
+        rows = sql(self.path(), LIST)
         out = [Contact(r[0], r[1], r[2], bool(r[3]), r[4] or "") for r in rows]
         q = query.strip().lower()
         if q:
