@@ -14,7 +14,8 @@ def steps(tmp_path: Path, count: int) -> int:
     path = tmp_path / f"contacts{count}.db"
     ContactsDb(lambda: path).create()
     with sqlite3.connect(path) as conn:
-        conn.executemany("INSERT INTO raw_contacts (starred) VALUES (?)", [(i % 3 == 0,) for i in range(count)])
+        starred = [(i % 3 == 0,) for i in range(count)]
+        conn.executemany("INSERT INTO raw_contacts (starred) VALUES (?)", starred)
         for mimetype, value in ((NAME, "Person {}"), (PHONE, "555{}")):
             conn.executemany(
                 "INSERT INTO view_data (raw_contact_id, mimetype, data1) VALUES (?, ?, ?)",
