@@ -55,7 +55,8 @@ def test_folders_and_grid_list_the_media_and_the_viewer_shows_its_pixels(tmp_pat
 def test_a_swipe_in_the_viewer_shows_the_next_item_of_the_folder(tmp_path: Path) -> None:
     device, screen = gallery(tmp_path)
     device.fs.write_bytes("/sdcard/DCIM/older.png", png(BLUE, RED))
-    device.fs.utime("/sdcard/DCIM/older.png", 1_600_000_000)  # the grid is newest first
+    older = 1_600_000_000 * 10**9
+    device.fs.utime("/sdcard/DCIM/older.png", older, older)  # the grid is newest first
     screen.tap(rid=ID + "dir_name", text="DCIM")
     screen.tap(rid=ID + "medium_name", text="receipt.png")
     screen.wm.swipe(900, 1200, 100, 1200)
