@@ -43,6 +43,24 @@ def add_tasks(sh: ShellDevice, count: int) -> None:
     assert sh.run(f'sqlite3 {TASKS_DB} "{rows}"').status == 0
 
 
+def counted(made: list[int], real: Callable[..., T]) -> Callable[..., T]:
+    """`real`, noting each call in `made` (a row builder, to count the rows a frame makes)."""
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    return run
+
+
+def empty_files(sh: ShellDevice, folder: str, name: str, count: int) -> None:
+    """`count` empty files named `name.format(i)` in device folder `folder`, written on the host."""
+    host = sh.host(folder)
+    host.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        (host / name.format(i)).touch()
+
+
 def list_rows(screen: Screen) -> list[dict[str, str]]:
     """The rows the task list's RecyclerView holds in its dump, in order."""
     found = [n.attrs for n in nodes(screen.xml()) if n.attrs["resource-id"] == "org.tasks:id/row"]
@@ -150,8 +168,7 @@ def test_an_app_makes_only_the_rows_a_frame_shows(sh: ShellDevice, monkeypatch: 
     a frame at 100,000, and placed the header with a scan of the rows before it for every completed
     task (quadratic)."""
     made: list[int] = []
-    real = TasksOrg.row
-    monkeypatch.setattr(TasksOrg, "row", lambda self, *a: made.append(1) or real(self, *a))
+    monkeypatch.setattr(TasksOrg, "row", counted(made, TasksOrg.row))
     add_tasks(sh, 20_000)
     assert sh.run(f"sqlite3 {TASKS_DB} 'UPDATE tasks SET completed = 1 WHERE _id % 2 = 0'").status == 0
     screen = Screen(sh.device)
@@ -171,17 +188,13 @@ def test_files_makes_only_the_rows_a_frame_shows_and_lists_a_link_to_nothing(
     """A folder a shell filled with 20,000 files took Files ~1 s a frame (a stat and a view for each);
     a link to nothing (a root shell can make one) stopped the app."""
     made: list[int] = []
-    real = files_app.list_item
-    monkeypatch.setattr(files_app, "list_item", lambda *a, **k: made.append(1) or real(*a, **k))
-    folder = sh.host("/sdcard/Download")
-    folder.mkdir(parents=True, exist_ok=True)
-    for i in range(5_000):
-        (folder / f"f{i:05d}.txt").touch()
+    monkeypatch.setattr(files_app, "list_item", counted(made, files_app.list_item))
+    empty_files(sh, "/sdcard/Download", "f{:05d}.txt", 5_000)
     assert sh.run("ln -s /nowhere /sdcard/Download/a_link").status == 0
     screen = Screen(sh.device)
     screen.am.launch("com.google.android.documentsui")
     screen.tap(text="Download")
-    assert screen.has(text="a_link") and screen.am.resumed()[0] == "com.google.android.documentsui"
+    assert screen.has(text="a_link") and (screen.am.resumed() or ("",))[0] == "com.google.android.documentsui"
     made.clear()
     screen.wm.swipe(540, 1800, 540, 600, 100)
     assert screen.has(text="f00010.txt") or screen.has(text="f00020.txt")
@@ -195,8 +208,7 @@ def test_a_chat_opens_at_its_newest_message_making_only_the_newest(
     top, opening a thread of 20,000 messages at its newest made and measured every message, ~2 s a
     frame."""
     made: list[int] = []
-    real = sms_app.bubble
-    monkeypatch.setattr(sms_app, "bubble", lambda m: made.append(1) or real(m))
+    monkeypatch.setattr(sms_app, "bubble", counted(made, sms_app.bubble))
     assert (
         sh.run("content insert --uri content://sms --bind address:s:5551234 --bind body:s:first").status == 0
     )
@@ -241,20 +253,21 @@ def test_messages_opens_a_conversation_at_its_newest_message(sh: ShellDevice) ->
 SIMPLE_CALENDAR = "com.simplemobiletools.calendar.pro"
 
 
-def counted(made: list[int], real: Callable[..., T]) -> Callable[..., T]:
-    """`real`, noting each call in `made` (a row builder, to count the rows a frame makes)."""
-
-    def run(*args: Any, **kwargs: Any) -> T:
-        made.append(1)
-        return real(*args, **kwargs)
-
-    return run
-
-
 def event_titles(screen: Screen) -> list[str]:
     """The titles of the events a list of Simple Calendar's shows, from the top."""
     rid = f"{SIMPLE_CALENDAR}:id/event_item_title"
     return [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == rid]
+
+
+def numbers(count: int) -> str:
+    """The start of a statement with the numbers 1..count as `n(x)`."""
+    return f"WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT {count}) "
+
+
+def at_noon_on_4_march(sh: ShellDevice) -> None:
+    clock = sh.device.services.clock
+    clock.set_ms(1772625600000)
+    clock.freeze(True)
 
 
 def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
@@ -264,11 +277,9 @@ def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
     events of one day took its day view ~1.7 s a frame, a view for every event."""
     made: list[int] = []
     monkeypatch.setattr(SimpleCalendar, "when", counted(made, SimpleCalendar.when))
-    clock = sh.device.services.clock
-    clock.set_ms(1772625600000)  # noon, 4 March 2026
-    clock.freeze(True)
+    at_noon_on_4_march(sh)
     events = (
-        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 5000) INSERT INTO events"
+        numbers(5000) + "INSERT INTO events"
         " (start_ts, end_ts, title, location, description, reminder_1_minutes, reminder_2_minutes,"
         " reminder_3_minutes, reminder_1_type, reminder_2_type, reminder_3_type, repeat_interval,"
         " repeat_rule, repeat_limit, repetition_exceptions, attendees, import_id, time_zone, flags,"
@@ -289,8 +300,8 @@ def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
             screen.wm.swipe(540, 1800, 540, 600, 100)
             tops.append(event_titles(screen)[0])
         assert 0 < len(made) < 3 * 200  # each frame: the rows a fling can reach, not 5,000
-        numbers = [int(t.split()[1]) for t in tops]  # by start: event n starts n seconds after 13:00
-        assert 1 < numbers[0] < numbers[1] < numbers[2] < 100
+        starts = [int(t.split()[1]) for t in tops]  # by start: event n starts n seconds after 13:00
+        assert 1 < starts[0] < starts[1] < starts[2] < 100
     screen.tap(desc="Search")
     made.clear()
     screen.wm.text("Event 4")
@@ -305,11 +316,9 @@ def test_calendar_makes_only_the_event_rows_of_a_day_a_frame_shows(
     provider's database by a shell, took 0.4-0.9 s a frame, a view for every event."""
     made: list[int] = []
     monkeypatch.setattr(calendar_app, "list_item", counted(made, calendar_app.list_item))
-    clock = sh.device.services.clock
-    clock.set_ms(1772625600000)  # noon, 4 March 2026
-    clock.freeze(True)
+    at_noon_on_4_march(sh)
     events = (
-        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 5000) INSERT INTO Events"
+        numbers(5000) + "INSERT INTO Events"
         " (calendar_id, title, dtstart, dtend) SELECT 1, 'Event ' || x, 1772629200000 + x * 1000,"
         " 1772632800000 + x * 1000 FROM n"
     )
@@ -402,17 +411,8 @@ def test_gallery_makes_only_the_grid_rows_a_frame_shows(
     """A folder of 20,000 pictures took Simple Gallery ~2.4 s a swipe: a cell (and its file's host
     path) for every picture; a row of cells is now made as the grid shows it."""
     made: list[int] = []
-    real = Gallery.picture
-
-    def picture(self: Gallery, *a: Any, **k: Any) -> View:
-        made.append(1)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(Gallery, "picture", picture)
-    folder = sh.host("/sdcard/Pictures/Many")
-    folder.mkdir(parents=True, exist_ok=True)
-    for i in range(5_000):
-        (folder / f"p{i:05d}.png").touch()
+    monkeypatch.setattr(Gallery, "picture", counted(made, Gallery.picture))
+    empty_files(sh, "/sdcard/Pictures/Many", "p{:05d}.png", 5_000)
     screen = Screen(sh.device)
     screen.am.launch("com.simplemobiletools.gallery.pro")
     screen.tap(text="Many")
@@ -429,17 +429,8 @@ def test_markor_makes_only_the_file_rows_a_frame_shows(
     """A notebook a shell filled with files took Markor ~0.1 s a swipe at its 2,000 listed entries
     (a row, and its time formatted, for each)."""
     made: list[int] = []
-    real = markor_app.list_item
-
-    def list_item(*a: Any, **k: Any) -> View:
-        made.append(1)
-        return real(*a, **k)
-
-    monkeypatch.setattr(markor_app, "list_item", list_item)
-    folder = sh.host("/sdcard/Documents/Markor")
-    folder.mkdir(parents=True, exist_ok=True)
-    for i in range(5_000):
-        (folder / f"note{i:05d}.md").touch()
+    monkeypatch.setattr(markor_app, "list_item", counted(made, markor_app.list_item))
+    empty_files(sh, "/sdcard/Documents/Markor", "note{:05d}.md", 5_000)
     screen = Screen(sh.device)
     screen.am.launch("net.gsantner.markor")
     made.clear()
@@ -455,13 +446,7 @@ def test_markor_move_dialog_makes_only_the_folder_rows_it_shows(
 ) -> None:
     """The "Move to folder" dialog over a notebook of 2,000 folders took ~0.3 s a swipe."""
     made: list[int] = []
-    real = markor_app.list_item
-
-    def list_item(*a: Any, **k: Any) -> View:
-        made.append(1)
-        return real(*a, **k)
-
-    monkeypatch.setattr(markor_app, "list_item", list_item)
+    monkeypatch.setattr(markor_app, "list_item", counted(made, markor_app.list_item))
     folder = sh.host("/sdcard/Documents/Markor")
     for i in range(2_000):
         (folder / f"dir{i:04d}").mkdir(parents=True)
@@ -481,8 +466,19 @@ def test_markor_move_dialog_makes_only_the_folder_rows_it_shows(
     assert 0 < len(made) < 200
 
 
-def numbers(count: int) -> str:
-    return f"WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT {count}) "
+def browse_playlists(screen: Screen, summary: str, item: str) -> None:
+    """20,000 playlists ("List 100001" on): flung down and back, the first opened (`summary`, and
+    items "`item` N" from 1), its items swiped."""
+    screen.tap(text="Playlists")
+    for _ in range(2):
+        screen.wm.swipe(540, 1800, 540, 600, 100)
+    assert screen.has(text="List 100030") and not screen.has(text="List 100001")
+    for _ in range(3):  # back to the first playlist
+        screen.wm.swipe(540, 600, 540, 1800, 100)
+    screen.tap(text="List 100001")
+    assert screen.has(text=summary) and screen.has(text=f"{item} 1")
+    screen.wm.swipe(540, 1800, 540, 600, 100)
+    assert screen.has(text=f"{item} 20") and not screen.has(text=f"{item} 1")
 
 
 def test_retro_music_makes_only_the_rows_a_frame_shows(
@@ -505,16 +501,7 @@ def test_retro_music_makes_only_the_rows_a_frame_shows(
     )
     assert sh.run(f'sqlite3 {db} "{playlists}"; sqlite3 {db} "{songs}"').status == 0
     made.clear()
-    screen.tap(text="Playlists")
-    for _ in range(2):
-        screen.wm.swipe(540, 1800, 540, 600, 100)
-    assert screen.has(text="List 100030") and not screen.has(text="List 100001")
-    for _ in range(3):  # back to the first playlist
-        screen.wm.swipe(540, 600, 540, 1800, 100)
-    screen.tap(text="List 100001")
-    assert screen.has(text="20000 Songs • 1111:06:40") and screen.has(text="Song 1")
-    screen.wm.swipe(540, 1800, 540, 600, 100)
-    assert screen.has(text="Song 20") and not screen.has(text="Song 1")
+    browse_playlists(screen, "20000 Songs • 1111:06:40", "Song")
     assert 0 < len(made) < 5 * 200  # each frame: the rows a fling can reach, not 20,000
 
 
@@ -538,16 +525,7 @@ def test_vlc_makes_only_the_rows_a_frame_shows(sh: ShellDevice, monkeypatch: pyt
     )
     assert sh.run("; ".join(f'sqlite3 {vlc_app.DB} "{q}"' for q in (media, playlists, items))).status == 0
     made.clear()
-    screen.tap(text="Playlists")
-    for _ in range(2):
-        screen.wm.swipe(540, 1800, 540, 600, 100)
-    assert screen.has(text="List 100030") and not screen.has(text="List 100001")
-    for _ in range(3):  # back to the first playlist
-        screen.wm.swipe(540, 600, 540, 1800, 100)
-    screen.tap(text="List 100001")
-    assert screen.has(text="20000 videos") and screen.has(text="Video 1")
-    screen.wm.swipe(540, 1800, 540, 600, 100)
-    assert screen.has(text="Video 20") and not screen.has(text="Video 1")
+    browse_playlists(screen, "20000 videos", "Video")
     assert 0 < len(made) < 5 * 200  # each frame: the rows a fling can reach, not 20,000
 
 
@@ -588,12 +566,9 @@ def test_simple_sms_makes_only_the_conversations_and_contacts_a_frame_shows(
     """Simple SMS Messenger's conversations and its new conversation's contacts are made on demand:
     20,000 conversations took ~0.7 s a frame, 20,000 contacts to pick from ~0.6 s."""
     made: list[int] = []
-    real_row = sms_app.SimpleSmsMessenger.conversation_row
-    real_contact = sms_app.contact_row
-    monkeypatch.setattr(
-        sms_app.SimpleSmsMessenger, "conversation_row", lambda self, *a: made.append(1) or real_row(self, *a)
-    )
-    monkeypatch.setattr(sms_app, "contact_row", lambda *a: made.append(1) or real_contact(*a))
+    conversation_row = sms_app.SimpleSmsMessenger.conversation_row
+    monkeypatch.setattr(sms_app.SimpleSmsMessenger, "conversation_row", counted(made, conversation_row))
+    monkeypatch.setattr(sms_app, "contact_row", counted(made, sms_app.contact_row))
     add_conversations(sh, 5_000)
     add_contacts(sh, 5_000)
     screen = Screen(sh.device)
@@ -620,8 +595,7 @@ def test_messages_makes_only_the_conversations_a_frame_shows(
     from mgfarm.sim.apps import messages as messages_app
 
     made: list[int] = []
-    real = messages_app.conversation_row
-    monkeypatch.setattr(messages_app, "conversation_row", lambda *a: made.append(1) or real(*a))
+    monkeypatch.setattr(messages_app, "conversation_row", counted(made, messages_app.conversation_row))
     add_conversations(sh, 5_000)
     screen = Screen(sh.device)
     screen.am.launch("com.android.messaging")
@@ -643,8 +617,7 @@ def test_the_dialer_makes_only_the_contacts_a_frame_shows(
     from mgfarm.sim.apps import dialer as dialer_app
 
     made: list[int] = []
-    real = dialer_app.contact_row
-    monkeypatch.setattr(dialer_app, "contact_row", lambda *a: made.append(1) or real(*a))
+    monkeypatch.setattr(dialer_app, "contact_row", counted(made, dialer_app.contact_row))
     add_contacts(sh, 2_000)
     screen = Screen(sh.device)
     screen.am.launch("com.google.android.dialer")
