@@ -473,6 +473,7 @@ def listed_files(lines: list[str]) -> tuple[Table, list[str]]:
     return entries, small
 
 
+AMBIGUOUS = "?"  # a path printed twice (a file named with a line break and a made-up line): no value
 SUM_LINE = re.compile(r"([0-9a-f]{40})  (.+)")
 MISSING_LINE = re.compile(r"sha1sum: (.+): No such file or directory")
 
@@ -509,36 +510,41 @@ def not_readable(names: list[str], stats: dict[str, tuple[int, str]], limit: int
 
 
 def parse_sums(lines: list[str]) -> tuple[dict[str, str], set[str]]:
-    """`sha1sum` output: the sha1 of each file it read, and the files the device says do not exist
-    (a file in neither was unreadable)."""
+    """`sha1sum` output: the sha1 of each file it read (AMBIGUOUS for a path printed twice), and the
+    files the device says do not exist (a file in neither was unreadable)."""
     sums: dict[str, str] = {}
     missing: set[str] = set()
     for line in lines:
         if found := SUM_LINE.fullmatch(line):
-            sums[found.group(2)] = found.group(1)
+            sums[found.group(2)] = AMBIGUOUS if found.group(2) in sums else found.group(1)
         elif gone := MISSING_LINE.fullmatch(line):
             missing.add(gone.group(1))
     return sums, missing
 
 
-# The sha1 of every small file in shared storage, found on the device: naming each file on the command
-# line would pass the 128 KiB a device's exec allows one argument (`sh -c` gets the whole line) once a
-# device holds a few thousand files, and a capture would fail on an emulator. `-size -Nc`: < N bytes.
-HASH_SHARED = f"find {SHARED_STORAGE} -type f -size -{HASH_LIMIT + 1}c -exec sha1sum {{}} +"
-
-
-# The modification and change times of every larger file, which hashing would make a capture cost
-# what the largest file a device holds does: an overwrite of the same size moves both, and a device's
-# ctime cannot be set back (`touch` sets only the others).
-TIME_LARGE = f"find {SHARED_STORAGE} -type f -size +{HASH_LIMIT}c -exec stat -c '%y %z %n' {{}} +"
+# The sha1 of every small file in shared storage, and for every larger one (which hashing would make a
+# capture cost what the largest file a device holds does) its modification and change times: an
+# overwrite of the same size moves both, and a device's ctime cannot be set back (`touch` sets only the
+# others). One walk, on the device: naming each file on the command line would pass the 128 KiB a
+# device's exec allows one argument (`sh -c` gets the whole line) once a device holds a few thousand
+# files, and a capture would fail on an emulator. `-size -Nc`: under N bytes.
+HASH_SHARED = (
+    f"find {SHARED_STORAGE} -type f \\( -size -{HASH_LIMIT + 1}c -exec sha1sum {{}} + -o"
+    " -exec stat -c '%y %z %n' {} + \\)"
+)
 STAMP = r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})? [+-][0-9]{4}"
 TIMES_LINE = re.compile(f"({STAMP} {STAMP}) (/.+)")
-SHARED_COMMANDS = {"files": LIST_FILES, "shared_sums": HASH_SHARED, "shared_times": TIME_LARGE}
+SHARED_COMMANDS = {"files": LIST_FILES, "shared_sums": HASH_SHARED}
 
 
 def parse_times(lines: list[str]) -> dict[str, str]:
-    """TIME_LARGE's output: each file's two times, as one string, by path."""
-    return {m.group(2): m.group(1) for line in lines if (m := TIMES_LINE.fullmatch(line))}
+    """The `stat -c '%y %z %n'` lines of HASH_SHARED's output: each file's two times, as one string,
+    by path; a path printed twice is AMBIGUOUS."""
+    times: dict[str, str] = {}
+    for line in lines:
+        if m := TIMES_LINE.fullmatch(line):
+            times[m.group(2)] = AMBIGUOUS if m.group(2) in times else m.group(1)
+    return times
 
 
 def shared_table(sections: dict[str, list[str]]) -> Table:
@@ -549,7 +555,7 @@ def shared_table(sections: dict[str, list[str]]) -> Table:
     sums, _ = parse_sums(sections["shared_sums"])
     for path in small:
         entries[path]["sha1"] = sums.get(path)
-    for path, times in parse_times(sections["shared_times"]).items():
+    for path, times in parse_times(sections["shared_sums"]).items():
         entry = entries.get(path)
         if entry is not None and entry["type"] == "file" and path not in small:
             entry["times"] = times

@@ -74,7 +74,7 @@ SAMPLES: list[tuple[str, Callable[[str], Any], str]] = [
     ),
     (
         "shared storage",
-        lambda t: shared_table(dict.fromkeys(("files", "shared_sums", "shared_times"), t.split("\n"))),
+        lambda t: shared_table(dict.fromkeys(("files", "shared_sums"), t.split("\n"))),
         "/storage/emulated/0/Movies:\n-rw-rw---- 1 root everybody 300000 2026-03-04 12:00 a.mp4\n"
         "2026-03-04 12:00:01.5 +0100 2026-03-04 12:00:01.500000000 +0100 /storage/emulated/0/Movies/a.mp4",
     ),

@@ -126,6 +126,27 @@ def test_a_same_size_overwrite_of_a_file_too_large_to_hash_is_a_change(task_devi
     assert [(c.where, c.key, c.kind) for c in changes] == [("files", path, "update")]
 
 
+@pytest.mark.parametrize("size", [2, state.HASH_LIMIT + 1])
+def test_a_file_name_cannot_forge_another_files_sum_or_times(task_device: SimTaskDevice, size: int) -> None:
+    # sha1sum and stat print a name as it is: a file named with a line break and the victim's line
+    # from before would give the victim its old value back, hiding an overwrite. A path printed
+    # twice has no value (a change against any the capture before read).
+    victim = "/storage/emulated/0/Documents/victim.txt"
+    task_device.sh.host(victim).write_bytes(b"a" * size)
+    before = capture(task_device, SPEC).table("files")[victim]  # type: ignore[arg-type]
+    old = before["sha1"] or before["times"]
+    task_device.sh.host("/data/local/tmp/b").write_bytes(b"b" * size)
+    forged = f"{old}  {victim}" if before["sha1"] else f"{old} {victim}"
+    # Folders make the slashes: find prints /storage/emulated/0/Music/z<LF>{old}  /storage/.../victim.txt
+    for top in ("/sdcard/Music", "/sdcard/Alarms"):  # one walked before the victim, one after
+        fake = f"{top}/z\n{forged}"
+        line = f"mkdir -p '{fake.rsplit('/', 1)[0]}' && cp /data/local/tmp/b '{fake}'"
+        assert task_device.sh.run(line).status == 0, task_device.sh.run(line).error
+    assert task_device.sh.run(f"cat /data/local/tmp/b > {victim}").status == 0
+    after = capture(task_device, SPEC).table("files")[victim]  # type: ignore[arg-type]
+    assert after["size"] == size and (after["sha1"] or after["times"]) == state.AMBIGUOUS != old
+
+
 def test_a_file_name_cannot_forge_an_entry_of_the_listing(task_device: SimTaskDevice) -> None:
     forged = "-rw-rw---- 1 root root 5 2026-01-01 00:00 report.txt"
     assert task_device.sh.run(f"touch '/sdcard/Documents/x\n{forged}'").status == 0
