@@ -555,9 +555,10 @@ def shared_table(sections: dict[str, list[str]]) -> Table:
     sums, _ = parse_sums(sections["shared_sums"])
     for path in small:
         entries[path]["sha1"] = sums.get(path)
+    hashed = set(small)
     for path, times in parse_times(sections["shared_sums"]).items():
         entry = entries.get(path)
-        if entry is not None and entry["type"] == "file" and path not in small:
+        if entry is not None and entry["type"] == "file" and path not in hashed:
             entry["times"] = times
     return entries
 
