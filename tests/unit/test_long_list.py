@@ -24,6 +24,7 @@ from mgfarm.sim.apps.gallery import Gallery
 from mgfarm.sim.apps.retromusic import RetroMusic
 from mgfarm.sim.apps.simple_calendar import SimpleCalendar
 from mgfarm.sim.apps.tasks_org import TasksOrg
+from mgfarm.sim.ui import views
 from mgfarm.sim.ui.views import View
 from tests.unit.shellkit import ShellDevice
 from tests.unit.sim_screen import Screen, find, nodes
@@ -270,16 +271,10 @@ def at_noon_on_4_march(sh: ShellDevice) -> None:
     clock.freeze(True)
 
 
-def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
-    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Simple Calendar's day view, event list and search results make their rows on demand: 20,000
-    events of one day took its day view ~1.7 s a frame, a view for every event."""
-    made: list[int] = []
-    monkeypatch.setattr(SimpleCalendar, "when", counted(made, SimpleCalendar.when))
-    at_noon_on_4_march(sh)
+def add_overlapping_events(sh: ShellDevice, count: int) -> None:
+    """`count` hour-long events in Simple Calendar, "Event n" starting n seconds after 13:00 on 4 March."""
     events = (
-        numbers(5000) + "INSERT INTO events"
+        numbers(count) + "INSERT INTO events"
         " (start_ts, end_ts, title, location, description, reminder_1_minutes, reminder_2_minutes,"
         " reminder_3_minutes, reminder_1_type, reminder_2_type, reminder_3_type, repeat_interval,"
         " repeat_rule, repeat_limit, repetition_exceptions, attendees, import_id, time_zone, flags,"
@@ -288,6 +283,17 @@ def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
         " '[]', '[]', '', 'UTC', 0, 1, 0, 0, '', 0, 0, 0 FROM n"
     )
     assert sh.run(f'sqlite3 /data/data/{SIMPLE_CALENDAR}/databases/events.db "{events}"').status == 0
+
+
+def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Simple Calendar's day view, event list and search results make their rows on demand: 20,000
+    events of one day took its day view ~1.7 s a frame, a view for every event."""
+    made: list[int] = []
+    monkeypatch.setattr(SimpleCalendar, "when", counted(made, SimpleCalendar.when))
+    at_noon_on_4_march(sh)
+    add_overlapping_events(sh, 5000)
     screen = Screen(sh.device)
     screen.am.launch(SIMPLE_CALENDAR)
     for view in ("Daily view", "Simple event list"):
@@ -307,6 +313,26 @@ def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
     screen.wm.text("Event 4")
     assert screen.has(text="Event 4") and screen.has(text="Mar 4 2026, 13:00 - 14:00")
     assert 0 < len(made) < 200  # 1,111 events match: those on screen and a few screens on
+
+
+def test_simple_calendar_measures_no_title_a_lane_of_its_week_has_no_room_for(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Overlapping events share their day's column of the week grid, a lane each; with more than a
+    few, a lane is narrower than its label's padding and TextView shows nothing there. Wrapping each
+    title a character a line took the week ~11 s a frame at 20,000 events of one day."""
+    wrapped: list[int] = []
+    monkeypatch.setattr(views, "wrap", counted(wrapped, views.wrap))
+    at_noon_on_4_march(sh)
+    add_overlapping_events(sh, 2000)
+    screen = Screen(sh.device)
+    screen.am.launch(SIMPLE_CALENDAR)
+    screen.tap(desc="Change view")
+    wrapped.clear()
+    screen.tap(text="Weekly view")
+    screen.wm.swipe(540, 1800, 540, 900, 300)  # to the afternoon
+    assert screen.has(text="Mar 1 - Mar 7") and screen.has(text="13:00")
+    assert 0 < len(wrapped) < 500  # the screen's other texts, not a wrap of each of 2,000 titles
 
 
 def test_calendar_makes_only_the_event_rows_of_a_day_a_frame_shows(

@@ -662,9 +662,12 @@ class SimpleCalendar(App):
             for h in range(1, 24)
         ]
         columns: list[View] = [Column(width=40, height=24 * HOUR_DP, children=ruler)]
+        by_day: dict[date, list[Occurrence]] = {}
+        for o in occurrences:
+            by_day.setdefault(self.dt(o.start).date(), []).append(o)
         for i in range(7):
             d = start + timedelta(days=i)
-            todays = [o for o in occurrences if self.dt(o.start).date() == d]
+            todays = by_day.get(d, [])
             all_day = [o for o in todays if o.event.all_day]
             heads.append(
                 Column(

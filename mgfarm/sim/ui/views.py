@@ -422,7 +422,11 @@ class Text(View):
 
     def wrapped(self, ctx: LayoutCtx, w: int) -> list[str]:
         pl, _, pr, _ = self.padding_px(ctx)
-        return wrap(self.shown_text(), self.font_px(ctx), self.medium, max(1, w - pl - pr), self.lines)
+        if w - pl - pr < 1:
+            # TextView draws inside its padding, clipped: with no room it shows nothing, and wrapping
+            # a title a character a line costs a measure each (a week of 20,000 overlapping events)
+            return [""]
+        return wrap(self.shown_text(), self.font_px(ctx), self.medium, w - pl - pr, self.lines)
 
     def content_height(self, ctx: LayoutCtx, w: int) -> int:
         _, pt, _, pb = self.padding_px(ctx)
