@@ -1,14 +1,20 @@
 """Rendering: a fill in the background colour is skipped only while nothing else has been drawn, a
 screen its first view fills keeps nothing of the frame drawn before, and a picture an app draws
-itself shows as the same picture saved to a file would."""
+itself shows as the same picture saved to a file would, and a picture file costs a frame (and its
+worker's memory) what its pixels do, not what its bytes do."""
 
 from __future__ import annotations
 
+import io
+import os
 import random
+import tracemalloc
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw
 
+from mgfarm.sim.ui import render as render_module
 from mgfarm.sim.ui.render import Canvas, render
 from mgfarm.sim.ui.theme import LIGHT, Metrics
 from mgfarm.sim.ui.views import Column, LayoutCtx, Picture, Stack, View, compute_clip
@@ -85,3 +91,66 @@ def test_rectangles_fill_the_pixels_pillow_does() -> None:
         cv = Canvas(Image.new("RGB", size, (9, 9, 9)), 0, 0, LIGHT, Metrics(size[0], size[1], 160))
         cv.rect((box[0], box[1], box[2] + 1, box[3] + 1), fill, radius, outline, width)
         assert cv.image.tobytes() == expected.tobytes(), (size, box, radius, fill, outline, width)
+
+
+def picture_screen(path: Path, m: Metrics) -> Image.Image:
+    return render([laid_out(Stack(children=[Picture(source=str(path), stamp="s")]), m)], LayoutCtx(m), LIGHT)
+
+
+def jpeg(color: tuple[int, int, int], padding: int = 0) -> bytes:
+    """A 64 x 64 JPEG of one colour, with `padding` bytes after its end (which readers ignore)."""
+    out = io.BytesIO()
+    Image.new("RGB", (64, 64), color).save(out, "JPEG")
+    return out.getvalue() + os.urandom(padding)
+
+
+def test_a_picture_file_is_read_once_for_each_version_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grid of large files was read whole on every frame (~0.5 s a frame for 20 MB thumbnails)."""
+    m = Metrics(200, 400, 160)
+    reads: list[int] = []
+    real = render_module.read_picture
+
+    def read(path: str) -> tuple[bytes, bytes] | None:
+        reads.append(1)
+        return real(path)
+
+    monkeypatch.setattr(render_module, "read_picture", read)
+    art = tmp_path / "IMG_1.jpg"
+    art.write_bytes(jpeg((200, 30, 30), 100_000))
+    for _ in range(3):
+        assert picture_screen(art, m).getpixel((100, 200))[0] > 150
+    assert len(reads) == 1
+    art.write_bytes(jpeg((30, 30, 200), 100_000))  # the same size, other pixels
+    assert picture_screen(art, m).getpixel((100, 200))[2] > 150
+    assert len(reads) == 2
+
+
+def test_pictures_are_kept_by_their_pixels_not_their_files_bytes(tmp_path: Path) -> None:
+    """Scaled pictures were kept with their files' bytes as keys: a device's gallery of 70 files of
+    20 MB held ~1.4 GB in its worker."""
+    m = Metrics(200, 400, 160)
+    tracemalloc.start()
+    try:
+        for i in range(40):
+            art = tmp_path / f"IMG_{i}.jpg"
+            art.write_bytes(jpeg((i * 6, 30, 30), 2 << 20))
+            picture_screen(art, m)
+            art.unlink()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 20 << 20  # 40 files of 2 MB were shown: none of them is still held
+
+
+def test_an_image_of_too_many_pixels_draws_nothing(tmp_path: Path) -> None:
+    """A PNG of one colour is a small file whatever its size: Pillow decoded 36 million pixels (~100
+    MB, ~0.5 s) for a thumbnail; a large JPEG still draws, decoded at a reduced scale."""
+    m = Metrics(200, 400, 160)
+    big = Image.new("RGB", (6000, 6000), (200, 30, 30))
+    png, jpg = tmp_path / "big.png", tmp_path / "big.jpg"
+    big.save(png, "PNG")
+    big.save(jpg, "JPEG")
+    assert picture_screen(png, m).getpixel((100, 200)) == LIGHT.surface
+    assert picture_screen(jpg, m).getpixel((100, 200))[0] > 150

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 from collections.abc import Callable
-from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -562,17 +563,74 @@ def draw_pad(cv: Canvas, v: DrawingPad, ctx: LayoutCtx) -> None:
 
 
 MAX_PICTURE_BYTES = 32 * 1024 * 1024  # a larger file draws nothing rather than stall every frame
+# An image larger than this once decoded (after a JPEG's reduced decode) draws nothing: a PNG of one
+# colour and 170 million pixels is a small file that Pillow decodes into half a gigabyte.
+MAX_PICTURE_PIXELS = 1 << 25
+
+# A picture file is read and summed once for each version of it (its inode, size and times), not
+# on every frame: a grid of 20 MB files was read whole on each frame (~0.5 s), and scaled pictures
+# kept by the files' bytes held those bytes (~1.4 GB in a worker whose device showed 70 of them).
+FileVersion = tuple[int, int, int, int, int]
+_sums: Kept[FileVersion, bytes] = Kept(4096, lambda _sum: 1)
+# Scaled pictures by their file's sum, not its path (replicas of one task show the same pictures
+# from their own files, and a grid of thumbnails is redrawn on every change of the screen), within a
+# budget of pixel bytes; `(None,)` for a file that is not an image Pillow reads.
+SCALED_BYTES = 32 * 1024 * 1024
+_scaled: Kept[tuple[bytes, int, int, bool], tuple[Image.Image | None]] = Kept(
+    SCALED_BYTES, lambda kept: 256 + (kept[0].width * kept[0].height * 3 if kept[0] else 0)
+)
 
 
-# Keyed by the file's bytes, not its path: replicas of one task show the same pictures from their
-# own files, and a grid of thumbnails is redrawn on every change of the screen.
-@lru_cache(maxsize=64)
-def scaled_picture(data: bytes, w: int, h: int, crop: bool) -> Image.Image | None:
-    """An image file's pixels scaled to fit inside w x h (or to cover it, centre-cropped); None if
-    it is not an image Pillow reads."""
+def file_version(st: os.stat_result) -> FileVersion:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def known_sum(path: str) -> bytes | None:
+    """The sum kept for the picture file at host `path` as it is now, if any."""
+    try:
+        return _sums.get(file_version(os.stat(path)))
+    except OSError:
+        return None
+
+
+def read_picture(path: str) -> tuple[bytes, bytes] | None:
+    """The sum and bytes of the picture file at host `path` (its sum kept for its version); None if it
+    cannot be read or is over MAX_PICTURE_BYTES."""
+    try:
+        with open(path, "rb") as f:
+            version = file_version(os.fstat(f.fileno()))
+            data = f.read(MAX_PICTURE_BYTES + 1)
+            if len(data) > MAX_PICTURE_BYTES:
+                return None
+            digest = hashlib.sha1(data).digest()
+            if file_version(os.fstat(f.fileno())) == version:  # not written to while it was read
+                _sums.put(version, digest)
+            return digest, data
+    except OSError:
+        return None
+
+
+def scaled_picture(path: str, w: int, h: int, crop: bool) -> Image.Image | None:
+    """The image file at host `path` scaled to fit inside w x h (or to cover it, centre-cropped); None
+    if it cannot be read or is not an image Pillow reads."""
+    digest = known_sum(path)
+    kept = None if digest is None else _scaled.get((digest, w, h, crop))
+    if kept is None:
+        found = read_picture(path)
+        if found is None:
+            return None
+        digest, data = found
+        kept = _scaled.put((digest, w, h, crop), (decoded(data, w, h, crop),))
+    return kept[0]
+
+
+def decoded(data: bytes, w: int, h: int, crop: bool) -> Image.Image | None:
+    """An image file's bytes decoded and scaled to w x h; None if Pillow does not read it."""
     try:
         with Image.open(io.BytesIO(data)) as img:
             img.draft("RGB", (w, h))  # JPEG decodes at a reduced scale when that is enough
+            if img.width * img.height > MAX_PICTURE_PIXELS:
+                return None
             rgb = img.convert("RGB")
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
@@ -624,12 +682,7 @@ def draw_picture(cv: Canvas, v: Picture) -> None:
     else:
         if not v.source:
             return
-        try:
-            with open(v.source, "rb") as f:
-                data = f.read(MAX_PICTURE_BYTES + 1)
-        except OSError:
-            return
-        pic = scaled_picture(data, x1 - x0, y1 - y0, v.crop) if len(data) <= MAX_PICTURE_BYTES else None
+        pic = scaled_picture(v.source, x1 - x0, y1 - y0, v.crop)
     if pic is not None:
         cv.image.paste(pic, (x0 + (x1 - x0 - pic.width) // 2, y0 + (y1 - y0 - pic.height) // 2))
 
