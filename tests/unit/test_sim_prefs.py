@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from mgfarm.sim.system.prefs import read_prefs, write_prefs
+from mgfarm.sim.system.prefs import MAX_PREFS_BYTES, read_prefs, write_prefs
 
 VALUES = {"statsUnits": "IMPERIAL", "odd": "<&'\"> \n x", "on": False, "n": -3, "f": 0.25, "tags": ["a", "b"]}
 
@@ -49,3 +49,13 @@ def test_any_bytes_read_as_a_mapping(tmp_path: Path) -> None:
                 data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 20)))
         path.write_bytes(bytes(data) if rng.random() < 0.9 else rng.randbytes(rng.randrange(200)))
         assert isinstance(read_prefs(path), dict)
+
+
+def test_a_file_over_a_megabyte_reads_as_empty(tmp_path: Path) -> None:
+    """Apps read their preferences on every frame that shows one; a shell can make the file as large
+    as the partition. Such a file reads as one SharedPreferencesImpl could not load."""
+    path = tmp_path / "p.xml"
+    write_prefs(path, {"statsUnits": "IMPERIAL", "pad": "x" * MAX_PREFS_BYTES})
+    assert read_prefs(path) == {}
+    write_prefs(path, {"statsUnits": "IMPERIAL", "pad": "x" * (MAX_PREFS_BYTES - 200)})
+    assert read_prefs(path)["statsUnits"] == "IMPERIAL"

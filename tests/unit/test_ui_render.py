@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from mgfarm.sim.ui import render as render_module
+from mgfarm.sim.ui.kept import SETTLED_NS
 from mgfarm.sim.ui.render import Canvas, render
 from mgfarm.sim.ui.theme import LIGHT, Metrics
 from mgfarm.sim.ui.views import Column, LayoutCtx, Picture, Stack, View, compute_clip
@@ -110,21 +112,23 @@ def test_a_picture_file_is_read_once_for_each_version_of_it(
     """A grid of large files was read whole on every frame (~0.5 s a frame for 20 MB thumbnails)."""
     m = Metrics(200, 400, 160)
     reads: list[int] = []
-    real = render_module.read_picture
+    real = render_module.file_sum
 
-    def read(path: str) -> tuple[bytes, bytes] | None:
-        reads.append(1)
-        return real(path)
+    def summed(data: bytes) -> bytes:
+        reads.append(len(data))
+        return real(data)
 
-    monkeypatch.setattr(render_module, "read_picture", read)
+    monkeypatch.setattr(render_module, "file_sum", summed)
     art = tmp_path / "IMG_1.jpg"
     art.write_bytes(jpeg((200, 30, 30), 100_000))
+    time.sleep(SETTLED_NS / 1e9)  # a file just written is read again each time (kept.settled)
     for _ in range(3):
         assert picture_screen(art, m).getpixel((100, 200))[0] > 150
-    assert len(reads) == 1
+    assert len(reads) == 2  # read to sum it, then to decode it
     art.write_bytes(jpeg((30, 30, 200), 100_000))  # the same size, other pixels
+    time.sleep(SETTLED_NS / 1e9)
     assert picture_screen(art, m).getpixel((100, 200))[2] > 150
-    assert len(reads) == 2
+    assert len(reads) == 4
 
 
 def test_pictures_are_kept_by_their_pixels_not_their_files_bytes(tmp_path: Path) -> None:

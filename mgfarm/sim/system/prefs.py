@@ -8,15 +8,28 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from mgfarm.sim.ui.kept import parsed_file
+
 HEADER = "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n"
+
+
+# A larger file reads as empty (as a load that fails does): SharedPreferencesImpl holds the whole
+# file in the app's heap, and the sim reads it on every frame that shows a preference.
+MAX_PREFS_BYTES = 1024 * 1024
 
 
 def read_prefs(path: Path) -> dict[str, Any]:
     """The file's entries by name. A file that is missing or does not parse reads as empty, as
     SharedPreferencesImpl starts with an empty map when it cannot load its file."""
+    found = parsed_file(path, MAX_PREFS_BYTES, parse_prefs)
+    return dict(found) if found is not None else {}
+
+
+def parse_prefs(data: bytes) -> dict[str, Any]:
+    """A SharedPreferences file's entries by name; empty if it does not parse."""
     try:
-        root = ET.fromstring(path.read_bytes())
-    except (OSError, ET.ParseError, LookupError, ValueError):  # LookupError: a made-up encoding
+        root = ET.fromstring(data)
+    except (ET.ParseError, LookupError, ValueError):  # LookupError: a made-up encoding
         return {}
     found: dict[str, Any] = {}
     for el in root:

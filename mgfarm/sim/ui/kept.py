@@ -2,18 +2,22 @@
 
 Each entry costs `cost(value)` of the budget (bytes of a text mask; 1 for a picture or a raw frame,
 to keep a count); the newest entry stays even alone over the budget, and a budget of 0 keeps
-nothing. A lock, since devices render on several threads of the worker.
+nothing. A lock, since devices render on several threads of the worker. Files apps read on every
+frame are parsed once for each version of the file (`parsed_file`).
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class Kept(Generic[K, V]):
@@ -68,3 +72,62 @@ class Kept(Generic[K, V]):
         with self._lock:
             self._entries.clear()
             self.total = 0
+
+
+FileVersion = tuple[int, int, int, int, int]
+
+
+def file_version(st: os.stat_result) -> FileVersion:
+    """A file's inode, size and modification and change times: any write changes one of them."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+# The kernel stamps a write with a clock that moves once a tick (1-10 ms), so a file changed twice
+# within a tick can keep its size and times. A version is kept only once its change time is this far
+# behind the clock: any write after that is stamped later (git's "racily clean" entries, the same).
+SETTLED_NS = 50_000_000
+
+
+def settled(version: FileVersion) -> bool:
+    """Whether no later write to the file can leave it with this version."""
+    return time.time_ns() - version[4] > SETTLED_NS
+
+
+# Files apps read on every frame (preferences, a map's favourites, pictures), parsed once for each
+# version of the file: a shell can make any of them as large as the partition. Kept by the bytes of
+# the files parsed, with the parsed value.
+PARSED_BYTES = 8 * 1024 * 1024
+_parsed: Kept[tuple[str, Callable[[bytes], object], FileVersion], tuple[object, int]] = Kept(
+    PARSED_BYTES, lambda kept: 256 + kept[1]
+)
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The bytes of the host file at `path`; None if it cannot be read or holds over `limit` bytes."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def parsed_file(path: str | os.PathLike[str], limit: int, parse: Callable[[bytes], T]) -> T | None:
+    """`parse` of the bytes of the host file at `path`, kept until the file changes; None if it
+    cannot be read or holds over `limit` bytes. What `parse` returns is shared: not to be changed."""
+    try:
+        with open(path, "rb") as f:
+            version = file_version(os.fstat(f.fileno()))
+            key = (os.fspath(path), parse, version)
+            kept = _parsed.get(key)
+            if kept is not None:
+                return cast(T, kept[0])
+            data = f.read(limit + 1)
+            if len(data) > limit:
+                return None
+            value = parse(data)
+            if file_version(os.fstat(f.fileno())) == version and settled(version):
+                _parsed.put(key, (value, len(data)))
+            return value
+    except OSError:
+        return None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 from collections.abc import Callable
 
 from PIL import Image, ImageDraw
@@ -12,7 +11,7 @@ from PIL import Image, ImageDraw
 from mgfarm.sim.ui.appicons import app_art
 from mgfarm.sim.ui.fonts import ellipsize, font, shapeable, tail, wrap
 from mgfarm.sim.ui.icons import draw_icon
-from mgfarm.sim.ui.kept import Kept
+from mgfarm.sim.ui.kept import Kept, parsed_file, read_bounded
 from mgfarm.sim.ui.pickers import Dial
 from mgfarm.sim.ui.theme import Color, Metrics, Palette, blend, hex_color
 from mgfarm.sim.ui.views import (
@@ -567,60 +566,32 @@ MAX_PICTURE_BYTES = 32 * 1024 * 1024  # a larger file draws nothing rather than 
 # colour and 170 million pixels is a small file that Pillow decodes into half a gigabyte.
 MAX_PICTURE_PIXELS = 1 << 25
 
-# A picture file is read and summed once for each version of it (its inode, size and times), not
-# on every frame: a grid of 20 MB files was read whole on each frame (~0.5 s), and scaled pictures
-# kept by the files' bytes held those bytes (~1.4 GB in a worker whose device showed 70 of them).
-FileVersion = tuple[int, int, int, int, int]
-_sums: Kept[FileVersion, bytes] = Kept(4096, lambda _sum: 1)
-# Scaled pictures by their file's sum, not its path (replicas of one task show the same pictures
-# from their own files, and a grid of thumbnails is redrawn on every change of the screen), within a
-# budget of pixel bytes; `(None,)` for a file that is not an image Pillow reads.
+# Scaled pictures by the sum of their file's bytes, not its path (replicas of one task show the same
+# pictures from their own files, and a grid of thumbnails is redrawn on every change of the screen),
+# within a budget of pixel bytes; `(None,)` for a file that is not an image Pillow reads. The sum is
+# kept for each version of a file, so a file is read once a version, not on every frame: a grid of
+# 20 MB files was read whole on each frame (~0.5 s), and an lru_cache keyed by the files' bytes held
+# them (~1.4 GB in a worker whose device showed 70 of them).
 SCALED_BYTES = 32 * 1024 * 1024
 _scaled: Kept[tuple[bytes, int, int, bool], tuple[Image.Image | None]] = Kept(
     SCALED_BYTES, lambda kept: 256 + (kept[0].width * kept[0].height * 3 if kept[0] else 0)
 )
 
 
-def file_version(st: os.stat_result) -> FileVersion:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def known_sum(path: str) -> bytes | None:
-    """The sum kept for the picture file at host `path` as it is now, if any."""
-    try:
-        return _sums.get(file_version(os.stat(path)))
-    except OSError:
-        return None
-
-
-def read_picture(path: str) -> tuple[bytes, bytes] | None:
-    """The sum and bytes of the picture file at host `path` (its sum kept for its version); None if it
-    cannot be read or is over MAX_PICTURE_BYTES."""
-    try:
-        with open(path, "rb") as f:
-            version = file_version(os.fstat(f.fileno()))
-            data = f.read(MAX_PICTURE_BYTES + 1)
-            if len(data) > MAX_PICTURE_BYTES:
-                return None
-            digest = hashlib.sha1(data).digest()
-            if file_version(os.fstat(f.fileno())) == version:  # not written to while it was read
-                _sums.put(version, digest)
-            return digest, data
-    except OSError:
-        return None
+def file_sum(data: bytes) -> bytes:
+    return hashlib.sha1(data).digest()
 
 
 def scaled_picture(path: str, w: int, h: int, crop: bool) -> Image.Image | None:
     """The image file at host `path` scaled to fit inside w x h (or to cover it, centre-cropped); None
-    if it cannot be read or is not an image Pillow reads."""
-    digest = known_sum(path)
+    if it cannot be read, is over MAX_PICTURE_BYTES or is not an image Pillow reads."""
+    digest = parsed_file(path, MAX_PICTURE_BYTES, file_sum)
     kept = None if digest is None else _scaled.get((digest, w, h, crop))
     if kept is None:
-        found = read_picture(path)
-        if found is None:
+        data = read_bounded(path, MAX_PICTURE_BYTES)  # keyed by what is read now, changed or not
+        if data is None:
             return None
-        digest, data = found
-        kept = _scaled.put((digest, w, h, crop), (decoded(data, w, h, crop),))
+        kept = _scaled.put((file_sum(data), w, h, crop), (decoded(data, w, h, crop),))
     return kept[0]
 
 
