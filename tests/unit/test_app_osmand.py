@@ -1,14 +1,19 @@
 """OsmAnd's search finds the preloaded places by name (accents optional) or a "lat, lon" pair, and a
-favourite added over a file AndroidWorld rewrote (ElementTree's ns0: prefixes) keeps the old waypoints."""
+favourite added over a file AndroidWorld rewrote (ElementTree's ns0: prefixes) keeps the old waypoints,
+and a map holding thousands of favourites and markers costs a frame what the pins in view do."""
 
 from __future__ import annotations
 
+import random
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from mgfarm.sim.apps.osmand import FAVORITES, GPX_NS, MAIN, PKG, search
+from mgfarm.sim.apps import osmand
+from mgfarm.sim.apps.osmand import FAVORITES, GPX_NS, MAIN, PKG, pins_in_view, render_map, search
+from mgfarm.sim.ui.kept import SETTLED_NS
 from tests.unit.sim_screen import Screen, boot_device, find
 
 NS = {"gpx": GPX_NS}
@@ -88,3 +93,55 @@ def test_the_drawer_dims_the_map_and_a_touch_beside_it_closes_it(tmp_path: Path)
     screen.tap(desc="Menu")
     screen.tap(text="My places")  # the drawer's own items still work
     assert not screen.has(text="Plan a route")
+
+
+def test_the_map_draws_only_the_pins_in_view_and_the_same_pixels() -> None:
+    """A shell can add tens of thousands of favourites and markers: each was drawn on every frame of
+    the map, wherever it was (~0.2 s a frame at 40,000)."""
+    rng = random.Random(5)
+    for _ in range(12):
+        center = (47.16 + rng.uniform(-0.05, 0.05), 9.54 + rng.uniform(-0.05, 0.05))
+        zoom = rng.randint(9, 16)
+        pins = [
+            (
+                center[0] + rng.uniform(-0.2, 0.2),
+                center[1] + rng.uniform(-0.2, 0.2),
+                f"#{rng.randrange(1 << 24):06x}",
+            )
+            for _ in range(rng.randint(0, 300))
+        ]
+        shown = pins_in_view(center, zoom, pins)
+        assert render_map(center, zoom, shown).tobytes() == render_map(center, zoom, pins).tobytes()
+        assert len(shown) < len(pins) or not pins or zoom < 12
+
+
+def test_favorites_are_read_once_for_each_version_of_their_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The map shows the favourites on every frame; the file was parsed for each (~0.1 s a frame at
+    20,000). A point whose coordinates are not numbers is left out, not a crash of the app."""
+    parsed: list[int] = []
+    real = osmand.waypoints
+
+    def waypoints(data: bytes) -> list[osmand.Place]:
+        parsed.append(1)
+        return real(data)
+
+    monkeypatch.setattr(osmand, "waypoints", waypoints)
+    device = boot_device(tmp_path)
+    device.fs.mkdir(FAVORITES.rsplit("/", 1)[0], parents=True)
+    points = "".join(
+        f'<wpt lat="{lat}" lon="9.54"><name>P{i}</name></wpt>'
+        for i, lat in enumerate(["47.16", "x", "nan", "47.17"])
+    )
+    device.fs.write_bytes(FAVORITES, f'<gpx xmlns="{GPX_NS}">{points}</gpx>'.encode())
+    time.sleep(SETTLED_NS / 1e9)
+    device.services.activities.start(PKG, MAIN)
+    screen = Screen(device)
+    for _ in range(3):
+        device.services.window.swipe(300, 1200, 700, 1300, 200)
+        screen.xml()
+    screen.tap(desc="Menu")
+    screen.tap(text="My places")
+    assert screen.has(text="P0") and screen.has(text="P3") and not screen.has(text="P1")
+    assert len(parsed) == 1

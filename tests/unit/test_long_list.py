@@ -17,6 +17,7 @@ from mgfarm.sim.apps import calendar as calendar_app
 from mgfarm.sim.apps import clock as clock_app
 from mgfarm.sim.apps import files as files_app
 from mgfarm.sim.apps import markor as markor_app
+from mgfarm.sim.apps import osmand as osmand_app
 from mgfarm.sim.apps import retromusic as retro_app
 from mgfarm.sim.apps import smsmessenger as sms_app
 from mgfarm.sim.apps import vlc as vlc_app
@@ -657,3 +658,39 @@ def test_the_dialer_makes_only_the_contacts_a_frame_shows(
         screen.wm.swipe(540, 1800, 540, 600, 100)
         assert screen.has(text=later) and not screen.has(text=first)
         assert 0 < len(made) < 100
+
+
+def test_osmand_makes_only_the_places_and_markers_a_frame_shows(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shell can write thousands of favourites and markers: "My places" and "Map markers" made a
+    row for each (~0.5 s a frame at 20,000 of each)."""
+    made: list[int] = []
+    monkeypatch.setattr(osmand_app, "list_item", counted(made, osmand_app.list_item))
+    points = "".join(f'<wpt lat="47.16" lon="9.54"><name>Place {i}</name></wpt>' for i in range(5000))
+    favorites = sh.host(osmand_app.FAVORITES)
+    favorites.parent.mkdir(parents=True, exist_ok=True)
+    favorites.write_text(f'<gpx xmlns="{osmand_app.GPX_NS}">{points}</gpx>')
+    markers = numbers(5000) + (
+        "INSERT INTO map_markers (marker_id, marker_lat, marker_lon, marker_description, marker_active,"
+        " marker_added, marker_visited, group_name, group_key, marker_color, marker_next_key,"
+        " marker_disabled, marker_selected, marker_map_object_name, title) SELECT 'm' || x, 47.16, 9.54,"
+        " '', 1, x, 0, '', '', 0, '', 0, 0, '', 'Marker ' || x FROM n"
+    )
+    db = f"/data/data/{osmand_app.PKG}/databases/{osmand_app.MARKERS_DB}"
+    screen = Screen(sh.device)
+    screen.am.launch(osmand_app.PKG)
+    assert sh.run(f'sqlite3 {db} "{markers}"').status == 0
+    for place, first, later in (
+        ("My places", "Place 0", "Place 30"),
+        ("Map markers", "Marker 5000", "Marker 4970"),
+    ):
+        screen.tap(desc="Menu")
+        made.clear()
+        screen.tap(text=place)
+        assert screen.has(text=first)
+        for _ in range(2):
+            screen.wm.swipe(540, 1800, 540, 600, 100)
+        assert screen.has(text=later) and not screen.has(text=first)
+        assert 0 < len(made) < 3 * 200  # each frame: the rows a fling can reach, not 5,000
+        screen.wm.key(4)

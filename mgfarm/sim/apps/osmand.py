@@ -24,6 +24,7 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from datetime import timezone
+from functools import partial
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -32,6 +33,7 @@ from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.fonts import font
+from mgfarm.sim.ui.kept import parsed_file
 from mgfarm.sim.ui.views import (
     Button,
     Column,
@@ -39,6 +41,7 @@ from mgfarm.sim.ui.views import (
     IconButton,
     Picture,
     Row,
+    Rows,
     Scrim,
     Scroll,
     Stack,
@@ -65,6 +68,9 @@ CREATE TABLE IF NOT EXISTS android_metadata (locale TEXT);
 """
 SEED = (("INSERT OR IGNORE INTO android_metadata (rowid, locale) VALUES (1, 'en_US')", ()),)
 GPX_NS = "http://www.topografix.com/GPX/1/1"
+# A larger favourites file reads as none: the map shows every favourite on every frame, and a shell
+# can make the file as large as the partition (~60,000 favourites fit).
+MAX_FAVORITES_BYTES = 8 * 1024 * 1024
 OSMAND_NS = "https://osmand.net"
 CREATOR = "OsmAnd Maps 4.6.13"
 COUNTRY = "Liechtenstein"
@@ -203,6 +209,25 @@ def render_map(center: tuple[float, float], zoom: int, pins: list[tuple[float, f
     return image
 
 
+PIN_REACH = 20  # a pin's disc reaches 18 pixels from its point
+
+
+def pins_in_view(
+    center: tuple[float, float], zoom: int, pins: list[tuple[float, float, str]]
+) -> list[tuple[float, float, str]]:
+    """The pins whose disc reaches into the map image: the others draw nothing (a shell can add tens
+    of thousands of favourites and markers, and drawing each took ~5 us a frame)."""
+    w, h = MAP_SIZE
+    cx, cy = world_px(*center, zoom)
+    left, top = cx - w / 2, cy - h / 2
+    shown = []
+    for pin in pins:
+        px, py = world_px(pin[0], pin[1], zoom)
+        if -PIN_REACH < px - left < w + PIN_REACH and -PIN_REACH < py - top < h + PIN_REACH:
+            shown.append(pin)
+    return shown
+
+
 def pan(center: tuple[float, float], zoom: int, dx_px: float, dy_px: float) -> tuple[float, float]:
     """The centre moved by a number of map pixels."""
     size = TILE_PX * 2**zoom
@@ -250,18 +275,16 @@ class OsmAnd(App):
 
     # ---- data
     def favorites(self) -> list[Place]:
+        """The favourites file's waypoints (read again only when the file changed: the map shows them
+        on every frame); none if it is missing, does not parse or is over MAX_FAVORITES_BYTES."""
         fs = self.device.fs
         if not fs.is_file(FAVORITES):
             return []
         try:
-            root = ET.fromstring(fs.read_bytes(FAVORITES))
-        except (ET.ParseError, LookupError):  # LookupError: a file naming an encoding that does not exist
+            found = parsed_file(fs.host(FAVORITES), MAX_FAVORITES_BYTES, waypoints)
+        except PathEscapeError:
             return []
-        found = []
-        for wpt in root.iter(f"{{{GPX_NS}}}wpt"):
-            name = wpt.findtext(f"{{{GPX_NS}}}name") or ""
-            found.append({"name": name, "subtitle": wpt.findtext(f"{{{GPX_NS}}}desc") or "", **latlon(wpt)})
-        return found
+        return list(found or [])
 
     def add_favorite(self, place: Place, name: str, description: str, now_ms: int) -> None:
         """Append a waypoint to favorites.gpx, keeping what is there (AndroidWorld rewrites it too)."""
@@ -336,6 +359,7 @@ class OsmAnd(App):
         pins = [(p["lat"], p["lon"], FAVORITE_COLOR) for p in self.favorites()]
         pins += [(p["lat"], p["lon"], MARKER_COLOR) for p in self.markers()]
         pins += [(p["lat"], p["lon"], ROUTE_COLOR) for p in route]
+        pins = pins_in_view(center, zoom, pins)
         digest = hashlib.sha1(repr((center, zoom, pins)).encode()).hexdigest()[:16]
         return Picture(
             id="map_view",
@@ -695,33 +719,66 @@ class OsmAnd(App):
             return lambda: self.show(ctx, place_at(place["lat"], place["lon"]) | {"name": place["name"]})
 
         if mode == "markers":
-            rows: list[View] = [
-                list_item(p["name"], p["subtitle"], icon="label", on_click=pick(p), id="marker_item")
+            markers = [
+                partial(list_item, p["name"], p["subtitle"], icon="label", on_click=pick(p), id="marker_item")
                 for p in self.markers()
-            ] or [empty_state("label", "No map markers")]
+            ]
             return Column(
                 bg="surface",
-                children=[app_bar("Map markers", back=back), Scroll(key="markers", weight=1, children=rows)],
+                children=[
+                    app_bar("Map markers", back=back),
+                    Scroll(
+                        key="markers",
+                        weight=1,
+                        rows=Rows.of(markers) if markers else None,
+                        children=[] if markers else [empty_state("label", "No map markers")],
+                    ),
+                ],
             )
-        favorites: list[View] = [
-            list_item(
-                p["name"], coords_text(p["lat"], p["lon"]), icon="star", on_click=pick(p), id="favorite_item"
+        favorites: list[Callable[[], View]] = [
+            partial(
+                list_item,
+                p["name"],
+                coords_text(p["lat"], p["lon"]),
+                icon="star",
+                on_click=pick(p),
+                id="favorite_item",
             )
             for p in self.favorites()
         ]
-        tracks: list[View] = [
-            list_item(n.removesuffix(".gpx"), "Track", icon="history", id="track_item") for n in self.tracks()
+        tracks: list[Callable[[], View]] = [
+            partial(list_item, n.removesuffix(".gpx"), "Track", icon="history", id="track_item")
+            for n in self.tracks()
         ]
-        body: list[View] = [
-            Text(text="Favorites", size=14, medium=True, color="primary", pad=(16, 12, 16, 4)),
-            *(favorites or [Text(text="No favorites", size=14, pad=(16, 4, 16, 4))]),
-            Text(text="Tracks", size=14, medium=True, color="primary", pad=(16, 12, 16, 4)),
-            *(tracks or [Text(text="No tracks", size=14, pad=(16, 4, 16, 4))]),
+        body: list[Callable[[], View]] = [
+            partial(Text, text="Favorites", size=14, medium=True, color="primary", pad=(16, 12, 16, 4)),
+            *(favorites or [partial(Text, text="No favorites", size=14, pad=(16, 4, 16, 4))]),
+            partial(Text, text="Tracks", size=14, medium=True, color="primary", pad=(16, 12, 16, 4)),
+            *(tracks or [partial(Text, text="No tracks", size=14, pad=(16, 4, 16, 4))]),
         ]
         return Column(
             bg="surface",
-            children=[app_bar("My places", back=back), Scroll(key="places", weight=1, children=body)],
+            children=[app_bar("My places", back=back), Scroll(key="places", weight=1, rows=Rows.of(body))],
         )
+
+
+def waypoints(data: bytes) -> list[Place]:
+    """A GPX file's waypoints as places; none if it does not parse."""
+    try:
+        root = ET.fromstring(data)
+    except (ET.ParseError, LookupError):  # LookupError: a file naming an encoding that does not exist
+        return []
+    found = []
+    for wpt in root.iter(f"{{{GPX_NS}}}wpt"):
+        try:
+            at = latlon(wpt)
+        except ValueError:
+            continue  # a point with no number for a coordinate is not read
+        if not all(math.isfinite(v) for v in at.values()):
+            continue
+        name = wpt.findtext(f"{{{GPX_NS}}}name") or ""
+        found.append({"name": name, "subtitle": wpt.findtext(f"{{{GPX_NS}}}desc") or "", **at})
+    return found
 
 
 def latlon(el: ET.Element) -> dict[str, float]:
