@@ -1,10 +1,14 @@
 """VLC discovers the videos of shared storage into its media library and keeps playlists there as the
 real medialibrary does: AndroidWorld's join of Playlist, PlaylistMediaRelation and Media finds each
-playlist's files at positions from 0, in the order they were added."""
+playlist's files at positions from 0, in the order they were added; a video's duration is read from
+its movie header as a player finds it."""
 
 from __future__ import annotations
 
 import asyncio
+import io
+import random
+import struct
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,7 @@ from PIL import Image
 
 from mgfarm.sim.apps.audiorecorder import m4a
 from mgfarm.sim.apps.base import sql
+from mgfarm.sim.apps.camera import box, mp4_bytes
 from mgfarm.sim.apps.vlc import format_duration, mp4_duration_ms
 from mgfarm.sim.io import ShellIO
 from tests.unit.sim_screen import Screen, boot_device, find, nodes
@@ -55,9 +60,14 @@ def add_to_playlist(screen: Screen, title: str, name: str, new: bool) -> None:
         screen.tap(text=name)
 
 
+def duration(data: bytes) -> int:
+    return mp4_duration_ms(io.BytesIO(data))
+
+
 def test_durations_come_from_the_movie_header() -> None:
-    assert abs(mp4_duration_ms(m4a(3.0)) - 3000) < 30
-    assert mp4_duration_ms(b"not a movie") == -1
+    assert abs(duration(m4a(3.0)) - 3000) < 30
+    assert duration(b"not a movie") == -1
+    assert duration(mp4_bytes(65_500)) == 65_500
     assert [format_duration(ms) for ms in (61_000, 3_725_000, -1)] == ["1:01", "1:02:05", ""]
 
 
@@ -190,3 +200,51 @@ def test_browse_reaches_the_videos_folder_and_adds_from_there(tmp_path: Path) ->
     assert sql(device.fs.host(DB, "/"), PLAYLISTS) == [("Clips", "clip_1_HD.mp4", 0)]
     screen.wm.key(4)  # BACK: up to Internal memory
     assert screen.has(text="VLCVideos") and screen.has(text="Internal memory")
+
+
+def test_the_movie_header_is_found_by_its_box_not_read_whole(tmp_path: Path) -> None:
+    """A video is read as a player reads it: its boxes walked, the media data seeked past. The whole
+    file was read (a device's video can fill its 2 GiB partition) and searched for "mvhd", which
+    media data can hold."""
+    fake = box(b"mvhd", bytes([0]) + bytes(11) + struct.pack(">II", 1000, 999_000))
+    movie = mp4_bytes(4_000)
+    cut = struct.unpack(">I", movie[:4])[0]  # the ftyp box, then moov and an empty mdat
+    ftyp, rest = movie[:cut], movie[cut:]
+    assert duration(ftyp + box(b"mdat", b"x" * 100 + fake) + rest) == 4_000
+    path = tmp_path / "big.mp4"
+    with open(path, "wb") as f:  # a 2 GiB mdat (a 64-bit size), sparse on disk
+        f.write(ftyp + struct.pack(">I4sQ", 1, b"mdat", 16 + (1 << 31)))
+        f.seek(1 << 31, io.SEEK_CUR)
+        f.write(rest)
+    reads: list[int] = []
+
+    class Counted(io.FileIO):
+        def read(self, n: int | None = -1) -> bytes:
+            out = super().read(n)
+            reads.append(len(out))
+            return out
+
+    with Counted(path) as f:
+        assert mp4_duration_ms(f) == 4_000
+    assert sum(reads) < 4096
+
+
+def test_any_bytes_read_as_a_duration_or_none() -> None:
+    """Fuzz: valid files with bytes changed, cut or repeated, and random bytes."""
+    valid = [m4a(1.5), mp4_bytes(2_000)]
+    rng = random.Random(11)
+    for _ in range(3000):
+        data = bytearray(rng.choice(valid))
+        for _ in range(rng.randrange(1, 5)):
+            if not data:
+                break
+            at = rng.randrange(len(data))
+            roll = rng.random()
+            if roll < 0.6:
+                data[at] = rng.randrange(256)
+            elif roll < 0.8:
+                del data[at:]
+            else:
+                data[at:at] = rng.randbytes(rng.randrange(1, 12))
+        got = duration(bytes(data) if rng.random() < 0.9 else rng.randbytes(rng.randrange(64)))
+        assert isinstance(got, int) and got >= -1

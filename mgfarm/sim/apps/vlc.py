@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
 from PIL import Image
 
@@ -119,17 +120,53 @@ class Video:
     mrl: str
 
 
-def mp4_duration_ms(data: bytes) -> int:
-    """The movie header's duration (ISO/IEC 14496-12 mvhd), -1 when the file has none."""
-    i = data.find(b"mvhd")
-    if i < 0 or len(data) < i + 32:
-        return -1
-    version = data[i + 4]
-    if version == 1:
-        scale, length = struct.unpack(">IQ", data[i + 24 : i + 36])
-    else:
-        scale, length = struct.unpack(">II", data[i + 16 : i + 24])
-    return length * 1000 // scale if scale else -1
+MAX_BOXES = 4096  # top-level boxes walked before giving up (a file of empty boxes)
+MAX_MOOV = 16 * 1024 * 1024  # bytes of the movie box read
+
+
+def mp4_duration_ms(f: BinaryIO) -> int:
+    """The movie header's duration (ISO/IEC 14496-12: moov's mvhd), found by walking the file's
+    top-level boxes and seeking past the media data, as a player does; -1 when there is none. A
+    device's video can be as large as its partition: the file is not read whole."""
+    at = 0
+    for _ in range(MAX_BOXES):
+        f.seek(at)
+        head = f.read(16)
+        if len(head) < 8:
+            return -1
+        size, kind = struct.unpack_from(">I4s", head)
+        header = 8
+        if size == 1:  # a 64-bit size follows the type
+            if len(head) < 16:
+                return -1
+            size, header = struct.unpack_from(">Q", head, 8)[0], 16
+        if kind == b"moov":
+            f.seek(at + header)
+            return mvhd_duration_ms(f.read(min(size - header, MAX_MOOV) if size else MAX_MOOV))
+        if size < header:  # 0: the box runs to the end of the file, which has no moov then
+            return -1
+        at += size
+    return -1
+
+
+def mvhd_duration_ms(moov: bytes) -> int:
+    """The duration in the mvhd box among a movie box's children; -1 if it has none."""
+    at = 0
+    while at + 8 <= len(moov):
+        size, kind = struct.unpack_from(">I4s", moov, at)
+        if kind == b"mvhd":
+            payload = moov[at + 8 : at + size]
+            if payload[:1] == b"\x01" and len(payload) >= 32:  # 64-bit times
+                scale, length = struct.unpack_from(">IQ", payload, 20)
+            elif payload[:1] == b"\x00" and len(payload) >= 20:
+                scale, length = struct.unpack_from(">II", payload, 12)
+            else:
+                return -1
+            return length * 1000 // scale if scale else -1
+        if size < 8:
+            return -1
+        at += size
+    return -1
 
 
 def format_duration(ms: int) -> str:
@@ -217,7 +254,8 @@ class Vlc(App):
 
     def duration(self, path: str) -> int:
         try:
-            return mp4_duration_ms(self.device.fs.host(path).read_bytes())
+            with open(self.device.fs.host(path), "rb") as f:
+                return mp4_duration_ms(f)
         except (OSError, PathEscapeError):
             return -1
 
