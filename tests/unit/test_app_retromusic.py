@@ -4,10 +4,11 @@ exported M3U file where the real app keeps them."""
 from __future__ import annotations
 
 import sqlite3
+import tracemalloc
 from pathlib import Path
 
 from mgfarm.sim.device import SimDevice
-from mgfarm.sim.system.mp3 import read_mp3
+from mgfarm.sim.system.mp3 import Mp3Info, read_mp3
 from tests.unit.sim_screen import Screen, boot_device, find, nodes
 
 PKG = "code.name.monkey.retromusic"
@@ -123,3 +124,31 @@ def test_the_playing_queue_is_saved_in_order_and_as_a_playlist(tmp_path: Path) -
     assert db_rows(device, "playlist.db", saved) == [("Night Drive",), ("Golden Days",)]
     screen.tap(desc="Clear playing queue")
     assert db_rows(device, "music_playback_state.db", titles) == []
+
+
+def test_a_large_tag_is_skipped_through_not_read(tmp_path: Path) -> None:
+    """Cover art before the text frames is seeked past: the whole tag was read (a shell can make
+    a tag of 256 MB, or one file of it linked under thousands of names)."""
+    art = b"APIC" + syncsafe(30 << 20) + b"\x00\x00" + bytes(30 << 20)
+    song = mp3("Night Drive", "Zoë", 100)
+    tag_size = int.from_bytes(song[6:10], "big")  # syncsafe, but under 128 here
+    tag = song[10 : 10 + tag_size]
+    path = tmp_path / "art.mp3"
+    path.write_bytes(b"ID3\x04\x00\x00" + syncsafe(len(art) + len(tag)) + art + tag + song[10 + tag_size :])
+    del art
+    tracemalloc.start()
+    try:
+        info = read_mp3(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (info.title, info.artist) == ("Night Drive", "Zoë")
+    assert info.duration_ms == round((100 * 1152 - 576 - 1000) * 1000 / 44100)
+    assert peak < 1 << 20  # 30 MB were read before
+
+
+def test_a_file_cut_inside_its_tag_header_reads_as_no_tags(tmp_path: Path) -> None:
+    """A file of "ID3" and two bytes raised IndexError out of Retro Music's song list."""
+    path = tmp_path / "cut.mp3"
+    path.write_bytes(b"ID3\x04\x00")
+    assert read_mp3(path) == Mp3Info()

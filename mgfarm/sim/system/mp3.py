@@ -7,6 +7,7 @@ constant-bitrate stream.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,9 @@ BITRATES_V1 = (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)
 BITRATES_V2 = (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160)
 RATES = {3: (44100, 48000, 32000), 2: (22050, 24000, 16000), 0: (11025, 12000, 8000)}  # by version bits
 TEXT_FRAMES = {"TIT2": "title", "TPE1": "artist", "TALB": "album", "TPE2": "album_artist"}
-HEAD = 1 << 16  # enough of the file for the tags and the first frame of AndroidWorld's files
+HEAD = 1 << 16  # bytes searched for the first audio frame
+MAX_FRAMES = 1024  # ID3 frames walked
+MAX_TEXT = 1 << 16  # bytes of a text frame read
 
 
 @dataclass
@@ -39,28 +42,33 @@ def decode_text(data: bytes) -> str:
     return data[1:].decode(codec, errors="replace").split("\x00")[0].strip()
 
 
-def read_tags(head: bytes, info: Mp3Info) -> int:
-    """Fill the text frames of an ID3v2 tag at the start; return where the audio begins."""
-    if len(head) < 10 or head[:3] != b"ID3":
+def read_tags(at: Callable[[int, int], bytes], info: Mp3Info) -> int:
+    """Fill the text frames of an ID3v2 tag at the start (`at(pos, n)`: n bytes of the file from
+    pos); return where the audio begins. Other frames (cover art) are skipped, not read."""
+    header = at(0, 10)
+    if len(header) < 10 or header[:3] != b"ID3":
         return 0
-    version, flags = head[3], head[5]
-    end = 10 + syncsafe(head[6:10]) + (10 if flags & 0x10 else 0)  # footer
+    version, flags = header[3], header[5]
+    end = 10 + syncsafe(header[6:10]) + (10 if flags & 0x10 else 0)  # footer
     pos = 10
-    while pos + 10 <= min(end, len(head)):
-        fid = head[pos : pos + 4].decode("latin-1")
-        raw = head[pos + 4 : pos + 8]
-        size = syncsafe(raw) if version >= 4 else int.from_bytes(raw, "big")
+    for _ in range(MAX_FRAMES):
+        frame = at(pos, 10) if pos + 10 <= end else b""
+        if len(frame) < 10:
+            break
+        fid = frame[:4].decode("latin-1")
+        size = syncsafe(frame[4:8]) if version >= 4 else int.from_bytes(frame[4:8], "big")
         if not fid.strip("\x00") or size <= 0:
             break
         if fid in TEXT_FRAMES:
-            setattr(info, TEXT_FRAMES[fid], decode_text(head[pos + 10 : pos + 10 + size]))
+            setattr(info, TEXT_FRAMES[fid], decode_text(at(pos + 10, min(size, MAX_TEXT))))
         pos += 10 + size
     return end
 
 
-def frame_duration_ms(data: bytes, start: int, file_size: int) -> int:
-    """The stream's length from its first frame at or after `start`."""
-    pos = start
+def frame_duration_ms(data: bytes, audio_size: int) -> int:
+    """The stream's length from its first frame in `data`, the first bytes of the file's audio
+    (`audio_size` bytes from where the tag ends)."""
+    pos = 0
     while pos + 4 <= len(data) and not (data[pos] == 0xFF and data[pos + 1] & 0xE0 == 0xE0):
         pos += 1
     if pos + 4 > len(data):
@@ -88,23 +96,25 @@ def frame_duration_ms(data: bytes, start: int, file_size: int) -> int:
                 total = max(0, total - delay - padding)
             return round(total * 1000 / rate)
     kbps = (BITRATES_V1 if version == 3 else BITRATES_V2)[(b2 >> 4) & 0xF] if (b2 >> 4) < 15 else 0
-    return (file_size - pos) * 8 // kbps if kbps else 0
+    return (audio_size - pos) * 8 // kbps if kbps else 0
 
 
 def read_mp3(path: Path) -> Mp3Info:
-    """Tags and duration of an MP3 file; empty fields for what it does not hold or cannot be read."""
+    """Tags and duration of an MP3 file; empty fields for what it does not hold or cannot be read.
+    The file is read where its tag's text frames and its first audio frame are (a shell can make
+    a tag claim 256 MB, or a file of one, and link it under thousands of names)."""
     info = Mp3Info()
     try:
         size = path.stat().st_size
         with path.open("rb") as f:
-            head = f.read(HEAD)
-            if head[:3] == b"ID3":
-                tag_end = 10 + syncsafe(head[6:10])
-                if tag_end + 4096 > len(head):  # a large tag (cover art): read past it
-                    f.seek(0)
-                    head = f.read(tag_end + 4096)
+
+            def at(pos: int, n: int) -> bytes:
+                f.seek(pos)
+                return f.read(n)
+
+            start = read_tags(at, info)
+            audio = at(start, HEAD)
     except OSError:
         return info
-    start = read_tags(head, info)
-    info.duration_ms = frame_duration_ms(head, start, size)
+    info.duration_ms = frame_duration_ms(audio, size - start)
     return info
