@@ -6,6 +6,7 @@ at 20,000 lines, while every other device of its worker waited."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from mgfarm.sim.apps.retromusic import RetroMusic
 from mgfarm.sim.apps.simple_calendar import SimpleCalendar
 from mgfarm.sim.apps.tasks_org import TasksOrg
 from mgfarm.sim.ui import views
+from mgfarm.sim.ui.kept import SETTLED_NS
 from mgfarm.sim.ui.views import View
 from tests.unit.shellkit import ShellDevice
 from tests.unit.sim_screen import Screen, find, nodes
@@ -694,3 +696,32 @@ def test_osmand_makes_only_the_places_and_markers_a_frame_shows(
         assert screen.has(text=later) and not screen.has(text=first)
         assert 0 < len(made) < 3 * 200  # each frame: the rows a fling can reach, not 5,000
         screen.wm.key(4)
+
+
+def test_simple_calendar_reads_its_events_again_only_when_the_database_changed(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each frame read and expanded every event (~0.3 s a frame of a day of 20,000). They are kept
+    while the database is unchanged, and an event a shell adds shows on the next frame."""
+    read: list[int] = []
+    monkeypatch.setattr(SimpleCalendar, "expanded", counted(read, SimpleCalendar.expanded))
+    at_noon_on_4_march(sh)
+    add_overlapping_events(sh, 300)
+    time.sleep(SETTLED_NS / 1e9)
+    screen = Screen(sh.device)
+    screen.am.launch(SIMPLE_CALENDAR)
+    screen.tap(desc="Change view")
+    screen.tap(text="Daily view")
+    read.clear()
+    for _ in range(3):
+        screen.wm.swipe(540, 1800, 540, 900, 300)
+        assert event_titles(screen)
+    assert len(read) <= 1
+    db = f"/data/data/{SIMPLE_CALENDAR}/databases/events.db"
+    added = (
+        "UPDATE events SET title = 'Moved' WHERE title = (SELECT title FROM events ORDER BY start_ts LIMIT 1)"
+    )
+    assert sh.run(f'sqlite3 {db} "{added}"').status == 0
+    screen.wm.swipe(540, 900, 540, 1800, 100)
+    screen.wm.swipe(540, 900, 540, 1800, 100)
+    assert event_titles(screen)[0] == "Moved"
