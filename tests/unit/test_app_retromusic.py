@@ -152,3 +152,18 @@ def test_a_file_cut_inside_its_tag_header_reads_as_no_tags(tmp_path: Path) -> No
     path = tmp_path / "cut.mp3"
     path.write_bytes(b"ID3\x04\x00")
     assert read_mp3(path) == Mp3Info()
+
+
+def test_tags_are_kept_only_for_the_files_there_now(tmp_path: Path) -> None:
+    """Tags were kept for every file name ever seen: a shell renaming a song in a loop grew the app's
+    memory without end."""
+    device, screen = retro(tmp_path)
+    app = device.services.activities.apps()[PKG]
+    for i in range(40):
+        device.fs.rename(
+            "/sdcard/Music/a.mp3" if i == 0 else f"/sdcard/Music/a{i - 1}.mp3", f"/sdcard/Music/a{i}.mp3"
+        )
+        screen.tap(text="Playlists")
+        screen.tap(text="Songs")
+        assert "Golden Days" in song_texts(screen)
+    assert len(app._tags) == 2

@@ -24,7 +24,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_insert, sql_script
@@ -174,7 +173,7 @@ class RetroMusic(App):
 
     def __init__(self, device: Any) -> None:
         super().__init__(device)
-        self._tags: dict[tuple[str, int, int], Mp3Info] = {}  # a file's tags by path, size and mtime
+        self._tags: dict[tuple[str, int, int], Mp3Info] = {}  # the songs' tags by path, size and mtime
 
     def create_data(self) -> None:
         sql_script(self.db_file(PLAYLIST_DB), PLAYLIST_SCHEMA, SEED)
@@ -184,15 +183,12 @@ class RetroMusic(App):
         return {MAIN: self.main}
 
     # ---- songs (the media store)
-    def tags(self, path: str, size: int, mtime: int) -> Mp3Info:
-        key = (path, size, mtime)
-        if key not in self._tags:
-            try:
-                host: Path | None = self.device.fs.host(path)
-            except PathEscapeError:
-                host = None
-            self._tags[key] = read_mp3(host) if host is not None else Mp3Info()
-        return self._tags[key]
+    def file_tags(self, path: str) -> Mp3Info:
+        """The tags of the audio file at device `path`; none for a path that leaves the device."""
+        try:
+            return read_mp3(self.device.fs.host(path))
+        except PathEscapeError:
+            return Mp3Info()
 
     def songs(self) -> list[Song]:
         """The media store's audio files, by title (the app's default song order)."""
@@ -204,11 +200,13 @@ class RetroMusic(App):
         except ProviderError:
             return []
         found = []
+        known, self._tags = self._tags, {}  # only the files there now: a shell can name files without end
         for rid, data, size, mtime in rows:
             path = str(data)
             if "/." in path or not path.startswith(STORAGE + "/"):
                 continue
-            info = self.tags(path, int(size or 0), int(mtime or 0))
+            key = (path, int(size or 0), int(mtime or 0))
+            info = self._tags[key] = known[key] if key in known else self.file_tags(path)
             name = path.rsplit("/", 1)[1]
             found.append(
                 Song(
