@@ -17,6 +17,7 @@ from mgfarm.sim.apps import broccoli as broccoli_app
 from mgfarm.sim.apps import calendar as calendar_app
 from mgfarm.sim.apps import clock as clock_app
 from mgfarm.sim.apps import files as files_app
+from mgfarm.sim.apps import folder_picker as folder_picker_app
 from mgfarm.sim.apps import markor as markor_app
 from mgfarm.sim.apps import osmand as osmand_app
 from mgfarm.sim.apps import retromusic as retro_app
@@ -725,3 +726,36 @@ def test_simple_calendar_reads_its_events_again_only_when_the_database_changed(
     screen.wm.swipe(540, 900, 540, 1800, 100)
     screen.wm.swipe(540, 900, 540, 1800, 100)
     assert event_titles(screen)[0] == "Moved"
+
+
+def test_the_folder_picker_makes_only_the_rows_it_shows(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Simple Gallery's "Other folder" picker over a folder of 5,000 folders took ~0.5 s a frame (a
+    path lookup and a row for each). A link to a folder is listed, a link to a file is not."""
+    made: list[int] = []
+    monkeypatch.setattr(folder_picker_app, "list_item", counted(made, folder_picker_app.list_item))
+    gallery = "com.simplemobiletools.gallery.pro"
+    rid = f"{gallery}:id/list_item_name"
+    sh.device.fs.mkdir("/sdcard/DCIM", parents=True)
+    sh.device.fs.write_bytes("/sdcard/DCIM/receipt.png", b"not a picture")
+    download = sh.host("/sdcard/Download")
+    for i in range(5000):
+        (download / f"dir{i:05d}").mkdir(parents=True)
+    (download / "file.txt").write_text("x")
+    assert sh.run("cd /sdcard/Download && ln -s dir00000 adir && ln -s file.txt afile").status == 0
+    screen = Screen(sh.device)
+    screen.am.launch(gallery)
+    screen.tap(rid=f"{gallery}:id/dir_name", text="DCIM")
+    screen.tap(rid=f"{gallery}:id/medium_name", text="receipt.png")
+    screen.tap(desc="More options")
+    screen.tap(text="Copy to")
+    screen.tap(text="Other folder")
+    screen.tap(rid=f"{gallery}:id/breadcrumb_text", text="Internal >")
+    made.clear()
+    screen.tap(rid=rid, text="Download")
+    shown = [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == rid]
+    assert shown[:3] == ["adir", "dir00000", "dir00001"]
+    screen.wm.swipe(540, 1300, 540, 900, 300)
+    assert "adir" not in [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == rid]
+    assert 0 < len(made) < 2 * 200

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import stat
 from collections.abc import Callable
+from functools import partial
 
 from mgfarm.sim.apps.base import ScreenContext
 from mgfarm.sim.system.fs import DeviceFS, PathEscapeError
 from mgfarm.sim.system.media import STORAGE
-from mgfarm.sim.ui.views import Row, Scroll, Text, View
+from mgfarm.sim.ui.views import Row, Rows, Scroll, Text, View
 from mgfarm.sim.ui.widgets import dialog, list_item
 
 
@@ -18,7 +20,14 @@ def folder_picker(
     """Breadcrumbs and the subfolders of `here`; a tap browses (state "browse"), OK calls `choose`."""
     names: list[str] = []
     with contextlib.suppress(OSError, PathEscapeError):
-        names = [n for n in fs.listdir(here) if not n.startswith(".") and fs.is_dir(f"{here}/{n}")]
+        # One lstat an entry, links alone followed (in device terms): a folder of 5,000 folders
+        # cost ~0.5 s a frame with a path lookup for each entry and a row made for each.
+        names = [
+            n
+            for n, st in fs.entries(here)
+            if not n.startswith(".")
+            and (stat.S_ISDIR(st.st_mode) or (stat.S_ISLNK(st.st_mode) and fs.is_dir(f"{here}/{n}")))
+        ]
 
     def go(path: str) -> Callable[[], None]:
         return lambda: ctx.state.update(browse=path)
@@ -31,12 +40,14 @@ def folder_picker(
         if i:
             path = f"{path}/{part}"
         crumbs.append(Text(id="breadcrumb_text", text=f"{part} >", color="primary", on_click=go(path)))
-    rows: list[View] = [
-        list_item(n, icon="folder", on_click=go(f"{here}/{n}"), id="list_item", title_id="list_item_name")
+    rows = [
+        partial(
+            list_item, n, icon="folder", on_click=go(f"{here}/{n}"), id="list_item", title_id="list_item_name"
+        )
         for n in sorted(names, key=str.lower)
     ]
     body: list[View] = [
         Row(id="filepicker_breadcrumbs", spacing=4, children=crumbs),
-        Scroll(id="filepicker_list", key="picker", height=336, children=rows),
+        Scroll(id="filepicker_list", key="picker", height=336, rows=Rows.of(rows) if rows else None),
     ]
     return dialog("Select a folder", body, [("Cancel", cancel), ("OK", choose)], cancel)
