@@ -759,3 +759,30 @@ def test_the_folder_picker_makes_only_the_rows_it_shows(
     screen.wm.swipe(540, 1300, 540, 900, 300)
     assert "adir" not in [n.attrs["text"] for n in nodes(screen.xml()) if n.attrs["resource-id"] == rid]
     assert 0 < len(made) < 2 * 200
+
+
+def test_simple_sms_reads_its_messages_again_only_when_the_database_changed(
+    sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The conversations list read every message on every frame (~0.25 s a frame at 20,000). They
+    are kept while the telephony database is unchanged; a message a shell adds shows at once."""
+    read: list[int] = []
+    monkeypatch.setattr(
+        sms_app.SimpleSmsMessenger, "read_messages", counted(read, sms_app.SimpleSmsMessenger.read_messages)
+    )
+    add_conversations(sh, 300)
+    time.sleep(SETTLED_NS / 1e9)
+    screen = Screen(sh.device)
+    screen.am.launch(sms_app.PKG)
+    read.clear()
+    for _ in range(3):
+        screen.wm.swipe(540, 1800, 540, 900, 300)
+    assert len(read) <= 1
+    new = (
+        "INSERT INTO sms (thread_id, address, body, type, date, read)"
+        " VALUES (1, '5559', 'newest', 1, 1772700000000, 0)"
+    )
+    assert sh.run(f'sqlite3 {MMSSMS_DB} "{new}"').status == 0
+    screen.wm.swipe(540, 900, 540, 1800, 100)
+    screen.wm.swipe(540, 900, 540, 1800, 100)
+    assert screen.has(text="newest")

@@ -8,13 +8,14 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from mgfarm.sim.system.clock import local_time
 from mgfarm.sim.system.dbfiles import remove_database, usable_database
+from mgfarm.sim.system.dbversion import settled_db_version
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.system.prefs import read_prefs, write_prefs
 from mgfarm.sim.system.profiles import app_names
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from mgfarm.sim.system.activities import ActivityManager, ActivityRecord
 
 LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+KEPT_READS = 4  # an app's screen reads a few things a frame (`App.unchanged_read`)
 ScreenFn = Callable[["ScreenContext"], View]
 SECOND_MS = 1000
 MINUTE_MS = 60_000
@@ -142,6 +145,7 @@ class App:
     def __init__(self, device: SimDevice) -> None:
         self.device = device
         self._making_data = False  # create_data is running: its databases do not exist yet
+        self._reads: OrderedDict[tuple[object, ...], object] = OrderedDict()  # see unchanged_read
         if self.role:
             names = app_names(device.config.profile, self.role)
             self.package, self.main_activity = names.package, names.main_activity
@@ -170,6 +174,22 @@ class App:
 
     def stopped(self) -> None:
         """The app's process ended (force-stop): release what it holds outside the device (a browser)."""
+
+    def unchanged_read(self, db: Path, key: Hashable, read: Callable[[], T]) -> T:
+        """`read()`, kept for the next call with the same key while database `db` is unchanged
+        (`settled_db_version`): a shell can put tens of thousands of rows behind a screen, and
+        reading them all on every frame stalled every device of the worker. What it returns is
+        shared: not to be changed."""
+        version = settled_db_version(db)
+        if version is None:
+            return read()
+        full = (str(db), version, key)
+        if full in self._reads:
+            return cast(T, self._reads[full])
+        value = self._reads[full] = read()
+        while len(self._reads) > KEPT_READS:
+            self._reads.popitem(last=False)
+        return value
 
     def db_file(self, name: str, package: str | None = None) -> Path:
         """The host path of database `name` in `package`'s (default: the app's) databases folder."""

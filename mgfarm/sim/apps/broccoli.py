@@ -160,8 +160,8 @@ class Broccoli(App):
                     weight=1,
                     pad=(12, 4, 12, 96),
                     spacing=8,
-                    rows=Rows.of(cards) if cards else None,
-                    children=[] if cards else [empty_state("note", empty)],
+                    rows=Rows.of(cards),
+                    empty=empty_state("note", empty),
                 ),
             )
         ]

@@ -234,8 +234,8 @@ class Calendar(App):
                 key="events",
                 weight=1,
                 pad=(0, 0, 0, 88),
-                rows=Rows.of(rows) if rows else None,
-                children=[] if rows else [empty_state("calendar", "No events")],
+                rows=Rows.of(rows),
+                empty=empty_state("calendar", "No events"),
             ),
         ]
 

@@ -141,8 +141,8 @@ class Clock(App):
                 key="alarms",
                 pad=(16, 8, 16, 96),
                 spacing=12,
-                rows=Rows.of(cards) if cards else None,
-                children=[] if cards else [empty_state("alarm", "No alarms")],
+                rows=Rows.of(cards),
+                empty=empty_state("alarm", "No alarms"),
             )
         ]
 

@@ -386,11 +386,7 @@ class Contacts(App):
             rows += [partial(self.row, c, open_contact(c.contact_id)) for c in favourites]
             rows.append(partial(header, "Contacts"))
         rows += [partial(self.row, c, open_contact(c.contact_id)) for c in contacts]
-        empty = (
-            []
-            if contacts
-            else [empty_state("person", "No contacts" if not query else "No matching contacts")]
-        )
+        empty = empty_state("person", "No contacts" if not query else "No matching contacts")
 
         def start_search() -> None:
             ctx.state["searching"] = True
@@ -459,8 +455,8 @@ class Contacts(App):
                             key="list",
                             weight=1,
                             pad=(0, 0, 0, 88),
-                            rows=Rows.of(rows) if contacts else None,
-                            children=empty,
+                            rows=Rows.of(rows),
+                            empty=empty,
                         ),
                     ]
                 ),

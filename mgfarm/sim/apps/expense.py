@@ -474,8 +474,8 @@ class Expense(App):
                     key="logs",
                     weight=1,
                     pad=(0, 0, 0, 96),
-                    rows=Rows.of(items) if items else None,
-                    children=[] if items else [empty_state("money", "No Data")],
+                    rows=Rows.of(items),
+                    empty=empty_state("money", "No Data"),
                 ),
             ]
         )

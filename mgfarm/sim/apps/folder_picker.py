@@ -48,6 +48,6 @@ def folder_picker(
     ]
     body: list[View] = [
         Row(id="filepicker_breadcrumbs", spacing=4, children=crumbs),
-        Scroll(id="filepicker_list", key="picker", height=336, rows=Rows.of(rows) if rows else None),
+        Scroll(id="filepicker_list", key="picker", height=336, rows=Rows.of(rows)),
     ]
     return dialog("Select a folder", body, [("Cancel", cancel), ("OK", choose)], cancel)

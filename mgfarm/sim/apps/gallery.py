@@ -53,16 +53,16 @@ def humanize(path: str) -> str:
     return "Internal" + path.removeprefix(STORAGE)
 
 
-def grid(cells: Sequence[Callable[[], View]]) -> Rows | None:
+def grid(cells: Sequence[Callable[[], View]]) -> Rows:
     """Rows of COLUMNS equal cells (RecyclerView's GridLayoutManager), a row's cells made (each by
-    its maker) as the list shows the row; None for no cells (the list shows its empty state)."""
+    its maker) as the list shows the row."""
 
     def row(i: int) -> View:
         chunk = [make() for make in cells[i * COLUMNS : (i + 1) * COLUMNS]]
         chunk += [Column(weight=1) for _ in range(COLUMNS - len(chunk))]
         return Row(spacing=2, pad=(0, 0, 0, 2), children=chunk)
 
-    return Rows(-(-len(cells) // COLUMNS), row) if cells else None
+    return Rows(-(-len(cells) // COLUMNS), row)
 
 
 class Gallery(App):
@@ -162,7 +162,7 @@ class Gallery(App):
                     key="folders",
                     weight=1,
                     rows=rows,
-                    children=[] if rows else [empty_state("image", "No media files have been found")],
+                    empty=empty_state("image", "No media files have been found"),
                 ),
             ],
         )
@@ -220,7 +220,7 @@ class Gallery(App):
                     key="media",
                     weight=1,
                     rows=rows,
-                    children=[] if rows else [empty_state("image", "No media files have been found")],
+                    empty=empty_state("image", "No media files have been found"),
                 ),
             )
         ]

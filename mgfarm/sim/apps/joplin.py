@@ -228,8 +228,8 @@ class Joplin(App):
                 Scroll(
                     key="notes",
                     weight=1,
-                    rows=Rows.of([partial(self.note_row, ctx, n) for n in notes]) if notes else None,
-                    children=[] if notes else [empty_state("note", "There are currently no notes.")],
+                    rows=Rows.of([partial(self.note_row, ctx, n) for n in notes]),
+                    empty=empty_state("note", "There are currently no notes."),
                 ),
             )
         ]

@@ -169,8 +169,8 @@ class Markor(App):
                         key="list",
                         weight=1,
                         pad=(0, 0, 0, 88),
-                        rows=Rows.of(rows) if rows else None,
-                        children=[] if rows else [empty_state("note", "No notes yet: tap + to create one")],
+                        rows=Rows.of(rows),
+                        empty=empty_state("note", "No notes yet: tap + to create one"),
                     ),
                 ]
             ),
@@ -437,7 +437,7 @@ class Markor(App):
             Scroll(
                 key="move",
                 height=min(56 * max(1, len(rows)), 336),
-                rows=Rows.of(rows) if rows else None,
+                rows=Rows.of(rows),
             ),
         ]
         return dialog("Move to folder", body, [("Cancel", close), ("OK", move)], close)

@@ -122,11 +122,6 @@ class Messages(App):
             partial(conversation_row, ctx, names, address, snippet, date, read)
             for _tid, address, snippet, date, read in threads
         ]
-        none = (
-            []
-            if rows
-            else [empty_state("message", "Once you start a new conversation, you'll see it listed here")]
-        )
         return Stack(
             bg="surface",
             children=[
@@ -138,8 +133,10 @@ class Messages(App):
                             key="list",
                             weight=1,
                             pad=(0, 0, 0, 88),
-                            rows=Rows.of(rows) if rows else None,
-                            children=none,
+                            rows=Rows.of(rows),
+                            empty=empty_state(
+                                "message", "Once you start a new conversation, you'll see it listed here"
+                            ),
                         ),
                     ]
                 ),
@@ -195,7 +192,7 @@ class Messages(App):
                     weight=1,
                     pad=(0, 8, 0, 8),
                     from_end=True,  # a conversation opens at its newest message, and keeps it in view
-                    rows=Rows.of(bubbles) if bubbles else None,
+                    rows=Rows.of(bubbles),
                 ),
                 Row(
                     pad=(12, 8, 8, 12),

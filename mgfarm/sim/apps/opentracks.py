@@ -198,8 +198,8 @@ class OpenTracks(App):
                     id="track_list",
                     key="tracks",
                     weight=1,
-                    rows=Rows.of(rows) if rows else None,
-                    children=[] if rows else [empty_state("history", "No tracks yet")],
+                    rows=Rows.of(rows),
+                    empty=empty_state("history", "No tracks yet"),
                 ),
             ],
         )

@@ -730,8 +730,8 @@ class OsmAnd(App):
                     Scroll(
                         key="markers",
                         weight=1,
-                        rows=Rows.of(markers) if markers else None,
-                        children=[] if markers else [empty_state("label", "No map markers")],
+                        rows=Rows.of(markers),
+                        empty=empty_state("label", "No map markers"),
                     ),
                 ],
             )

@@ -405,7 +405,7 @@ class RetroMusic(App):
             key="songs",
             weight=1,
             rows=Rows(len(songs) + 1, make) if songs else None,
-            children=[] if songs else [empty_state("note", "No songs")],
+            empty=empty_state("note", "No songs"),
         )
 
     def playlists_tab(self, ctx: ScreenContext) -> View:
@@ -424,8 +424,8 @@ class RetroMusic(App):
             id="recycler_view",
             key="playlists",
             weight=1,
-            rows=Rows(len(found), make) if found else None,
-            children=[] if found else [empty_state("menu", "No playlists")],
+            rows=Rows(len(found), make),
+            empty=empty_state("menu", "No playlists"),
         )
 
     def playlist_screen(self, ctx: ScreenContext, pid: int) -> View:
@@ -585,8 +585,8 @@ class RetroMusic(App):
                     id="recycler_view",
                     key="queue",
                     weight=1,
-                    rows=Rows(len(queue), make) if queue else None,
-                    children=[] if queue else [empty_state("menu", "Queue is empty")],
+                    rows=Rows(len(queue), make),
+                    empty=empty_state("menu", "Queue is empty"),
                 ),
             ],
         )

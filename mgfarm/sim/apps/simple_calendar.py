@@ -20,7 +20,6 @@ from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import device_zone, local_time
-from mgfarm.sim.system.dbversion import settled_db_version
 from mgfarm.sim.ui import pickers
 from mgfarm.sim.ui.views import (
     Button,
@@ -207,7 +206,6 @@ class SimpleCalendar(App):
     icon = "calendar"
     icon_color = "#F57C00"
     version_name = "6.22.3"
-    _kept: tuple[tuple[object, ...], list[Occurrence]] | None = None  # occurrences(), by its inputs
 
     def create_data(self) -> None:
         sql_script(self.db_file(DB), SCHEMA, SEED)
@@ -267,14 +265,8 @@ class SimpleCalendar(App):
         """Every occurrence starting or running on a day from `first` to `last` (inclusive), kept
         for the next frame while the database is unchanged: reading and expanding every event took a
         frame of a day of 20,000 events (a shell can insert them) ~0.3 s, most of it here."""
-        version = settled_db_version(self.db_file(DB))
-        key = (version, first, last, device_zone(self.device.props))
-        if version is not None and self._kept is not None and self._kept[0] == key:
-            return list(self._kept[1])
-        found = self.expanded(first, last)
-        if version is not None:
-            self._kept = (key, found)
-        return list(found)
+        key = ("occurrences", first, last, device_zone(self.device.props))
+        return list(self.unchanged_read(self.db_file(DB), key, lambda: self.expanded(first, last)))
 
     def expanded(self, first: date, last: date) -> list[Occurrence]:
         """occurrences(), read and expanded from the database."""
@@ -448,10 +440,8 @@ class SimpleCalendar(App):
                     id="search_results_list",
                     key="search",
                     weight=1,
-                    rows=Rows.of(found) if found else None,
-                    children=[]
-                    if found
-                    else [empty_state("search", "No items found" if query else "Search for events")],
+                    rows=Rows.of(found),
+                    empty=empty_state("search", "No items found" if query else "Search for events"),
                 )
             ]
         elif view == "day":
@@ -640,8 +630,8 @@ class SimpleCalendar(App):
                 key="day",
                 weight=1,
                 pad=(0, 0, 0, 88),
-                rows=Rows.of(items) if items else None,
-                children=[] if items else [empty_state("calendar", "No events")],
+                rows=Rows.of(items),
+                empty=empty_state("calendar", "No events"),
             ),
         ]
 
@@ -787,8 +777,8 @@ class SimpleCalendar(App):
                 key="list",
                 weight=1,
                 pad=(0, 0, 0, 88),
-                rows=Rows.of(items) if items else None,
-                children=[] if items else [empty_state("calendar", "No upcoming events")],
+                rows=Rows.of(items),
+                empty=empty_state("calendar", "No upcoming events"),
             )
         ]
 

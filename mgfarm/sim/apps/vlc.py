@@ -448,8 +448,8 @@ class Vlc(App):
             id="network_list",
             key=f"browse:{folder}",
             weight=1,
-            rows=Rows.of(makers) if makers else None,
-            children=[] if makers else [empty_state("folder", "Empty")],
+            rows=Rows.of(makers),
+            empty=empty_state("folder", "Empty"),
         )
         return app_bar(title, back=up), listing
 
@@ -613,8 +613,8 @@ class Vlc(App):
             id="playlist_list",
             key="playlists",
             weight=1,
-            rows=Rows(len(found), make) if found else None,
-            children=[] if found else [empty_state("menu", "No playlist")],
+            rows=Rows(len(found), make),
+            empty=empty_state("menu", "No playlist"),
         )
         return app_bar("Playlists"), listing
 

@@ -301,7 +301,8 @@ class Scroll(Column):
     Its rows are its children, or `rows` made on demand (laid out, only the rows in view remain
     children, and `rows` is dropped). A list that keeps its end in view (`from_end`, a chat)
     keeps its offset as the distance of the view's bottom from the list's end, and measures rows
-    from the end up, so a thread of 20,000 messages opened at its newest costs what the newest do."""
+    from the end up, so a thread of 20,000 messages opened at its newest costs what the newest do.
+    A list with no rows shows `empty` instead, if given."""
 
     klass: ClassVar[str] = "androidx.recyclerview.widget.RecyclerView"
     key: str = "list"
@@ -310,6 +311,14 @@ class Scroll(Column):
     content_h: int = 0
     rows: Rows | None = None
     from_end: bool = False
+    empty: View | None = None  # the list's one child when it has no rows (an app's empty state)
+
+    def __post_init__(self) -> None:
+        if self.rows is not None and self.rows.count == 0:
+            self.rows = None
+        if self.rows is None and not self.children and self.empty is not None:
+            self.children = [self.empty]
+        self.empty = None  # taken: a view's attributes make its frame key
 
     @property
     def scrollable(self) -> bool:
