@@ -195,7 +195,11 @@ def test_files_makes_only_the_rows_a_frame_shows_and_lists_a_link_to_nothing(
     made: list[int] = []
     monkeypatch.setattr(files_app, "list_item", counted(made, files_app.list_item))
     empty_files(sh, "/sdcard/Download", "f{:05d}.txt", 5_000)
-    assert sh.run("ln -s /nowhere /sdcard/Download/a_link").status == 0
+    # Shared storage takes no link from a shell (FUSE), but one moved in from elsewhere stays one.
+    assert (
+        sh.run("ln -s /nowhere /data/local/tmp/a_link && mv /data/local/tmp/a_link /sdcard/Download/").status
+        == 0
+    )
     screen = Screen(sh.device)
     screen.am.launch("com.google.android.documentsui")
     screen.tap(text="Download")
@@ -743,7 +747,14 @@ def test_the_folder_picker_makes_only_the_rows_it_shows(
     for i in range(5000):
         (download / f"dir{i:05d}").mkdir(parents=True)
     (download / "file.txt").write_text("x")
-    assert sh.run("cd /sdcard/Download && ln -s dir00000 adir && ln -s file.txt afile").status == 0
+    assert (
+        sh.run(
+            "cd /data/local/tmp && ln -s /sdcard/Download/dir00000 adir"
+            " && ln -s /sdcard/Download/file.txt afile"
+            " && mv adir afile /sdcard/Download/"
+        ).status
+        == 0
+    )
     screen = Screen(sh.device)
     screen.am.launch(gallery)
     screen.tap(rid=f"{gallery}:id/dir_name", text="DCIM")

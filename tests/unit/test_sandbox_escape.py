@@ -102,7 +102,7 @@ def test_redirect_keeps_its_file_while_folders_are_swapped(sh: ShellDevice, cana
 def test_links_made_through_a_folder_link_never_resolve_on_the_host(sh: ShellDevice, canary: Canary) -> None:
     # The old `ln -s` stored a host-relative target computed through a folder link: placed in a
     # shallow folder, its `..` climbed out of the root.
-    deep = "/sdcard/a/b/c/d/e/f/g/h/i/j"
+    deep = "/data/local/tmp/a/b/c/d/e/f/g/h/i/j"
     r1 = sh.run(f"mkdir -p {deep} && ln -s / {deep}/top && ln -s {canary.folder} {deep}/top/x")
     r2 = sh.run("cat /x/secret.txt; echo pwn > /x/new.txt; ls /x; rm -rf /x/sub")
     canary.assert_untouched(r1, r2)

@@ -109,9 +109,29 @@ def test_stat_format_and_test_operators(sh: ShellDevice) -> None:
 
 
 def test_ln_s_points_inside_root(sh: ShellDevice) -> None:
-    sh.run("echo t > /data/local/tmp/target; ln -s /data/local/tmp/target /sdcard/link")
-    assert sh.run("cat /sdcard/link").text == "t\n"
-    assert sh.run("ls -l /sdcard/link").text.rstrip().endswith("-> /data/local/tmp/target")
+    sh.run("echo t > /sdcard/target; ln -s /sdcard/target /data/local/tmp/link")
+    assert sh.run("cat /data/local/tmp/link").text == "t\n"
+    assert sh.run("ls -l /data/local/tmp/link").text.rstrip().endswith("-> /sdcard/target")
+    r = sh.run("ln -s /sdcard/target /data/local/tmp/link")
+    assert (r.status, r.err) == (
+        1,
+        b"ln: cannot create symbolic link from '/sdcard/target' to '/data/local/tmp/link': File exists\n",
+    )
+
+
+def test_shared_storage_takes_no_link(sh: ShellDevice) -> None:
+    """/sdcard is MediaProvider's FUSE mount, whose daemon has no symlink operation: ENOSYS."""
+    for line, target, link in (
+        ("ln -s /data /sdcard/x", "/data", "/sdcard/x"),
+        ("cd /sdcard/Download && ln -s a .", "a", "./a"),
+    ):
+        r = sh.run(line)
+        assert r.status == 1
+        said = r.err.decode()
+        assert (
+            said == f"ln: cannot create symbolic link from '{target}' to '{link}': Function not implemented\n"
+        )
+    assert sh.run("ls /sdcard/x").status == 1
 
 
 def test_echo_printf_basename_dirname_date(sh: ShellDevice) -> None:

@@ -176,7 +176,7 @@ def test_paths_cannot_leave_the_root(sh: ShellDevice, tmp_path: Path) -> None:
     outside.write_text("secret")
     r = sh.run(f"cat ../../../../{outside}; cat /../..{outside}")
     assert "secret" not in r.text
-    r = sh.run("ln -s / /sdcard/up; cat /sdcard/up/../../../etc/hostname")
+    r = sh.run("ln -s / /data/local/tmp/up; cat /data/local/tmp/up/../../../etc/hostname")
     assert "secret" not in r.text
 
 

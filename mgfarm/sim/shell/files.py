@@ -550,26 +550,52 @@ async def mv(inv: Invocation) -> int:
     return _each_copy(inv, operands, move)
 
 
+# Shared storage is MediaProvider's FUSE mount: its FuseDaemon has no symlink (or link) operation,
+# so the kernel answers ENOSYS for a link made there, by a root shell too.
+SHARED_STORAGE = "/storage/emulated"
+
+
+def in_shared_storage(inv: Invocation, path: str) -> bool:
+    """Whether the folder `path` would be made in is shared storage (`/sdcard` and what it holds)."""
+    folder = posixpath.dirname(device_path(inv, path).rstrip("/")) or "/"
+    try:
+        real = inv.device.fs.canonical(folder, inv.cwd)
+    except (OSError, PathEscapeError):
+        return False
+    return real == SHARED_STORAGE or real.startswith(SHARED_STORAGE + "/")
+
+
 @command("ln")
 async def ln(inv: Invocation) -> int:
+    """`ln -s [-fnv] TARGET LINK` as toybox's ln; a link in shared storage fails as the FUSE mount
+    makes it fail. Hard links are not made (a device folder's files may be the golden snapshot's)."""
     flags, operands = split_flags(inv.argv[1:], "sfnv")
     if "s" not in flags or len(operands) != 2:
         inv.err("ln: only `ln -s TARGET LINK` is supported\n")
         return 1
     target, link = operands
     fs = inv.device.fs
+    if "n" not in flags and kind(inv, link) == statmod.S_IFDIR:
+        link = f"{link}/{posixpath.basename(target.rstrip('/')) or '/'}"  # as toybox joins them
+
+    def failed(reason: str) -> int:
+        inv.err(f"ln: cannot create symbolic link from '{target}' to '{link}': {reason}\n")
+        return 1
+
+    if in_shared_storage(inv, link):
+        return failed("Function not implemented")
     try:
-        if "n" not in flags and kind(inv, link) == statmod.S_IFDIR:
-            link = posixpath.join(device_path(inv, link), posixpath.basename(target.rstrip("/")) or "link")
         if kind(inv, link, follow=False) is not None:
             if "f" not in flags:
-                raise CommandError(f"{link}: File exists")
+                return failed("File exists")
             fs_call(link, fs.unlink, link, inv.cwd)
         # The target is stored as typed and read in device terms (chroot semantics): whatever it
         # names, it resolves beneath the device root.
         fs_call(link, fs.symlink, target, link, inv.cwd)
     except CommandError as exc:
         return report(inv, exc)
+    if "v" in flags:
+        inv.err(f"'{link}' -> '{target}'\n")
     return 0
 
 
