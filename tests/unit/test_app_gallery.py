@@ -4,6 +4,7 @@ screen, and copies or moves items through its folder picker."""
 from __future__ import annotations
 
 import io
+import tracemalloc
 from pathlib import Path
 
 from PIL import Image
@@ -100,3 +101,27 @@ def test_move_to_from_a_selection_moves_the_file_into_a_gallery_folder(tmp_path:
     assert sorted(device.fs.listdir("/sdcard/Pictures")) == ["other.png", "receipt.png"]
     assert not device.fs.exists("/sdcard/DCIM/receipt.png")
     assert screen.wm.toast == "Files moved successfully"
+
+
+def test_copy_to_copies_a_large_file_in_pieces(tmp_path: Path) -> None:
+    """Copy to read the whole file into the worker's memory; a video can be as large as the
+    partition. A 40 MB file too large to draw is copied a piece at a time."""
+    device, screen = gallery(tmp_path)
+    big = png(RED, BLUE) + bytes(40 << 20)
+    device.fs.write_bytes("/sdcard/DCIM/big.png", big)
+    screen.tap(rid=ID + "dir_name", text="DCIM")
+    x, y = find(screen.xml(), rid=ID + "medium_name", text="big.png").center
+    screen.wm.long_press(x, y)
+    screen.tap(desc="More options")
+    screen.tap(text="Copy to")
+    screen.tap(text="Other folder")
+    screen.tap(rid=ID + "breadcrumb_text", text="Internal >")
+    screen.tap(rid=ID + "list_item_name", text="Download")
+    tracemalloc.start()
+    try:
+        screen.tap(text="OK")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert device.fs.read_bytes("/sdcard/Download/big.png") == big
+    assert peak < 8 << 20  # 40 MB were read at once

@@ -5,10 +5,11 @@ its size and times, is never taken for the version before."""
 from __future__ import annotations
 
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from mgfarm.sim.ui.kept import SETTLED_NS, parsed_file
+from mgfarm.sim.ui.kept import SETTLED_NS, parsed_file, read_bounded
 
 
 def counting(calls: list[bytes]) -> Callable[[bytes], str]:
@@ -50,3 +51,18 @@ def test_a_file_over_the_limit_or_missing_is_none(tmp_path: Path) -> None:
     assert parsed_file(path, 1000, bytes.decode) is None
     assert parsed_file(tmp_path / "missing", 1000, bytes.decode) is None
     assert parsed_file(tmp_path, 1000, bytes.decode) is None  # a folder
+
+
+def test_a_file_over_the_limit_is_not_read(tmp_path: Path) -> None:
+    """Its size tells: a picture of 40 MB had 32 MB read on every frame only to be found too large."""
+    path = tmp_path / "big"
+    with open(path, "wb") as f:
+        f.truncate(1 << 30)  # sparse
+    tracemalloc.start()
+    try:
+        assert parsed_file(path, 32 << 20, bytes.decode) is None
+        assert read_bounded(path, 32 << 20) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20

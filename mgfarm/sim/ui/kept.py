@@ -106,6 +106,8 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | None:
     """The bytes of the host file at `path`; None if it cannot be read or holds over `limit` bytes."""
     try:
         with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size > limit:  # known too large without reading it
+                return None
             data = f.read(limit + 1)
     except OSError:
         return None
@@ -122,6 +124,8 @@ def parsed_file(path: str | os.PathLike[str], limit: int, parse: Callable[[bytes
             kept = _parsed.get(key)
             if kept is not None:
                 return cast(T, kept[0])
+            if version[2] > limit:  # its size: known too large without reading it
+                return None
             data = f.read(limit + 1)
             if len(data) > limit:
                 return None
