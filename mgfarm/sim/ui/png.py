@@ -6,7 +6,10 @@ kept; the other rows are compressed in bands of at most 32 rows, each ended by a
 needs no earlier data, and the bands of the previous frame whose bytes did not change are reused
 as they are: typing into a field or flipping a switch re-compresses a few bands, not the screen.
 Bands are deflated with Intel ISA-L (`isal`) when installed, ~7x faster than zlib at the same
-ratio, else with zlib. Output is a standard 8-bit RGB PNG; the same pixels give the same bytes.
+ratio, else with zlib. Output is a standard 8-bit RGB PNG, and the same pixels decode from it.
+Compare frames by their pixels, not their bytes: with ISA-L a few frames of equal pixels were seen
+to differ in bytes (not with zlib; not reproduced in isolation, neither by what was compressed
+before a band nor by the alignment of its buffer).
 """
 
 from __future__ import annotations
