@@ -5,6 +5,8 @@ and a map holding thousands of favourites and markers costs a frame what the pin
 from __future__ import annotations
 
 import random
+import re
+import sqlite3
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -145,3 +147,27 @@ def test_favorites_are_read_once_for_each_version_of_their_file(
     screen.tap(text="My places")
     assert screen.has(text="P0") and screen.has(text="P3") and not screen.has(text="P1")
     assert len(parsed) == 1
+
+
+def test_a_marker_added_twice_is_two_markers_in_a_list(tmp_path: Path) -> None:
+    """As MapMarkersDbHelper adds them: an id of the time and three digits, the new marker last in
+    the active list (the one before it names it as next), the next colour. The sim replaced the
+    first marker by a second one at the same place, so a policy that added it twice went unseen."""
+    device = boot_device(tmp_path)
+    device.services.activities.start(PKG, MAIN)
+    screen = Screen(device)
+    for _ in range(2):
+        screen.tap(desc="Search")
+        screen.type_into("Balzers", rid=f"{PKG}:id/searchEditText")
+        screen.tap(rid=f"{PKG}:id/title")
+        screen.tap(text="Marker")
+    db = sqlite3.connect(device.fs.host(f"/data/data/{PKG}/databases/map_markers_db"))
+    rows = db.execute(
+        "SELECT marker_id, marker_lat, title, marker_color, marker_next_key FROM map_markers"
+        " ORDER BY marker_added, rowid"
+    ).fetchall()
+    db.close()
+    assert len(rows) == 2 and rows[0][0] != rows[1][0]
+    assert all(re.fullmatch(r"\d{16}", r[0]) for r in rows)
+    assert [r[1:4] for r in rows] == [(47.0688832, "Balzers", 0), (47.0688832, "Balzers", 1)]
+    assert (rows[0][4], rows[1][4]) == (rows[1][0], "tail_next")

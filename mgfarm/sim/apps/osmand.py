@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
+import random
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
@@ -31,6 +32,7 @@ from PIL import Image, ImageDraw
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn, sql, sql_script
 from mgfarm.sim.system.clock import instant
+from mgfarm.sim.system.cursor import get_int
 from mgfarm.sim.system.fs import PathEscapeError
 from mgfarm.sim.ui.fonts import font
 from mgfarm.sim.ui.kept import parsed_file
@@ -56,6 +58,8 @@ FILES = "/storage/emulated/0/Android/data/net.osmand/files"
 FAVORITES = f"{FILES}/favorites/favorites.gpx"
 TRACKS = f"{FILES}/tracks"
 MARKERS_DB = "map_markers_db"
+TAIL_NEXT = "tail_next"  # MapMarkersDbHelper.TAIL_NEXT_VALUE: the last active marker's next key
+MARKER_COLORS = 7  # MapMarkersHelper.MAP_MARKERS_COLORS_COUNT
 # MapMarkersDbHelper: the markers table (with the title column of OsmAnd 4.x) and the groups table.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS map_markers (marker_id TEXT PRIMARY KEY, marker_lat double, marker_lon double,
@@ -317,20 +321,30 @@ class OsmAnd(App):
         ]
 
     def add_marker(self, place: Place, now_ms: int) -> None:
+        """A new active marker, as MapMarkersDbHelper.insertLast adds one: its id the time and three
+        random digits (a marker added twice is two markers), last in the active list (the previous
+        last one's next key names it), its colour the one after the newest marker's."""
+        db = self.db_file(MARKERS_DB)
+        taken = {
+            str(r[0])
+            for r in sql(db, "SELECT marker_id FROM map_markers WHERE marker_id LIKE ?", (f"{now_ms}%",))
+        }
+        marker_id = new_marker_id(now_ms, taken)
+        newest = sql(
+            db,
+            "SELECT marker_color FROM map_markers WHERE marker_active = 1 ORDER BY marker_added DESC LIMIT 1",
+        )
+        color = (get_int(newest[0][0]) + 1) % MARKER_COLORS if newest else 0
         sql(
-            self.db_file(MARKERS_DB),
-            "INSERT OR REPLACE INTO map_markers (marker_id, marker_lat, marker_lon,"
+            db, "UPDATE map_markers SET marker_next_key = ? WHERE marker_next_key = ?", (marker_id, TAIL_NEXT)
+        )
+        sql(
+            db,
+            "INSERT INTO map_markers (marker_id, marker_lat, marker_lon,"
             " marker_description, marker_active, marker_added, marker_visited, group_name, group_key,"
             " marker_color, marker_next_key, marker_disabled, marker_selected, marker_map_object_name, title)"
-            " VALUES (?, ?, ?, ?, 1, ?, 0, '', '', 0, '', 0, 0, '', ?)",
-            (
-                f"{place['lat']},{place['lon']}",
-                place["lat"],
-                place["lon"],
-                place["name"],
-                now_ms,
-                place["name"],
-            ),
+            " VALUES (?, ?, ?, ?, 1, ?, 0, '', '', ?, ?, 0, 0, '', ?)",
+            (marker_id, place["lat"], place["lon"], place["name"], now_ms, color, TAIL_NEXT, place["name"]),
         )
 
     def tracks(self) -> list[str]:
@@ -760,6 +774,18 @@ class OsmAnd(App):
             bg="surface",
             children=[app_bar("My places", back=back), Scroll(key="places", weight=1, rows=Rows.of(body))],
         )
+
+
+def new_marker_id(now_ms: int, taken: set[str]) -> str:
+    """The time and three random digits, as OsmAnd makes a marker's id; one not taken (the sim's clock
+    can stand still while markers are added), past 999 once all 900 are."""
+    for n in random.sample(range(100, 1000), 900):
+        if f"{now_ms}{n}" not in taken:
+            return f"{now_ms}{n}"
+    n = 1000
+    while f"{now_ms}{n}" in taken:
+        n += 1
+    return f"{now_ms}{n}"
 
 
 def waypoints(data: bytes) -> list[Place]:
