@@ -3,12 +3,14 @@ exported M3U file where the real app keeps them."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import tracemalloc
 from pathlib import Path
 
 from mgfarm.sim.device import SimDevice
 from mgfarm.sim.system.mp3 import Mp3Info, read_mp3
+from tests.unit.fuzzkit import mutated
 from tests.unit.sim_screen import Screen, boot_device, find, nodes
 
 PKG = "code.name.monkey.retromusic"
@@ -167,3 +169,14 @@ def test_tags_are_kept_only_for_the_files_there_now(tmp_path: Path) -> None:
         screen.tap(text="Songs")
         assert "Golden Days" in song_texts(screen)
     assert len(app._tags) == 2
+
+
+def test_any_bytes_read_as_tags_or_none(tmp_path: Path) -> None:
+    """Fuzz: an MP3 with a tag, changed, cut or spliced, and random bytes."""
+    path = tmp_path / "f.mp3"
+    valid = mp3("Night Drive", "Zoë", 100)
+    rng = random.Random(5)
+    for _ in range(2000):
+        path.write_bytes(mutated(rng, valid))
+        info = read_mp3(path)
+        assert isinstance(info.title, str) and info.duration_ms >= 0

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from mgfarm.sim.system.prefs import MAX_PREFS_BYTES, read_prefs, write_prefs
+from tests.unit.fuzzkit import mutated
 
 VALUES = {"statsUnits": "IMPERIAL", "odd": "<&'\"> \n x", "on": False, "n": -3, "f": 0.25, "tags": ["a", "b"]}
 
@@ -36,18 +37,7 @@ def test_any_bytes_read_as_a_mapping(tmp_path: Path) -> None:
     valid = path.read_bytes()
     rng = random.Random(7)
     for _ in range(2000):
-        data = bytearray(valid)
-        for _ in range(rng.randrange(1, 6)):
-            at = rng.randrange(len(data))
-            roll = rng.random()
-            if roll < 0.5:
-                data[at] = rng.randrange(256)
-            elif roll < 0.8:
-                del data[at:]
-                data += valid[rng.randrange(len(valid)) :]
-            else:
-                data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 20)))
-        path.write_bytes(bytes(data) if rng.random() < 0.9 else rng.randbytes(rng.randrange(200)))
+        path.write_bytes(mutated(rng, valid))
         assert isinstance(read_prefs(path), dict)
 
 
