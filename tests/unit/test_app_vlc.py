@@ -228,6 +228,12 @@ def test_the_movie_header_is_found_by_its_box_not_read_whole(tmp_path: Path) -> 
     with Counted(path) as f:
         assert mp4_duration_ms(f) == 4_000
     assert sum(reads) < 4096
+    with open(path, "r+b") as f:  # a movie box claiming 4 bytes, shorter than its own header
+        f.write(struct.pack(">I4s", 4, b"moov"))
+    reads.clear()
+    with Counted(path) as f:
+        assert mp4_duration_ms(f) == -1
+    assert sum(reads) < 4096
 
 
 def test_any_bytes_read_as_a_duration_or_none() -> None:

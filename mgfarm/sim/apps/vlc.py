@@ -140,10 +140,12 @@ def mp4_duration_ms(f: BinaryIO) -> int:
             if len(head) < 16:
                 return -1
             size, header = struct.unpack_from(">Q", head, 8)[0], 16
+        if size and size < header:  # a box shorter than its own header
+            return -1
         if kind == b"moov":
             f.seek(at + header)
             return mvhd_duration_ms(f.read(min(size - header, MAX_MOOV) if size else MAX_MOOV))
-        if size < header:  # 0: the box runs to the end of the file, which has no moov then
+        if not size:  # the box runs to the end of the file, which has no movie box then
             return -1
         at += size
     return -1
