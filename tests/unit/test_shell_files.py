@@ -70,6 +70,17 @@ def test_find_name_type_maxdepth(sh: ShellDevice) -> None:
     assert sh.run("find /sdcard/f -type d").text == "/sdcard/f\n/sdcard/f/g\n"
 
 
+def test_a_file_over_64_mib_is_hashed(sh: ShellDevice) -> None:
+    """The hash commands read a file whole and refused one over 64 MiB; a device hashes any."""
+    with open(sh.host("/sdcard/big.bin"), "wb") as f:
+        f.truncate(100 << 20)  # sparse zeros
+    expected = hashlib.sha1()
+    for _ in range(100):
+        expected.update(bytes(1 << 20))
+    r = sh.run("sha1sum /sdcard/big.bin")
+    assert (r.status, r.text) == (0, f"{expected.hexdigest()}  /sdcard/big.bin\n")
+
+
 def test_md5sum_matches_hashlib_and_toybox_form(sh: ShellDevice) -> None:
     sh.run("printf 'abc' > /sdcard/m")
     digest = hashlib.md5(b"abc").hexdigest()
