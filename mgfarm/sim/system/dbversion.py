@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
-from mgfarm.sim.ui.kept import SETTLED_NS
+from mgfarm.sim.ui.kept import settled
 
 
 def db_version(path: Path) -> tuple[int, ...]:
@@ -22,7 +21,7 @@ def settled_db_version(path: Path) -> tuple[int, ...] | None:
     """db_version, or None while the file or its log changed within the last tick of the kernel's
     clock: a log rewritten in place within a tick can keep its size and times (`kept.settled`)."""
     version, changed_ns = _version_and_change(path)
-    return version if time.time_ns() - changed_ns > SETTLED_NS else None
+    return version if settled(changed_ns) else None
 
 
 def _version_and_change(path: Path) -> tuple[tuple[int, ...], int]:

@@ -88,9 +88,10 @@ def file_version(st: os.stat_result) -> FileVersion:
 SETTLED_NS = 50_000_000
 
 
-def settled(version: FileVersion) -> bool:
-    """Whether no later write to the file can leave it with this version."""
-    return time.time_ns() - version[4] > SETTLED_NS
+def settled(changed_ns: int) -> bool:
+    """Whether a file last changed at `changed_ns` (its ctime) is settled: any later write to it
+    would be stamped later, so what is kept by its times stays true until they change."""
+    return time.time_ns() - changed_ns > SETTLED_NS
 
 
 # Files apps read on every frame (preferences, a map's favourites, pictures), parsed once for each
@@ -130,7 +131,8 @@ def parsed_file(path: str | os.PathLike[str], limit: int, parse: Callable[[bytes
             if len(data) > limit:
                 return None
             value = parse(data)
-            if file_version(os.fstat(f.fileno())) == version and settled(version):
+            st = os.fstat(f.fileno())
+            if file_version(st) == version and settled(st.st_ctime_ns):  # unchanged while read, and old
                 _parsed.put(key, (value, len(data)))
             return value
     except OSError:
