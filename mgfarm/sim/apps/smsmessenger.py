@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from mgfarm.sim.apps.base import App, ScreenContext, ScreenFn
+from mgfarm.sim.apps.messages import PROVIDER_PKG
 from mgfarm.sim.system.clipboard import paste
 from mgfarm.sim.system.clock import instant
 from mgfarm.sim.system.fs import PathEscapeError
@@ -31,7 +32,7 @@ INBOX, SENT = 1, 2
 SMS_SCHEMES = ("sms", "smsto", "mms", "mmsto")
 # Telephony's SmsProvider orders by Sms.DEFAULT_SORT_ORDER when a query names no order.
 SMS_DEFAULT_SORT = "date DESC"
-TELEPHONY_DB = "/data/data/com.android.providers.telephony/databases/mmssms.db"  # the provider's
+TELEPHONY_DB = f"/data/data/{PROVIDER_PKG}/databases/mmssms.db"  # the provider's, where Messages keeps it
 MAX_SHOWN = 2000  # characters of a body the screens lay out (a megabyte SMS must not stall frames)
 
 
