@@ -281,11 +281,8 @@ class OsmAnd(App):
     def favorites(self) -> list[Place]:
         """The favourites file's waypoints (read again only when the file changed: the map shows them
         on every frame); none if it is missing, does not parse or is over MAX_FAVORITES_BYTES."""
-        fs = self.device.fs
-        if not fs.is_file(FAVORITES):
-            return []
-        try:
-            found = parsed_file(fs.host(FAVORITES), MAX_FAVORITES_BYTES, waypoints)
+        try:  # a missing file, or a folder in its place, reads as none
+            found = parsed_file(self.device.fs.host(FAVORITES), MAX_FAVORITES_BYTES, waypoints)
         except PathEscapeError:
             return []
         return list(found or [])
