@@ -293,6 +293,15 @@ def add_overlapping_events(sh: ShellDevice, count: int) -> None:
     assert sh.run(f'sqlite3 /data/data/{SIMPLE_CALENDAR}/databases/events.db "{events}"').status == 0
 
 
+def open_simple_calendar(sh: ShellDevice, events: int) -> Screen:
+    """Simple Calendar opened at noon on 4 March (the clock stopped), with `events` overlapping events."""
+    at_noon_on_4_march(sh)
+    add_overlapping_events(sh, events)
+    screen = Screen(sh.device)
+    screen.am.launch(SIMPLE_CALENDAR)
+    return screen
+
+
 def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
     sh: ShellDevice, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -300,10 +309,7 @@ def test_simple_calendar_makes_only_the_event_rows_a_frame_shows(
     events of one day took its day view ~1.7 s a frame, a view for every event."""
     made: list[int] = []
     monkeypatch.setattr(SimpleCalendar, "when", counted(made, SimpleCalendar.when))
-    at_noon_on_4_march(sh)
-    add_overlapping_events(sh, 5000)
-    screen = Screen(sh.device)
-    screen.am.launch(SIMPLE_CALENDAR)
+    screen = open_simple_calendar(sh, 5000)
     for view in ("Daily view", "Simple event list"):
         screen.tap(desc="Change view")
         screen.tap(text=view)
@@ -331,10 +337,7 @@ def test_simple_calendar_measures_no_title_a_lane_of_its_week_has_no_room_for(
     title a character a line took the week ~11 s a frame at 20,000 events of one day."""
     wrapped: list[int] = []
     monkeypatch.setattr(views, "wrap", counted(wrapped, views.wrap))
-    at_noon_on_4_march(sh)
-    add_overlapping_events(sh, 2000)
-    screen = Screen(sh.device)
-    screen.am.launch(SIMPLE_CALENDAR)
+    screen = open_simple_calendar(sh, 2000)
     screen.tap(desc="Change view")
     wrapped.clear()
     screen.tap(text="Weekly view")
@@ -710,11 +713,8 @@ def test_simple_calendar_reads_its_events_again_only_when_the_database_changed(
     while the database is unchanged, and an event a shell adds shows on the next frame."""
     read: list[int] = []
     monkeypatch.setattr(SimpleCalendar, "expanded", counted(read, SimpleCalendar.expanded))
-    at_noon_on_4_march(sh)
-    add_overlapping_events(sh, 300)
+    screen = open_simple_calendar(sh, 300)
     time.sleep(SETTLED_NS / 1e9)
-    screen = Screen(sh.device)
-    screen.am.launch(SIMPLE_CALENDAR)
     screen.tap(desc="Change view")
     screen.tap(text="Daily view")
     read.clear()
