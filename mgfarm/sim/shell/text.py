@@ -221,20 +221,47 @@ async def head(inv: Invocation) -> int:
         if in_bytes:
             inv.out(data[:count])
             continue
-        # Split no further than needed: a pipe of millions of short lines stays one bytes object.
-        inv.out(b"".join(line + b"\n" for line in lines_of_head(data, count)))
+        inv.out(head_of(data, count))
     return status
 
 
-def lines_of_head(data: bytes, count: int) -> list[bytes]:
-    return lines_of(b"\n".join(data.split(b"\n", count)[:count]) + b"\n") if count else []
+# Blocks newlines are counted in (bytes.count runs in C), finer as the line sought nears: head or
+# tail of millions of lines costs a few C passes, never a Python step a line.
+LINE_BLOCKS = (1 << 20, 1 << 12, 1 << 6)
 
 
-def lines_of_tail(data: bytes, count: int) -> list[bytes]:
+def head_of(data: bytes, count: int) -> bytes:
+    """The first `count` lines of `data` as they are: a last line without its newline keeps none."""
+    pos = 0
+    for block in LINE_BLOCKS:
+        while count and (n := data.count(b"\n", pos, pos + block)) < count:
+            if pos + block >= len(data):
+                return data
+            count, pos = count - n, pos + block
+    while count:
+        found = data.find(b"\n", pos)
+        if found < 0:
+            return data
+        count, pos = count - 1, found + 1
+    return data[:pos]
+
+
+def tail_of(data: bytes, count: int) -> bytes:
+    """The last `count` lines of `data` as they are (a last line without a newline counts as one)."""
     if not count:
-        return []
-    body = data[:-1] if data.endswith(b"\n") else data
-    return body.rsplit(b"\n", count)[-count:] if body or data else []
+        return b""
+    pos = len(data) - 1 if data.endswith(b"\n") else len(data)  # newlines before it end lines
+    for block in LINE_BLOCKS:
+        while (n := data.count(b"\n", max(pos - block, 0), pos)) < count:
+            if pos - block <= 0:
+                return data
+            count, pos = count - n, pos - block
+    while count:
+        pos = data.rfind(b"\n", 0, pos)
+        if pos < 0:
+            return data
+        count -= 1
+    return data[pos + 1 :]
 
 
 @command("tail")
@@ -248,12 +275,10 @@ async def tail(inv: Invocation) -> int:
         if in_bytes:
             inv.out(data[max(count - 1, 0) :] if from_start else (data[-count:] if count else b""))
             continue
-        if from_start:
-            picked = data.split(b"\n", max(count - 1, 0))[-1:] if count > 1 else [data]
-            picked = lines_of(picked[0]) if picked else []
+        if from_start:  # from line `count` on
+            inv.out(data[len(head_of(data, count - 1)) :] if count > 1 else data)
         else:
-            picked = lines_of_tail(data, count)
-        inv.out(b"".join(line + b"\n" for line in picked))
+            inv.out(tail_of(data, count))
     return status
 
 
