@@ -66,6 +66,46 @@ def test_unroot_restarts_adbd_and_the_device_comes_back(adb_server: AdbServer, s
     assert adb_server.adb("-s", sim_device.serial, "unroot").stdout == "adbd not running as root\n"
 
 
+def test_unrooted_adbd_is_the_shell_user(
+    adb_server: AdbServer, sim_device: SimHandle, tmp_path: Path
+) -> None:
+    """After `adb unroot` the shell and sync run as uid 2000: apps' data is private, the system image
+    read-only, /data/local/tmp and /sdcard the shell's, and `su 0` root again (the image's su)."""
+    serial = sim_device.serial
+    db = "/data/data/com.android.providers.settings/databases/settings.db"
+    assert adb_server.adb("-s", serial, "unroot").stdout == "restarting adbd as non root\n"
+    deadline = time.monotonic() + 20
+    while adb_server.adb("-s", serial, "shell", "id -u").stdout != "2000\n":
+        assert time.monotonic() < deadline, "adbd did not come back as the shell user"
+        time.sleep(0.2)
+    listing = adb_server.adb("-s", serial, "shell", "ls /data/data")
+    assert (listing.stdout, listing.returncode) == ("", 1)
+    assert listing.stderr == "ls: /data/data: Permission denied\n"
+    local = tmp_path / "note.txt"
+    local.write_text("hi\n")
+    # adb stats the destination first: in an app's folder that is refused already
+    pushed = adb_server.adb("-s", serial, "push", str(local), "/data/data/com.android.providers.settings/x")
+    assert pushed.returncode == 1
+    assert (
+        "stat failed when trying to push to /data/data/com.android.providers.settings/x: Permission denied"
+        in (pushed.stdout + pushed.stderr)
+    )
+    pushed = adb_server.adb("-s", serial, "push", str(local), "/data/x")  # /data lets it look, not write
+    assert pushed.returncode == 1
+    assert "remote couldn't create file: Permission denied" in pushed.stdout + pushed.stderr
+    pulled = adb_server.adb("-s", serial, "pull", db, str(tmp_path / "settings.db"))
+    assert pulled.returncode == 1 and "Permission denied" in pulled.stdout + pulled.stderr
+    assert not (tmp_path / "settings.db").exists()
+    assert (
+        adb_server.adb("-s", serial, "shell", "touch /system/x").stderr
+        == "touch: /system/x: Read-only file system\n"
+    )
+    assert adb_server.adb("-s", serial, "push", str(local), "/data/local/tmp/note.txt").returncode == 0
+    assert adb_server.adb("-s", serial, "shell", "cat /data/local/tmp/note.txt").stdout == "hi\n"
+    assert adb_server.adb("-s", serial, "shell", f"su 0 head -c 6 {db}").stdout == "SQLite"
+    assert adb_server.adb("-s", serial, "root").stdout == "restarting adbd as root\n"
+
+
 def test_forward_to_a_port_without_server_is_refused(adb_server: AdbServer, sim_device: SimHandle) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -101,15 +101,15 @@ def test_redirect_keeps_its_file_while_folders_are_swapped(sh: ShellDevice, cana
 
 def test_links_made_through_a_folder_link_never_resolve_on_the_host(sh: ShellDevice, canary: Canary) -> None:
     # The old `ln -s` stored a host-relative target computed through a folder link: placed in a
-    # shallow folder, its `..` climbed out of the root.
+    # shallow folder (/data: / itself is the read-only system image), its `..` climbed out of the root.
     deep = "/data/local/tmp/a/b/c/d/e/f/g/h/i/j"
-    r1 = sh.run(f"mkdir -p {deep} && ln -s / {deep}/top && ln -s {canary.folder} {deep}/top/x")
-    r2 = sh.run("cat /x/secret.txt; echo pwn > /x/new.txt; ls /x; rm -rf /x/sub")
+    r1 = sh.run(f"mkdir -p {deep} && ln -s /data {deep}/top && ln -s {canary.folder} {deep}/top/x")
+    r2 = sh.run("cat /data/x/secret.txt; echo pwn > /data/x/new.txt; ls /data/x; rm -rf /data/x/sub")
     canary.assert_untouched(r1, r2)
-    raw = os.readlink(sh.device.fs.root / "x")
+    raw = os.readlink(sh.device.fs.root / "data/x")
     assert raw.startswith(LINK_DIR + "/")  # the kernel finds nothing when it follows it
-    assert not os.path.exists(sh.device.fs.root / "x")
-    assert sh.run("readlink /x").text == f"{canary.folder}\n"  # the device sees its own path
+    assert not os.path.exists(sh.device.fs.root / "data/x")
+    assert sh.run("readlink /data/x").text == f"{canary.folder}\n"  # the device sees its own path
 
 
 def test_find_delete_after_a_folder_swap_stays_inside(sh: ShellDevice, canary: Canary) -> None:

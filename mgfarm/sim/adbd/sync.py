@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from mgfarm.sim.adbd.transport import Stream
 from mgfarm.sim.io import ByteSource
-from mgfarm.sim.system.fs import PathEscapeError, access_ns, change_ns
+from mgfarm.sim.system.fs import ROOT, SHELL, PathEscapeError, access_ns, change_ns
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -62,6 +62,8 @@ class SyncSession:
         self.device = device
         self.stream = stream
         self.incoming: ByteSource = stream.incoming
+        # adbd serves sync as the uid it runs as (`adb root`/`unroot`)
+        self.fs = device.fs.as_user(ROOT if device.root_adbd else SHELL)
 
     async def run(self) -> None:
         while True:
@@ -92,7 +94,7 @@ class SyncSession:
 
     def stat_v1(self, path: str) -> bytes:
         try:
-            st = self.device.fs.lstat(path)
+            st = self.fs.lstat(path)
         except (OSError, PathEscapeError):
             return STAT_V1.pack(b"STAT", 0, 0, 0)
         size = self.size(path, st)
@@ -102,12 +104,12 @@ class SyncSession:
         """A link's size is its device target's length (the host's carries the LINK_DIR prefix)."""
         if stat.S_ISLNK(st.st_mode):
             with contextlib.suppress(OSError, PathEscapeError):
-                return len(self.device.fs.readlink(path).encode())
+                return len(self.fs.readlink(path).encode())
         return st.st_size
 
     def stat_v2(self, path: str, follow: bool, ident: bytes) -> bytes:
         try:
-            st = self.device.fs.stat(path, follow=follow)
+            st = self.fs.stat(path, follow=follow)
         except PathEscapeError:
             return STAT_V2.pack(ident, errno.EACCES, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         except OSError as exc:
@@ -129,7 +131,7 @@ class SyncSession:
 
     def listing(self, path: str) -> bytes:
         out = bytearray()
-        fs = self.device.fs
+        fs = self.fs
         try:
             own = fs.stat(path)
             entries = [(".", own), ("..", own), *fs.entries(path)]
@@ -144,7 +146,7 @@ class SyncSession:
 
     async def recv(self, path: str) -> None:
         try:
-            fd = self.device.fs.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            fd = self.fs.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except PathEscapeError as exc:
             raise SyncFailure(f"{path}: permission denied") from exc
         except FileNotFoundError as exc:
@@ -183,7 +185,7 @@ class SyncSession:
             raise SyncFailure(f"bad file mode {mode_text!r}") from exc
         if stat.S_ISLNK(mode):
             raise SyncFailure(f"{path}: symlinks cannot be pushed to this device")
-        fs = self.device.fs
+        fs = self.fs
         if fs.is_dir(path):
             raise SyncFailure(f"{path}: is a directory")
         staging = self.device.config.data_dir / "sync-staging"
@@ -209,10 +211,12 @@ class SyncSession:
             except PathEscapeError as exc:
                 raise SyncFailure(f"{path}: permission denied") from exc
             except OSError as exc:
+                if exc.errno in (errno.EROFS, errno.EACCES):  # adbd's words for a file it may not create
+                    raise SyncFailure(f"couldn't create file: {exc.strerror}") from exc
                 raise SyncFailure(f"{path}: {exc.strerror or exc}") from exc
             await self.stream.write(OKAY_SEND)
         finally:
-            self.device.fs.space.release(received[0])
+            self.fs.space.release(received[0])
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
 
@@ -234,7 +238,7 @@ class SyncSession:
             if chunk is None:
                 return None
             try:
-                self.device.fs.space.hold(len(chunk))
+                self.fs.space.hold(len(chunk))
             except OSError as exc:
                 raise SyncFailure(f"write failed: {exc.strerror}") from exc
             received[0] += len(chunk)

@@ -11,7 +11,7 @@ import stat
 from collections.abc import Iterator
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
-from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.fs import ROOT, SHELL, USER_NAMES, PathEscapeError
 
 ESCAPES = {
     "n": "\n",
@@ -168,7 +168,7 @@ async def false(inv: Invocation) -> int:
 
 
 def _file_test(inv: Invocation, op: str, path: str) -> bool:
-    fs = inv.device.fs
+    fs = inv.fs
     if op in ("-L", "-h"):
         return fs.is_link(path, inv.cwd)
     try:
@@ -183,7 +183,12 @@ def _file_test(inv: Invocation, op: str, path: str) -> bool:
         return stat.S_ISREG(st.st_mode) and st.st_size > 0
     if op == "-x":
         return stat.S_ISDIR(st.st_mode) or posixpath.dirname(path) in ("/system/bin",)
-    return True  # -e, -r, -w: it exists (permissions are not modelled)
+    if op in ("-r", "-w"):
+        try:
+            fs.access(path, op[1], inv.cwd)
+        except (OSError, PathEscapeError):
+            return False
+    return True  # -e, or a permission it has
 
 
 def _evaluate(inv: Invocation, args: list[str]) -> bool:
@@ -254,27 +259,28 @@ async def sleep(inv: Invocation) -> int:
 
 @command("id")
 async def id_(inv: Invocation) -> int:
-    if inv.device.root_adbd:
+    name = USER_NAMES.get(inv.uid, str(inv.uid))
+    if inv.uid == ROOT:
         ident = "uid=0(root) gid=0(root) groups=0(root),1004(input),1007(log),1011(adb),1015(sdcard_rw),"
         ident += "1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),"
         ident += "3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:su:s0"
-    else:
+    elif inv.uid == SHELL:
         ident = "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),"
         ident += (
             "1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet) context=u:r:shell:s0"
         )
+    else:  # under `su WHO`: WHO's uid and gid, no supplementary groups
+        ident = f"uid={inv.uid}({name}) gid={inv.uid}({name}) groups={inv.uid}({name}) context=u:r:su:s0"
     args = inv.argv[1:]
     if "-u" in args:
-        ident = "0" if inv.device.root_adbd else "2000"
-        if "-n" in args:
-            ident = "root" if inv.device.root_adbd else "shell"
+        ident = name if "-n" in args else str(inv.uid)
     inv.out(ident + "\n")
     return 0
 
 
 @command("whoami")
 async def whoami(inv: Invocation) -> int:
-    inv.out("root\n" if inv.device.root_adbd else "shell\n")
+    inv.out(USER_NAMES.get(inv.uid, str(inv.uid)) + "\n")
     return 0
 
 

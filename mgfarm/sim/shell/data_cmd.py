@@ -255,12 +255,19 @@ class SqlRun:
                 with contextlib.suppress(FileNotFoundError):
                     if not statmod.S_ISREG(loc.lstat().st_mode):
                         raise IsADirectoryError(21, "not a regular file", db)
+                self.fs.check(loc.path, "r", db)
                 path = self.fs.root / loc.path.lstrip("/")
+                # SQLite opens what it may not write read-only: its writes then fail.
+                try:
+                    self.fs.check(loc.path, "w", db)
+                    writable = True
+                except OSError:
+                    writable = False
         except (OSError, PathEscapeError) as exc:
             raise sqlite3.OperationalError(
                 f'unable to open database "{db}": unable to open database file'
             ) from exc
-        if self.readonly:
+        if self.readonly or not writable:
             return sqlsafe.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, autocommit=True)
         conn, guard = sqlsafe.connect(path, autocommit=True, space=self.fs.space)
         conn.execute("PRAGMA synchronous=OFF")  # task setup runs many INSERTs; an fsync each costs ~20 ms
@@ -343,7 +350,7 @@ class SqlRun:
 @command("sqlite3")
 async def sqlite3_cmd(inv: Invocation) -> int:
     args = inv.argv[1:]
-    run = SqlRun(inv.device.fs, inv.cwd)
+    run = SqlRun(inv.fs, inv.cwd)
     positional: list[str] = []
     cmds: list[str] = []
     while args:
@@ -380,9 +387,9 @@ async def sqlite3_cmd(inv: Invocation) -> int:
     # the other devices; the statement deadline (sqlsafe) ends a query that never finishes.
     status = await run_bounded(run.run, db, parts)
     # No host path reaches the user (PRAGMA database_list, error messages).
-    root = str(inv.device.fs.root).encode()
+    root = str(inv.fs.root).encode()
     inv.out(bytes(run.out).replace(root + b"/", b"/").replace(root, b"/"))
-    inv.err(inv.device.fs.scrub("".join(run.err)))
+    inv.err(inv.fs.scrub("".join(run.err)))
     return status
 
 

@@ -1,6 +1,6 @@
 """File commands as toybox prints them: cat, ls, rm, mkdir, cp, mv, touch, find, stat, ln, md5sum...
 
-Every file operation goes through the device filesystem's descriptor-based calls (`inv.device.fs`),
+Every file operation goes through the device filesystem's descriptor-based calls (`inv.fs`),
 resolved at the moment of use beneath the device root: no check by path and then use by path.
 """
 
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
 from mgfarm.sim.shell.system import local_zone, parse_date
-from mgfarm.sim.system.fs import Entry, PathEscapeError, access_ns, change_ns
+from mgfarm.sim.system.fs import AccessDenied, Entry, PathEscapeError, access_ns, change_ns
 
 T = TypeVar("T")
 YIELD_EVERY = 256  # entries a walk handles between two turns of the event loop
@@ -58,15 +58,17 @@ def fs_call(path: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return fn(*args, **kwargs)
     except PathEscapeError as exc:
         raise CommandError(f"{path}: Permission denied") from exc
+    except AccessDenied as exc:  # names the operand refused (cp's destination, not its source)
+        raise CommandError(f"{exc.filename}: {exc.strerror}") from exc
     except OSError as exc:
         raise CommandError(f"{path}: {exc.strerror or exc}") from exc
 
 
 def host_path(inv: Invocation, path: str) -> Path:
     """The host path of an operand, every device link resolved (for code that needs a path; prefer
-    the `inv.device.fs` calls, which work on descriptors). No device link resolves on the host."""
+    the `inv.fs` calls, which work on descriptors). No device link resolves on the host."""
     try:
-        return inv.device.fs.host(path, inv.cwd)
+        return inv.fs.host(path, inv.cwd)
     except PathEscapeError as exc:
         raise CommandError(f"{path}: Permission denied") from exc
     except OSError as exc:
@@ -74,12 +76,12 @@ def host_path(inv: Invocation, path: str) -> Path:
 
 
 def device_path(inv: Invocation, path: str) -> str:
-    return inv.device.fs.normalize(path, inv.cwd)
+    return inv.fs.normalize(path, inv.cwd)
 
 
 def kind(inv: Invocation, path: str, follow: bool = True) -> int | None:
     """S_IFMT of an operand, None when it does not exist (or may not be reached)."""
-    return inv.device.fs.kind(path, inv.cwd, follow)
+    return inv.fs.kind(path, inv.cwd, follow)
 
 
 async def read_input(inv: Invocation, path: str) -> bytes:
@@ -90,7 +92,7 @@ async def read_input(inv: Invocation, path: str) -> bytes:
             raise CommandError("-: input larger than 64 MiB")
         return data
     try:
-        return inv.device.fs.read_bytes(path, inv.cwd, MAX_INPUT)
+        return inv.fs.read_bytes(path, inv.cwd, MAX_INPUT)
     except PathEscapeError as exc:
         raise CommandError(f"{path}: Permission denied") from exc
     except OSError as exc:
@@ -126,7 +128,7 @@ async def cat(inv: Invocation) -> int:
             await inv.io.stdout.maybe_flush()
             continue
         try:
-            fd = fs_call(path, inv.device.fs.open, path, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
+            fd = fs_call(path, inv.fs.open, path, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
         except CommandError as exc:
             status = report(inv, exc)
             continue
@@ -226,7 +228,7 @@ def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts:
     size = str(st.st_size)
     if statmod.S_ISLNK(st.st_mode):
         with contextlib.suppress(OSError, PathEscapeError):
-            target = inv.device.fs.readlink(device)
+            target = inv.fs.readlink(device)
             shown += " -> " + printable(target, opts)
             size = str(len(target.encode()))  # the device's link, not the host's (LINK_DIR prefix)
     if statmod.S_ISCHR(st.st_mode) or statmod.S_ISBLK(st.st_mode):
@@ -283,7 +285,7 @@ def _decorate(name: str, st: os.stat_result, opts: LsOptions) -> str:
 
 def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[tuple[str, str]]]:
     """One folder's listing and (device path, name) of its subfolders, for -R."""
-    fs = inv.device.fs
+    fs = inv.fs
     entries = fs.entries(device)
     if "a" not in opts.flags:
         entries = [(n, st) for n, st in entries if not n.startswith(".") or "A" in opts.flags]
@@ -307,7 +309,7 @@ def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[t
 @command("ls")
 async def ls(inv: Invocation) -> int:
     opts, paths = parse_ls(inv.argv[1:])
-    fs = inv.device.fs
+    fs = inv.fs
     status = 0
     files: list[tuple[str, os.stat_result]] = []
     dirs: list[tuple[str, str]] = []
@@ -361,13 +363,19 @@ async def rm(inv: Invocation) -> int:
         inv.err("rm: Needs 1 argument\n")
         return 1
     status = 0
-    fs = inv.device.fs
+    fs = inv.fs
     for path in paths:
         try:
             if device_path(inv, path) == "/":
                 raise CommandError(f"{path}: Device or resource busy")
             found = kind(inv, path, follow=False)
             if found is None:
+                try:
+                    fs.lstat(path, inv.cwd)
+                except AccessDenied as exc:  # not missing but out of reach: -f does not hide that
+                    raise CommandError(f"{path}: {exc.strerror}") from exc
+                except (OSError, PathEscapeError):
+                    pass
                 if not force:
                     raise CommandError(f"{path}: No such file or directory")
                 continue
@@ -385,7 +393,7 @@ async def rmdir(inv: Invocation) -> int:
     status = 0
     for path in split_flags(inv.argv[1:], "p")[1]:
         try:
-            fs_call(path, inv.device.fs.rmdir, path, inv.cwd)
+            fs_call(path, inv.fs.rmdir, path, inv.cwd)
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -400,7 +408,7 @@ async def mkdir(inv: Invocation) -> int:
     status = 0
     for path in paths:
         try:
-            fs_call(path, inv.device.fs.mkdir, path, inv.cwd, parents="p" in flags)
+            fs_call(path, inv.fs.mkdir, path, inv.cwd, parents="p" in flags)
         except CommandError as exc:
             status = report(inv, exc)
     return status
@@ -449,7 +457,7 @@ async def touch(inv: Invocation) -> int:
             value = args.pop(0)
             try:
                 if arg == "-r":
-                    st = fs_call(value, inv.device.fs.stat, value, inv.cwd)
+                    st = fs_call(value, inv.fs.stat, value, inv.cwd)
                     when = (access_ns(st), st.st_mtime_ns)
                 else:
                     stamp = touch_ns(inv, arg, value)
@@ -466,7 +474,7 @@ async def touch(inv: Invocation) -> int:
     if not paths:
         inv.err("touch: Needs 1 argument\n")
         return 1
-    now = inv.device.fs.now_ns()
+    now = inv.fs.now_ns()
     atime, mtime = when or (now, now)
     both = not flags & {"a", "m"}
     status = 0
@@ -476,7 +484,7 @@ async def touch(inv: Invocation) -> int:
                 continue
             fs_call(
                 path,
-                inv.device.fs.utime,
+                inv.fs.utime,
                 path,
                 atime if both or "a" in flags else None,
                 mtime if both or "m" in flags else None,
@@ -525,7 +533,7 @@ async def cp(inv: Invocation) -> int:
     flags, operands = split_flags(inv.argv[1:], "rRafpdPLnuvi")
     recursive = bool(flags & {"r", "R", "a"})
     keep_times = bool(flags & {"p", "a"})  # otherwise a copy is new: it gets the device time
-    fs = inv.device.fs
+    fs = inv.fs
 
     def copy(src: str, target: str) -> None:
         if kind(inv, src) == statmod.S_IFDIR and not recursive:
@@ -545,7 +553,7 @@ async def mv(inv: Invocation) -> int:
         source = device_path(inv, src)
         if source == "/" or target.startswith(source.rstrip("/") + "/"):
             raise CommandError(f"{src}: Invalid argument")
-        fs_call(src, inv.device.fs.rename, src, target, inv.cwd)
+        fs_call(src, inv.fs.rename, src, target, inv.cwd)
 
     return _each_copy(inv, operands, move)
 
@@ -559,7 +567,7 @@ def in_shared_storage(inv: Invocation, path: str) -> bool:
     """Whether the folder `path` would be made in is shared storage (`/sdcard` and what it holds)."""
     folder = posixpath.dirname(device_path(inv, path).rstrip("/")) or "/"
     try:
-        real = inv.device.fs.canonical(folder, inv.cwd)
+        real = inv.fs.canonical(folder, inv.cwd)
     except (OSError, PathEscapeError):
         return False
     return real == SHARED_STORAGE or real.startswith(SHARED_STORAGE + "/")
@@ -574,7 +582,7 @@ async def ln(inv: Invocation) -> int:
         inv.err("ln: only `ln -s TARGET LINK` is supported\n")
         return 1
     target, link = operands
-    fs = inv.device.fs
+    fs = inv.fs
     if "n" not in flags and kind(inv, link) == statmod.S_IFDIR:
         link = f"{link}/{posixpath.basename(target.rstrip('/')) or '/'}"  # as toybox joins them
 
@@ -653,7 +661,7 @@ async def chmod(inv: Invocation) -> int:
         inv.err("chmod: Needs 2 arguments\n")
         return 1
     spec, paths = rest[0], rest[1:]
-    fs = inv.device.fs
+    fs = inv.fs
     status = 0
     for path in paths:
         try:
@@ -662,6 +670,7 @@ async def chmod(inv: Invocation) -> int:
                 walked = fs_call(path, lambda p=path: list(fs.walk(p, inv.cwd)))
                 entries = [e.path for e in walked if not statmod.S_ISLNK(e.st.st_mode)]
             for each in entries:
+                fs_call(each, fs.access, each, "w", inv.cwd)
                 fd = fs_call(each, fs.open, each, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
                 try:
                     st = os.fstat(fd)
@@ -891,7 +900,7 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
     if op == "-newer":
         if value not in run.newer:
             try:
-                run.newer[value] = inv.device.fs.stat(value, inv.cwd).st_mtime
+                run.newer[value] = inv.fs.stat(value, inv.cwd).st_mtime
             except (OSError, PathEscapeError) as exc:
                 raise CommandError(f"'{value}': No such file or directory") from exc
         return st.st_mtime > run.newer[value]
@@ -900,7 +909,7 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
     if op == "-empty":
         if statmod.S_ISDIR(st.st_mode):
             try:
-                return not inv.device.fs.listdir(path, inv.cwd)
+                return not inv.fs.listdir(path, inv.cwd)
             except (OSError, PathEscapeError):
                 return False
         return statmod.S_ISREG(st.st_mode) and st.st_size == 0
@@ -936,7 +945,7 @@ async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> 
         try:
             if run.entry is None:
                 raise OSError(2, "No such file or directory")
-            inv.device.fs.remove_entry(run.entry)
+            inv.fs.remove_entry(run.entry)
         except OSError as exc:
             inv.err(f"find: {path}: {getattr(exc, 'strerror', None) or 'Permission denied'}\n")
             run.status = 1
@@ -957,7 +966,7 @@ async def _find_exec(inv: Invocation, argv: list[str]) -> int:
     """Runs one `-exec` command line through the shell's command table."""
     from mgfarm.sim.shell.interp import Shell
 
-    shell = Shell(inv.device, dict(inv.env), inv.cwd)
+    shell = Shell(inv.device, dict(inv.env), inv.cwd, uid=inv.uid)
     return await shell.call(argv, inv.io)
 
 
@@ -976,7 +985,7 @@ async def find(inv: Invocation) -> int:
     except CommandError as exc:
         return report(inv, exc)
     run = FindRun(inv, query, inv.device.services.clock.now())
-    fs = inv.device.fs
+    fs = inv.fs
     follow = "-L" in inv.argv[1:] or "-follow" in inv.argv[1:]
     seen = 0
     for path in query.paths:
@@ -995,6 +1004,9 @@ async def find(inv: Invocation) -> int:
                     return 1
                 if matched and not query.has_action:
                     inv.out(entry.path + "\n")
+                if entry.denied:
+                    inv.err(f"find: '{entry.path}': Permission denied\n")
+                    run.status = 1
                 await inv.io.stdout.maybe_flush()
                 seen += 1
                 if seen % YIELD_EVERY == 0:
@@ -1085,7 +1097,7 @@ async def stat(inv: Invocation) -> int:
     status = 0
     for path in operands:
         try:
-            st = inv.device.fs.stat(path, inv.cwd, follow=follow)
+            st = inv.fs.stat(path, inv.cwd, follow=follow)
         except (OSError, PathEscapeError):
             status = report(inv, CommandError(f"{path}: No such file or directory"))
             continue
@@ -1107,7 +1119,7 @@ async def file_digest(inv: Invocation, algo: str, path: str) -> str:
     worker running between pieces: a device hashes a file of any size."""
     if path == "-":
         return hashlib.new(algo, await inv.io.stdin.read()).hexdigest()
-    fd = fs_call(path, inv.device.fs.open, path, os.O_RDONLY, inv.cwd)
+    fd = fs_call(path, inv.fs.open, path, os.O_RDONLY, inv.cwd)
     digest = hashlib.new(algo)
     try:
         while chunk := fs_call(path, os.read, fd, 1 << 20):
@@ -1155,8 +1167,8 @@ async def toybox(inv: Invocation) -> int:
 async def df(inv: Invocation) -> int:
     """/data (and shared storage on it) is the device's space (system/space.py): its size, what the
     device's files take; the read-only system partition shows the host's disk as before."""
-    host = shutil.disk_usage(inv.device.fs.root)
-    space = inv.device.fs.space
+    host = shutil.disk_usage(inv.fs.root)
+    space = inv.fs.space
     data = (space.size // 1024, min(space.used(), space.size) // 1024)
     inv.out("Filesystem     1K-blocks    Used Available Use% Mounted on\n")
     for name, size, taken, mount in (
@@ -1184,7 +1196,7 @@ async def readlink(inv: Invocation) -> int:
     flags, paths = split_flags(inv.argv[1:], "fenqm")
     status = 0
     for path in paths:
-        fs = inv.device.fs
+        fs = inv.fs
         try:
             if inv.argv[0] == "realpath" or flags & {"f", "e", "m"}:
                 inv.out(fs.canonical(path, inv.cwd) + "\n")

@@ -36,7 +36,7 @@ from mgfarm.sim.shell.parser import (
     parse_word_text,
 )
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, is_number
-from mgfarm.sim.system.fs import DeviceFS, PathEscapeError
+from mgfarm.sim.system.fs import ROOT, SHELL, DeviceFS, PathEscapeError
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -123,10 +123,22 @@ class Shell:
     depth: int = 0
     args: list[str] = field(default_factory=list)
     subst_status: int = 0  # status of the last `$(...)`, for assignment-only commands
+    uid: int = -1  # who the commands run as; by default adbd's (`adb root`/`unroot`)
+
+    def __post_init__(self) -> None:
+        if self.uid < 0:
+            self.uid = ROOT if self.device.root_adbd else SHELL
+
+    @property
+    def fs(self) -> DeviceFS:
+        """The device's files as this shell's uid may reach them."""
+        return self.device.fs.as_user(self.uid)
 
     def child(self) -> Shell:
         """A subshell: a copy whose changes do not leak back."""
-        return Shell(self.device, dict(self.env), self.cwd, self.status, self.depth + 1, list(self.args))
+        return Shell(
+            self.device, dict(self.env), self.cwd, self.status, self.depth + 1, list(self.args), uid=self.uid
+        )
 
     async def run_text(self, text: str, io: ShellIO) -> int:
         """Parse and run `text`; a syntax error prints mksh's message and returns 2."""
@@ -295,7 +307,7 @@ class Shell:
         except BrokenPipeError:
             status = SIGPIPE_STATUS
         except OSError as exc:  # writing its output to a file failed: the device's space is full
-            io.stderr.write(f"{argv[0]}: write error: {self.device.fs.os_error(exc)}\n")
+            io.stderr.write(f"{argv[0]}: write error: {self.fs.os_error(exc)}\n")
             with contextlib.suppress(OSError):
                 await io.stderr.flush()
             status = 1
@@ -330,7 +342,7 @@ class Shell:
             io.stderr.write(f"{SH}: {name}: Argument list too long\n")  # exec's E2BIG, as mksh reports it
             await io.stderr.flush()
             return 126
-        inv = Invocation(self.device, [_command_name(name), *argv[1:]], io, env, self.cwd)
+        inv = Invocation(self.device, [_command_name(name), *argv[1:]], io, env, self.cwd, self.uid)
         try:
             status = await fn(inv)
         except BrokenPipeError:
@@ -339,7 +351,7 @@ class Shell:
             io.stderr.write(f"{name}: Permission denied\n")
             status = 1
         except OSError as exc:
-            io.stderr.write(f"{name}: {self.device.fs.os_error(exc)}\n")
+            io.stderr.write(f"{name}: {self.fs.os_error(exc)}\n")
             status = 1
         except (ValueError, LookupError, TypeError, ArithmeticError) as exc:
             # An odd argument the command did not check: report it like a tool would.
@@ -359,7 +371,7 @@ class Shell:
 
     def _is_script(self, path: str) -> bool:
         try:
-            fd = self.device.fs.open(path, os.O_RDONLY | os.O_NONBLOCK, self.cwd)
+            fd = self.fs.open(path, os.O_RDONLY | os.O_NONBLOCK, self.cwd)
         except (OSError, PathEscapeError):
             return False
         try:
@@ -496,7 +508,7 @@ class Shell:
                     nxt.append(posixpath.join(base, piece) if base else piece)
                     continue
                 try:
-                    names = self.device.fs.listdir(base or ".", self.cwd)
+                    names = self.fs.listdir(base or ".", self.cwd)
                 except (OSError, PathEscapeError):
                     continue
                 for entry in names:
@@ -505,11 +517,11 @@ class Shell:
                     if fnmatch.fnmatchcase(entry, piece):
                         nxt.append(posixpath.join(base, entry) if base else entry)
             matches = nxt
-        return [m for m in matches if self.device.fs.exists(m, self.cwd)]
+        return [m for m in matches if self.fs.exists(m, self.cwd)]
 
     async def _redirect(self, redirects: list[Redirect], io: ShellIO) -> Redirected | None:
         """Streams after applying redirections; None (after an error message) when a file fails."""
-        red = Redirected(ShellIO(io.stdin, io.stdout, io.stderr), self.device.fs)
+        red = Redirected(ShellIO(io.stdin, io.stdout, io.stderr), self.fs)
         for r in redirects:
             fields = await self.expand(r.target, io, split=False)
             target = "".join(fields)
@@ -530,7 +542,7 @@ class Shell:
                     if r.op == "&>":
                         red.set(2, sink)
                 continue
-            fs = self.device.fs
+            fs = self.fs
             try:
                 if r.op == "<":
                     red.io.stdin = ByteSource.from_bytes(fs.read_bytes(target, self.cwd, MAX_SCRIPT * 4))
@@ -597,9 +609,15 @@ def _command_name(name: str) -> str:
 
 async def _cd(sh: Shell, argv: list[str], io: ShellIO) -> int:
     target = argv[1] if len(argv) > 1 else sh.env.get("HOME", "/")
-    path = sh.device.fs.normalize(target, sh.cwd)
-    if not sh.device.fs.is_dir(path):
+    path = sh.fs.normalize(target, sh.cwd)
+    if not sh.fs.is_dir(path):
         io.stderr.write(f"{SH}: cd: {path}: No such file or directory\n")
+        await io.stderr.flush()
+        return 2
+    try:
+        sh.fs.access(path, "x")
+    except OSError:
+        io.stderr.write(f"{SH}: cd: {path}: Permission denied\n")
         await io.stderr.flush()
         return 2
     sh.cwd = path
@@ -649,7 +667,7 @@ async def _sh(sh: Shell, argv: list[str], io: ShellIO) -> int:
         return await sub.run_text(args[1], io)
     if args:
         try:
-            text = sh.device.fs.read_bytes(args[0], sh.cwd, MAX_SCRIPT).decode(errors="replace")
+            text = sh.fs.read_bytes(args[0], sh.cwd, MAX_SCRIPT).decode(errors="replace")
         except (OSError, PathEscapeError):
             io.stderr.write(f"{SH}: {args[0]}: No such file or directory\n")
             await io.stderr.flush()
@@ -708,7 +726,7 @@ async def _source(sh: Shell, argv: list[str], io: ShellIO) -> int:
         io.stderr.write(f"{SH}: {argv[0]}: too deeply nested\n")
         return 2
     try:
-        text = sh.device.fs.read_bytes(argv[1], sh.cwd, MAX_SCRIPT).decode(errors="replace")
+        text = sh.fs.read_bytes(argv[1], sh.cwd, MAX_SCRIPT).decode(errors="replace")
     except (OSError, PathEscapeError):
         io.stderr.write(f"{SH}: {argv[1]}: not found\n")
         return 1

@@ -2,13 +2,11 @@
 
 android_env's A11yGrpcWrapper runs `su 0 iptables -A OUTPUT ...` to keep only its own connection.
 `su WHO COMMAND...` runs COMMAND with USER and LOGNAME set to WHO's name and PATH reset, as AOSP's
-su does. The sim has no process uids: whether a command runs as root is adbd's (`adb root`/`unroot`),
-or WHO's for a command under su, which `iptables` checks.
+su does. A command runs as adbd's uid (`adb root`/`unroot`), or as WHO's under su (the image's su lets
+the shell user become anyone): `iptables` and the device's file permissions check it.
 """
 
 from __future__ import annotations
-
-from contextvars import ContextVar
 
 from mgfarm.sim.shell.interp import DEFAULT_ENV
 from mgfarm.sim.shell.registry import Invocation, command
@@ -22,18 +20,11 @@ from mgfarm.sim.system.firewall import (
     network,
     port_range,
 )
+from mgfarm.sim.system.fs import ROOT, USER_NAMES
 
-USERS = {"root": 0, "system": 1000, "shell": 2000}
 VERSION = "iptables v1.8.7 (legacy)"
 HELP = "Try `iptables -h' or 'iptables --help' for more information.\n"
 NO_CHAIN = "iptables: No chain/target/match by that name.\n"
-SU_UID: ContextVar[int | None] = ContextVar("su_uid", default=None)  # the uid of commands under su
-
-
-def as_root(inv: Invocation) -> bool:
-    """Whether the command runs as root: under su, WHO's uid decides; else adbd's."""
-    uid = SU_UID.get()
-    return inv.device.root_adbd if uid is None else uid == 0
 
 
 @command("su")
@@ -50,20 +41,16 @@ async def su(inv: Invocation) -> int:
         )
         return 0
     who = (args[0] if args else "root").split(",")[0]
-    uid = int(who) if who.isdigit() else USERS.get(who)
+    uid = int(who) if who.isdigit() else {n: u for u, n in USER_NAMES.items()}.get(who)
     if uid is None:
         inv.err(f"su: unknown user {who}\n")
         return 1
-    name = next((n for n, u in USERS.items() if u == uid), None)
+    name = USER_NAMES.get(uid)
     env = {k: v for k, v in inv.env.items() if k not in ("IFS", "USER", "LOGNAME")}
     env["PATH"] = DEFAULT_ENV["PATH"]  # bionic's _PATH_DEFPATH, as a login shell has it
     if name is not None:
         env["USER"] = env["LOGNAME"] = name
-    token = SU_UID.set(uid)
-    try:
-        return await Shell(inv.device, env, inv.cwd).call(args[1:] or ["sh"], inv.io)
-    finally:
-        SU_UID.reset(token)
+    return await Shell(inv.device, env, inv.cwd, uid=uid).call(args[1:] or ["sh"], inv.io)
 
 
 class Usage(Exception):
@@ -172,7 +159,7 @@ def run_iptables(inv: Invocation, args: list[str]) -> int:
             numeric = numeric or arg in ("-n", "--numeric")
         else:
             rest.append(arg)
-    if not as_root(inv):
+    if inv.uid != ROOT:
         raise Usage(
             f"{VERSION}: can't initialize iptables table `{table}': Permission denied (you must be root)\n"
             "Perhaps iptables or your kernel needs to be upgraded.\n",

@@ -10,6 +10,7 @@ from mgfarm.sim.io import ShellIO
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
+    from mgfarm.sim.system.fs import DeviceFS
 
 
 @dataclass
@@ -21,6 +22,12 @@ class Invocation:
     io: ShellIO
     env: dict[str, str] = field(default_factory=dict)
     cwd: str = "/"
+    uid: int = 0  # who it runs as: adbd's uid, or su's
+
+    @property
+    def fs(self) -> DeviceFS:
+        """The device's files as this command's uid may reach them (what a user names goes here)."""
+        return self.device.fs.as_user(self.uid)
 
     def out(self, text: str | bytes) -> None:
         self.io.stdout.write(text)

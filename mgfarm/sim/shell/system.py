@@ -279,7 +279,7 @@ async def env(inv: Invocation) -> int:
 
 @command("run-as")
 async def run_as(inv: Invocation) -> int:
-    """`run-as PKG CMD...`: CMD runs in the app's data folder (the device is rooted, so no uid change)."""
+    """`run-as PKG CMD...`: CMD runs in the app's data folder, as the caller (the sim has no app uids)."""
     from mgfarm.sim.shell.interp import Shell
 
     if len(inv.argv) < 2:
@@ -292,5 +292,5 @@ async def run_as(inv: Invocation) -> int:
     argv = inv.argv[2:]
     if argv[:1] == ["--user"]:
         argv = argv[2:]
-    shell = Shell(inv.device, dict(inv.env), f"/data/data/{package}")
+    shell = Shell(inv.device, dict(inv.env), f"/data/data/{package}", uid=inv.uid)
     return await shell.call(argv or ["sh"], inv.io)

@@ -154,15 +154,15 @@ def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
     """`grep -r`: folders replaced by the files under them, in name order."""
     out: list[str] = []
     for operand in operands:
-        if not inv.device.fs.is_dir(operand, inv.cwd):
+        if not inv.fs.is_dir(operand, inv.cwd):
             out.append(operand)
             continue
         try:
-            walked = list(inv.device.fs.walk(operand, inv.cwd))
+            walked = list(inv.fs.walk(operand, inv.cwd))
         except (OSError, PathEscapeError):
             out.append(operand)
             continue
-        out.extend(e.path for e in walked if statmod.S_ISREG(e.st.st_mode))
+        out.extend(e.path for e in walked if statmod.S_ISREG(e.st.st_mode) or e.denied)
     return out
 
 
@@ -509,7 +509,7 @@ async def sed(inv: Invocation) -> int:
                 result = await run_bounded(
                     sed_text, await read_input(inv, path), scripts, flags, extended, budget
                 )
-                fs_call(path, inv.device.fs.write_bytes, path, result, inv.cwd)
+                fs_call(path, inv.fs.write_bytes, path, result, inv.cwd)
             return 0
         data = b"".join([await read_input(inv, f) for f in args or ["-"]])
         inv.out(await run_bounded(sed_text, data, scripts, flags, extended, budget))
@@ -567,7 +567,7 @@ async def tee(inv: Invocation) -> int:
     inv.out(data)
     for path in files:
         try:
-            fs_call(path, inv.device.fs.write_bytes, path, data, inv.cwd, append="a" in flags)
+            fs_call(path, inv.fs.write_bytes, path, data, inv.cwd, append="a" in flags)
         except CommandError as exc:
             return report(inv, exc)
     return 0
@@ -585,7 +585,7 @@ async def xargs(inv: Invocation) -> int:
         args = args[2:]
     words = (await inv.io.stdin.read()).decode("utf-8", "surrogateescape").split()
     base = args or ["echo"]
-    shell = Shell(inv.device, dict(inv.env), inv.cwd)
+    shell = Shell(inv.device, dict(inv.env), inv.cwd, uid=inv.uid)
     chunks = [words[i : i + per_call] for i in range(0, len(words), per_call)] if per_call else [words]
     status = 0
     for chunk in chunks or [[]]:

@@ -196,7 +196,7 @@ def write_file(inv: Invocation, target: str, data: bytes) -> None:
     """Write an output file through the device filesystem (descriptors, and the device clock's
     time on it); OSError as the host gave it, a refused path as Permission denied."""
     try:
-        inv.device.fs.write_bytes(target, data, inv.cwd)
+        inv.fs.write_bytes(target, data, inv.cwd)
     except PathEscapeError as exc:
         raise CommandError(f"{target}: Permission denied") from exc
 

@@ -15,6 +15,7 @@ a device; the device reports it in device time (`change_ns`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import errno
 import os
 import posixpath
@@ -69,6 +70,40 @@ DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 WRITE_MODES = os.O_WRONLY | os.O_RDWR
+
+# Who a shell command runs as (adbd's uid, or su's). The device's own services and apps are not checked.
+ROOT, SYSTEM, SHELL = 0, 1000, 2000
+USER_NAMES = {ROOT: "root", SYSTEM: "system", SHELL: "shell"}
+# Mounted read-write on an Android 13 emulator; every other path is on the read-only system image
+# (`/`, /system, /vendor, /etc...): creating, changing or removing anything there is EROFS, root or not.
+WRITABLE = ("/data/", "/storage/emulated/", "/dev/", "/cache/")
+# What any uid but root may change: its own /data/local/tmp and shared storage (MediaProvider's FUSE
+# mount lets the shell in, Android/data included).
+SHELL_WRITABLE = ("/data/local/tmp/", "/storage/emulated/")
+# Folders of /data the shell user may pass through (their x bit) but not list: /data, /data/data and
+# the like are drwxrwx--x. Apps' own folders (0700), /data/system and the rest of /data are EACCES.
+PASS_THROUGH = frozenset({"/data", "/data/local", "/data/data", "/data/user", "/data/user/0", "/data/app"})
+
+
+def shell_may_read(path: str) -> bool:
+    """Whether a uid other than root may read or list the canonical device path `path`: anything
+    outside /data, its /data/local/tmp, and the installed APKs (`adb pull` of a `pm path`)."""
+    if path != "/data" and not path.startswith("/data/"):
+        return True
+    return path == "/data/local/tmp" or path.startswith(("/data/local/tmp/", "/data/app/"))
+
+
+def shell_may_pass(path: str) -> bool:
+    """Whether a uid other than root may pass through the folder `path` to what is in it."""
+    return path in PASS_THROUGH or shell_may_read(path)
+
+
+class AccessDenied(OSError):
+    """What this uid may not do (EACCES) or nobody may (EROFS); `filename` is the path as typed."""
+
+
+def denied(errno_: int, path: str) -> AccessDenied:
+    return AccessDenied(errno_, os.strerror(errno_), path)
 
 
 def access_ns(st: os.stat_result) -> int:
@@ -140,6 +175,43 @@ class DeviceFS:
         # Descriptors opened for writing by `open`, with the mtime they had then: `close` restamps
         # one whose mtime the host kernel has changed since (a write happened).
         self._writers: dict[int, int] = {}
+        # The uid whose permissions every call is checked with (`as_user`); None: the device itself.
+        self.uid: int | None = None
+        self._views: dict[int, DeviceFS] = {}
+
+    def as_user(self, uid: int) -> DeviceFS:
+        """This filesystem as a shell running as `uid` sees it: the system image is read-only, and a
+        uid other than root reaches only what the shell user may (`shell_may_read`, `SHELL_WRITABLE`)."""
+        view = self._views.get(uid)
+        if view is None:
+            view = copy.copy(self)  # the same root, space and open writers
+            view.uid = uid
+            view._views = {}
+            self._views[uid] = view
+        return view
+
+    # -- permissions -------------------------------------------------------------------------------
+
+    def check(self, path: str, mode: str, shown: str | None = None) -> None:
+        """Whether this filesystem's uid may do `mode` to the canonical device path `path`: "r" read
+        or list it, "x" pass through it, "w" change it (create, write, remove, rename, set times or
+        mode). OSError EROFS or EACCES (naming `shown`, else `path`) when it may not; the device
+        itself may do anything."""
+        if self.uid is None:
+            return
+        name = path if shown is None else shown
+        if mode == "w":
+            if not path.startswith(WRITABLE):
+                raise denied(errno.EROFS, name)
+            if self.uid != ROOT and not path.startswith(SHELL_WRITABLE):
+                raise denied(errno.EACCES, name)
+        elif self.uid != ROOT and not (shell_may_pass(path) if mode == "x" else shell_may_read(path)):
+            raise denied(errno.EACCES, name)
+
+    def access(self, path: str, mode: str, cwd: str = "/") -> None:
+        """`check` for a path as typed (symlinks resolved; a missing entry is checked by its name)."""
+        with self.locate(path, cwd, follow=mode != "w", lenient=True) as loc:
+            self.check(loc.path, mode, path)
 
     # -- time stamps ------------------------------------------------------------------------------
 
@@ -233,6 +305,7 @@ class DeviceFS:
                     return self._found(stack, comp, here)
                 if not statmod.S_ISDIR(st.st_mode):
                     raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), here)
+                self.check(here, "x", path)
                 stack.append((os.open(comp, DIR_FLAGS, dir_fd=fd), here))
             return self._found(stack, ".", stack[-1][1] or "/")
         except BaseException:
@@ -295,6 +368,7 @@ class DeviceFS:
     def opendir(self, path: str, cwd: str = "/") -> Iterator[int]:
         """A descriptor of the folder at `path` (O_RDONLY, for listing and *at calls)."""
         with self.locate(path, cwd) as loc:
+            self.check(loc.path, "r", path)
             fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
         try:
             yield fd
@@ -321,7 +395,9 @@ class DeviceFS:
         writing with `close`, which stamps what was written with the device time."""
         with self.locate(path, cwd) as loc:
             if not flags & WRITE_MODES:
+                self.check(loc.path, "r", path)
                 return loc.open(flags, mode)
+            self.check(loc.path, "w", path)
             created = False
             if flags & os.O_CREAT:
                 try:
@@ -418,6 +494,7 @@ class DeviceFS:
         with contextlib.suppress(FileNotFoundError):
             loc.lstat()
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+        self.check(loc.path, "w", path)  # after EEXIST, as the kernel checks
         self.space.reserve(0, 1, path)
         try:
             make()
@@ -437,12 +514,14 @@ class DeviceFS:
     def unlink(self, path: str, cwd: str = "/") -> None:
         self.space.freed()
         with self.locate(path, cwd, follow=False) as loc:
+            self.check(loc.path, "w", path)
             os.unlink(loc.name, dir_fd=loc.dir_fd)
             self._stamp_dir(loc.dir_fd)
 
     def rmdir(self, path: str, cwd: str = "/") -> None:
         self.space.freed()
         with self.locate(path, cwd, follow=False) as loc:
+            self.check(loc.path, "w", path)
             os.rmdir(loc.name, dir_fd=loc.dir_fd)
             self._stamp_dir(loc.dir_fd)
 
@@ -452,6 +531,7 @@ class DeviceFS:
         with self.locate(path, cwd, follow=False) as loc:
             if loc.name == ".":
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), path)
+            self.check(loc.path, "w", path)
             if not statmod.S_ISDIR(loc.lstat().st_mode):
                 os.unlink(loc.name, dir_fd=loc.dir_fd)
             elif recursive:
@@ -466,6 +546,8 @@ class DeviceFS:
         with self.locate(src, cwd, follow=False) as s, self.locate(dst, cwd, follow=False) as d:
             if s.name == "." or d.name == ".":
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src)
+            self.check(s.path, "w", src)
+            self.check(d.path, "w", dst)
             self._replacing(d)
             os.rename(s.name, d.name, src_dir_fd=s.dir_fd, dst_dir_fd=d.dir_fd)
             self._stamp_dir(s.dir_fd)
@@ -478,6 +560,7 @@ class DeviceFS:
         with self.locate(path, cwd) as loc:
             if loc.name == ".":
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            self.check(loc.path, "w", path)
             self._replacing(loc)
             os.replace(host_file, loc.name, dst_dir_fd=loc.dir_fd)
             when = None if mtime is None else int(mtime * 1_000_000_000)
@@ -507,6 +590,7 @@ class DeviceFS:
         `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it. ENOSPC when the
         copy would take more than the space left."""
         with self.locate(src, cwd) as s:
+            self.check(s.path, "r", src)
             sfd = s.open(os.O_RDONLY)
             spath = s.path
         stamp = None if keep_times else self.now_ns()
@@ -515,6 +599,7 @@ class DeviceFS:
         budget = [room, entries]
         try:
             with self.locate(dst, cwd, follow=False) as d:
+                self.check(d.path, "w", dst)
                 if statmod.S_ISDIR(os.fstat(sfd).st_mode):
                     if d.path == spath or d.path.startswith(spath.rstrip("/") + "/"):
                         raise OSError(errno.EINVAL, "cannot copy a directory into itself", src)
@@ -537,23 +622,34 @@ class DeviceFS:
     ) -> Iterator[Entry]:
         """`path` and everything under it (to `maxdepth`), names in order, parents first (or last
         with `depth_first`); links are listed, not entered. Each Entry's `dir_fd` is valid while it
-        is the current one: act on it there (`remove_entry`), not later by path."""
+        is the current one: act on it there (`remove_entry`), not later by path. A folder this uid
+        may not list is an entry whose `denied` is set, its contents left out (find reports it)."""
         with self.locate(path, cwd, follow) as loc:
-            top = Entry(path, loc.lstat(), 0, loc.dir_fd, loc.name)
+            top = Entry(path, loc.lstat(), 0, loc.dir_fd, loc.name, loc.path)
+            is_dir = statmod.S_ISDIR(top.st.st_mode)
+            top.denied = is_dir and maxdepth > 0 and not self._may_list(loc.path)
             if not depth_first:
                 yield top
-            if statmod.S_ISDIR(top.st.st_mode) and maxdepth > 0:
+            if is_dir and maxdepth > 0 and not top.denied:
                 fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
                 try:
-                    yield from _walk_fd(fd, path, 1, depth_first, maxdepth)
+                    yield from _walk_fd(fd, top, 1, depth_first, maxdepth, self._may_list)
                 finally:
                     os.close(fd)
             if depth_first:
                 yield top
 
+    def _may_list(self, path: str) -> bool:
+        try:
+            self.check(path, "r")
+        except OSError:
+            return False
+        return True
+
     def remove_entry(self, entry: Entry) -> None:
         """Unlink a walked file or link, or remove a walked (empty) folder, through its folder's
         descriptor: the entry the walk saw, whatever was renamed since."""
+        self.check(entry.real, "w", entry.path)
         self.space.freed()
         if statmod.S_ISDIR(entry.st.st_mode):
             os.rmdir(entry.name, dir_fd=entry.dir_fd)
@@ -594,27 +690,34 @@ class Entry:
     depth: int
     dir_fd: int
     name: str
+    real: str  # the canonical device path
+    denied: bool = False  # a folder whose contents the walk's uid may not list
 
 
-def _walk_fd(fd: int, base: str, depth: int, depth_first: bool, maxdepth: int) -> Iterator[Entry]:
+def _walk_fd(
+    fd: int, parent: Entry, depth: int, depth_first: bool, maxdepth: int, may_list: Callable[[str], bool]
+) -> Iterator[Entry]:
     if depth > MAX_TREE_DEPTH:
-        raise OSError(errno.ELOOP, "tree too deep", base)
+        raise OSError(errno.ELOOP, "tree too deep", parent.path)
     for name in sorted(os.listdir(fd)):
         try:
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             continue
-        entry = Entry(posixpath.join(base, name), st, depth, fd, name)
+        real = posixpath.join(parent.real, name)
+        entry = Entry(posixpath.join(parent.path, name), st, depth, fd, name, real)
+        is_dir = statmod.S_ISDIR(st.st_mode)
+        entry.denied = is_dir and depth < maxdepth and not may_list(real)
         if not depth_first:
             yield entry
-        if statmod.S_ISDIR(st.st_mode) and depth < maxdepth:
+        if is_dir and depth < maxdepth and not entry.denied:
             try:
                 child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             except OSError:
                 child = -1  # replaced since the listing: skip its contents, as find does
             if child >= 0:
                 try:
-                    yield from _walk_fd(child, entry.path, depth + 1, depth_first, maxdepth)
+                    yield from _walk_fd(child, entry, depth + 1, depth_first, maxdepth, may_list)
                 finally:
                     os.close(child)
         if depth_first:
