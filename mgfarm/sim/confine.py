@@ -75,7 +75,7 @@ LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # The system libraries Python and its extensions load (read-only); /usr also holds zoneinfo.
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime")
 DEVICES_RW = ("/dev/null",)
-DEVICES_READ = ("/dev/urandom", "/dev/random")
+DEVICES_READ = ("/dev/urandom", "/dev/random", "/dev/zero")  # also the shell's (fs.DEVICE_NODES)
 # The sim's Chrome runs the host's Chromium (mgfarm.sim.system.chromium) inside the sandbox: it executes
 # its binary and the dynamic loader, reads /proc/cpuinfo and fonts, and binds its profile's singleton
 # socket beneath the worker's data folder.

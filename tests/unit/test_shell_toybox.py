@@ -170,14 +170,19 @@ def test_find_expressions_never_crash(tmp_path_factory: pytest.TempPathFactory, 
 
 def test_head_and_tail_copy_lines_as_they_are(sh: ShellDevice) -> None:
     # toybox copies bytes: a last line without a newline gets none, and nothing in prints nothing
-    assert sh.run("printf '' | head -n 2; printf 'a' | head -n 2; printf 'a\\nb\\nc' | head -n 2").out == b"aa\nb\n"
+    assert (
+        sh.run("printf '' | head -n 2; printf 'a' | head -n 2; printf 'a\\nb\\nc' | head -n 2").out
+        == b"aa\nb\n"
+    )
     assert sh.run("printf 'a\\nb\\nc' | tail -n 2; printf '' | tail -n 1").out == b"b\nc"
     assert sh.run("printf 'a\\nb\\nc' | tail -n +2; printf 'x\\n' | tail -n +5").out == b"b\nc"
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["", "a", "bc"]), max_size=40), st.booleans(), st.integers(0, 45))
-def test_head_and_tail_pick_the_lines_a_list_of_lines_would(lines: list[str], ended: bool, count: int) -> None:
+def test_head_and_tail_pick_the_lines_a_list_of_lines_would(
+    lines: list[str], ended: bool, count: int
+) -> None:
     data = "\n".join(lines).encode() + (b"\n" if ended and lines else b"")
     whole = data.split(b"\n")
     if data.endswith(b"\n"):
@@ -224,3 +229,72 @@ def test_sort_and_uniq_run_off_the_event_loop_with_the_same_output(sh: ShellDevi
     assert sh.run("sort -n -r", stdin=b"2\n10\n1\n").out == b"10\n2\n1\n"
     assert sh.run("uniq -c", stdin=b"x\nx\ny\nx\n").out == b"      2 x\n      1 y\n      1 x\n"
     assert sh.run("sort | uniq -d", stdin=data).out == b"b\n"
+
+
+def test_base64_encodes_and_decodes_as_toybox(sh: ShellDevice) -> None:
+    assert sh.run("echo hi | base64; printf '' | base64; echo hi | base64 -w 0").out == b"aGkK\naGkK"
+    assert sh.run("printf %0100d 0 | base64 -w 20 | wc -l").text == "7\n"
+    assert sh.run("printf %060d 0 | base64").text.count("\n") == 2  # 80 characters: 76, then 4
+    assert sh.run("echo aGkK | base64 -d; printf aGk | base64 -d").out == b"hi\nhi"
+    # decoding stops at `=` or at a character outside the alphabet, unless -i skips those
+    assert (
+        sh.run("echo 'aG*kK' | base64 -d; echo 'aG*kK' | base64 -di; echo aGk=aGk | base64 -d").out
+        == b"hhi\nhi"
+    )
+    assert sh.run("base64 -w x").error == "base64: -w needs a number of 0 or more, not 'x'\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(["", "-w 0", "-w 7"]))
+def test_base64_decodes_what_it_encodes(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, wrap: str
+) -> None:
+    sh = ShellDevice(tmp_path_factory.mktemp("b64"), boot=False)
+    try:
+        sh.host("/sdcard/in").write_bytes(data)
+        assert sh.run(f"base64 {wrap} /sdcard/in | base64 -d").out == data
+    finally:
+        sh.close()
+
+
+def test_timeout_ends_a_command_with_toybox_statuses(sh: ShellDevice) -> None:
+    assert sh.run("timeout 0.1 sleep 5; echo $?").text == "124\n"
+    assert (
+        sh.run("timeout -s KILL 0.1 sleep 5; echo $?; timeout -s 9 .1 sleep 5; echo $?").text == "137\n137\n"
+    )
+    assert sh.run("timeout --preserve-status 0.1 sleep 5; echo $?").text == "143\n"
+    assert (
+        sh.run("timeout 5 echo done; timeout 1m sh -c 'exit 3'; echo $?; timeout 0 true").text == "done\n3\n"
+    )
+    r = sh.run("timeout -v 0.1 sleep 3")
+    assert (r.status, r.error) == (124, "timeout pid 4244 signal 15\n")
+    for line, message in [
+        ("timeout 1x sleep 1", "timeout: Unknown suffix 'x'\n"),
+        ("timeout x sleep 1", "timeout: Not a number 'x'\n"),
+        ("timeout 1", "timeout: Need 2 arguments\n"),
+        ("timeout -s NOPE 1 true", "timeout: bad -s: 'NOPE'\n"),
+    ]:
+        r = sh.run(line)
+        assert (r.status, r.error) == (125, message), line
+
+
+def test_mktemp_makes_new_names_where_toybox_puts_them(sh: ShellDevice) -> None:
+    first, second = sh.run("mktemp; mktemp").text.split()
+    assert first != second and re.fullmatch(r"/data/local/tmp/tmp\.[A-Za-z0-9]{10}", first)
+    assert sh.run(f"ls -l {first}").text.startswith("-rw------- ")
+    folder = sh.run("mktemp -d").text.strip()
+    assert sh.run(f"ls -ld {folder}").text.startswith("drwx------ ")
+    assert re.fullmatch(r"/sdcard/foo[A-Za-z0-9]{4}\n", sh.run("mktemp /sdcard/fooXXXX").text)
+    assert re.fullmatch(r"/sdcard/abc[A-Za-z0-9]{3}\n", sh.run("mktemp -p /sdcard abcXXX").text)
+    name = sh.run("mktemp -u").text.strip()
+    assert name.startswith("/data/local/tmp/tmp.") and not sh.host(name).exists()
+    assert sh.run("mktemp /sdcard/xx").error == "mktemp: need XXX\n"
+    r = sh.run("mktemp /system/aXXX")
+    assert r.status == 1 and re.fullmatch(
+        r"mktemp: Failed to create file /system/a\w{3}: Read-only file system\n", r.error
+    )
+    assert sh.run("mktemp -q /system/aXXX; echo $?").out == b"1\n"
+
+
+def test_small_system_queries(sh: ShellDevice) -> None:
+    assert sh.run("getenforce; nproc; hostname").text == "Enforcing\n2\nlocalhost\n"

@@ -11,6 +11,7 @@ from mgfarm.sim.io import ShellIO
 from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     am_cmd,
     basic,
+    blocks,
     data_cmd,
     dumpsys,
     files,

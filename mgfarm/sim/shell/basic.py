@@ -179,6 +179,9 @@ def _file_test(inv: Invocation, op: str, path: str) -> bool:
         return stat.S_ISREG(st.st_mode)
     if op == "-d":
         return stat.S_ISDIR(st.st_mode)
+    kinds = {"-c": stat.S_ISCHR, "-b": stat.S_ISBLK, "-p": stat.S_ISFIFO, "-S": stat.S_ISSOCK}
+    if op in kinds:
+        return kinds[op](st.st_mode)
     if op == "-s":
         return stat.S_ISREG(st.st_mode) and st.st_size > 0
     if op == "-x":
@@ -211,7 +214,7 @@ def _evaluate(inv: Invocation, args: list[str]) -> bool:
             return val != ""
         if op == "-z":
             return val == ""
-        if op in ("-e", "-f", "-d", "-L", "-h", "-r", "-w", "-x", "-s"):
+        if op in ("-e", "-f", "-d", "-L", "-h", "-r", "-w", "-x", "-s", "-c", "-b", "-p", "-S"):
             return _file_test(inv, op, val)
         raise ValueError(f"{op}: unknown operand")
     if len(args) == 3:

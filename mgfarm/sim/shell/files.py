@@ -13,6 +13,7 @@ import fnmatch
 import hashlib
 import os
 import posixpath
+import random
 import re
 import shutil
 import stat as statmod
@@ -21,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mgfarm.sim.shell.interp import PIPE_LIMIT
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
 from mgfarm.sim.shell.system import local_zone, parse_date
-from mgfarm.sim.system.fs import AccessDenied, Entry, PathEscapeError, access_ns, change_ns
+from mgfarm.sim.system.fs import ENDLESS_NODES, AccessDenied, Entry, PathEscapeError, access_ns, change_ns
 
 T = TypeVar("T")
 YIELD_EVERY = 256  # entries a walk handles between two turns of the event loop
@@ -91,6 +93,14 @@ async def read_input(inv: Invocation, path: str) -> bytes:
         if len(data) > MAX_INPUT:
             raise CommandError("-: input larger than 64 MiB")
         return data
+    if inv.fs.normalize(path, inv.cwd) in ENDLESS_NODES:
+        # An endless device read ends where a pipe would end it (as if by SIGPIPE): enough for
+        # `head -c N /dev/urandom`, bounded for `wc -c /dev/zero`.
+        fd = fs_call(path, inv.fs.open, path, os.O_RDONLY, inv.cwd)
+        try:
+            return os.read(fd, PIPE_LIMIT)
+        finally:
+            inv.fs.close(fd)
     try:
         return inv.fs.read_bytes(path, inv.cwd, MAX_INPUT)
     except PathEscapeError as exc:
@@ -412,6 +422,70 @@ async def mkdir(inv: Invocation) -> int:
         except CommandError as exc:
             status = report(inv, exc)
     return status
+
+
+# bionic's mkstemp and mkdtemp replace each trailing X with one of these
+TEMP_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+TEMP_TRIES = 100
+
+
+@command("mktemp")
+async def mktemp(inv: Invocation) -> int:
+    """`mktemp [-dqu] [-p DIR] [-t] [TEMPLATE]`: make a new file (0600) or folder (-d, 0700) named
+    by TEMPLATE's trailing Xs and print its path; by default tmp.XXXXXXXXXX in $TMPDIR
+    (/data/local/tmp on a device)."""
+    args = list(inv.argv[1:])
+    folder: str | None = None
+    rest: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg == "-p" and args:
+            folder = args.pop(0)
+        elif arg.startswith("--tmpdir"):
+            folder = arg.partition("=")[2]
+        else:
+            rest.append(arg)
+    flags, names = split_flags(rest, "dqut")
+    if len(names) > 1:
+        inv.err("mktemp: Max 1 argument\n")
+        return 1
+    tmpdir = inv.env.get("TMPDIR", "")
+    where = folder if folder else None
+    if not where or ("t" in flags and tmpdir):
+        where = tmpdir
+    where = where or "/tmp"
+    template = names[0] if names else "tmp.XXXXXXXXXX"
+    if names and folder is None and "t" not in flags:
+        where = ""  # a TEMPLATE is a path of its own unless -p or -t says where
+    path = f"{where}/{template}" if where else template
+    stem = path.rstrip("X")
+    if len(path) - len(stem) < 3:
+        inv.err("mktemp: need XXX\n")
+        return 1
+    length = len(path) - len(stem)
+    for _ in range(TEMP_TRIES):
+        path = stem + "".join(random.choice(TEMP_CHARS) for _ in range(length))
+        if "u" in flags:
+            break
+        try:
+            if "d" in flags:
+                inv.fs.mkdir(path, inv.cwd)
+                fd = inv.fs.open(path, os.O_RDONLY | os.O_DIRECTORY, inv.cwd)
+                os.fchmod(fd, 0o700)  # mkdtemp's mode
+                inv.fs.close(fd)
+            else:
+                inv.fs.close(inv.fs.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, inv.cwd, 0o600))
+            break
+        except FileExistsError:
+            continue
+        except (OSError, PathEscapeError) as exc:
+            if "q" not in flags:
+                reason = exc.strerror if isinstance(exc, OSError) else "Permission denied"
+                kind_made = "directory" if "d" in flags else "file"
+                inv.err(f"mktemp: Failed to create {kind_made} {path}: {reason}\n")
+            return 1
+    inv.out(path + "\n")
+    return 0
 
 
 TOUCH_TIME = re.compile(r"((?:[0-9]{2})?[0-9]{2})?([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{2})(?:\.([0-9]{2}))?")
@@ -1169,6 +1243,7 @@ async def df(inv: Invocation) -> int:
     device's files take; the read-only system partition shows the host's disk as before."""
     host = shutil.disk_usage(inv.fs.root)
     space = inv.fs.space
+    space.recount_if_freed()
     data = (space.size // 1024, min(space.used(), space.size) // 1024)
     inv.out("Filesystem     1K-blocks    Used Available Use% Mounted on\n")
     for name, size, taken, mount in (

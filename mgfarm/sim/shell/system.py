@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import re
 import time
@@ -11,6 +12,10 @@ from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.clock import device_zone, zone_named
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
+CPU_CORES = 2  # the emulator's hw.cpu.ncore as docker/emulator starts it (`mgfarm up` cores=2)
+# Linux's signal numbers for the names `timeout -s` takes
+SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12, "ALRM": 14, "TERM": 15}
+CHILD_PID = 4244  # what `timeout -v` names as the command's pid
 
 
 def local_zone(inv: Invocation, utc: bool) -> dt.tzinfo:
@@ -294,3 +299,89 @@ async def run_as(inv: Invocation) -> int:
         argv = argv[2:]
     shell = Shell(inv.device, dict(inv.env), f"/data/data/{package}", uid=inv.uid)
     return await shell.call(argv or ["sh"], inv.io)
+
+
+@command("getenforce")
+async def getenforce(inv: Invocation) -> int:
+    inv.out("Enforcing\n")  # the emulator image's SELinux
+    return 0
+
+
+@command("nproc")
+async def nproc(inv: Invocation) -> int:
+    inv.out(f"{CPU_CORES}\n")
+    return 0
+
+
+@command("hostname")
+async def hostname(inv: Invocation) -> int:
+    """The host name (Android leaves the kernel's `localhost`); setting it is not modelled."""
+    args = [a for a in inv.argv[1:] if a != "-s"]
+    if args:
+        inv.err("hostname: setting the host name is not supported on this device\n")
+        return 1
+    inv.out("localhost\n")
+    return 0
+
+
+@command("timeout")
+async def timeout(inv: Invocation) -> int:
+    """`timeout [-s SIGNAL] [-k DURATION] [-v] [--preserve-status] DURATION COMMAND...`: COMMAND
+    is ended when DURATION (seconds; s m h d suffixes) passes: status 124, or 137 for KILL (128 +
+    the signal with --preserve-status). Bad arguments exit 125, as toybox's."""
+    from mgfarm.sim.shell.interp import Shell
+
+    args = list(inv.argv[1:])
+    signal, verbose, preserve = SIGNALS["TERM"], False, False
+    while args and args[0].startswith("-") and args[0] != "-":
+        opt = args.pop(0)
+        if opt == "--":
+            break
+        if opt in ("-s", "--signal") or opt.startswith("--signal="):
+            name = opt.partition("=")[2] if "=" in opt else (args.pop(0) if args else "")
+            number = SIGNALS.get(name.upper().removeprefix("SIG")) if not name.isdigit() else int(name)
+            if number is None or not 0 < number < 65:
+                inv.err(f"timeout: bad -s: '{name}'\n")
+                return 125
+            signal = number
+        elif opt == "-k":
+            if args:
+                args.pop(0)  # the sim's commands end at the first signal: there is no second
+        elif opt == "-v":
+            verbose = True
+        elif opt == "--preserve-status":
+            preserve = True
+        elif opt != "--foreground":
+            inv.err(f"timeout: Unknown option '{opt}'\n")
+            return 125
+    if len(args) < 2:
+        inv.err("timeout: Need 2 arguments\n")
+        return 125
+    try:
+        seconds = parse_duration(args[0])
+    except ValueError as exc:
+        inv.err(f"timeout: {exc}\n")
+        return 125
+    shell = Shell(inv.device, dict(inv.env), inv.cwd, uid=inv.uid)
+    if not seconds:  # a zero duration sets no timer
+        return await shell.call(args[1:], inv.io)
+    try:
+        return await asyncio.wait_for(shell.call(args[1:], inv.io), seconds)
+    except asyncio.TimeoutError:
+        if verbose:
+            inv.err(f"timeout pid {CHILD_PID} signal {signal}\n")
+        if preserve:
+            return 128 + signal
+        return 137 if signal == SIGNALS["KILL"] else 124
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in toybox's form: a decimal number and one of s m h d; ValueError with its words."""
+    m = re.fullmatch(r"(\d*)(?:\.(\d*))?(.*)", text)
+    if not text or not (text[0].isdigit() or text[0] == ".") or m is None:
+        raise ValueError(f"Not a number '{text}'")
+    whole, frac, suffix = m.group(1), m.group(2) or "", m.group(3)
+    if suffix and (len(suffix) > 1 or suffix not in "smhd"):
+        raise ValueError(f"Unknown suffix '{suffix}'")
+    value = float(f"{whole or 0}.{frac or 0}")
+    return value * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[suffix]

@@ -591,3 +591,60 @@ async def xargs(inv: Invocation) -> int:
     for chunk in chunks or [[]]:
         status = await shell.call([*base, *chunk], inv.io) or status
     return status
+
+
+B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_NOT_B64 = bytes(c for c in range(256) if c not in B64_ALPHABET)
+
+
+@command("base64")
+async def base64_(inv: Invocation) -> int:
+    """`base64 [-di] [-w COLUMNS] [FILE...]` as toybox: wrapped at 76 by default, no newline at
+    the end with -w 0; -d stops at the first `=` or at a character outside the alphabet (-i skips
+    those), ignoring newlines."""
+    args = list(inv.argv[1:])
+    width = 76
+    for i, arg in enumerate(args):
+        if arg.startswith("-w"):
+            value = arg[2:] or (args[i + 1] if i + 1 < len(args) else "")
+            del args[i : i + (1 if arg[2:] else 2)]
+            if not is_number(value):
+                inv.err(f"base64: -w needs a number of 0 or more, not '{value}'\n")
+                return 1
+            width = int(value)
+            break
+    flags, files = split_flags(args, "di")
+    status = 0
+    async for _, data in each_input(inv, files):
+        if data is None:
+            status = 1
+            continue
+        inv.out(_b64_decode(data, "i" in flags) if "d" in flags else _b64_encode(data, width))
+        await inv.io.stdout.maybe_flush()
+    return status
+
+
+def _b64_encode(data: bytes, width: int) -> bytes:
+    import base64
+
+    text = base64.b64encode(data)
+    if not width:
+        return text
+    lines = [text[i : i + width] for i in range(0, len(text), width)]
+    return b"".join(line + b"\n" for line in lines)
+
+
+def _b64_decode(data: bytes, ignore: bool) -> bytes:
+    import base64
+
+    data = data.split(b"=", 1)[0]
+    data = data.translate(None, _NOT_B64) if ignore else data.replace(b"\n", b"")
+    bad = re.search(rb"[^A-Za-z0-9+/]", data)
+    if bad is not None:
+        data = data[: bad.start()]
+    whole = len(data) // 4 * 4
+    rest = data[whole:]
+    out = base64.b64decode(data[:whole]) if whole else b""
+    if len(rest) >= 2:  # 2 or 3 characters carry 1 or 2 bytes; a lone one carries none
+        out += base64.b64decode(rest + b"=" * (4 - len(rest)))[: len(rest) - 1]
+    return out

@@ -71,6 +71,12 @@ DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 WRITE_MODES = os.O_WRONLY | os.O_RDWR
 
+# Device nodes a shell reads and writes as on a device, through the host's own (which a confined
+# worker may open): /dev/zero reads zeros, /dev/urandom and /dev/random random bytes, /dev/null
+# nothing, and what is written to any of them is discarded, never counted against the partition.
+DEVICE_NODES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
+ENDLESS_NODES = DEVICE_NODES[1:]  # reads never end
+
 # Who a shell command runs as (adbd's uid, or su's). The device's own services and apps are not checked.
 ROOT, SYSTEM, SHELL = 0, 1000, 2000
 USER_NAMES = {ROOT: "root", SYSTEM: "system", SHELL: "shell"}
@@ -178,6 +184,7 @@ class DeviceFS:
         # The uid whose permissions every call is checked with (`as_user`); None: the device itself.
         self.uid: int | None = None
         self._views: dict[int, DeviceFS] = {}
+        self._nodes: set[int] = set()  # descriptors `open` gave for device nodes
 
     def as_user(self, uid: int) -> DeviceFS:
         """This filesystem as a shell running as `uid` sees it: the system image is read-only, and a
@@ -335,6 +342,9 @@ class DeviceFS:
     # -- queries ----------------------------------------------------------------------------------
 
     def stat(self, path: str, cwd: str = "/", follow: bool = True) -> os.stat_result:
+        node = self.normalize(path, cwd)
+        if node in DEVICE_NODES:
+            return os.stat(node)  # the host's character device: `ls -l` shows crw-rw-rw-
         with self.locate(path, cwd, follow) as loc:
             return loc.lstat()
 
@@ -376,23 +386,36 @@ class DeviceFS:
             os.close(fd)
 
     def entries(self, path: str, cwd: str = "/") -> list[tuple[str, os.stat_result]]:
-        """(name, lstat) of each entry of a folder, in name order."""
+        """(name, lstat) of each entry of a folder, in name order (/dev lists its device nodes)."""
         with self.opendir(path, cwd) as fd:
-            out = []
-            for name in sorted(os.listdir(fd)):
+            found = {}
+            for name in os.listdir(fd):
                 with contextlib.suppress(FileNotFoundError):
-                    out.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
-            return out
+                    found[name] = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if self.normalize(path, cwd) == "/dev":
+            found |= {posixpath.basename(node): os.stat(node) for node in DEVICE_NODES}
+        return sorted(found.items())
 
     def listdir(self, path: str, cwd: str = "/") -> list[str]:
         with self.opendir(path, cwd) as fd:
-            return sorted(os.listdir(fd))
+            names = set(os.listdir(fd))
+        if self.normalize(path, cwd) == "/dev":
+            names |= {posixpath.basename(node) for node in DEVICE_NODES}
+        return sorted(names)
 
     # -- reading and writing ----------------------------------------------------------------------
 
     def open(self, path: str, flags: int, cwd: str = "/", mode: int = 0o666) -> int:
         """A descriptor for `path` (symlinks followed in device terms). Close one opened for
         writing with `close`, which stamps what was written with the device time."""
+        node = self.normalize(path, cwd)
+        if node in DEVICE_NODES:
+            # Writes go to the host's /dev/null whichever node: /dev/zero and the random ones
+            # discard them too, and the worker may only read those.
+            access = flags & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR)
+            fd = os.open("/dev/null" if access else node, access | os.O_CLOEXEC)
+            self._nodes.add(fd)
+            return fd
         with self.locate(path, cwd) as loc:
             if not flags & WRITE_MODES:
                 self.check(loc.path, "r", path)
@@ -419,6 +442,7 @@ class DeviceFS:
         """Close a descriptor from `open`; a file written through it gets the device time, as the
         device's kernel gives each write (a descriptor nothing was written to keeps its time)."""
         seen = self._writers.pop(fd, None)
+        self._nodes.discard(fd)
         try:
             if seen is not None:
                 with contextlib.suppress(OSError):
@@ -428,7 +452,10 @@ class DeviceFS:
             os.close(fd)
 
     def read_bytes(self, path: str, cwd: str = "/", limit: int | None = None) -> bytes:
-        """A file's bytes; OSError(EFBIG) when it holds more than `limit`."""
+        """A file's bytes; OSError(EFBIG) when it holds more than `limit` (an endless device node
+        always does)."""
+        if self.normalize(path, cwd) in ENDLESS_NODES:
+            raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
         fd = self.open(path, os.O_RDONLY, cwd)
         try:
             st = os.fstat(fd)
@@ -462,8 +489,10 @@ class DeviceFS:
             self.close(fd)
 
     def write(self, fd: int, data: bytes) -> None:
-        """Write all of `data` to a descriptor from `open`, counted against the device's space."""
-        self.space.reserve(len(data))
+        """Write all of `data` to a descriptor from `open`, counted against the device's space
+        (a device node's is discarded)."""
+        if fd not in self._nodes:
+            self.space.reserve(len(data))
         _write_all(fd, data)
 
     # -- changing the tree ------------------------------------------------------------------------
@@ -588,7 +617,13 @@ class DeviceFS:
         """Copy a file, link or folder tree `src` to the new or existing entry `dst`, keeping
         links as links and modes; the copies get the device time, or the sources' times with
         `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it. ENOSPC when the
-        copy would take more than the space left."""
+        copy would take more than the space left (as from an endless device node)."""
+        node = self.normalize(src, cwd)
+        if node in DEVICE_NODES:  # what a read of the node gives: nothing, or more than fits
+            if node in ENDLESS_NODES:
+                raise no_space(dst)
+            self.close(self.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, cwd))
+            return
         with self.locate(src, cwd) as s:
             self.check(s.path, "r", src)
             sfd = s.open(os.O_RDONLY)

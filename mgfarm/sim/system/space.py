@@ -157,6 +157,12 @@ class Space:
         """Something was deleted, truncated or replaced: the count may be high until a walk."""
         self._freed = True
 
+    def recount_if_freed(self) -> None:
+        """Walk again when something was deleted since the count: `df` shows the room an `rm` made."""
+        with self._lock:
+            if self._freed:
+                self._used = None
+
     def take_room(self) -> tuple[int, int]:
         """Hold every byte free for one writer, until `release`; returns (bytes, entries) free."""
         with self._lock:
