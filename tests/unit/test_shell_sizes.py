@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from mgfarm.sim.shell.blocks import atolx, human_readable
 from mgfarm.sim.shell.files import CommandError
+from mgfarm.sim.shell.system import parse_duration
 from tests.unit.shellkit import ShellDevice
 
 XFER = re.compile(r"\d+ bytes \(\d+(\.\d)? ?[KMG]?B?\) copied, \d+\.\d{6} s, \d+(\.\d)? ?[KMG]?B?/s\n")
@@ -176,3 +177,18 @@ def test_numbers_and_sizes_read_and_print_as_toybox() -> None:
 def test_human_readable_has_three_digits_at_most(n: int) -> None:
     text = human_readable(n)
     assert re.fullmatch(r"\d{1,3}|\d\.\d[KMGTPE]|\d{2,3}[KMGTPE]", text), text
+
+
+@given(st.text(max_size=12))
+def test_any_size_or_duration_is_a_number_or_one_error(text: str) -> None:
+    try:
+        assert isinstance(atolx(text), int)
+    except CommandError as exc:
+        assert str(exc) == f"not integer: {text}"
+    try:
+        assert parse_duration(text) >= 0
+    except ValueError as exc:
+        said = str(exc)
+        assert said == f"Not a number '{text}'" or (
+            said.startswith("Unknown suffix '") and text.endswith(said[len("Unknown suffix '") : -1])
+        )
