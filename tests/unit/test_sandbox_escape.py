@@ -115,15 +115,16 @@ def test_links_made_through_a_folder_link_never_resolve_on_the_host(sh: ShellDev
 def test_find_delete_after_a_folder_swap_stays_inside(sh: ShellDevice, canary: Canary) -> None:
     # The old find collected matches, ran -exec, then deleted by path: a folder swapped in by
     # -exec made it delete a host file.
-    sh.run("mkdir -p /sdcard/d/sub /data/local/tmp/e2 && echo x > /sdcard/d/sub/victim")
+    # (in /data: shared storage would refuse the folder holding a link)
+    sh.run("mkdir -p /data/local/tmp/d/sub /data/local/tmp/e2 && echo x > /data/local/tmp/d/sub/victim")
     plant_host_link(sh, "/data/local/tmp/e2/sub", canary.folder / "sub")
     r = sh.run(
-        "find /sdcard/d -name victim -exec sh -c "
-        "'mv /sdcard/d /sdcard/d_old; mv /data/local/tmp/e2 /sdcard/d' \\; -delete"
+        "find /data/local/tmp/d -name victim -exec sh -c "
+        "'mv /data/local/tmp/d /data/local/tmp/d_old; mv /data/local/tmp/e2 /data/local/tmp/d' \\; -delete"
     )
     canary.assert_untouched(r)
     # As toybox: deleted through the folder descriptor the walk holds, so the file it matched goes.
-    assert sh.run("ls /sdcard/d_old/sub").text == ""
+    assert sh.run("ls /data/local/tmp/d_old/sub").text == ""
 
 
 def test_sqlite_attach_vacuum_into_and_database_list_are_confined(sh: ShellDevice, canary: Canary) -> None:

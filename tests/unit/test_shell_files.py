@@ -143,6 +143,25 @@ def test_shared_storage_takes_no_link(sh: ShellDevice) -> None:
             said == f"ln: cannot create symbolic link from '{target}' to '{link}': Function not implemented\n"
         )
     assert sh.run("ls /sdcard/x").status == 1
+    # nor moved or copied in from /data: a device copies across the mounts, and the copy's link fails
+    sh.run("mkdir -p /data/local/tmp/d /data/local/tmp/e")
+    sh.run("ln -s /x /data/local/tmp/d/l && ln -s /x /data/local/tmp/l")
+    for line in (
+        "mv /data/local/tmp/l /sdcard/l",
+        "mv /data/local/tmp/d /sdcard/d",
+        "cp -r /data/local/tmp/d /sdcard/d",
+    ):
+        r = sh.run(line)
+        assert r.status == 1 and r.error.endswith(": Function not implemented\n"), line
+    assert sh.run("ls /sdcard/l /sdcard/d").error.count("No such file or directory") == 2
+    assert (
+        sh.run("[ -L /data/local/tmp/l ] && [ -L /data/local/tmp/d/l ]").status == 0
+    )  # left where they were
+    # a folder without links moves in and out as ever
+    r = sh.run(
+        "touch /data/local/tmp/e/f && mv /data/local/tmp/e /sdcard/e && mv /sdcard/e /data/local/tmp/e2"
+    )
+    assert r.status == 0 and sh.run("ls /data/local/tmp/e2").text == "f\n"
 
 
 def test_echo_printf_basename_dirname_date(sh: ShellDevice) -> None:

@@ -34,7 +34,10 @@ def test_the_system_image_is_read_only_for_everyone(sh: ShellDevice, root: bool)
         ("touch /system/x", "touch: /system/x: Read-only file system\n"),
         ("mkdir /x", "mkdir: /x: Read-only file system\n"),
         ("echo hi > /system/bin/x", "/system/bin/sh: can't create /system/bin/x: Read-only file system\n"),
-        ("ln -s /sdcard /vendor/l", "ln: /vendor/l: Read-only file system\n"),
+        (
+            "ln -s /sdcard /vendor/l",
+            "ln: cannot create symbolic link from '/sdcard' to '/vendor/l': Read-only file system\n",
+        ),
         ("chmod 777 /system/bin", "chmod: /system/bin: Read-only file system\n"),
     ]:
         r = sh.run(line)

@@ -90,27 +90,32 @@ def test_ls_recursive_and_links(sh: ShellDevice) -> None:
 
 
 def test_find_or_and_not(sh: ShellDevice) -> None:
-    sh.run("mkdir -p /sdcard/f/g && touch /sdcard/f/A.JPG /sdcard/f/b.txt /sdcard/f/g/c.jpg")
-    sh.run("ln -s /sdcard/f/b.txt /data/local/tmp/link && mv /data/local/tmp/link /sdcard/f/")
+    sh.run("mkdir -p /data/local/tmp/f/g && cd /data/local/tmp/f && touch A.JPG b.txt g/c.jpg")
+    sh.run("ln -s /data/local/tmp/f/b.txt /data/local/tmp/f/link")  # not in /sdcard: it takes no link
     # AndroidWorld's file listing: regular files and folders, not links
-    assert sh.run("find /sdcard/f -type f -o -type d").text.split() == [
-        "/sdcard/f",
-        "/sdcard/f/A.JPG",
-        "/sdcard/f/b.txt",
-        "/sdcard/f/g",
-        "/sdcard/f/g/c.jpg",
+    assert sh.run("find /data/local/tmp/f -type f -o -type d").text.split() == [
+        "/data/local/tmp/f",
+        "/data/local/tmp/f/A.JPG",
+        "/data/local/tmp/f/b.txt",
+        "/data/local/tmp/f/g",
+        "/data/local/tmp/f/g/c.jpg",
     ]
-    assert sh.run("find /sdcard/f -iname '*.jpg'").text.split() == ["/sdcard/f/A.JPG", "/sdcard/f/g/c.jpg"]
-    assert sh.run("find /sdcard/f -type f ! -name '*.txt'").text.split() == [
-        "/sdcard/f/A.JPG",
-        "/sdcard/f/g/c.jpg",
+    assert sh.run("find /data/local/tmp/f -iname '*.jpg'").text.split() == [
+        "/data/local/tmp/f/A.JPG",
+        "/data/local/tmp/f/g/c.jpg",
     ]
-    assert sh.run("find /sdcard/f -type f -a -not -iname '*.jpg'").text.split() == ["/sdcard/f/b.txt"]
-    assert sh.run("find /sdcard/f \\( -name b.txt -o -name c.jpg \\) -print").text.split() == [
-        "/sdcard/f/b.txt",
-        "/sdcard/f/g/c.jpg",
+    assert sh.run("find /data/local/tmp/f -type f ! -name '*.txt'").text.split() == [
+        "/data/local/tmp/f/A.JPG",
+        "/data/local/tmp/f/g/c.jpg",
     ]
-    assert sh.run("find /sdcard/f -type l").text == "/sdcard/f/link\n"
+    assert sh.run("find /data/local/tmp/f -type f -a -not -iname '*.jpg'").text.split() == [
+        "/data/local/tmp/f/b.txt"
+    ]
+    assert sh.run("find /data/local/tmp/f \\( -name b.txt -o -name c.jpg \\) -print").text.split() == [
+        "/data/local/tmp/f/b.txt",
+        "/data/local/tmp/f/g/c.jpg",
+    ]
+    assert sh.run("find /data/local/tmp/f -type l").text == "/data/local/tmp/f/link\n"
 
 
 def test_find_mtime_newer_and_exec(sh: ShellDevice) -> None:

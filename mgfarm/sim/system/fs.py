@@ -88,6 +88,9 @@ WRITABLE = ("/data/", "/storage/emulated/", "/dev/", "/cache/")
 SHELL_WRITABLE = ("/data/local/tmp/", "/storage/emulated/")
 # Folders of /data the shell user may pass through (their x bit) but not list: /data, /data/data and
 # the like are drwxrwx--x. Apps' own folders (0700), /data/system and the rest of /data are EACCES.
+# Shared storage is MediaProvider's FUSE mount: its FuseDaemon has no symlink (or link) operation, so
+# a link cannot be made there (ENOSYS), by root either, nor moved or copied in from /data.
+SHARED_STORAGE = "/storage/emulated/"
 PASS_THROUGH = frozenset({"/data", "/data/local", "/data/data", "/data/user", "/data/user/0", "/data/app"})
 
 
@@ -214,6 +217,12 @@ class DeviceFS:
                 raise denied(errno.EACCES, name)
         elif self.uid != ROOT and not (shell_may_pass(path) if mode == "x" else shell_may_read(path)):
             raise denied(errno.EACCES, name)
+
+    def _no_links_there(self, path: str, shown: str) -> None:
+        """ENOSYS for a checked caller when the canonical `path` is in shared storage: no symlink
+        can be made there."""
+        if self.uid is not None and path.startswith(SHARED_STORAGE):
+            raise denied(errno.ENOSYS, shown)
 
     def access(self, path: str, mode: str, cwd: str = "/") -> None:
         """`check` for a path as typed (symlinks resolved; a missing entry is checked by its name)."""
@@ -536,7 +545,12 @@ class DeviceFS:
         if LINK_DIR in target.split("/"):
             raise PathEscapeError(f"{target}: reserved name")
         with self.locate(link, cwd, follow=False) as loc:
-            self._made(loc, lambda: os.symlink(_host_target(target), loc.name, dir_fd=loc.dir_fd), link)
+
+            def make() -> None:
+                self._no_links_there(loc.path, link)  # after EEXIST, as the kernel asks the mount last
+                os.symlink(_host_target(target), loc.name, dir_fd=loc.dir_fd)
+
+            self._made(loc, make, link)
             self._stamp_at(loc.dir_fd, loc.name, created=True)
             self._stamp_dir(loc.dir_fd)
 
@@ -577,6 +591,10 @@ class DeviceFS:
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src)
             self.check(s.path, "w", src)
             self.check(d.path, "w", dst)
+            # Into shared storage from elsewhere is another filesystem: a device copies, and a link
+            # cannot be made there (a folder holding one is refused whole: a simplification).
+            if self.uid is not None and not s.path.startswith(SHARED_STORAGE) and _holds_link(s):
+                self._no_links_there(d.path, dst)
             self._replacing(d)
             os.rename(s.name, d.name, src_dir_fd=s.dir_fd, dst_dir_fd=d.dir_fd)
             self._stamp_dir(s.dir_fd)
@@ -638,6 +656,8 @@ class DeviceFS:
                 if statmod.S_ISDIR(os.fstat(sfd).st_mode):
                     if d.path == spath or d.path.startswith(spath.rstrip("/") + "/"):
                         raise OSError(errno.EINVAL, "cannot copy a directory into itself", src)
+                    if self.uid is not None and d.path.startswith(SHARED_STORAGE) and _holds_link_fd(sfd):
+                        self._no_links_there(d.path, dst)
                     _copy_tree(sfd, d.dir_fd, d.name, budget, 0, stamp)
                 else:
                     _copy_file(sfd, d.dir_fd, d.name, budget, stamp)
@@ -757,6 +777,41 @@ def _walk_fd(
                     os.close(child)
         if depth_first:
             yield entry
+
+
+def _holds_link(loc: Located) -> bool:
+    """Whether the entry `loc` is a symlink or a folder with one somewhere beneath it."""
+    st = loc.lstat()
+    if statmod.S_ISLNK(st.st_mode):
+        return True
+    if not statmod.S_ISDIR(st.st_mode):
+        return False
+    fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return _holds_link_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _holds_link_fd(fd: int, depth: int = 0) -> bool:
+    """Whether the folder of `fd` holds a symlink at any depth (to MAX_TREE_DEPTH)."""
+    if depth > MAX_TREE_DEPTH:
+        return False
+    for name in os.listdir(fd):
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if statmod.S_ISLNK(st.st_mode):
+            return True
+        if statmod.S_ISDIR(st.st_mode):
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            try:
+                if _holds_link_fd(child, depth + 1):
+                    return True
+            finally:
+                os.close(child)
+    return False
 
 
 def _write_all(fd: int, data: bytes) -> None:
