@@ -61,6 +61,7 @@ def test_root_reaches_apps_data(sh: ShellDevice) -> None:
 def test_the_shell_user_cannot_read_apps_data(sh: ShellDevice) -> None:
     unrooted(sh)
     assert sh.run("id -u; whoami").text == "2000\nshell\n"
+    assert [line.split()[0] for line in sh.run("ps").text.splitlines()] == ["USER", "shell", "shell", "shell"]
     for line, message in [
         ("ls /data", "ls: /data: Permission denied\n"),
         ("ls /data/data", "ls: /data/data: Permission denied\n"),

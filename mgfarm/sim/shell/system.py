@@ -10,6 +10,7 @@ import zlib
 
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.clock import device_zone, zone_named
+from mgfarm.sim.system.fs import USER_NAMES
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
 CPU_CORES = 2  # the emulator's hw.cpu.ncore as docker/emulator starts it (`mgfarm up` cores=2)
@@ -169,7 +170,9 @@ def app_pid(package: str) -> int:
 
 
 def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
-    rows = list(BASE_PROCESSES)
+    # adbd drops to the shell user unless `adb root` keeps it root
+    adbd = "root" if inv.device.root_adbd else "shell"
+    rows = [(adbd, *row[1:]) if row[3] == "adbd" else row for row in BASE_PROCESSES]
     seen: set[str] = set()
     for task in inv.device.services.activities.tasks():
         package = task.package
@@ -230,7 +233,8 @@ async def ps(inv: Invocation) -> int:
     elif names:
         rows = [r for r in rows if r[3] in names or str(r[1]) in names]
     elif not everything:
-        rows = [r for r in rows if r[3] == "adbd"] + [("root", 4242, 320, "sh"), ("root", 4243, 4242, "ps")]
+        user = USER_NAMES.get(inv.uid, str(inv.uid))  # the shell and ps run as the caller
+        rows = [r for r in rows if r[3] == "adbd"] + [(user, 4242, 320, "sh"), (user, 4243, 4242, "ps")]
     header = []
     for f in columns:
         title, width, right = PS_FIELDS[f]
