@@ -195,11 +195,8 @@ def test_files_makes_only_the_rows_a_frame_shows_and_lists_a_link_to_nothing(
     made: list[int] = []
     monkeypatch.setattr(files_app, "list_item", counted(made, files_app.list_item))
     empty_files(sh, "/sdcard/Download", "f{:05d}.txt", 5_000)
-    # Shared storage takes no link from a shell (FUSE), but one moved in from elsewhere stays one.
-    assert (
-        sh.run("ln -s /nowhere /data/local/tmp/a_link && mv /data/local/tmp/a_link /sdcard/Download/").status
-        == 0
-    )
+    # Shared storage takes no link from a shell (FUSE); planted below it, the app must still cope.
+    sh.device.fs.symlink("/nowhere", "/sdcard/Download/a_link")
     screen = Screen(sh.device)
     screen.am.launch("com.google.android.documentsui")
     screen.tap(text="Download")
@@ -747,14 +744,9 @@ def test_the_folder_picker_makes_only_the_rows_it_shows(
     for i in range(5000):
         (download / f"dir{i:05d}").mkdir(parents=True)
     (download / "file.txt").write_text("x")
-    assert (
-        sh.run(
-            "cd /data/local/tmp && ln -s /sdcard/Download/dir00000 adir"
-            " && ln -s /sdcard/Download/file.txt afile"
-            " && mv adir afile /sdcard/Download/"
-        ).status
-        == 0
-    )
+    # No shell can put a link in shared storage (FUSE); planted there, the picker must still cope.
+    sh.device.fs.symlink("/sdcard/Download/dir00000", "/sdcard/Download/adir")
+    sh.device.fs.symlink("/sdcard/Download/file.txt", "/sdcard/Download/afile")
     screen = Screen(sh.device)
     screen.am.launch(gallery)
     screen.tap(rid=f"{gallery}:id/dir_name", text="DCIM")
