@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import LocalServer, ShellIO
+from mgfarm.sim.system import procfs
 from mgfarm.sim.system.fs import DeviceFS
 from mgfarm.sim.system.props import Props, default_props
 from mgfarm.sim.system.space import DEFAULT_STORAGE
@@ -58,6 +59,7 @@ class SimDevice:
         self.config = config
         # Files are stamped with the device clock, as a device's kernel stamps them with its own.
         self.fs = DeviceFS(config.data_dir / "root", now=self.now, size=config.storage)
+        self.fs.virtual.update(procfs.virtual_files(self))
         self.props = Props(default_props(config.name, config.width, config.height, config.density))
         self.props.values.update(config.extra_props)
         self.local_servers: dict[int, LocalServer] = {}

@@ -5,15 +5,14 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import re
-import time
 import zlib
 
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.clock import device_zone, zone_named
 from mgfarm.sim.system.fs import USER_NAMES
+from mgfarm.sim.system.procfs import CORES, KERNEL_RELEASE, KERNEL_VERSION, uptime_seconds
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
-CPU_CORES = 2  # the emulator's hw.cpu.ncore as docker/emulator starts it (`mgfarm up` cores=2)
 # Linux's signal numbers for the names `timeout -s` takes
 SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12, "ALRM": 14, "TERM": 15}
 CHILD_PID = 4244  # what `timeout -v` names as the command's pid
@@ -101,14 +100,9 @@ async def date(inv: Invocation) -> int:
     return 0
 
 
-def _uptime_seconds(inv: Invocation) -> float:
-    started = getattr(inv.device, "started_at", None)
-    return time.monotonic() - started if isinstance(started, float) else 0.0
-
-
 @command("uptime")
 async def uptime(inv: Invocation) -> int:
-    up = _uptime_seconds(inv)
+    up = uptime_seconds(inv.device)
     if "-s" in inv.argv[1:]:
         since = dt.datetime.fromtimestamp(inv.device.services.clock.now() - up, local_zone(inv, False))
         inv.out(since.strftime("%Y-%m-%d %H:%M:%S") + "\n")
@@ -264,8 +258,8 @@ async def uname(inv: Invocation) -> int:
     fields = {
         "s": "Linux",
         "n": "localhost",
-        "r": "6.1.23-android14-4-00257-g7e35917775b8-ab9964412",
-        "v": "#1 SMP PREEMPT Mon Apr 17 20:50:58 UTC 2023",
+        "r": KERNEL_RELEASE,
+        "v": KERNEL_VERSION,
         "m": "x86_64",
         "o": "Toybox",
     }
@@ -313,7 +307,7 @@ async def getenforce(inv: Invocation) -> int:
 
 @command("nproc")
 async def nproc(inv: Invocation) -> int:
-    inv.out(f"{CPU_CORES}\n")
+    inv.out(f"{CORES}\n")
     return 0
 
 

@@ -188,6 +188,8 @@ class DeviceFS:
         self.uid: int | None = None
         self._views: dict[int, DeviceFS] = {}
         self._nodes: set[int] = set()  # descriptors `open` gave for device nodes
+        # Files made when read, by device path (/proc: system/procfs.py); read-only, size 0 as procfs.
+        self.virtual: dict[str, Callable[[], bytes]] = {}
 
     def as_user(self, uid: int) -> DeviceFS:
         """This filesystem as a shell running as `uid` sees it: the system image is read-only, and a
@@ -354,6 +356,11 @@ class DeviceFS:
         node = self.normalize(path, cwd)
         if node in DEVICE_NODES:
             return os.stat(node)  # the host's character device: `ls -l` shows crw-rw-rw-
+        if node in self.virtual:
+            ns = self.now_ns()
+            secs = ns // 1_000_000_000
+            times = (secs, secs, secs, float(secs), float(secs), float(secs), ns, ns, ns)
+            return os.stat_result((statmod.S_IFREG | 0o444, 0, 0, 1, 0, 0, 0, *times))
         with self.locate(path, cwd, follow) as loc:
             return loc.lstat()
 
@@ -401,16 +408,20 @@ class DeviceFS:
             for name in os.listdir(fd):
                 with contextlib.suppress(FileNotFoundError):
                     found[name] = os.stat(name, dir_fd=fd, follow_symlinks=False)
-        if self.normalize(path, cwd) == "/dev":
-            found |= {posixpath.basename(node): os.stat(node) for node in DEVICE_NODES}
+        for name in self._made_here(self.normalize(path, cwd)):
+            found[name] = self.stat(posixpath.join(path, name), cwd)
         return sorted(found.items())
 
     def listdir(self, path: str, cwd: str = "/") -> list[str]:
         with self.opendir(path, cwd) as fd:
             names = set(os.listdir(fd))
-        if self.normalize(path, cwd) == "/dev":
-            names |= {posixpath.basename(node) for node in DEVICE_NODES}
+        names |= set(self._made_here(self.normalize(path, cwd)))
         return sorted(names)
+
+    def _made_here(self, folder: str) -> list[str]:
+        """Names of the device nodes and virtual files directly in `folder` (canonical)."""
+        paths = [*DEVICE_NODES, *self.virtual]
+        return [posixpath.basename(p) for p in paths if posixpath.dirname(p) == folder]
 
     # -- reading and writing ----------------------------------------------------------------------
 
@@ -425,6 +436,8 @@ class DeviceFS:
             fd = os.open("/dev/null" if access else node, access | os.O_CLOEXEC)
             self._nodes.add(fd)
             return fd
+        if node in self.virtual:
+            return self._open_virtual(node, flags)
         with self.locate(path, cwd) as loc:
             if not flags & WRITE_MODES:
                 self.check(loc.path, "r", path)
@@ -447,6 +460,17 @@ class DeviceFS:
         self._writers[fd] = stamped
         return fd
 
+    def _open_virtual(self, path: str, flags: int) -> int:
+        """A descriptor reading what the virtual file holds now (a pipe: it is a few KiB)."""
+        if flags & WRITE_MODES:
+            raise denied(errno.EACCES, path)
+        data = self.virtual[path]()
+        assert len(data) < 32768, "more than a pipe holds"
+        read, write = os.pipe2(os.O_CLOEXEC)
+        with contextlib.closing(os.fdopen(write, "wb", buffering=0)) as sink:
+            sink.write(data)
+        return read
+
     def close(self, fd: int) -> None:
         """Close a descriptor from `open`; a file written through it gets the device time, as the
         device's kernel gives each write (a descriptor nothing was written to keeps its time)."""
@@ -463,8 +487,14 @@ class DeviceFS:
     def read_bytes(self, path: str, cwd: str = "/", limit: int | None = None) -> bytes:
         """A file's bytes; OSError(EFBIG) when it holds more than `limit` (an endless device node
         always does)."""
-        if self.normalize(path, cwd) in ENDLESS_NODES:
+        node = self.normalize(path, cwd)
+        if node in ENDLESS_NODES:
             raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
+        if node in self.virtual:
+            data = self.virtual[node]()
+            if limit is not None and len(data) > limit:
+                raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
+            return data
         fd = self.open(path, os.O_RDONLY, cwd)
         try:
             st = os.fstat(fd)
@@ -637,10 +667,14 @@ class DeviceFS:
         `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it. ENOSPC when the
         copy would take more than the space left (as from an endless device node)."""
         node = self.normalize(src, cwd)
-        if node in DEVICE_NODES:  # what a read of the node gives: nothing, or more than fits
+        if node in DEVICE_NODES or node in self.virtual:  # what a read of it gives, or more than fits
             if node in ENDLESS_NODES:
                 raise no_space(dst)
-            self.close(self.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, cwd))
+            fd = self.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, cwd)
+            try:
+                self.write(fd, self.virtual[node]() if node in self.virtual else b"")
+            finally:
+                self.close(fd)
             return
         with self.locate(src, cwd) as s:
             self.check(s.path, "r", src)
