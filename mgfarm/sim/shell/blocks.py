@@ -1,8 +1,8 @@
 """Size and block commands as Android 13's toybox (0.8.6) prints them: dd, du and truncate.
 
-`dd` reads /dev/zero, /dev/urandom and /dev/random and writes /dev/null, the devices scripts use it
-with; everything else goes through the shell's view of the device's files (`inv.fs`), every byte
-counted against the data partition, a piece at a time so that other devices keep running.
+Files go through the shell's view of the device's files (`inv.fs`: its device nodes included, so
+`dd if=/dev/zero` and `of=/dev/null` work as on a device), every byte counted against the data
+partition, a piece at a time so that other devices keep running.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ HR_SPACE, HR_B = 1, 2  # toybox's human_readable styles: a space before the unit
 # (x1024^n, or x1000^n with a following d).
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([cwbkmgtpeCWBKMGTPE]?)([dD]?)\s*")
 SUFFIXES = "cwbkmgtpe"
-DEVICES_IN = ("/dev/zero", "/dev/urandom", "/dev/random", "/dev/null")
 DD_FLAGS = {
     "conv": {"fsync", "noerror", "notrunc", "sync"},
     "iflag": {"count_bytes", "skip_bytes"},
@@ -91,23 +90,16 @@ class Records:
 
 
 class Source:
-    """dd's input: a device file, stdin, or a file of the device opened for reading."""
+    """dd's input: stdin, or a file (or device node) of the device opened for reading."""
 
     def __init__(self, inv: Invocation, name: str | None) -> None:
         self.name = name or "stdin"
         self.fd = -1
         self.stdin: bytes | None = None
-        self.special = name if name in DEVICES_IN else None
-        if name is not None and self.special is None:
+        if name is not None:
             self.fd = fs_call(name, inv.fs.open, name, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
 
     async def read(self, inv: Invocation, size: int) -> bytes:
-        if self.special == "/dev/zero":
-            return bytes(size)
-        if self.special in ("/dev/urandom", "/dev/random"):
-            return os.urandom(size)
-        if self.special == "/dev/null":
-            return b""
         if self.fd < 0:
             if self.stdin is None:
                 self.stdin = await inv.io.stdin.read()
@@ -120,12 +112,10 @@ class Source:
 
     async def skip(self, inv: Invocation, count: int) -> bool:
         """Skip `count` bytes; False when the input ends first (dd's "Can't skip")."""
-        if self.special is not None:
-            return self.special != "/dev/null"
         if self.fd >= 0:
-            size = os.fstat(self.fd).st_size
-            os.lseek(self.fd, count, os.SEEK_CUR)
-            return count <= size
+            st = os.fstat(self.fd)
+            os.lseek(self.fd, count, os.SEEK_CUR)  # a device node seeks anywhere
+            return count <= st.st_size or not statmod.S_ISREG(st.st_mode)
         if self.stdin is None:
             self.stdin = await inv.io.stdin.read()
         ended = count > len(self.stdin)
@@ -190,7 +180,7 @@ async def _copy(
     out_name = names.get("of")
     fd = -1
     try:
-        if out_name is not None and out_name != "/dev/null":
+        if out_name is not None:
             trunc = "notrunc" not in flags["conv"] and not sizes["seek"]
             mode = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if trunc else 0)
             fd = fs_call(out_name, inv.fs.open, out_name, mode, inv.cwd)
@@ -250,7 +240,7 @@ async def _write(inv: Invocation, fd: int, name: str | None, data: bytes) -> Non
     if name is None:
         inv.out(data)
         await inv.io.stdout.maybe_flush()
-    elif fd >= 0:
+    else:
         try:
             inv.fs.write(fd, data)
         except OSError as exc:

@@ -455,6 +455,9 @@ async def mktemp(inv: Invocation) -> int:
         where = tmpdir
     where = where or "/tmp"
     template = names[0] if names else "tmp.XXXXXXXXXX"
+    if template.startswith("/") and folder:
+        inv.err("mktemp: -p + /template\n")
+        return 1
     if names and folder is None and "t" not in flags:
         where = ""  # a TEMPLATE is a path of its own unless -p or -t says where
     path = f"{where}/{template}" if where else template

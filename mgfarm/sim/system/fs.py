@@ -88,10 +88,10 @@ WRITABLE = ("/data/", "/storage/emulated/", "/dev/", "/cache/")
 SHELL_WRITABLE = ("/data/local/tmp/", "/storage/emulated/")
 # Folders of /data the shell user may pass through (their x bit) but not list: /data, /data/data and
 # the like are drwxrwx--x. Apps' own folders (0700), /data/system and the rest of /data are EACCES.
-# Shared storage is MediaProvider's FUSE mount: its FuseDaemon has no symlink (or link) operation, so
-# a link cannot be made there (ENOSYS), by root either, nor moved or copied in from /data.
-SHARED_STORAGE = "/storage/emulated/"
 PASS_THROUGH = frozenset({"/data", "/data/local", "/data/data", "/data/user", "/data/user/0", "/data/app"})
+# Shared storage is MediaProvider's FUSE mount: its FuseDaemon has no symlink (or link) operation, so
+# a shell cannot make a link there (ENOSYS), as root either, nor move or copy one in from /data.
+SHARED_STORAGE = "/storage/emulated/"
 
 
 def shell_may_read(path: str) -> bool:
@@ -467,8 +467,10 @@ class DeviceFS:
         data = self.virtual[path]()
         assert len(data) < 32768, "more than a pipe holds"
         read, write = os.pipe2(os.O_CLOEXEC)
-        with contextlib.closing(os.fdopen(write, "wb", buffering=0)) as sink:
-            sink.write(data)
+        try:
+            _write_all(write, data)
+        finally:
+            os.close(write)
         return read
 
     def close(self, fd: int) -> None:
