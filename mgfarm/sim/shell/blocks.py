@@ -13,8 +13,9 @@ import re
 import stat as statmod
 import time
 
-from mgfarm.sim.shell.files import CommandError, fs_call, report, split_flags
+from mgfarm.sim.shell.files import CommandError, command_error, fs_call, report, split_flags
 from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.system.fs import PathEscapeError
 
 PIECE = 1 << 20  # bytes read, written or made between two turns of the event loop
 HR_SPACE, HR_B = 1, 2  # toybox's human_readable styles: a space before the unit, "B" for bytes
@@ -273,26 +274,28 @@ async def du(inv: Invocation) -> int:
     status = 0
     follow = bool(flags & {"H", "L"})
     for path in paths or ["."]:
-        try:
-            walked = fs_call(path, lambda p=path: list(inv.fs.walk(p, inv.cwd, follow, True)))
-        except CommandError as exc:
-            status = report(inv, exc)
-            continue
         sums: dict[int, int] = {}  # depth -> size of what was walked below the folder being summed
-        for n, entry in enumerate(walked):
-            if entry.denied:
-                inv.err(f"du: {entry.path}: Permission denied\n")
-                status = 1
-            size = entry.st.st_size if "b" in flags else entry.st.st_blocks * 512
-            is_dir = statmod.S_ISDIR(entry.st.st_mode)
-            if is_dir:
-                size += sums.pop(entry.depth + 1, 0)
-            sums[entry.depth] = sums.get(entry.depth, 0) + size
-            shown = entry.depth == 0 or ("s" not in flags and (is_dir or "a" in flags))
-            if shown and (depth < 0 or entry.depth <= depth):
-                inv.out(f"{_du_size(size, flags)}\t{entry.path}\n")
-            if n % 256 == 0:
-                await asyncio.sleep(0)
+        try:
+            # Walked lazily, the event loop turning every 256 entries (as find's): a huge tree never
+            # holds the other devices.
+            for n, entry in enumerate(inv.fs.walk(path, inv.cwd, follow, True)):
+                if entry.denied:
+                    inv.err(f"du: {entry.path}: Permission denied\n")
+                    status = 1
+                size = entry.st.st_size if "b" in flags else entry.st.st_blocks * 512
+                is_dir = statmod.S_ISDIR(entry.st.st_mode)
+                if is_dir:
+                    size += sums.pop(entry.depth + 1, 0)
+                sums[entry.depth] = sums.get(entry.depth, 0) + size
+                shown = entry.depth == 0 or ("s" not in flags and (is_dir or "a" in flags))
+                if shown and (depth < 0 or entry.depth <= depth):
+                    inv.out(f"{_du_size(size, flags)}\t{entry.path}\n")
+                if n % 256 == 0:
+                    await inv.io.stdout.maybe_flush()
+                    await asyncio.sleep(0)
+        except (OSError, PathEscapeError) as exc:
+            status = report(inv, command_error(path, exc))
+            continue
         total += sums.get(0, 0)
     if "c" in flags:
         inv.out(f"{_du_size(total, flags)}\ttotal\n")

@@ -58,12 +58,17 @@ def fs_call(path: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)`, a filesystem call for operand `path`, its failure as a CommandError."""
     try:
         return fn(*args, **kwargs)
-    except PathEscapeError as exc:
-        raise CommandError(f"{path}: Permission denied") from exc
-    except AccessDenied as exc:  # names the operand refused (cp's destination, not its source)
-        raise CommandError(f"{exc.filename}: {exc.strerror}") from exc
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror or exc}") from exc
+    except (OSError, PathEscapeError) as exc:
+        raise command_error(path, exc) from exc
+
+
+def command_error(path: str, exc: OSError | PathEscapeError) -> CommandError:
+    """A failed filesystem call for operand `path` as a command reports it."""
+    if isinstance(exc, PathEscapeError):
+        return CommandError(f"{path}: Permission denied")
+    if isinstance(exc, AccessDenied):  # names the operand refused (cp's destination, not its source)
+        return CommandError(f"{exc.filename}: {exc.strerror}")
+    return CommandError(f"{path}: {exc.strerror or exc}")
 
 
 def host_path(inv: Invocation, path: str) -> Path:
