@@ -4,22 +4,12 @@ and `su` (the image's, which lets the shell user in) runs as whoever it names.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from tests.unit.shellkit import ShellDevice
 
 SETTINGS_DB = "/data/data/com.android.providers.settings/databases/settings.db"
 CONTACTS_DB = "/data/data/com.android.providers.contacts/databases/contacts2.db"
-
-
-@pytest.fixture
-def sh(tmp_path: Path) -> Iterator[ShellDevice]:
-    device = ShellDevice(tmp_path)
-    yield device
-    device.close()
 
 
 def unrooted(sh: ShellDevice) -> ShellDevice:

@@ -3,19 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from tests.unit.shellkit import ShellDevice
-
-
-@pytest.fixture
-def sh(tmp_path: Path) -> Iterator[ShellDevice]:
-    dev = ShellDevice(tmp_path)
-    yield dev
-    dev.close()
 
 
 def test_proc_files_read_as_the_kernel_writes_them(sh: ShellDevice) -> None:
