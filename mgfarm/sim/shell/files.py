@@ -74,12 +74,7 @@ def command_error(path: str, exc: OSError | PathEscapeError) -> CommandError:
 def host_path(inv: Invocation, path: str) -> Path:
     """The host path of an operand, every device link resolved (for code that needs a path; prefer
     the `inv.fs` calls, which work on descriptors). No device link resolves on the host."""
-    try:
-        return inv.fs.host(path, inv.cwd)
-    except PathEscapeError as exc:
-        raise CommandError(f"{path}: Permission denied") from exc
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror or exc}") from exc
+    return fs_call(path, inv.fs.host, path, inv.cwd)
 
 
 def device_path(inv: Invocation, path: str) -> str:
@@ -108,12 +103,12 @@ async def read_input(inv: Invocation, path: str) -> bytes:
             inv.fs.close(fd)
     try:
         return inv.fs.read_bytes(path, inv.cwd, MAX_INPUT)
-    except PathEscapeError as exc:
-        raise CommandError(f"{path}: Permission denied") from exc
     except OSError as exc:
         if exc.errno == 27:  # EFBIG
             raise CommandError(f"{path}: larger than 64 MiB, too big for this command") from exc
-        raise CommandError(f"{path}: {exc.strerror}") from exc
+        raise command_error(path, exc) from exc
+    except PathEscapeError as exc:
+        raise command_error(path, exc) from exc
 
 
 def report(inv: Invocation, exc: CommandError | OSError) -> int:
@@ -388,7 +383,7 @@ async def rm(inv: Invocation) -> int:
                 try:
                     fs.lstat(path, inv.cwd)
                 except AccessDenied as exc:  # not missing but out of reach: -f does not hide that
-                    raise CommandError(f"{path}: {exc.strerror}") from exc
+                    raise command_error(path, exc) from exc
                 except (OSError, PathEscapeError):
                     pass
                 if not force:
@@ -488,9 +483,8 @@ async def mktemp(inv: Invocation) -> int:
             continue
         except (OSError, PathEscapeError) as exc:
             if "q" not in flags:
-                reason = exc.strerror if isinstance(exc, OSError) else "Permission denied"
                 kind_made = "directory" if "d" in flags else "file"
-                inv.err(f"mktemp: Failed to create {kind_made} {path}: {reason}\n")
+                inv.err(f"mktemp: Failed to create {kind_made} {command_error(path, exc)}\n")
             return 1
     inv.out(path + "\n")
     return 0
