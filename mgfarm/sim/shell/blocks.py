@@ -13,7 +13,7 @@ import re
 import stat as statmod
 import time
 
-from mgfarm.sim.shell.files import CommandError, command_error, fs_call, report, split_flags
+from mgfarm.sim.shell.files import CommandError, command_error, fs_call, report, split_flags, take_value
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.fs import PathEscapeError
 
@@ -257,18 +257,15 @@ async def du(inv: Invocation) -> int:
     under each FILE, children before their folder, in KiB by default."""
     args = list(inv.argv[1:])
     depth = -1
-    for i, arg in enumerate(args):
-        if arg.startswith("-d"):
-            value = arg[2:] or (args[i + 1] if i + 1 < len(args) else "")
-            del args[i : i + (1 if arg[2:] else 2)]
-            try:
-                depth = atolx(value)
-            except CommandError:
-                depth = -1
-            if depth < 0:
-                inv.err(f"du: -d needs a number of 0 or more, not '{value}'\n")
-                return 1
-            break
+    value = take_value(args, "-d")
+    if value is not None:
+        try:
+            depth = atolx(value)
+        except CommandError:
+            depth = -1
+        if depth < 0:
+            inv.err(f"du: -d needs a number of 0 or more, not '{value}'\n")
+            return 1
     flags, paths = split_flags(args, "abchkKmsxHLl")
     total = 0
     status = 0

@@ -54,6 +54,18 @@ def split_flags(argv: list[str], known: str) -> tuple[set[str], list[str]]:
     return flags, rest
 
 
+def take_value(args: list[str], option: str) -> str | None:
+    """Remove the first `option` and its value from `args`, toybox-style: `-w 0` or `-w0`. Its value
+    ("" when nothing follows it), or None when `args` does not hold it."""
+    for i, arg in enumerate(args):
+        if arg.startswith(option):
+            attached = arg[len(option) :]
+            value = attached or (args[i + 1] if i + 1 < len(args) else "")
+            del args[i : i + (1 if attached else 2)]
+            return value
+    return None
+
+
 def fs_call(path: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)`, a filesystem call for operand `path`, its failure as a CommandError."""
     try:

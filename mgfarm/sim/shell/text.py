@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 import stat as statmod
 
-from mgfarm.sim.shell.files import CommandError, each_input, fs_call, read_input, report, split_flags
+from mgfarm.sim.shell.files import (
+    CommandError,
+    each_input,
+    fs_call,
+    read_input,
+    report,
+    split_flags,
+    take_value,
+)
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.shell.safe_regex import (
     BoundedPattern,
@@ -604,15 +612,12 @@ async def base64_(inv: Invocation) -> int:
     those), ignoring newlines."""
     args = list(inv.argv[1:])
     width = 76
-    for i, arg in enumerate(args):
-        if arg.startswith("-w"):
-            value = arg[2:] or (args[i + 1] if i + 1 < len(args) else "")
-            del args[i : i + (1 if arg[2:] else 2)]
-            if not is_number(value):
-                inv.err(f"base64: -w needs a number of 0 or more, not '{value}'\n")
-                return 1
-            width = int(value)
-            break
+    value = take_value(args, "-w")
+    if value is not None:
+        if not is_number(value):
+            inv.err(f"base64: -w needs a number of 0 or more, not '{value}'\n")
+            return 1
+        width = int(value)
     flags, files = split_flags(args, "di")
     status = 0
     async for _, data in each_input(inv, files):
