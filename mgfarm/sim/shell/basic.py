@@ -11,6 +11,7 @@ import stat
 from collections.abc import Iterator
 
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
+from mgfarm.sim.shell.system import DURATION_UNITS
 from mgfarm.sim.system.fs import ROOT, SHELL, USER_NAMES, PathEscapeError
 
 ESCAPES = {
@@ -254,7 +255,7 @@ async def sleep(inv: Invocation) -> int:
         if m is None:
             inv.err(f"sleep: invalid number '{arg}'\n")
             return 1
-        total += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+        total += float(m.group(1)) * DURATION_UNITS[m.group(2)]
     await inv.io.stdout.flush()
     await asyncio.sleep(total)
     return 0

@@ -16,6 +16,7 @@ DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
 # Linux's signal numbers for the names `timeout -s` takes
 SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12, "ALRM": 14, "TERM": 15}
 CHILD_PID = 4244  # what `timeout -v` names as the command's pid
+DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}  # seconds a unit of sleep and timeout
 
 
 def local_zone(inv: Invocation, utc: bool) -> dt.tzinfo:
@@ -379,7 +380,7 @@ def parse_duration(text: str) -> float:
     if not text or not (text[0].isdigit() or text[0] == ".") or m is None:
         raise ValueError(f"Not a number '{text}'")
     whole, frac, suffix = m.group(1), m.group(2) or "", m.group(3)
-    if suffix and (len(suffix) > 1 or suffix not in "smhd"):
+    if suffix not in DURATION_UNITS:
         raise ValueError(f"Unknown suffix '{suffix}'")
     value = float(f"{whole or 0}.{frac or 0}")
-    return value * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[suffix]
+    return value * DURATION_UNITS[suffix]
