@@ -22,7 +22,8 @@ WORDS = (
     "broadcast tap swipe text keyevent size density reset dump 1x2 x %s +%s @1 com.android.settings "
     "com.android.settings/.Settings enable disable set path clear install uninstall grant name value ' = * "
     "-name -type f -maxdepth -exec {} ; window activity display battery package top "
-    "bs=1k count=2 skip=1 seek=1 of=/sdcard/x if=/sdcard/x status=none conv=notrunc 5k +1 0.1 1m -w -u"
+    "bs=1k count=2 skip=1 seek=1 of=/sdcard/x if=/sdcard/x status=none conv=notrunc 5k +1 0.1 1m -w -u "
+    "-9 -KILL -STOP -L -P 4242 900 -- -lf"
 )
 VOCAB = [*WORDS.split(" "), "select 1", "create table"]
 

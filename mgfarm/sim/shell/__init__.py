@@ -21,6 +21,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     pm_cmd,
     service_cmd,
     settings_cmd,
+    signals,
     system,
     text,
     ui_cmd,

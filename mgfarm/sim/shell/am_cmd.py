@@ -8,6 +8,7 @@ from typing import Any
 from mgfarm.sim.shell.ime_cmd import RESULT_NONE, adb_keyboard_broadcast
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system import a11y
+from mgfarm.sim.system.activities import LAUNCHER
 
 # Options taking one value that `am start` accepts and the simulator does not use.
 IGNORED_WITH_VALUE = {
@@ -176,12 +177,24 @@ async def run_am(inv: Invocation, args: list[str]) -> int:
     verb, rest = args[0], args[1:]
     if verb in ("start", "start-activity"):
         return await start(inv, rest)
+    activities = inv.device.services.activities
     if verb in ("force-stop", "kill", "stop-app"):
         words = [a for a in rest if not a.startswith("-")]
         if "--user" in rest and words:
             words = words[1:]
-        if words:
-            inv.device.services.activities.force_stop(words[0])
+        if words and verb == "kill":
+            # only a process in the background: the app on screen is left running, as ActivityManager does
+            resumed = activities.resumed()
+            if resumed is None or resumed[0] != words[0]:
+                activities.kill_process(words[0])
+        elif words:
+            activities.force_stop(words[0])
+        return 0
+    if verb == "kill-all":  # every cached process: the apps in the background, not home
+        front = activities.resumed()
+        for package in activities.running():
+            if package != LAUNCHER and (front is None or package != front[0]):
+                activities.kill_process(package)
         return 0
     if verb == "broadcast":
         try:

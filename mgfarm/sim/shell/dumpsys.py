@@ -97,12 +97,14 @@ SYSTEM_WINDOWS = (
 )
 
 
-def _window_block(number: int, token: str, task_id: int, package: str, kind: str, visible: bool) -> list[str]:
+def _window_block(
+    inv: Invocation, number: int, token: str, task_id: int, package: str, kind: str, visible: bool
+) -> list[str]:
     uid = 1000 if package == "android" else app_uid(package)
     return [
         f"  Window #{number} {token}:",
         f"    mDisplayId=0 rootTaskId={task_id} "
-        f"mSession=Session{{{short_hash(token)} {app_pid(package)}:u0a{uid - 10000}}} "
+        f"mSession=Session{{{short_hash(token)} {app_pid(inv, package)}:u0a{uid - 10000}}} "
         f"mClient=android.os.BinderProxy@{short_hash(token + 'c')}",
         f"    mOwnerUid={uid} showForAllUsers={str(task_id == 1).lower()} package={package} appop=NONE",
         f"    mAttrs={{(0,0)(fillxfill) sim={{adjust=pan}} ty={kind} fmt=TRANSLUCENT}}",
@@ -119,17 +121,20 @@ def windows_section(inv: Invocation) -> str:
     number = 0
     for title, pkg, kind in SYSTEM_WINDOWS:
         visible = ime if kind == "INPUT_METHOD" else kind != "NOTIFICATION_SHADE"
-        lines += _window_block(number, f"Window{{{short_hash(title)} u0 {title}}}", 1, pkg, kind, visible)
+        lines += _window_block(
+            inv, number, f"Window{{{short_hash(title)} u0 {title}}}", 1, pkg, kind, visible
+        )
         number += 1
     front = True
     for task_id, _, records in task_rows(inv):
         for i, (h, pkg, cls) in enumerate(reversed(records)):
             lines += _window_block(
-                number, window_token(h, pkg, cls), task_id, pkg, "BASE_APPLICATION", front and i == 0
+                inv, number, window_token(h, pkg, cls), task_id, pkg, "BASE_APPLICATION", front and i == 0
             )
             number += 1
         front = False
     lines += _window_block(
+        inv,
         number,
         "Window{8c1a6f3 u0 com.android.systemui.wallpapers.ImageWallpaper}",
         1,
@@ -261,7 +266,7 @@ def activity_section(inv: Invocation) -> str:
             lines.append("      launchedFromUid=2000 launchedFromPackage=com.android.shell userId=0")
             lines.append(
                 f"      app=ProcessRecord{{{short_hash(rpkg)} "
-                f"{app_pid(rpkg)}:{rpkg}/u0a{app_uid(rpkg) - 10000}}}"
+                f"{app_pid(inv, rpkg)}:{rpkg}/u0a{app_uid(rpkg) - 10000}}}"
             )
             lines.append(f"      state={'RESUMED' if i == 0 and n == len(records) - 1 else 'STOPPED'}")
         lines.append("")
@@ -317,7 +322,7 @@ def activity_top(inv: Invocation) -> str:
     h, pkg, cls, task_id = top
     return (
         f"TASK {app_uid(pkg)}:{pkg} id={task_id} userId=0\n"
-        f"  ACTIVITY {component(pkg, cls)} {h} pid={app_pid(pkg)}\n"
+        f"  ACTIVITY {component(pkg, cls)} {h} pid={app_pid(inv, pkg)}\n"
     )
 
 

@@ -13,8 +13,6 @@ from mgfarm.sim.system.fs import USER_NAMES
 from mgfarm.sim.system.procfs import CORES, KERNEL_RELEASE, KERNEL_VERSION, uptime_seconds
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
-# Linux's signal numbers for the names `timeout -s` takes
-SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12, "ALRM": 14, "TERM": 15}
 CHILD_PID = 4244  # what `timeout -v` names as the command's pid
 DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}  # seconds a unit of sleep and timeout
 
@@ -159,29 +157,38 @@ def app_uid(package: str) -> int:
     return 10100 + zlib.crc32(package.encode()) % 400
 
 
-def app_pid(package: str) -> int:
-    """A stable pid per app process, so a pid read once still names the app on the next step."""
-    return 2000 + zlib.crc32(package.encode()) % 6000
+def app_pid(inv: Invocation, package: str) -> int:
+    """The pid of an app's process: a system one's from the table, else the activity manager's."""
+    base = next((row[1] for row in BASE_PROCESSES if row[3] == package), None)
+    return base if base is not None else inv.device.services.activities.pid(package)
 
 
 def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
+    """(user, pid, ppid, name) of every process: the system's, then each app with a live process."""
     # adbd drops to the shell user unless `adb root` keeps it root
     adbd = "root" if inv.device.root_adbd else "shell"
     rows = [(adbd, *row[1:]) if row[3] == "adbd" else row for row in BASE_PROCESSES]
-    seen: set[str] = set()
-    for task in inv.device.services.activities.tasks():
-        package = task.package
-        if package and package not in seen:
-            seen.add(package)
-            rows.append((f"u0_a{app_uid(package) - 10000}", app_pid(package), 300, package))
+    activities = inv.device.services.activities
+    for package in activities.running():
+        rows.append((f"u0_a{app_uid(package) - 10000}", activities.pid(package), 300, package))
     return rows
+
+
+# The uids of the users `ps` names; an app's user is u0_aN, uid 10000 + N.
+USER_IDS = {"root": 0, "system": 1000, "radio": 1001, "logd": 1036, "shell": 2000}
+
+
+def user_id(user: str) -> int:
+    if user.startswith("u0_a") and user[4:].isdigit():
+        return 10000 + int(user[4:])
+    return USER_IDS.get(user, -1)
 
 
 def ps_value(field: str, row: tuple[str, int, int, str]) -> str:
     user, pid, ppid, name = row
     values = {
         "USER": user,
-        "UID": str(app_uid(name) if user.startswith("u0_a") else {"root": 0, "system": 1000}.get(user, 1001)),
+        "UID": str(user_id(user)),
         "PID": str(pid),
         "PPID": str(ppid),
         "VSZ": "12000000",
@@ -329,6 +336,7 @@ async def timeout(inv: Invocation) -> int:
     is ended when DURATION (seconds; s m h d suffixes) passes: status 124, or 137 for KILL (128 +
     the signal with --preserve-status). Bad arguments exit 125, as toybox's."""
     from mgfarm.sim.shell.interp import Shell
+    from mgfarm.sim.shell.signals import SIGNALS, signal_number
 
     args = list(inv.argv[1:])
     signal, verbose, preserve = SIGNALS["TERM"], False, False
@@ -338,7 +346,7 @@ async def timeout(inv: Invocation) -> int:
             break
         if opt in ("-s", "--signal") or opt.startswith("--signal="):
             name = opt.partition("=")[2] if "=" in opt else (args.pop(0) if args else "")
-            number = SIGNALS.get(name.upper().removeprefix("SIG")) if not name.isdigit() else int(name)
+            number = signal_number(name)
             if number is None or not 0 < number < 65:
                 inv.err(f"timeout: bad -s: '{name}'\n")
                 return 125

@@ -71,6 +71,11 @@ class ActivityManager:
         self.next_task_id = 1
         self.next_serial = 1
         self.listeners: list[Any] = []  # callables(); told whenever the resumed activity changes
+        # Processes: how often each app's process has ended (its next one has a new pid), and the
+        # apps whose process ended while their task stayed in the background (no process until a
+        # task of theirs comes to the front again).
+        self.deaths: dict[str, int] = {}
+        self.dead: set[str] = set()
 
     # ---- helpers
     def apps(self) -> dict[str, App]:
@@ -82,6 +87,8 @@ class ActivityManager:
         return rec
 
     def _changed(self) -> None:
+        if self.stack:
+            self.dead.discard(self.stack[0].package)  # a task in front runs: its app starts again
         self.device.changed()
         for fn in self.listeners:
             fn()
@@ -185,12 +192,53 @@ class ActivityManager:
             self.device, "I", "ActivityManager", f"Force stopping {package} appid=10100 user=0: from pid 4242"
         )
         self.stack = [t for t in self.stack if t.package != package]
-        app = self.apps().get(package)
-        if app is not None:
-            app.stopped()
+        self._process_ended(package)
         if len(self.stack) != before:
             self._ensure_home()
             self._changed()
+
+    # ---- processes
+    def pid(self, package: str) -> int:
+        """The pid of the app's process: the same while it lives (a pid read once still names the app
+        on the next step), another once it has ended and started again (force-stop, kill)."""
+        life = self.deaths.get(package, 0)
+        return 2000 + (zlib.crc32(package.encode()) + 997 * life) % 6000
+
+    def running(self) -> list[str]:
+        """Apps with a live process, front to back: each with a task but those killed in the background."""
+        seen = dict.fromkeys(t.package for t in self.stack if t.package not in self.dead)
+        return list(seen)
+
+    def kill_process(self, package: str) -> None:
+        """The app's process was killed (a signal, `am kill`). As ActivityManager handles an app's
+        death: the activity on screen had saved no state, so it is removed, and the one below it (if
+        any) starts again in a new process; activities in the background keep their saved state and
+        their app starts again when one of them comes to the front. The home app starts again at once."""
+        if package not in self.running():
+            return
+        log(self.device, "I", "ActivityManager", f"Process {package} (pid {self.pid(package)}) has died")
+        task = self._task_of(package)
+        self._process_ended(package)
+        if task is None:
+            return
+        if task is not self.stack[0]:
+            self.dead.add(package)
+        elif package == LAUNCHER:
+            task.records[0].state.pop("drawer", None)
+            del task.records[1:]
+        else:
+            task.records.pop()
+            if not task.records:
+                self.stack.remove(task)
+                self._ensure_home()
+        self._changed()
+
+    def _process_ended(self, package: str) -> None:
+        self.deaths[package] = self.deaths.get(package, 0) + 1
+        self.dead.discard(package)
+        app = self.apps().get(package)
+        if app is not None:
+            app.stopped()
 
     def remove_task(self, task_id: int) -> bool:
         """`am stack remove ID`: the task and its activities go; the home task cannot be removed."""
@@ -266,6 +314,8 @@ class ActivityManager:
         return {
             "next_task_id": self.next_task_id,
             "next_serial": self.next_serial,
+            "deaths": dict(self.deaths),
+            "dead": sorted(self.dead),
             "tasks": [
                 {"task_id": t.task_id, "package": t.package, "records": [asdict(r) for r in t.records]}
                 for t in self.stack
@@ -275,6 +325,8 @@ class ActivityManager:
     def import_state(self, state: dict[str, Any]) -> None:
         self.next_task_id = int(state.get("next_task_id", 1))
         self.next_serial = int(state.get("next_serial", 1))
+        self.deaths = {str(k): int(v) for k, v in state.get("deaths", {}).items()}
+        self.dead = {str(p) for p in state.get("dead", [])}
         self.stack = [
             Task(int(t["task_id"]), str(t["package"]), [ActivityRecord(**r) for r in t["records"]])
             for t in state.get("tasks", [])
