@@ -78,7 +78,7 @@ def canary(tmp_path: Path) -> Canary:
 
 def plant_host_link(sh: ShellDevice, device_path: str, host_target: Path) -> None:
     """A symlink to a host path placed in the root from outside: the worst state an old bug left."""
-    link = sh.device.fs.root / device_path.lstrip("/")
+    link = sh.device.fs.host(device_path)  # /sdcard/x is shared storage's: /sdcard is a device link
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(host_target)
 

@@ -34,11 +34,11 @@ def test_links_resolve_like_chroot(fs: DeviceFS, tmp_path: Path) -> None:
     fs.symlink(str(tmp_path), "/sdcard/host")  # a host path is just a device path
     assert fs.read_bytes("/sdcard/abs/hosts") == b"device hosts"
     assert fs.read_bytes("/sdcard/rel/hosts") == b"device hosts"
-    assert fs.canonical("/sdcard/rel/hosts") == "/etc/hosts"
+    assert fs.canonical("/sdcard/rel/hosts") == "/system/etc/hosts"  # /etc is a link to it
     assert fs.readlink("/sdcard/rel") == "../../../../../../../../etc"
     with pytest.raises(FileNotFoundError):
         fs.read_bytes("/sdcard/host/root/etc/hosts")
-    assert fs.host("/sdcard/abs/hosts") == fs.root / "etc/hosts"
+    assert fs.host("/sdcard/abs/hosts") == fs.root / "system/etc/hosts"
 
 
 def test_host_links_dangle_and_the_reserved_name_is_refused(fs: DeviceFS) -> None:

@@ -90,7 +90,7 @@ def test_sh_c_and_exit(sh: ShellDevice) -> None:
 
 def test_subshell_keeps_cwd_and_vars_local(sh: ShellDevice) -> None:
     r = sh.run("X=1; (cd /sdcard; X=2; pwd); pwd; echo $X")
-    assert r.text == "/storage/emulated/0\n/\n1\n"
+    assert r.text == "/sdcard\n/\n1\n"
 
 
 def test_command_substitution(sh: ShellDevice) -> None:
@@ -135,7 +135,7 @@ def test_read_source_exec_and_command_builtins(sh: ShellDevice) -> None:
     r = sh.run('while read x rest; do echo "[$x][$rest]"; done < /sdcard/in')
     assert r.text == "[a][b c]\n[d][e]\n"
     sh.run("echo 'X=5; cd /sdcard' > /sdcard/s.sh")
-    assert sh.run(". /sdcard/s.sh; echo $X; pwd").text == "5\n/storage/emulated/0\n"
+    assert sh.run(". /sdcard/s.sh; echo $X; pwd").text == "5\n/sdcard\n"
     assert sh.run("exec echo hi; echo never").text == "hi\n"
     r = sh.run("command -v ls cd nope; echo $?")
     assert r.text == "/system/bin/ls\ncd\n1\n"
@@ -260,7 +260,7 @@ def test_session_keeps_cwd_variables_and_status_between_lines(sh: ShellDevice) -
         return bytes(io.stdout.collected).decode()
 
     line("cd /sdcard; X=7; false")
-    assert line("echo $?; pwd; echo $X") == "1\n/storage/emulated/0\n7\n"
+    assert line("echo $?; pwd; echo $X") == "1\n/sdcard\n7\n"
     assert not session.exited
     line("exit 3")
     assert session.exited and session.status == 3

@@ -26,3 +26,22 @@ def test_proc_is_read_only_and_copies_as_text(sh: ShellDevice) -> None:
     assert sh.run("cp /proc/version /sdcard/v && cat /sdcard/v").text == sh.run("cat /proc/version").text
     sh.device.root_adbd = False  # the shell user reads them too
     assert sh.run("head -c 13 /proc/version").text == "Linux version"
+
+
+def test_free_reports_what_meminfo_holds_in_bytes_or_units(sh: ShellDevice) -> None:
+    kb = {line.split(":")[0]: int(line.split()[1]) for line in sh.run("cat /proc/meminfo").text.splitlines()}
+    lines = sh.run("free").text.splitlines()
+    assert lines[0] == "\t\ttotal        used        free      shared     buffers"
+    total, used, free, shared, buffers = (int(n) for n in lines[1].split()[1:])
+    assert (total, free, shared, buffers) == (
+        kb["MemTotal"] * 1024,
+        kb["MemFree"] * 1024,
+        kb["Shmem"] * 1024,
+        kb["Buffers"] * 1024,
+    )
+    assert used == total - free
+    assert lines[3].split()[1:] == [str(kb["SwapTotal"] * 1024), "0", str(kb["SwapFree"] * 1024)]
+    assert sh.run("free -m").text.splitlines()[1].split()[1] == str(kb["MemTotal"] // 1024)
+    assert sh.run("free -h").text.splitlines()[1].split()[1] == "1.9G"
+    r = sh.run("free -x")
+    assert (r.status, r.error) == (1, "free: Unknown option 'x' (see \"free --help\")\n")

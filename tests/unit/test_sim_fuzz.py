@@ -30,7 +30,7 @@ def tree(root: Path) -> list[tuple[str, int]]:
     for dirpath, _dirs, files in os.walk(root):
         for name in files:
             path = Path(dirpath) / name
-            found.append((str(path.relative_to(root)), path.stat().st_size))
+            found.append((str(path.relative_to(root)), path.lstat().st_size))
     return sorted(found)
 
 

@@ -1,4 +1,4 @@
-"""Size and block commands as Android 13's toybox (0.8.6) prints them: dd, du and truncate.
+"""Size and block commands as Android 13's toybox (0.8.6) prints them: dd, du, truncate and free.
 
 Files go through the shell's view of the device's files (`inv.fs`: its device nodes included, so
 `dd if=/dev/zero` and `of=/dev/null` work as on a device), every byte counted against the data
@@ -16,6 +16,7 @@ import time
 from mgfarm.sim.shell.files import CommandError, command_error, fs_call, report, split_flags, take_value
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.fs import PathEscapeError
+from mgfarm.sim.system.procfs import MEMINFO
 
 PIECE = 1 << 20  # bytes read, written or made between two turns of the event loop
 HR_SPACE, HR_B = 1, 2  # toybox's human_readable styles: a space before the unit, "B" for bytes
@@ -367,3 +368,30 @@ def _new_size(size: int, mode: int, amount: int) -> int | None:
     if amount <= 0:
         raise OSError(22, "Invalid argument")
     return (size + (mode - 4) * (amount - 1)) // amount * amount
+
+
+@command("free")
+async def free(inv: Invocation) -> int:
+    """toybox's `free [-bkmgh]`: the memory /proc/meminfo reports, as sysinfo(2) gives it, in bytes."""
+    units = {"b": 0, "k": 10, "m": 20, "g": 30}
+    letters = "".join(a[1:] for a in inv.argv[1:] if a.startswith("-"))
+    bad = next((c for c in letters if c not in "bkmgh"), None)
+    if bad is not None or any(not a.startswith("-") for a in inv.argv[1:]):
+        inv.err(f"free: Unknown option '{bad}' (see \"free --help\")\n" if bad else "free: Max 0 arguments\n")
+        return 1
+    shift = next((units[c] for c in "bkmg" if c in letters), 0)
+    kb = dict(MEMINFO)
+
+    def show(kib: int) -> str:
+        return human_readable(kib * 1024) if "h" in letters else str((kib * 1024) >> shift)
+
+    total, idle, shared, buffers = kb["MemTotal"], kb["MemFree"], kb["Shmem"], kb["Buffers"]
+    swap, swap_free = kb["SwapTotal"], kb["SwapFree"]
+    inv.out(
+        "\t\ttotal        used        free      shared     buffers\n"
+        f"Mem:{show(total):>17}{show(total - idle):>12}{show(idle):>12}"
+        f"{show(shared):>12}{show(buffers):>12}\n"
+        f"-/+ buffers/cache:{show(total - idle - buffers):>15}{show(idle + buffers):>12}\n"
+        f"Swap:{show(swap):>16}{show(swap - swap_free):>12}{show(swap_free):>12}\n"
+    )
+    return 0

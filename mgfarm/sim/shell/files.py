@@ -26,7 +26,16 @@ from mgfarm.sim.shell.interp import PIPE_LIMIT
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
 from mgfarm.sim.shell.system import local_zone, parse_date
-from mgfarm.sim.system.fs import ENDLESS_NODES, AccessDenied, Entry, PathEscapeError, access_ns, change_ns
+from mgfarm.sim.system.fs import (
+    ENDLESS_NODES,
+    SKELETON_LINKS,
+    AccessDenied,
+    DeviceFS,
+    Entry,
+    PathEscapeError,
+    access_ns,
+    change_ns,
+)
 
 T = TypeVar("T")
 YIELD_EVERY = 256  # entries a walk handles between two turns of the event loop
@@ -90,7 +99,8 @@ def host_path(inv: Invocation, path: str) -> Path:
 
 
 def device_path(inv: Invocation, path: str) -> str:
-    return inv.fs.normalize(path, inv.cwd)
+    """An operand as an absolute device path, as typed: /sdcard stays /sdcard (the calls resolve it)."""
+    return inv.fs.normalize(path, inv.cwd, aliases=False)
 
 
 def kind(inv: Invocation, path: str, follow: bool = True) -> int | None:
@@ -177,7 +187,9 @@ def mode_string(st: os.stat_result) -> str:
 
 
 def owner(path: str) -> tuple[str, str]:
-    if path.startswith("/storage") or path.startswith("/sdcard"):
+    if path in SKELETON_LINKS:
+        return "root", "root"
+    if DeviceFS.normalize(path).startswith("/storage/emulated"):
         return "root", "sdcard_rw"
     if path.startswith("/data/local/tmp"):
         return "shell", "shell"
@@ -338,12 +350,12 @@ async def ls(inv: Invocation) -> int:
     for path in paths or ["."]:
         dev = device_path(inv, path)
         try:
-            st = fs.lstat(dev)
+            st = fs.lstat(path, inv.cwd)  # a trailing slash follows a link, as the kernel's lookup
             # An operand that is a link to a folder lists the folder, unless -l or -d shows the link.
             if statmod.S_ISLNK(st.st_mode) and not opts.long and "d" not in opts.flags:
                 st = fs.stat(dev)
-        except (OSError, PathEscapeError):
-            inv.err(f"ls: {path}: No such file or directory\n")
+        except (OSError, PathEscapeError) as exc:
+            inv.err(f"ls: {path}: {getattr(exc, 'strerror', None) or 'No such file or directory'}\n")
             status = 1
             continue
         if statmod.S_ISDIR(st.st_mode) and "d" not in opts.flags:
@@ -745,7 +757,7 @@ async def chmod(inv: Invocation) -> int:
                 walked = fs_call(path, lambda p=path: list(fs.walk(p, inv.cwd)))
                 entries = [e.path for e in walked if not statmod.S_ISLNK(e.st.st_mode)]
             for each in entries:
-                fs_call(each, fs.access, each, "w", inv.cwd)
+                fs_call(each, fs.access, each, "w", inv.cwd, follow=True)  # chmod(2) follows a link
                 fd = fs_call(each, fs.open, each, os.O_RDONLY | os.O_NONBLOCK, inv.cwd)
                 try:
                     st = os.fstat(fd)
@@ -901,6 +913,8 @@ class FindParser:
 def parse_find(args: list[str]) -> FindQuery:
     args = list(args)
     paths: list[str] = []
+    while args and args[0] in ("-H", "-L"):  # before the paths: follow the links named (-H) or all
+        args.pop(0)
     while args and (not args[0].startswith("-") or args[0] == "-") and args[0] not in ("(", "!"):
         paths.append(args.pop(0))
     query = FindQuery(paths or ["."], None)
@@ -1061,7 +1075,7 @@ async def find(inv: Invocation) -> int:
         return report(inv, exc)
     run = FindRun(inv, query, inv.device.services.clock.now())
     fs = inv.fs
-    follow = "-L" in inv.argv[1:] or "-follow" in inv.argv[1:]
+    follow = bool({"-H", "-L", "-follow"} & set(inv.argv[1:]))  # the sim's walk enters no link below
     seen = 0
     for path in query.paths:
         try:

@@ -609,7 +609,7 @@ def _command_name(name: str) -> str:
 
 async def _cd(sh: Shell, argv: list[str], io: ShellIO) -> int:
     target = argv[1] if len(argv) > 1 else sh.env.get("HOME", "/")
-    path = sh.fs.normalize(target, sh.cwd)
+    path = sh.fs.normalize(target, sh.cwd, aliases=False)  # the logical path: `cd /sdcard; pwd`
     if not sh.fs.is_dir(path):
         io.stderr.write(f"{SH}: cd: {path}: No such file or directory\n")
         await io.stderr.flush()

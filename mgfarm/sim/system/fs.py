@@ -28,13 +28,14 @@ from pathlib import Path
 
 from mgfarm.sim.system.space import BLOCK, DEFAULT_STORAGE, Space, no_space
 
-# Folders every device has, as on a stock emulator image.
+# Folders every device has, as on a stock emulator image (`ls /` on the pinned Android 13 one).
 SKELETON = (
     "data/data",
     "data/app",
     "data/local/tmp",
     "data/system",
     "data/misc",
+    "data/user",
     "storage/emulated/0/DCIM",
     "storage/emulated/0/Pictures",
     "storage/emulated/0/Download",
@@ -42,17 +43,43 @@ SKELETON = (
     "storage/emulated/0/Music",
     "storage/emulated/0/Movies",
     "storage/emulated/0/Alarms",
+    "storage/self",
+    "mnt/user/0",
     "system/bin",
+    "system/etc",
     "system/app",
     "system/priv-app",
-    "proc",
-    "dev",
-    "etc",
+    "system_ext",
+    "product",
     "vendor",
+    "odm",
+    "apex",
+    "acct",
+    "config",
+    "metadata",
+    "linkerconfig",
+    "proc",
+    "sys/kernel",
+    "dev",
     "cache",
 )
+# Its links (init.rc and vold make them): device path -> target. /sdcard reaches shared storage
+# through two of them, and /data/user/0 is the primary user's /data/data.
+SKELETON_LINKS = {
+    "/sdcard": "/storage/self/primary",
+    "/storage/self/primary": "/mnt/user/0/primary",
+    "/mnt/user/0/primary": "/storage/emulated/0",
+    "/data/user/0": "/data/data",
+    "/etc": "/system/etc",
+    "/bin": "/system/bin",
+    "/d": "/sys/kernel/debug",
+}
+# Files of the system image tools read.
+SKELETON_FILES = {"/system/etc/hosts": b"127.0.0.1       localhost\n::1             ip6-localhost\n"}
 
-# Android's own aliases, resolved before mapping so that `/sdcard/x` and `/storage/emulated/0/x` are one file.
+# Android's own aliases, resolved before mapping so that `/sdcard/x` and `/storage/emulated/0/x` are
+# one file without walking the links above each time. A path that names one of those links itself is
+# the link when not followed (`ls -l /sdcard`, `readlink`, `find /sdcard` as toybox's, which stays on it).
 ALIASES = {
     "/sdcard": "/storage/emulated/0",
     "/storage/self/primary": "/storage/emulated/0",
@@ -70,6 +97,18 @@ DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 WRITE_MODES = os.O_WRONLY | os.O_RDWR
+# os.stat_result's fields after the ten of its tuple, in the order its constructor takes them.
+STAT_EXTRA = (
+    "st_atime",
+    "st_mtime",
+    "st_ctime",
+    "st_atime_ns",
+    "st_mtime_ns",
+    "st_ctime_ns",
+    "st_blksize",
+    "st_blocks",
+    "st_rdev",
+)
 
 # Device nodes a shell reads and writes as on a device, through the host's own (which a confined
 # worker may open): /dev/zero reads zeros, /dev/urandom and /dev/random random bytes, /dev/null
@@ -226,9 +265,11 @@ class DeviceFS:
         if self.uid is not None and path.startswith(SHARED_STORAGE):
             raise denied(errno.ENOSYS, shown)
 
-    def access(self, path: str, mode: str, cwd: str = "/") -> None:
-        """`check` for a path as typed (symlinks resolved; a missing entry is checked by its name)."""
-        with self.locate(path, cwd, follow=mode != "w", lenient=True) as loc:
+    def access(self, path: str, mode: str, cwd: str = "/", follow: bool | None = None) -> None:
+        """`check` for a path as typed (symlinks resolved, but the last one for "w" unless `follow`:
+        removing or making an entry changes its folder; a missing entry is checked by its name)."""
+        follow = mode != "w" if follow is None else follow
+        with self.locate(path, cwd, follow=follow, lenient=True) as loc:
             self.check(loc.path, mode, path)
 
     # -- time stamps ------------------------------------------------------------------------------
@@ -261,14 +302,24 @@ class DeviceFS:
     def create_skeleton(self) -> None:
         for rel in SKELETON:
             (self.root / rel).mkdir(parents=True, exist_ok=True)
+        for link, target in SKELETON_LINKS.items():
+            host = self.root / link.lstrip("/")
+            if not host.is_symlink() and not host.exists():
+                host.symlink_to(_host_target(target))
+        for path, data in SKELETON_FILES.items():
+            host = self.root / path.lstrip("/")
+            if not host.exists():
+                host.write_bytes(data)
 
     @staticmethod
-    def normalize(path: str, cwd: str = "/") -> str:
+    def normalize(path: str, cwd: str = "/", aliases: bool = True) -> str:
         """An absolute, normalised Android path with aliases applied; `..` never climbs above /."""
         joined = path if path.startswith("/") else posixpath.join(cwd, path)
         norm = posixpath.normpath("/" + joined.lstrip("/"))
         if norm.startswith("//"):
             norm = "/" + norm.lstrip("/")
+        if not aliases:
+            return norm
         for alias, target in ALIASES.items():
             if norm == alias or norm.startswith(alias + "/"):
                 norm = target + norm[len(alias) :]
@@ -282,7 +333,13 @@ class DeviceFS:
         component too when `follow`. Raises FileNotFoundError/NotADirectoryError for a missing or
         non-folder parent (unless `lenient`: then `path` names the missing rest as typed), OSError(ELOOP)
         for too many links, PathEscapeError for the reserved name."""
-        todo = [c for c in self.normalize(path, cwd).split("/") if c]
+        norm = self.normalize(path, cwd)
+        follow = follow or (path.endswith("/") and norm != "/")  # `link/` names what it points at
+        if not follow:
+            plain = self.normalize(path, cwd, aliases=False)
+            if plain in SKELETON_LINKS and plain != norm and (self.root / plain[1:]).is_symlink():
+                norm = plain  # the link itself (a tree saved before it existed has none: the alias)
+        todo = [c for c in norm.split("/") if c]
         stack: list[tuple[int, str]] = [(os.open(self.root, DIR_FLAGS), "")]
         hops = 0
         try:
@@ -362,7 +419,13 @@ class DeviceFS:
             times = (secs, secs, secs, float(secs), float(secs), float(secs), ns, ns, ns)
             return os.stat_result((statmod.S_IFREG | 0o444, 0, 0, 1, 0, 0, 0, *times))
         with self.locate(path, cwd, follow) as loc:
-            return loc.lstat()
+            st = loc.lstat()
+            if not statmod.S_ISLNK(st.st_mode):
+                return st
+            # a link's size is its target's length: the device's, not the host's with LINK_DIR
+            target = device_link_target(os.readlink(loc.name, dir_fd=loc.dir_fd), str(self.root))
+        extra = [getattr(st, name) for name in STAT_EXTRA]
+        return os.stat_result((*st[:6], len(target.encode()), *st[7:10], *extra))
 
     def lstat(self, path: str, cwd: str = "/") -> os.stat_result:
         return self.stat(path, cwd, follow=False)

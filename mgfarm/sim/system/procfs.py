@@ -42,31 +42,34 @@ def _loadavg(device: SimDevice) -> str:
     return "0.00 0.00 0.00 1/812 4243\n"
 
 
+# /proc/meminfo's lines, in kB: the pinned emulator's after boot (`free` reads the same).
+MEMINFO = (
+    ("MemTotal", MEM_TOTAL_KB),
+    ("MemFree", MEM_FREE_KB),
+    ("MemAvailable", MEM_AVAILABLE_KB),
+    ("Buffers", 5_212),
+    ("Cached", 702_464),
+    ("SwapCached", 0),
+    ("Active", 498_712),
+    ("Inactive", 612_940),
+    ("SwapTotal", 1_511_056),
+    ("SwapFree", 1_511_056),
+    ("Dirty", 120),
+    ("Writeback", 0),
+    ("AnonPages", 402_228),
+    ("Mapped", 390_660),
+    ("Shmem", 6_180),
+    ("Slab", 101_504),
+    ("KernelStack", 22_816),
+    ("PageTables", 38_468),
+    ("CommitLimit", 2_518_428),
+    ("Committed_AS", 36_412_880),
+    ("VmallocTotal", 34_359_738_367),
+)
+
+
 def _meminfo(device: SimDevice) -> str:
-    rows = [
-        ("MemTotal", MEM_TOTAL_KB),
-        ("MemFree", MEM_FREE_KB),
-        ("MemAvailable", MEM_AVAILABLE_KB),
-        ("Buffers", 5_212),
-        ("Cached", 702_464),
-        ("SwapCached", 0),
-        ("Active", 498_712),
-        ("Inactive", 612_940),
-        ("SwapTotal", 1_511_056),
-        ("SwapFree", 1_511_056),
-        ("Dirty", 120),
-        ("Writeback", 0),
-        ("AnonPages", 402_228),
-        ("Mapped", 390_660),
-        ("Shmem", 6_180),
-        ("Slab", 101_504),
-        ("KernelStack", 22_816),
-        ("PageTables", 38_468),
-        ("CommitLimit", 2_518_428),
-        ("Committed_AS", 36_412_880),
-        ("VmallocTotal", 34_359_738_367),
-    ]
-    return "".join(f"{name + ':':<16}{kb:>8} kB\n" for name, kb in rows)
+    return "".join(f"{name + ':':<16}{kb:>8} kB\n" for name, kb in MEMINFO)
 
 
 def _cpuinfo(device: SimDevice) -> str:
