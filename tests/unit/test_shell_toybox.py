@@ -303,3 +303,35 @@ def test_mktemp_makes_new_names_where_toybox_puts_them(sh: ShellDevice) -> None:
 
 def test_small_system_queries(sh: ShellDevice) -> None:
     assert sh.run("getenforce; nproc; hostname").text == "Enforcing\n2\nlocalhost\n"
+
+
+def test_printf_and_echo_escapes_write_the_bytes_they_name(sh: ShellDevice) -> None:
+    # a JPEG's first bytes, as scripts write magic numbers: one byte each, not UTF-8's two
+    sh.run(r"printf '\377\330\377' > /data/local/tmp/m; echo -ne '\xff\x80' >> /data/local/tmp/m")
+    assert sh.host("/data/local/tmp/m").read_bytes() == b"\xff\xd8\xff\xff\x80"
+    assert sh.run(r"printf '%b' '\0303\0251'").out == "é".encode()
+
+
+def test_cmp_reports_the_first_difference_as_toybox(sh: ShellDevice) -> None:
+    sh.run("printf 'abc\\ndef\\n' > /data/local/tmp/a; printf 'abc\\ndXf\\n' > /data/local/tmp/b")
+    sh.run("printf 'abc\\n' > /data/local/tmp/c")
+    a, b, c = "/data/local/tmp/a", "/data/local/tmp/b", "/data/local/tmp/c"
+    r = sh.run(f"cmp {a} {b}")
+    assert (r.status, r.text) == (1, f"{a} {b} differ: char 6, line 2\n")
+    assert sh.run(f"cmp -l {a} {b}").text == "6 145 130\n"
+    r = sh.run(f"cmp {a} {c}")
+    assert (r.status, r.text, r.error) == (1, "", f"cmp: EOF on {c}\n")
+    assert sh.run(f"cmp -s {a} {a}").status == 0
+    assert sh.run(f"cat {a} | cmp {a}").status == 0  # stdin for the second
+    r = sh.run(f"cmp {a} /data/local/tmp/none")
+    assert (r.status, r.error) == (2, "cmp: /data/local/tmp/none: No such file or directory\n")
+    # -l prints each byte as toybox's signed char does in octal
+    assert sh.run(rf"printf '\377' | cmp -l {c} -").text == "1 141 37777777777\n"
+    big = "/data/local/tmp/big"
+    sh.run(f"dd if=/dev/zero of={big} bs=1M count=3 2>/dev/null; cp {big} {big}2")
+    sh.run(f"printf x | dd of={big}2 bs=1 seek=3000000 conv=notrunc 2>/dev/null")
+    assert sh.run(f"cmp {big} {big}2").text == f"{big} {big}2 differ: char 3000001, line 1\n"
+
+
+def test_rev_reverses_each_line(sh: ShellDevice) -> None:
+    assert sh.run("printf 'abc\\n\\nxy' | rev").text == "cba\n\nyx\n"

@@ -31,6 +31,12 @@ OCTAL_RE = re.compile(r"0?([0-7]{1,3})")
 HEX_RE = re.compile(r"[0-9a-fA-F]{1,2}")
 
 
+def byte_char(value: int) -> str:
+    """The character standing for one byte in the shell's text: a byte over 127 is the surrogate
+    that `surrogateescape` writes back as that byte (`printf '\\377'` is one byte, not UTF-8's two)."""
+    return chr(value) if value < 0x80 else chr(0xDC00 | value)
+
+
 def unescape(text: str) -> tuple[str, bool]:
     """Backslash escapes as `echo -e` and printf read them; the flag is True after `\\c` (stop)."""
     out: list[str] = []
@@ -50,12 +56,12 @@ def unescape(text: str) -> tuple[str, bool]:
         elif nxt == "0" or nxt.isdigit():
             m = OCTAL_RE.match(text, i + 1)  # at a position: slicing the rest each time is quadratic
             digits = m.group(1) if m else "0"
-            out.append(chr(int(digits, 8) & 0xFF))
+            out.append(byte_char(int(digits, 8) & 0xFF))
             i = m.end() if m else i + 2
         elif nxt == "x":
             m = HEX_RE.match(text, i + 2)
             if m:
-                out.append(chr(int(m.group(0), 16)))
+                out.append(byte_char(int(m.group(0), 16)))
                 i = m.end()
             else:
                 out.append("\\x")

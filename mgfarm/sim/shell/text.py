@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import stat as statmod
 
@@ -653,3 +654,84 @@ def _b64_decode(data: bytes, ignore: bool) -> bytes:
     if len(rest) >= 2:  # 2 or 3 characters carry 1 or 2 bytes; a lone one carries none
         out += base64.b64decode(rest + b"=" * (4 - len(rest)))[: len(rest) - 1]
     return out
+
+
+@command("rev")
+async def rev(inv: Invocation) -> int:
+    """toybox's `rev [FILE...]`: each line's bytes in reverse, every line ended with a newline."""
+    _, files = split_flags(inv.argv[1:], "")
+    status = 0
+    async for _path, data in each_input(inv, files):
+        if data is None:
+            status = 1
+            continue
+        inv.out(b"".join(line[::-1] + b"\n" for line in lines_of(data)))
+    return status
+
+
+@command("cmp")
+async def cmp(inv: Invocation) -> int:
+    """toybox's `cmp [-l] [-s] FILE1 [FILE2]` (stdin for a missing FILE2 or `-`): the first byte
+    that differs and its line, with -l every one (bytes as toybox's signed chars print in octal)."""
+    flags, files = split_flags(inv.argv[1:], "ls")
+    if {"l", "s"} <= flags or not 1 <= len(files) <= 2:
+        inv.err(
+            'cmp: Need 1 argument (see "cmp --help")\n'
+            if not files
+            else 'cmp: Max 2 arguments (see "cmp --help")\n'
+        )
+        return 2
+    inputs: list[tuple[str, bytes | None]] = []
+    for path in [*files, "-"][:2]:
+        try:
+            inputs.append((path, await read_input(inv, path)))
+        except CommandError as exc:
+            if "s" not in flags:
+                report(inv, exc)
+                continue
+            inputs.append((path, None))  # toybox goes on with a failed descriptor: a short read
+    if len(inputs) < 2:
+        return 2
+    (name1, one), (name2, two) = inputs
+    first, second = one or b"", two or b""
+    status, at, shown = 0, 0, 0
+    while (at := first_difference(first, second, at)) >= 0:
+        status = 1
+        if "l" not in flags:
+            if "s" not in flags:
+                line = first.count(b"\n", 0, at) + 1
+                inv.out(f"{name1} {name2} differ: char {at + 1}, line {line}\n")
+            return 1
+        inv.out(f"{at + 1} {_signed_octal(first[at])} {_signed_octal(second[at])}\n")
+        at, shown = at + 1, shown + 1
+        if shown % 256 == 0:  # every byte may differ: the other devices keep running
+            await inv.io.stdout.maybe_flush()
+            await asyncio.sleep(0)
+    if len(first) != len(second) or one is None or two is None:
+        if "s" not in flags:
+            inv.err(f"cmp: EOF on {name1 if len(first) < len(second) else name2}\n")
+        return 1
+    return status
+
+
+def first_difference(a: bytes, b: bytes, start: int = 0) -> int:
+    """The first index from `start` where `a` and `b` differ within their common length, or -1:
+    compared a block at a time, then halved within the block that differs."""
+    end = min(len(a), len(b))
+    for block in range(start, end, 65536):
+        lo, hi = block, min(end, block + 65536)
+        if a[lo:hi] == b[lo:hi]:
+            continue
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if a[lo:mid] == b[lo:mid]:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+    return -1
+
+
+def _signed_octal(byte: int) -> str:
+    """printf("%o") of a C char on x86: a byte over 127 is negative, shown as its 32-bit pattern."""
+    return format(byte if byte < 128 else byte - 256 + (1 << 32), "o")
