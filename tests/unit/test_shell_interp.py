@@ -209,8 +209,21 @@ FUZZ_WORDS = [
     "break",
     "2>&1",
     "[",
+    "case",
+    "esac",
+    ";;",
+    "f()",
+    "function",
+    "return",
+    "local",
+    "shift",
+    "set --",
+    "${a%%*}",
+    "${a#?}",
+    "${a/b/c}",
+    "${a:1:2}",
 ]
-SHELLISH = st.text(alphabet="ab$?;&|()<>'\"\\ `{}=*-\n12#!.~/", max_size=40)
+SHELLISH = st.text(alphabet="ab$?;&|()<>'\"\\ `{}=*-\n12#!.~/%:[]", max_size=40)
 WORDS = st.lists(
     st.one_of(
         st.sampled_from(FUZZ_WORDS),
@@ -320,3 +333,64 @@ def test_a_program_given_an_argument_exec_refuses_does_not_run(sh: ShellDevice) 
     assert sh.run(f'{big}; echo "$x" | wc -c').text == "131073\n"
     many = "a=$(printf %0100000d 0); cat " + " ".join(["$a"] * 21)  # 21 x 100,001 bytes: over 2 MiB
     assert sh.run(many).status == 126
+
+
+def test_case_matches_patterns_and_quoted_parts_literally(sh: ShellDevice) -> None:
+    script = """
+    for f in a.txt b.PNG c weird; do
+      case $f in
+        *.txt) echo "$f: text" ;;
+        *.[Pp][Nn][Gg] | *.jpg) echo "$f: image" ;;
+        ?) echo "$f: one letter" ;;
+        (*) echo "$f: other"
+      esac
+    done
+    """
+    assert sh.run(script).text == "a.txt: text\nb.PNG: image\nc: one letter\nweird: other\n"
+    # a pattern from a variable is a pattern unquoted, itself quoted; no match leaves status 0
+    line = "p='*.txt'; case a.txt in $p) echo u;; esac; case a.txt in \"$p\") echo q;; esac"
+    assert sh.run(line).text == "u\n"
+    assert sh.run("false; case x in y) echo no;; esac; echo $?").text == "0\n"
+    assert sh.run("case 'x y' in x\\ y) echo escaped;; esac").text == "escaped\n"
+    assert sh.run("case a in a) ;; esac; echo empty").text == "empty\n"
+    assert sh.run("case a in a) echo x").error == "/system/bin/sh: syntax error: unexpected EOF\n"
+
+
+def test_functions_take_arguments_locals_and_return(sh: ShellDevice) -> None:
+    script = """
+    greet() { echo "hi $1 ($#)"; }
+    function twice { "$@"; "$@"; }
+    scope() { local v=inner; echo "$v"; return 3; }
+    v=outer
+    greet you me; twice echo x; scope; echo "$? $v $1"
+    fact() { if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(fact $(( $1 - 1 ))) )); fi; }
+    fact 6
+    """
+    assert sh.run(script).text == "hi you (2)\nx\nx\ninner\n3 outer \n720\n"
+    # functions are the shell's: a subshell has them, `sh -c` (another process) does not
+    r = sh.run("f() { echo in-f; }; (f); sh -c f")
+    assert r.text == "in-f\n" and "f: inaccessible or not found" in r.error
+    assert sh.run("f() { echo 1; }; unset -f f; f").status == 127
+    assert sh.run("loop() { loop; }; loop").error == "/system/bin/sh: loop: too deeply nested\n"
+    assert sh.run("return 4; echo never").status == 4  # outside a function: ends the shell
+
+
+def test_positional_parameters_set_and_shift(sh: ShellDevice) -> None:
+    assert sh.run("set -- a 'b c' d; echo $# \"$2\"; shift 2; echo $1 $#").text == "3 b c\nd 1\n"
+    assert sh.run("set -- 4 5; echo $(( $1 * $2 + ${2} ))").text == "25\n"
+    assert sh.run("shift 3").error == "/system/bin/sh: shift: 3: bad number\n"
+
+
+def test_parameter_trims_replacements_and_slices(sh: ShellDevice) -> None:
+    line = "f=/sdcard/a/b.tar.gz; echo ${f##*/} ${f#*/} ${f%.*} ${f%%.*} ${f/a/X} ${f//a/X}"
+    assert sh.run(line).text.split() == [
+        "b.tar.gz",
+        "sdcard/a/b.tar.gz",
+        "/sdcard/a/b.tar",
+        "/sdcard/a/b",
+        "/sdcXrd/a/b.tar.gz",
+        "/sdcXrd/X/b.tXr.gz",
+    ]
+    assert sh.run("x=abcdef; echo ${x:1:3} ${x:4} ${x: -2} ${x:1:-1}").text == "bcd ef ef bcde\n"
+    assert sh.run("x='a*b'; s='*'; echo ${x%\\*b} ${x%\"$s\"b} ${x%$s}").text == "a a a*b\n"
+    assert sh.run('x=path/to; echo "${x%/*}" ${x/\\//:}').text == "path path:to\n"

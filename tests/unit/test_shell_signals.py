@@ -98,7 +98,7 @@ def test_the_shell_user_may_not_signal_apps_or_the_system(sh: ShellDevice) -> No
     ]
     assert sh.run(f"pidof {CONTACTS}").text.strip() == pid
     assert history(sh)[0] == CONTACTS
-    assert sh.run("kill -0 4242").status == 0  # its own shell
+    assert sh.run("kill -0 $$").status == 0  # its own shell
     # su 0 is root again
     assert sh.run(f"su 0 kill {pid}").status == 0
     assert sh.run(f"pidof {CONTACTS}").status == 1
@@ -132,5 +132,8 @@ def test_kill_reads_signals_and_operands_as_mksh_does(sh: ShellDevice) -> None:
         assert (r.status, r.error) == (1, message), line
     assert sh.run("kill").status == 1
     assert sh.run("kill -l 9 137 15").text == "KILL\nKILL\nTERM\n"
-    assert sh.run("kill -s sigterm 4242; kill -KILL -- 4242").status == 0
+    assert sh.run("kill -s sigterm $$; kill -KILL -- $$").status == 0  # the sim's shell goes on
+    # $$ is the shell `ps` lists
+    pid, row = sh.run("echo $$; ps -o PID,NAME | grep ' sh$'").text.splitlines()
+    assert row.split() == [pid, "sh"]
     assert sh.run("timeout -s SIGKILL 0.05 sleep 1").status == 137

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
+from mgfarm.sim.shell import patterns
 from mgfarm.sim.shell.arith import ArithError, evaluate
 from mgfarm.sim.shell.effects import marks_changed
 from mgfarm.sim.shell.exec_limits import MKSH_BUILTINS
@@ -19,9 +20,14 @@ from mgfarm.sim.shell.exec_limits import too_long as exec_too_long
 from mgfarm.sim.shell.parser import (
     LENGTH_RE,
     PARAM_RE,
+    REPLACE_RE,
+    SLICE_RE,
+    TRIM_RE,
     AndOr,
+    Case,
     Command,
     For,
+    FuncDef,
     Group,
     If,
     Pipeline,
@@ -37,6 +43,7 @@ from mgfarm.sim.shell.parser import (
 )
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, is_number
 from mgfarm.sim.system.fs import ROOT, SHELL, DeviceFS, PathEscapeError
+from mgfarm.sim.system.procfs import SHELL_PID
 
 if TYPE_CHECKING:
     from mgfarm.sim.device import SimDevice
@@ -53,6 +60,12 @@ SIGPIPE_STATUS = 141  # 128 + SIGPIPE, what a shell reports for a writer killed 
 MAX_DEPTH = 32  # nested `sh -c` / `$(...)`; real shells fork, we recurse
 MAX_WORD = 16 * 1024 * 1024  # characters one expanded word may hold (`x=$x$x` in a loop doubles it)
 MAX_SCRIPT = 16 * 1024 * 1024  # bytes of a script file `sh FILE` or `. FILE` reads
+MAX_CALLS = 64  # functions calling functions (mksh: until its stack ends); within Python's recursion limit
+# mksh's special builtins, found before a function of the same name (the other builtins after it).
+SPECIAL_BUILTINS = frozenset(
+    {"break", ":", "continue", ".", "eval", "exec", "exit", "export", "readonly", "return", "set", "shift"}
+    | {"times", "trap", "unset"}
+)
 
 DEFAULT_ENV = {
     "PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:"
@@ -104,6 +117,14 @@ class PipeSink(ByteSink):
         super().write(data)
 
 
+class FunctionReturn(Exception):
+    """`return N`: ends the running function or `.` script (outside both it ends the shell)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
 class ExitShell(Exception):
     """`exit N`: stops the current shell (not its parent)."""
 
@@ -124,6 +145,9 @@ class Shell:
     args: list[str] = field(default_factory=list)
     subst_status: int = 0  # status of the last `$(...)`, for assignment-only commands
     uid: int = -1  # who the commands run as; by default adbd's (`adb root`/`unroot`)
+    functions: dict[str, Command] = field(default_factory=dict)
+    # Each running function's `local` names, with the values they had before (None: unset).
+    frames: list[dict[str, str | None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.uid < 0:
@@ -137,7 +161,14 @@ class Shell:
     def child(self) -> Shell:
         """A subshell: a copy whose changes do not leak back."""
         return Shell(
-            self.device, dict(self.env), self.cwd, self.status, self.depth + 1, list(self.args), uid=self.uid
+            self.device,
+            dict(self.env),
+            self.cwd,
+            self.status,
+            self.depth + 1,
+            list(self.args),
+            uid=self.uid,
+            functions=dict(self.functions),
         )
 
     async def run_text(self, text: str, io: ShellIO) -> int:
@@ -156,7 +187,7 @@ class Shell:
             return 2, False
         try:
             return await self.run_script(script, io), False
-        except ExitShell as done:
+        except (ExitShell, FunctionReturn) as done:  # mksh's `return` outside a function exits
             self.status = done.status
             return done.status, True
         except LoopControl:
@@ -209,6 +240,9 @@ class Shell:
     async def run_command(self, cmd: Command, io: ShellIO) -> int:
         if isinstance(cmd, Simple):
             return await self.run_simple(cmd, io)
+        if isinstance(cmd, FuncDef):
+            self.functions[cmd.name] = cmd.body
+            return 0
         if isinstance(cmd, Subshell):
             sub = self.child()
             redirected = await self._redirect(cmd.redirects, io)
@@ -216,7 +250,7 @@ class Shell:
                 return 1
             try:
                 status = await sub.run_script(cmd.body, redirected.io)
-            except ExitShell as done:
+            except (ExitShell, FunctionReturn) as done:
                 status = done.status
             except LoopControl:
                 status = sub.status
@@ -231,9 +265,11 @@ class Shell:
         finally:
             await redirected.finish()
 
-    async def run_compound(self, cmd: Group | If | While | For, io: ShellIO) -> int:
+    async def run_compound(self, cmd: Group | If | While | For | Case, io: ShellIO) -> int:
         if isinstance(cmd, Group):
             return await self.run_script(cmd.body, io)
+        if isinstance(cmd, Case):
+            return await self.run_case(cmd, io)
         if isinstance(cmd, If):
             for condition, body in cmd.branches:
                 if await self.run_script(condition, io) == 0:
@@ -251,6 +287,54 @@ class Shell:
             for word in cmd.words:
                 values.extend(await self.expand(word, io))
         return await self.run_loop(cmd, io, values)
+
+    async def run_case(self, cmd: Case, io: ShellIO) -> int:
+        """The first item with a pattern matching the word runs; 0 when none does."""
+        value = "".join(await self.expand(cmd.word, io, split=False))
+        for pattern_words, body in cmd.items:
+            for word in pattern_words:
+                if await patterns.matches(value, await self.pattern(word, io)):
+                    self.status = 0
+                    return await self.run_script(body, io)
+        self.status = 0
+        return 0
+
+    async def pattern(self, word: Word, io: ShellIO) -> str:
+        """A word as a pattern: what was quoted matches itself, the rest keeps `* ? [`."""
+        out: list[str] = []
+        for kind, text in word.parts:
+            if kind == "raw":
+                out.append(text)
+            elif kind == "lit":
+                out.append(patterns.quote(text))
+            else:
+                value = "".join(await self.expand(Word([(kind, text)]), io, split=False))
+                out.append(patterns.quote(value) if kind.startswith("q") else value)
+        return "".join(out)
+
+    async def run_function(self, body: Command, argv: list[str], io: ShellIO) -> int:
+        """A function call: its arguments are the positional parameters while it runs."""
+        if len(self.frames) >= MAX_CALLS:
+            raise ShellSyntaxError(f"{argv[0]}: too deeply nested")
+        saved = self.args
+        self.args = [self.args[0] if self.args else SH, *argv[1:]]
+        self.frames.append({})
+        try:
+            return await self.run_command(body, io)
+        except FunctionReturn as done:
+            self.status = done.status
+            return done.status
+        finally:
+            self.args = saved
+            self._restore(self.frames.pop())
+
+    def _restore(self, values: dict[str, str | None]) -> None:
+        """Put variables back as they were (None: unset)."""
+        for name, value in values.items():
+            if value is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = value
 
     async def run_loop(self, cmd: While | For, io: ShellIO, values: list[str] | None = None) -> int:
         """A while/until or for loop; yields to the event loop each turn so that a busy loop on one
@@ -317,6 +401,14 @@ class Shell:
 
     async def _call(self, argv: list[str], io: ShellIO, assigns: dict[str, str] | None) -> int:
         name = argv[0]
+        function = self.functions.get(name) if name not in SPECIAL_BUILTINS else None
+        if function is not None:
+            prior = {k: self.env.get(k) for k in assigns or {}}
+            self.env.update(assigns or {})  # `X=1 f`: for the call only
+            try:
+                return await self.run_function(function, argv, io)
+            finally:
+                self._restore(prior)
         builtin = BUILTINS.get(name)
         if builtin is not None:
             if not assigns:
@@ -409,7 +501,7 @@ class Shell:
             elif kind in ("param", "qparam"):
                 value = await self.parameter(text, io)
             elif kind in ("arith", "qarith"):
-                value = str(self.arithmetic(text))
+                value = str(await self.arithmetic(text, io))
             else:
                 value = await self.substitute(text, io)
             if kind in ("qvar", "qcmd", "qarith", "qparam") or not split:
@@ -442,7 +534,7 @@ class Shell:
         if name == "?":
             return str(self.status)
         if name == "$":
-            return "1"
+            return str(SHELL_PID)
         if name == "#":
             return str(max(len(self.args) - 1, 0))
         if name in ("@", "*"):
@@ -455,13 +547,14 @@ class Shell:
         return self.env.get(name, "")
 
     async def parameter(self, body: str, io: ShellIO) -> str:
-        """`${#NAME}`, `${NAME:-word}`, `${NAME-word}`, `:=`, `:+`, `:?` as POSIX defines them."""
+        """`${#NAME}`, `${NAME:-word}`, `${NAME-word}`, `:=`, `:+`, `:?` as POSIX defines them; and
+        mksh's `${NAME#pat}` (## % %%), `${NAME/pat/string}` (//) and `${NAME:offset:length}`."""
         length = LENGTH_RE.fullmatch(body)
         if length:
             return str(len(self.variable(length.group(1))))
         m = PARAM_RE.fullmatch(body)
         if m is None:
-            raise ShellSyntaxError(f"${{{body}}}: bad substitution")
+            return await self.edited(body, io)
         name, op, word = m.groups()
         value = self.variable(name)
         is_set = name in self.env or not name.isidentifier()
@@ -477,7 +570,38 @@ class Shell:
             raise ShellSyntaxError(f"{name}: {text or 'parameter null or not set'}")
         return text
 
-    def arithmetic(self, expr: str) -> int:
+    async def edited(self, body: str, io: ShellIO) -> str:
+        """A variable's value trimmed, replaced in or sliced (`parameter`'s mksh forms)."""
+        if m := TRIM_RE.fullmatch(body):
+            name, op, pattern = m.groups()
+            return await patterns.trim(self.variable(name), await self.pattern_text(pattern, io), op)
+        if m := REPLACE_RE.fullmatch(body):
+            name, op, pattern, replacement = m.groups()
+            text = "".join(await self.expand(parse_word_text(replacement or ""), io, split=False))
+            return await patterns.replace(
+                self.variable(name), await self.pattern_text(pattern, io), text, op == "//"
+            )
+        if m := SLICE_RE.fullmatch(body):
+            name, rest = m.groups()
+            value = self.variable(name)
+            offset_text, has_length, length_text = rest.partition(":")
+            offset = await self.arithmetic(offset_text or "0", io)
+            start = max(0, len(value) + offset) if offset < 0 else min(offset, len(value))
+            if not has_length:
+                return value[start:]
+            count = await self.arithmetic(length_text or "0", io)
+            end = max(start, len(value) + count) if count < 0 else start + count
+            return value[start:end]
+        raise ShellSyntaxError(f"${{{body}}}: bad substitution")
+
+    async def pattern_text(self, text: str, io: ShellIO) -> str:
+        """The pattern inside `${x%...}`, as `pattern` reads a word."""
+        return await self.pattern(parse_word_text(text, keep_unquoted=True), io)
+
+    async def arithmetic(self, expr: str, io: ShellIO) -> int:
+        """`$((expr))`: parameters, `$(...)` and `$1` expanded first, as POSIX says, then evaluated."""
+        if "$" in expr or "`" in expr:
+            expr = "".join(await self.expand(parse_word_text(expr), io, split=False))
         try:
             return evaluate(expr, self.env)
         except ArithError as exc:
@@ -646,8 +770,68 @@ async def _export(sh: Shell, argv: list[str], io: ShellIO) -> int:
 
 
 async def _unset(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`unset NAME...`, `unset -f NAME...` (functions), `unset -v` (variables, the default)."""
+    names = argv[1:]
+    functions = names[:1] == ["-f"]
+    for name in names[1:] if names[:1] in (["-f"], ["-v"]) else names:
+        if functions:
+            sh.functions.pop(name, None)
+        else:
+            sh.env.pop(name, None)
+    return 0
+
+
+async def _return(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`return [N]`: ends the running function with N (the last status by default)."""
+    status = sh.status
+    if len(argv) > 1:
+        if not is_number(argv[1].removeprefix("-")):
+            io.stderr.write(f"{SH}: return: {argv[1]}: bad number\n")
+            status = 2
+        else:
+            status = int(argv[1]) & 0xFF
+    raise FunctionReturn(status)
+
+
+async def _local(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`local NAME[=VALUE]...`: NAME is the function's own until it returns (outside one, global)."""
     for arg in argv[1:]:
-        sh.env.pop(arg, None)
+        if arg.startswith("-"):
+            continue  # typeset's options (-i, -r...) are not modelled
+        name, eq, value = arg.partition("=")
+        if sh.frames and name not in sh.frames[-1]:
+            sh.frames[-1][name] = sh.env.get(name)
+        if eq:
+            sh.env[name] = value
+        elif sh.frames:
+            sh.env.pop(name, None)  # a new local starts unset, as mksh's
+    return 0
+
+
+async def _shift(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`shift [N]`: drops the first N positional parameters."""
+    count = int(argv[1]) if len(argv) > 1 and is_number(argv[1]) else 1
+    if len(argv) > 1 and not is_number(argv[1]):
+        io.stderr.write(f"{SH}: shift: {argv[1]}: bad number\n")
+        return 1
+    params = sh.args[1:]
+    if count > len(params):
+        io.stderr.write(f"{SH}: shift: {count}: bad number\n")
+        return 1
+    sh.args = [sh.args[0] if sh.args else SH, *params[count:]]
+    return 0
+
+
+async def _set(sh: Shell, argv: list[str], io: ShellIO) -> int:
+    """`set -- ARGS` and `set ARGS` set the positional parameters; options (-e, -x...) are not modelled."""
+    args = argv[1:]
+    if "--" in args:
+        params = args[args.index("--") + 1 :]
+    elif args and not args[0].startswith(("-", "+")):
+        params = args
+    else:
+        return 0
+    sh.args = [sh.args[0] if sh.args else SH, *params]
     return 0
 
 
@@ -657,6 +841,7 @@ async def _sh(sh: Shell, argv: list[str], io: ShellIO) -> int:
         io.stderr.write(f"{SH}: too deeply nested\n")
         return 2
     sub = sh.child()
+    sub.functions = {}  # a new process: functions are not inherited
     args = argv[1:]
     if args and args[0] == "-c":
         if len(args) < 2:
@@ -707,7 +892,7 @@ async def _command(sh: Shell, argv: list[str], io: ShellIO) -> int:
     if len(argv) > 2 and argv[1] in ("-v", "-V"):
         status = 0
         for name in argv[2:]:
-            if name in BUILTINS:
+            if name in BUILTINS or name in sh.functions:
                 io.stdout.write(name + "\n")
             elif _command_name(name) in COMMANDS:
                 io.stdout.write(f"/system/bin/{_command_name(name)}\n")
@@ -732,7 +917,16 @@ async def _source(sh: Shell, argv: list[str], io: ShellIO) -> int:
         return 1
     sh.depth += 1
     try:
-        return await sh.run_text(text, io)
+        script = parse(text)
+    except ShellSyntaxError as exc:
+        io.stderr.write(f"{SH}: syntax error: {exc}\n")
+        sh.depth -= 1
+        return 2
+    try:
+        return await sh.run_script(script, io)
+    except FunctionReturn as done:  # `return` in a dot script ends the script
+        sh.status = done.status
+        return done.status
     finally:
         sh.depth -= 1
 
@@ -763,7 +957,11 @@ BUILTINS = {
     "/system/bin/sh": _sh,
     "eval": _eval,
     ":": _true,
-    "set": _true,
+    "set": _set,
+    "shift": _shift,
+    "return": _return,
+    "local": _local,
+    "typeset": _local,
     "trap": _true,
     "umask": _true,
     "wait": _true,

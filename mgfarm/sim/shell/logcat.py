@@ -12,7 +12,8 @@ import re
 
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.shell.system import local_zone
-from mgfarm.sim.system.logs import BUFFERS, Entry, shell_pid
+from mgfarm.sim.system.logs import BUFFERS, Entry
+from mgfarm.sim.system.procfs import SHELL_PID
 
 LEVELS = "VDIWEFS"
 FORMATS = ("threadtime", "brief", "time", "epoch", "raw", "tag", "process", "long", "monotonic")
@@ -147,7 +148,7 @@ async def run_logcat(inv: Invocation, args: list[str]) -> int:
                     raise LogcatError(f"bad regex '{value}': {exc}") from exc
             elif arg == "--pid":
                 if not is_number(value):
-                    raise LogcatError(f"--pid needs a number, e.g. --pid {shell_pid()}")
+                    raise LogcatError(f"--pid needs a number, e.g. --pid {SHELL_PID}")
                 pid = int(value)
         elif arg.startswith("--pid="):
             pid = int(arg[6:]) if is_number(arg[6:]) else 0
@@ -212,5 +213,5 @@ async def log_cmd(inv: Invocation) -> int:
             inv.err(f"log: bad option {opt}: use -p PRIORITY (v d i w e f) and -t TAG\n")
             return 1
         args = args[2:]
-    inv.device.services.logs.write(level, tag, " ".join(args), pid=shell_pid())
+    inv.device.services.logs.write(level, tag, " ".join(args), pid=SHELL_PID)
     return 0

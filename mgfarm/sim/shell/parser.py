@@ -78,7 +78,24 @@ class For:
     redirects: list[Redirect] = field(default_factory=list)
 
 
-Command = Simple | Subshell | Group | If | While | For
+@dataclass
+class Case:
+    """`case WORD in PATTERN|PATTERN) LIST ;; ... esac`."""
+
+    word: Word
+    items: list[tuple[list[Word], Script]]
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class FuncDef:
+    """`NAME() COMPOUND` or `function NAME COMPOUND`: defines NAME when run."""
+
+    name: str
+    body: Command  # its redirections are the body's: `f() { ...; } >file` writes on every call
+
+
+Command = Simple | Subshell | Group | If | While | For | Case | FuncDef
 
 
 @dataclass
@@ -99,7 +116,8 @@ class Script:
 
 
 # Words that end a list when they stand where a command would start.
-TERMINATORS = {"then", "elif", "else", "fi", "do", "done", "}"}
+TERMINATORS = {"then", "elif", "else", "fi", "do", "done", "}", "esac"}
+COMPOUND_WORDS = ("if", "while", "until", "for", "case", "{")
 OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
 # A run of characters that stand for themselves in an unquoted word (the lexer takes it in one
 # step instead of one character at a time: a step's `--since` digests are ~130 of them).
@@ -109,6 +127,11 @@ MAX_NESTING = 100  # ( ( ( ... deeper than any real script, and far from Python'
 # `${NAME:-word}` and friends, and `${#NAME}`.
 PARAM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[?#$@*!0-9-])(:?[-=+?])(.*)", re.S)
 LENGTH_RE = re.compile(r"#([A-Za-z_][A-Za-z0-9_]*|[?#$@*0-9])")
+# `${NAME#pattern}` (##, %, %%), `${NAME/pattern/string}` (//), `${NAME:offset:length}`, as mksh.
+TRIM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[@*0-9])(##|#|%%|%)(.*)", re.S)
+REPLACE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[@*0-9])(//|/)((?:\\.|[^/\\])*)(?:/(.*))?", re.S)
+SLICE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[@*0-9]):([^-=+?].*|)", re.S)
+EXPANSIONS = (PARAM_RE, LENGTH_RE, TRIM_RE, REPLACE_RE, SLICE_RE)
 
 
 @dataclass
@@ -293,7 +316,7 @@ class Lexer:
             self.pos = end + 1
             if body in SPECIAL_VARS or (body and all(_is_name_char(ch, False) for ch in body)):
                 return (var_kind, body)
-            if PARAM_RE.fullmatch(body) or LENGTH_RE.fullmatch(body):
+            if any(form.fullmatch(body) for form in EXPANSIONS):
                 return ("qparam" if quoted else "param", body)
             raise ShellSyntaxError(f"${{{body}}}: bad substitution")
         if nxt and nxt in SPECIAL_VARS:
@@ -384,6 +407,10 @@ class Parser:
         tok = self._peek()
         return tok.kind == "op" and tok.value in ops
 
+    def _is_op_at(self, ahead: int, op: str) -> bool:
+        tok = self.toks[min(self.i + ahead, len(self.toks) - 1)]
+        return tok.kind == "op" and tok.value == op
+
     def _unexpected(self) -> ShellSyntaxError:
         tok = self._peek()
         if tok.kind == "eof":
@@ -408,7 +435,9 @@ class Parser:
         self._skip_newlines()
         while True:
             tok = self._peek()
-            if tok.kind == "eof" or (tok.kind == "op" and tok.value == ")") or self._keyword() in TERMINATORS:
+            if tok.kind == "eof" or (tok.kind == "op" and tok.value in (")", ";;")):
+                break
+            if self._keyword() in TERMINATORS:
                 break
             items.append(self._and_or())
             if self._is_op(";", "&", "\n"):
@@ -476,6 +505,8 @@ class Parser:
         elif keyword in ("while", "until"):
             condition = self._script(top=False)
             node = While(condition, self._do_done(), until=keyword == "until")
+        elif keyword == "case":
+            node = self._case()
         else:
             node = self._for()
         while self._peek().kind == "redir":
@@ -492,6 +523,49 @@ class Parser:
         body = self._script(top=False)
         self._expect("done")
         return body
+
+    def _case(self) -> Case:
+        tok = self._take()
+        if tok.kind != "word" or tok.word is None:
+            raise self._unexpected()
+        self._skip_newlines()
+        self._expect("in")
+        self._skip_newlines()
+        items: list[tuple[list[Word], Script]] = []
+        while self._keyword() != "esac":
+            if self._is_op("("):
+                self._take()
+            patterns = [self._pattern()]
+            while self._is_op("|"):
+                self._take()
+                patterns.append(self._pattern())
+            if not self._is_op(")"):
+                raise self._unexpected()
+            self._take()
+            self._skip_newlines()
+            empty = self._is_op(";;") or self._keyword() == "esac"
+            items.append((patterns, Script([]) if empty else self._script(top=False)))
+            if self._is_op(";;"):
+                self._take()
+                self._skip_newlines()
+            elif self._keyword() != "esac":
+                raise self._unexpected()
+        self._take()
+        return Case(tok.word, items)
+
+    def _pattern(self) -> Word:
+        tok = self._take()
+        if tok.kind != "word" or tok.word is None:
+            raise self._unexpected()
+        return tok.word
+
+    def _function(self, name: str) -> FuncDef:
+        """The body of a function definition, a compound command, after its name (and `()`)."""
+        self._skip_newlines()
+        keyword = self._keyword()
+        if keyword not in COMPOUND_WORDS and not self._is_op("("):
+            raise self._unexpected()
+        return FuncDef(name, self._command())
 
     def _for(self) -> For:
         name = self._keyword()
@@ -522,8 +596,23 @@ class Parser:
 
     def _command_at_depth(self) -> Command:
         keyword = self._keyword()
-        if keyword in ("if", "while", "until", "for", "{"):
+        if keyword in COMPOUND_WORDS:
             return self._compound(keyword)
+        if keyword == "function":
+            self._take()
+            name = self._keyword()
+            if name is None or not name.isidentifier():
+                raise self._unexpected()
+            self._take()
+            if self._is_op("(") and self._is_op_at(1, ")"):
+                self._take()
+                self._take()
+            return self._function(name)
+        if keyword is not None and _is_name(keyword) and self._is_op_at(1, "(") and self._is_op_at(2, ")"):
+            self._take()
+            self._take()
+            self._take()
+            return self._function(keyword)
         if self._is_op("("):
             self._take()
             body = self._script(top=False)
@@ -564,6 +653,10 @@ class Parser:
         return Redirect(tok.fd, op, target.word)
 
 
+def _is_name(text: str) -> bool:
+    return bool(text) and all(_is_name_char(c, i == 0) for i, c in enumerate(text))
+
+
 def _as_assignment(word: Word) -> tuple[str, Word] | None:
     """`NAME=value` as (name, value word), else None."""
     if not word.parts or word.parts[0][0] != "raw":
@@ -579,8 +672,10 @@ def _as_assignment(word: Word) -> tuple[str, Word] | None:
     return name, Word(rest + word.parts[1:])
 
 
-def parse_word_text(text: str) -> Word:
-    """The word inside `${NAME:-word}`: quotes are removed, expansions kept, nothing is split."""
+def parse_word_text(text: str, keep_unquoted: bool = False) -> Word:
+    """The word inside `${NAME:-word}`: quotes are removed, expansions kept, nothing is split. With
+    `keep_unquoted`, what stood outside quotes keeps the unquoted kinds ("raw", "var"...), for a
+    pattern (`${NAME%pattern}`), where only quoted characters match themselves."""
     parts: list[Part] = []
     i = 0
     while i < len(text):
@@ -590,7 +685,8 @@ def parse_word_text(text: str) -> Word:
             parts.append(("lit", text[i + 1 : end]))
             i = end + 1
             continue
-        if text[i] == '"':
+        quoted = text[i] == '"'
+        if quoted:
             end = i + 1
             while end < len(text) and text[end] != '"':
                 end += 2 if text[end] == "\\" else 1
@@ -600,8 +696,15 @@ def parse_word_text(text: str) -> Word:
             while end < len(text) and text[end] not in "'\"":
                 end += 2 if text[end] == "\\" else 1
             segment, i = text[i:end], end
-        parts.extend(Lexer(segment + '"')._double_quoted())
+        found = Lexer(segment + '"')._double_quoted()
+        if keep_unquoted and not quoted:
+            found = [(UNQUOTED.get(kind, kind), value) for kind, value in found]
+        parts.extend(found)
     return Word(parts)
+
+
+# A part's kind outside quotes, for the kind `_double_quoted` gives it.
+UNQUOTED = {"lit": "raw", "qvar": "var", "qcmd": "cmd", "qarith": "arith", "qparam": "param"}
 
 
 def parse(text: str) -> Script:

@@ -16,6 +16,7 @@ from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import BoundedPattern, RegexError, RegexTimeout, compile_regex
 from mgfarm.sim.shell.system import processes, user_id
 from mgfarm.sim.system.fs import ROOT, USER_NAMES
+from mgfarm.sim.system.procfs import SHELL_PID
 
 # Linux's signals on x86_64, by number (the names toybox and mksh print, without SIG).
 # fmt: off
@@ -33,7 +34,6 @@ TERM = SIGNALS["TERM"]
 SURVIVED = frozenset(
     SIGNALS[n] for n in ("CHLD", "CONT", "URG", "WINCH", "STOP", "TSTP", "TTIN", "TTOU", "QUIT", "USR1")
 )
-SHELL_PID = 4242  # the shell an `adb shell` runs (`ps` lists it)
 
 
 def signal_number(text: str) -> int | None:

@@ -10,7 +10,7 @@ import zlib
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.clock import device_zone, zone_named
 from mgfarm.sim.system.fs import USER_NAMES
-from mgfarm.sim.system.procfs import CORES, KERNEL_RELEASE, KERNEL_VERSION, uptime_seconds
+from mgfarm.sim.system.procfs import CORES, KERNEL_RELEASE, KERNEL_VERSION, SHELL_PID, uptime_seconds
 
 DEFAULT_FORMAT = "%a %b %e %H:%M:%S %Z %Y"
 CHILD_PID = 4244  # what `timeout -v` names as the command's pid
@@ -236,7 +236,10 @@ async def ps(inv: Invocation) -> int:
         rows = [r for r in rows if r[3] in names or str(r[1]) in names]
     elif not everything:
         user = USER_NAMES.get(inv.uid, str(inv.uid))  # the shell and ps run as the caller
-        rows = [r for r in rows if r[3] == "adbd"] + [(user, 4242, 320, "sh"), (user, 4243, 4242, "ps")]
+        rows = [r for r in rows if r[3] == "adbd"] + [
+            (user, SHELL_PID, 320, "sh"),
+            (user, SHELL_PID + 1, SHELL_PID, "ps"),
+        ]
     header = []
     for f in columns:
         title, width, right = PS_FIELDS[f]

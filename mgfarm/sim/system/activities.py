@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mgfarm.sim.system.intents import Query, resolve
 from mgfarm.sim.system.logs import log
+from mgfarm.sim.system.procfs import SHELL_PID
 
 if TYPE_CHECKING:
     from mgfarm.sim.apps.base import App
@@ -189,7 +190,10 @@ class ActivityManager:
             return
         before = len(self.stack)
         log(
-            self.device, "I", "ActivityManager", f"Force stopping {package} appid=10100 user=0: from pid 4242"
+            self.device,
+            "I",
+            "ActivityManager",
+            f"Force stopping {package} appid=10100 user=0: from pid {SHELL_PID}",
         )
         self.stack = [t for t in self.stack if t.package != package]
         self._process_ended(package)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from dataclasses import dataclass
 from operator import attrgetter
@@ -94,7 +93,3 @@ def log(
 ) -> None:
     """Append to the device's log."""
     device.services.logs.write(level, tag, message, pid, buffer)
-
-
-def shell_pid() -> int:
-    return 4242 + os.getpid() % 1000

@@ -20,6 +20,7 @@ COMPILER = (
     "LLD 17.0.0"
 )
 CORES = 2  # hw.cpu.ncore as `mgfarm up` starts the emulator
+SHELL_PID = 4242  # the shell an `adb shell` runs (`$$`, `ps`); the newest process is its child, 4243
 MEM_TOTAL_KB = 2_014_744  # 2048 MB of RAM less what the kernel reserves at boot
 MEM_FREE_KB = 412_396
 MEM_AVAILABLE_KB = 1_073_184
@@ -39,7 +40,7 @@ def _uptime(device: SimDevice) -> str:
 
 
 def _loadavg(device: SimDevice) -> str:
-    return "0.00 0.00 0.00 1/812 4243\n"
+    return f"0.00 0.00 0.00 1/812 {SHELL_PID + 1}\n"
 
 
 # /proc/meminfo's lines, in kB: the pinned emulator's after boot (`free` reads the same).
@@ -94,7 +95,14 @@ def _stat(device: SimDevice) -> str:
     lines = [f"cpu  {busy * CORES} 0 {busy} {idle * CORES} 0 0 0 0 0 0"]
     lines += [f"cpu{n} {busy} 0 {busy // CORES} {idle} 0 0 0 0 0 0" for n in range(CORES)]
     boot = int(device.services.clock.now() - uptime_seconds(device))
-    lines += ["intr 0", "ctxt 0", f"btime {boot}", "processes 4243", "procs_running 1", "procs_blocked 0"]
+    lines += [
+        "intr 0",
+        "ctxt 0",
+        f"btime {boot}",
+        f"processes {SHELL_PID + 1}",
+        "procs_running 1",
+        "procs_blocked 0",
+    ]
     return "\n".join(lines) + "\n"
 
 
