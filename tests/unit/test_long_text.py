@@ -99,6 +99,9 @@ def test_showing_a_megabyte_typed_into_a_field_measures_no_more_than_a_short_tex
             screen.wm.key(4)
             assert sh.run("screencap -p").status == 0  # the list, the title cut with an ellipsis
             work.append(sum(measured))
-        assert work[1] < 2 * work[0]  # 50 times the text; measured whole, it was ~10^11 characters
+        # 50 times the text: measured whole, it was ~10^11 characters. What the other tests left in
+        # the process's text-mask cache moves both figures (21,539 / 33,021 cold, 9,996 / 14,340 warm,
+        # 21,539 / 47,361 once in a full run), so the bound leaves room for that and no more.
+        assert work[1] < 4 * work[0] and work[1] < 200_000
     finally:
         sh.close()

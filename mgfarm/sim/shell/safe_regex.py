@@ -58,8 +58,8 @@ class BoundedPattern:
         except TimeoutError as exc:
             raise RegexTimeout("regular expression took too long") from exc
 
-    def search(self, text: str) -> Any:
-        return self._bounded(self._pattern.search, text)
+    def search(self, text: str, pos: int = 0) -> Any:
+        return self._bounded(self._pattern.search, text, pos)
 
     def match(self, text: str) -> Any:
         return self._bounded(self._pattern.match, text)
