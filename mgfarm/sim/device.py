@@ -60,6 +60,7 @@ class SimDevice:
         # Files are stamped with the device clock, as a device's kernel stamps them with its own.
         self.fs = DeviceFS(config.data_dir / "root", now=self.now, size=config.storage)
         self.fs.virtual.update(procfs.virtual_files(self))
+        self.fs.programs = shell_programs
         self.props = Props(default_props(config.name, config.width, config.height, config.density))
         self.props.values.update(config.extra_props)
         self.local_servers: dict[int, LocalServer] = {}
@@ -123,3 +124,10 @@ class SimDevice:
         self.props.set("dev.bootcomplete", "1")
         self.props.set("init.svc.bootanim", "stopped")
         self.booted.set()
+
+
+def shell_programs() -> frozenset[str]:
+    """/system/bin: the shell's commands (the shell package is loaded by then, or now)."""
+    from mgfarm.sim.shell import registry
+
+    return registry.programs()

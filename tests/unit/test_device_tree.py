@@ -52,3 +52,17 @@ def test_data_user_0_etc_and_hosts(sh: ShellDevice) -> None:
     sh.device.root_adbd = False
     for folder in ("/data/user/0", "/data/data"):
         assert sh.run(f"ls {folder}/{settings}").error == f"ls: {folder}/{settings}: Permission denied\n"
+
+
+def test_system_bin_lists_the_commands_the_shell_runs(sh: ShellDevice) -> None:
+    names = sh.run("ls /system/bin").text.split()
+    for name in ("sh", "ls", "awk", "am", "pm", "input", "screencap", "sqlite3", "toybox"):
+        assert name in names
+    assert "cd" not in names  # a shell builtin, not a program
+    for name in names:  # each one runs by its path too, as `which` names it
+        assert sh.run(f"which {name}").text == f"/system/bin/{name}\n", name
+    assert sh.run("ls -l /system/bin/ls").text == "-rwxr-xr-x 1 root shell 0 2009-01-01 00:00 /system/bin/ls\n"
+    assert sh.run("[ -x /system/bin/awk ] && [ ! -e /system/bin/nope ] && echo ok").text == "ok\n"
+    assert sh.run("find /system/bin -name 'awk*'").text == "/system/bin/awk\n"
+    assert sh.run("touch /system/bin/ls").error == "touch: /system/bin/ls: Read-only file system\n"
+    assert sh.run("du -s /system/bin /proc").status == 0

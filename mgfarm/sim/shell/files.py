@@ -189,6 +189,8 @@ def mode_string(st: os.stat_result) -> str:
 def owner(path: str) -> tuple[str, str]:
     if path in SKELETON_LINKS:
         return "root", "root"
+    if path.startswith("/system/bin/"):
+        return "root", "shell"
     if DeviceFS.normalize(path).startswith("/storage/emulated"):
         return "root", "sdcard_rw"
     if path.startswith("/data/local/tmp"):

@@ -51,6 +51,17 @@ def command(*names: str) -> Callable[[CommandFn], CommandFn]:
     return register
 
 
+_programs: tuple[int, frozenset[str]] = (0, frozenset())
+
+
+def programs() -> frozenset[str]:
+    """What /system/bin holds: every registered command, and the shell itself."""
+    global _programs
+    if _programs[0] != len(COMMANDS):
+        _programs = (len(COMMANDS), frozenset(COMMANDS) | {"sh"})
+    return _programs[1]
+
+
 def is_number(text: str) -> bool:
     """ASCII digits only: str.isdigit() also accepts '¹' or '٣', which int() and sh reject."""
     return text.isascii() and text.isdigit()

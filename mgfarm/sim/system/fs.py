@@ -22,7 +22,7 @@ import posixpath
 import shutil
 import stat as statmod
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,6 +115,20 @@ STAT_EXTRA = (
 # nothing, and what is written to any of them is discarded, never counted against the partition.
 DEVICE_NODES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
 ENDLESS_NODES = DEVICE_NODES[1:]  # reads never end
+
+# The folder of the image's programs (`fs.programs`), and the time its files carry (the build's).
+PROGRAMS = "/system/bin"
+IMAGE_TIME = 1_230_768_000  # 2009-01-01 00:00 UTC: the date Android's build stamps system files with
+
+
+def made_stat(mode: int, gid: int, ns: int) -> os.stat_result:
+    """The stat of a file the device makes (/proc, a program): empty, root's, all times `ns`."""
+    secs = ns // 1_000_000_000
+    fields = (statmod.S_IFREG | mode, 0, 0, 1, 0, gid, 0, secs, secs, secs)
+    return os.stat_result(fields + (float(secs),) * 3 + (ns,) * 3 + (BLOCK, 0, 0))
+
+
+PROGRAM_STAT = made_stat(0o755, 2000, IMAGE_TIME * 10**9)
 
 # Who a shell command runs as (adbd's uid, or su's). The device's own services and apps are not checked.
 ROOT, SYSTEM, SHELL = 0, 1000, 2000
@@ -229,6 +243,9 @@ class DeviceFS:
         self._nodes: set[int] = set()  # descriptors `open` gave for device nodes
         # Files made when read, by device path (/proc: system/procfs.py); read-only, size 0 as procfs.
         self.virtual: dict[str, Callable[[], bytes]] = {}
+        # The names of the programs in /system/bin (the shell's commands), listed and stat'ed there
+        # as the image's executables; they read as empty. Set by the device, read when asked.
+        self.programs: Callable[[], Collection[str]] | None = None
 
     def as_user(self, uid: int) -> DeviceFS:
         """This filesystem as a shell running as `uid` sees it: the system image is read-only, and a
@@ -414,10 +431,9 @@ class DeviceFS:
         if node in DEVICE_NODES:
             return os.stat(node)  # the host's character device: `ls -l` shows crw-rw-rw-
         if node in self.virtual:
-            ns = self.now_ns()
-            secs = ns // 1_000_000_000
-            times = (secs, secs, secs, float(secs), float(secs), float(secs), ns, ns, ns)
-            return os.stat_result((statmod.S_IFREG | 0o444, 0, 0, 1, 0, 0, 0, *times))
+            return made_stat(0o444, 0, self.now_ns())
+        if self._is_program(node):
+            return PROGRAM_STAT
         with self.locate(path, cwd, follow) as loc:
             st = loc.lstat()
             if not statmod.S_ISLNK(st.st_mode):
@@ -484,7 +500,22 @@ class DeviceFS:
     def _made_here(self, folder: str) -> list[str]:
         """Names of the device nodes and virtual files directly in `folder` (canonical)."""
         paths = [*DEVICE_NODES, *self.virtual]
-        return [posixpath.basename(p) for p in paths if posixpath.dirname(p) == folder]
+        names = [posixpath.basename(p) for p in paths if posixpath.dirname(p) == folder]
+        if folder == PROGRAMS and self.programs is not None:
+            names += self.programs()
+        return names
+
+    def _made_entries(self, folder: str) -> dict[str, os.stat_result]:
+        """The entries `_made_here` names in `folder`, with their stat (for a walk)."""
+        names = self._made_here(folder)
+        return {name: self.stat(posixpath.join(folder, name)) for name in names} if names else {}
+
+    def _is_program(self, node: str) -> bool:
+        return (
+            self.programs is not None
+            and node.startswith(PROGRAMS + "/")
+            and node[len(PROGRAMS) + 1 :] in self.programs()
+        )
 
     # -- reading and writing ----------------------------------------------------------------------
 
@@ -499,7 +530,7 @@ class DeviceFS:
             fd = os.open("/dev/null" if access else node, access | os.O_CLOEXEC)
             self._nodes.add(fd)
             return fd
-        if node in self.virtual:
+        if node in self.virtual or self._is_program(node):
             return self._open_virtual(node, flags)
         with self.locate(path, cwd) as loc:
             if not flags & WRITE_MODES:
@@ -526,8 +557,8 @@ class DeviceFS:
     def _open_virtual(self, path: str, flags: int) -> int:
         """A descriptor reading what the virtual file holds now (a pipe: it is a few KiB)."""
         if flags & WRITE_MODES:
-            raise denied(errno.EACCES, path)
-        data = self.virtual[path]()
+            raise denied(errno.EACCES if path in self.virtual else errno.EROFS, path)
+        data = self.virtual[path]() if path in self.virtual else b""  # a program reads as empty
         assert len(data) < 32768, "more than a pipe holds"
         read, write = os.pipe2(os.O_CLOEXEC)
         try:
@@ -555,6 +586,8 @@ class DeviceFS:
         node = self.normalize(path, cwd)
         if node in ENDLESS_NODES:
             raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
+        if self._is_program(node):
+            return b""  # not an ELF file: the shell runs its command by name
         if node in self.virtual:
             data = self.virtual[node]()
             if limit is not None and len(data) > limit:
@@ -732,7 +765,7 @@ class DeviceFS:
         `keep_times` (cp -p/-a). Descriptors throughout, so no swap redirects it. ENOSPC when the
         copy would take more than the space left (as from an endless device node)."""
         node = self.normalize(src, cwd)
-        if node in DEVICE_NODES or node in self.virtual:  # what a read of it gives, or more than fits
+        if node in DEVICE_NODES or node in self.virtual or self._is_program(node):  # what a read gives
             if node in ENDLESS_NODES:
                 raise no_space(dst)
             fd = self.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, cwd)
@@ -780,6 +813,7 @@ class DeviceFS:
         may not list is an entry whose `denied` is set, its contents left out (find reports it)."""
         with self.locate(path, cwd, follow) as loc:
             top = Entry(path, loc.lstat(), 0, loc.dir_fd, loc.name, loc.path)
+            made = self._made_entries
             is_dir = statmod.S_ISDIR(top.st.st_mode)
             top.denied = is_dir and maxdepth > 0 and not self._may_list(loc.path)
             if not depth_first:
@@ -787,7 +821,7 @@ class DeviceFS:
             if is_dir and maxdepth > 0 and not top.denied:
                 fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
                 try:
-                    yield from _walk_fd(fd, top, 1, depth_first, maxdepth, self._may_list)
+                    yield from _walk_fd(fd, top, 1, depth_first, maxdepth, self._may_list, made)
                 finally:
                     os.close(fd)
             if depth_first:
@@ -849,13 +883,20 @@ class Entry:
 
 
 def _walk_fd(
-    fd: int, parent: Entry, depth: int, depth_first: bool, maxdepth: int, may_list: Callable[[str], bool]
+    fd: int,
+    parent: Entry,
+    depth: int,
+    depth_first: bool,
+    maxdepth: int,
+    may_list: Callable[[str], bool],
+    made: Callable[[str], dict[str, os.stat_result]],
 ) -> Iterator[Entry]:
     if depth > MAX_TREE_DEPTH:
         raise OSError(errno.ELOOP, "tree too deep", parent.path)
-    for name in sorted(os.listdir(fd)):
+    extra = made(parent.real)  # the folder's device nodes, /proc files, programs
+    for name in sorted({*os.listdir(fd), *extra}):
         try:
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            st = extra.get(name) or os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             continue
         real = posixpath.join(parent.real, name)
@@ -871,7 +912,7 @@ def _walk_fd(
                 child = -1  # replaced since the listing: skip its contents, as find does
             if child >= 0:
                 try:
-                    yield from _walk_fd(child, entry, depth + 1, depth_first, maxdepth, may_list)
+                    yield from _walk_fd(child, entry, depth + 1, depth_first, maxdepth, may_list, made)
                 finally:
                     os.close(child)
         if depth_first:
