@@ -61,7 +61,8 @@ def test_system_bin_lists_the_commands_the_shell_runs(sh: ShellDevice) -> None:
     assert "cd" not in names  # a shell builtin, not a program
     for name in names:  # each one runs by its path too, as `which` names it
         assert sh.run(f"which {name}").text == f"/system/bin/{name}\n", name
-    assert sh.run("ls -l /system/bin/ls").text == "-rwxr-xr-x 1 root shell 0 2009-01-01 00:00 /system/bin/ls\n"
+    listed = "-rwxr-xr-x 1 root shell 0 2009-01-01 00:00 /system/bin/ls\n"
+    assert sh.run("ls -l /system/bin/ls").text == listed
     assert sh.run("[ -x /system/bin/awk ] && [ ! -e /system/bin/nope ] && echo ok").text == "ok\n"
     assert sh.run("find /system/bin -name 'awk*'").text == "/system/bin/awk\n"
     assert sh.run("touch /system/bin/ls").error == "touch: /system/bin/ls: Read-only file system\n"
