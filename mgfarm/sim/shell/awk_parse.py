@@ -7,6 +7,7 @@ action). Nesting is bounded (MAX_DEPTH), so a hostile program ends in a syntax e
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -420,19 +421,18 @@ class Parser:
         return cond
 
     def or_expr(self, no_gt: bool) -> Node:
-        left = self.and_expr(no_gt)
-        while self.at("||"):
-            self.take()
-            self.newlines()
-            left = ("||", left, self.and_expr(no_gt))
-        return left
+        return self.logical("||", lambda: self.and_expr(no_gt))
 
     def and_expr(self, no_gt: bool) -> Node:
-        left = self.in_expr(no_gt)
-        while self.at("&&"):
+        return self.logical("&&", lambda: self.in_expr(no_gt))
+
+    def logical(self, op: str, operand: Callable[[], Node]) -> Node:
+        """`a || b || c` (or &&), left to right; a newline may follow the operator."""
+        left = operand()
+        while self.at(op):
             self.take()
             self.newlines()
-            left = ("&&", left, self.in_expr(no_gt))
+            left = (op, left, operand())
         return left
 
     def in_expr(self, no_gt: bool) -> Node:
@@ -468,17 +468,16 @@ class Parser:
         return left
 
     def additive(self) -> Node:
-        left = self.multiplicative()
-        while self.at("+", "-"):
-            op = self.take().kind
-            left = ("arith", op, left, self.multiplicative())
-        return left
+        return self.arith(("+", "-"), self.multiplicative)
 
     def multiplicative(self) -> Node:
-        left = self.unary()
-        while self.at("*", "/", "%"):
+        return self.arith(("*", "/", "%"), self.unary)
+
+    def arith(self, ops: tuple[str, ...], operand: Callable[[], Node]) -> Node:
+        left = operand()
+        while self.at(*ops):
             op = self.take().kind
-            left = ("arith", op, left, self.unary())
+            left = ("arith", op, left, operand())
         return left
 
     def unary(self) -> Node:
