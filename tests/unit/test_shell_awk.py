@@ -127,6 +127,8 @@ def test_an_endless_program_is_stopped_with_its_command(sh: ShellDevice) -> None
     r = sh.run("timeout 0.5 awk 'BEGIN { while (1) x++ }'; echo $?", timeout=20)
     assert r.text == "124\n"
     assert sh.run("echo alive").text == "alive\n"  # the device goes on serving
+    r = sh.run("awk 'BEGIN { x = \"ab\"; while (1) x = x x }'", timeout=60)
+    assert (r.status, r.error) == (2, "awk: string longer than 16 MiB, stopped\n")
 
 
 def test_awk_reads_what_the_device_prints(sh: ShellDevice) -> None:

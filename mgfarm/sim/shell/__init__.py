@@ -20,6 +20,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     logcat,
     net_cmd,
     pm_cmd,
+    sed,
     service_cmd,
     settings_cmd,
     signals,

@@ -35,6 +35,7 @@ from mgfarm.sim.shell.safe_regex import (
 
 AWK_SECONDS = 30.0  # one run's time, loops included; a device's awk would run until killed
 MAX_OUTPUT = 64 * 1024 * 1024
+MAX_STRING = 16 * 1024 * 1024  # characters one value may hold (`s = s s` in a loop doubles it)
 MAX_SOURCE = 65536
 
 # ---- values -------------------------------------------------------------------------------------
@@ -65,6 +66,13 @@ def input_value(text: str) -> Value:
         value = StrNum(text)
         value.num = float(text)
         return value
+    return text
+
+
+def bounded(text: str) -> str:
+    """A string value, refused past MAX_STRING characters."""
+    if len(text) > MAX_STRING:
+        raise AwkError("string longer than 16 MiB, stopped")
     return text
 
 
@@ -564,7 +572,7 @@ class Run:
                 }[op]
             )
         if kind == "concat":
-            return to_str(self.eval(node[1]), self.conv()) + to_str(self.eval(node[2]), self.conv())
+            return bounded(to_str(self.eval(node[1]), self.conv()) + to_str(self.eval(node[2]), self.conv()))
         if kind == "arith":
             return self.arith(node[1], to_num(self.eval(node[2])), to_num(self.eval(node[3])))
         if kind == "neg":
@@ -670,7 +678,7 @@ class Run:
         if name == "sprintf":
             if not values:
                 raise AwkError("sprintf: no format")
-            return format_printf(to_str(values[0]), values[1:])
+            return bounded(format_printf(to_str(values[0]), values[1:]))
         if name == "tolower":
             return to_str(values[0], self.conv()).lower() if values else ""
         if name == "toupper":
@@ -730,7 +738,7 @@ class Run:
             count += 1
         if count:
             out.append(text[pos:])
-            self.set(target, "".join(out))
+            self.set(target, bounded("".join(out)))
         return float(count)
 
     def call(self, name: str, args: list[Node]) -> Value:
