@@ -87,6 +87,8 @@ ALIASES = {
     "/data/media/0": "/storage/emulated/0",  # the backing store, as root sees it
 }
 
+ALIAS_TARGETS = frozenset(ALIASES.values())
+
 # Host symlink targets start with this folder name, which no device path may contain: the kernel
 # never resolves a device link on the host. The device sees the rest of the target.
 LINK_DIR = "..mgfarm-link.."
@@ -352,7 +354,7 @@ class DeviceFS:
         for too many links, PathEscapeError for the reserved name."""
         norm = self.normalize(path, cwd)
         follow = follow or (path.endswith("/") and norm != "/")  # `link/` names what it points at
-        if not follow:
+        if not follow and norm in ALIAS_TARGETS:
             plain = self.normalize(path, cwd, aliases=False)
             if plain in SKELETON_LINKS and plain != norm and (self.root / plain[1:]).is_symlink():
                 norm = plain  # the link itself (a tree saved before it existed has none: the alias)
