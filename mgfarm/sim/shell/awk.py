@@ -11,7 +11,6 @@ A program comes from an agent: it runs in a worker thread with one time budget f
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import re
@@ -26,11 +25,12 @@ from mgfarm.sim.shell.files import CommandError, read_input, report
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import (
     BoundedPattern,
-    Budget,
+    Limits,
     RegexError,
     RegexTimeout,
+    RunStopped,
     compile_regex,
-    run_bounded,
+    run_stoppable,
 )
 
 AWK_SECONDS = 30.0  # one run's time, loops included; a device's awk would run until killed
@@ -229,7 +229,7 @@ class Run:
         self, prog: Program, assigns: list[tuple[str, str]], seconds: float, stop: threading.Event
     ) -> None:
         self.prog = prog
-        self.stop = stop  # set when the command is cancelled (its client went away, `timeout`)
+        self.limits = Limits(seconds, MAX_OUTPUT, stop)
         self.vars: dict[str, Value] = {
             "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "NF": 0.0, "FNR": 0.0,
             "SUBSEP": "\x1c", "CONVFMT": "%.6g", "OFMT": "%.6g", "RSTART": 0.0, "RLENGTH": -1.0,
@@ -240,10 +240,6 @@ class Run:
         self.nf = 0
         self.out: list[str] = []
         self.err: list[str] = []  # `print > "/dev/stderr"` and warnings
-        self.size = 0
-        self.budget = Budget(seconds)
-        self.deadline = time.monotonic() + seconds
-        self.steps = 0
         self.regexes: dict[str, BoundedPattern] = {}
         self.frames: list[dict[str, Value]] = []
         self.array_frames: list[dict[str, dict[str, Value]]] = []
@@ -256,17 +252,10 @@ class Run:
 
     # -- bookkeeping
     def tick(self) -> None:
-        self.steps += 1
-        if self.steps & 1023 == 0:
-            if self.stop.is_set():
-                raise AwkError("stopped")
-            if time.monotonic() > self.deadline:
-                raise AwkError(f"ran longer than {AWK_SECONDS:.0f} s, stopped")
+        self.limits.tick()
 
     def emit(self, text: str, to: list[str] | None = None) -> None:
-        self.size += len(text)
-        if self.size > MAX_OUTPUT:
-            raise AwkError("more than 64 MiB of output, stopped")
+        self.limits.output(len(text))
         (self.out if to is None else to).append(text)
 
     def stream(self, target: Node | None) -> list[str] | None:
@@ -287,7 +276,7 @@ class Run:
         found = self.regexes.get(source)
         if found is None:
             try:
-                found = compile_regex(source, budget=self.budget)
+                found = compile_regex(source, budget=self.limits.budget)
             except RegexError as exc:
                 raise AwkError(f"syntax error in regular expression {source}") from exc
             if len(self.regexes) < 256:
@@ -860,7 +849,7 @@ def run_program(
             run.end()
         except Exit as done:
             run.status = done.status
-    except (AwkError, RegexTimeout) as exc:
+    except (AwkError, RegexTimeout, RunStopped) as exc:
         error = f"awk: {exc}\n"
         run.status = 2
     except (LoopBreak, LoopContinue, Return, Next):
@@ -930,12 +919,7 @@ async def awk(inv: Invocation) -> int:
             return 2
     if not any(text is not None for _, text in inputs) and (prog.rules or prog.end) and args:
         inputs.append(("-", (await inv.io.stdin.read()).decode(errors="surrogateescape")))
-    stop = threading.Event()
-    try:
-        out, status, error = await run_bounded(run_program, prog, inputs, assigns, AWK_SECONDS, stop)
-    except asyncio.CancelledError:
-        stop.set()  # the worker thread ends at its next check
-        raise
+    out, status, error = await run_stoppable(run_program, prog, inputs, assigns, AWK_SECONDS)
     inv.out(out.encode("utf-8", "surrogateescape"))
     if error:
         inv.err(error)

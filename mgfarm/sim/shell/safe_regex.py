@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -111,3 +112,46 @@ async def run_bounded(fn: Callable[..., T], *args: Any) -> T:
     """Run `fn(*args)` (matching or SQL with its own budget) in a worker thread, leaving the event
     loop free for the other devices."""
     return await asyncio.get_running_loop().run_in_executor(DEVICE_WORK, functools.partial(fn, *args))
+
+
+class RunStopped(Exception):
+    """A script run (awk, sed) past its time or output, or cancelled; the message says which."""
+
+
+class Limits:
+    """What one script run may spend: a time budget for its matching and its own loops, output
+    characters, and a stop flag set when its command is cancelled (a client gone, `timeout`)."""
+
+    def __init__(self, seconds: float, max_output: int, stop: threading.Event) -> None:
+        self.seconds = seconds
+        self.budget = Budget(seconds)
+        self.deadline = time.monotonic() + seconds
+        self.max_output = max_output
+        self.stop = stop
+        self.steps = 0
+        self.size = 0
+
+    def tick(self) -> None:
+        """One step of the run's own work (a statement, a cycle); checked every 1024 steps."""
+        self.steps += 1
+        if self.steps & 1023 == 0:
+            if self.stop.is_set():
+                raise RunStopped("stopped")
+            if time.monotonic() > self.deadline:
+                raise RunStopped(f"ran longer than {self.seconds:.0f} s, stopped")
+
+    def output(self, count: int) -> None:
+        self.size += count
+        if self.size > self.max_output:
+            raise RunStopped(f"more than {self.max_output >> 20} MiB of output, stopped")
+
+
+async def run_stoppable(fn: Callable[..., T], *args: Any) -> T:
+    """`run_bounded(fn, *args, stop)`: `stop` is set if the awaiting command is cancelled, so the
+    worker thread ends at its next `Limits.tick` instead of running on unseen."""
+    stop = threading.Event()
+    try:
+        return await run_bounded(fn, *args, stop)
+    except asyncio.CancelledError:
+        stop.set()
+        raise

@@ -11,10 +11,8 @@ Scripts come from agents: a run has its own thread, one time budget for its matc
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,11 +20,12 @@ from mgfarm.sim.shell.files import CommandError, fs_call, read_input, report
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import (
     BoundedPattern,
-    Budget,
+    Limits,
     RegexError,
     RegexTimeout,
+    RunStopped,
     compile_regex,
-    run_bounded,
+    run_stoppable,
 )
 
 SED_SECONDS = 30.0
@@ -372,27 +371,16 @@ class Run:
         self.hold = ""
         self.number = 0
         self.out: list[str] = []
-        self.size = 0
-        self.budget = Budget(seconds)
-        self.deadline = time.monotonic() + seconds
-        self.stop = stop
-        self.steps = 0
+        self.limits = Limits(seconds, MAX_OUTPUT, stop)
         self.last_regex: str | None = None
         self.compiled: dict[tuple[str, str], BoundedPattern] = {}
         self.files: dict[str, str] = {}  # r FILE contents, read before the run
 
     def tick(self) -> None:
-        self.steps += 1
-        if self.steps & 1023 == 0:
-            if self.stop.is_set():
-                raise SedError("stopped")
-            if time.monotonic() > self.deadline:
-                raise SedError(f"ran longer than {SED_SECONDS:.0f} s, stopped")
+        self.limits.tick()
 
     def emit(self, text: str) -> None:
-        self.size += len(text)
-        if self.size > MAX_OUTPUT:
-            raise SedError("more than 64 MiB of output, stopped")
+        self.limits.output(len(text))
         self.out.append(text)
 
     def regex(self, source: str | None, flags: str) -> BoundedPattern:
@@ -406,7 +394,7 @@ class Run:
         if found is None:
             try:
                 found = compile_regex(
-                    to_python(source, self.opts.extended), "i" in flags.lower(), self.budget
+                    to_python(source, self.opts.extended), "i" in flags.lower(), self.limits.budget
                 )
             except RegexError as exc:
                 raise SedError(f"bad regex '{source}': {exc}") from exc
@@ -699,7 +687,7 @@ def sed_run(
                 c.active = False
     except Quit as done:
         status = done.code
-    except (SedError, RegexTimeout) as exc:
+    except (SedError, RegexTimeout, RunStopped) as exc:
         error = f"sed: {exc}\n"
         status = 1
     return results, status, error
@@ -799,12 +787,7 @@ async def sed(inv: Invocation) -> int:
             names.append(path)
         except CommandError as exc:
             status = report(inv, exc)
-    stop = threading.Event()
-    try:
-        results, code, error = await run_bounded(sed_run, cmds, opts, inputs, files, stop)
-    except asyncio.CancelledError:
-        stop.set()
-        raise
+    results, code, error = await run_stoppable(sed_run, cmds, opts, inputs, files)
     ending = "\0" if nul else "\n"
     for n, text in enumerate(results):
         data = (text.replace("\n", ending) if nul else text).encode("utf-8", "surrogateescape")
