@@ -143,3 +143,12 @@ def test_fuzz_the_parser_raises_only_sed_errors(script: str) -> None:
         Parser(script, extended=False).parse()
     except SedError as exc:
         assert str(exc)
+
+
+def test_nul_records_and_the_line_bound(sh: ShellDevice) -> None:
+    # -z: records end with NUL, and a newline inside one stays a newline
+    assert sh.run("printf 'a\\nb\\0c\\0' | sed -z 's/^/>/'").out == b">a\nb\0>c\0"
+    # more lines than a command splits its input into: refused, as grep and sort refuse them
+    for line in ("sed -n 1p", "awk 'NR == 1'"):
+        r = sh.run(f"yes '' | head -n 2000001 | {line}", timeout=60)
+        assert r.status != 0 and r.error.endswith("more than 2,000,000 lines of input\n"), line

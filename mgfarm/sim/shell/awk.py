@@ -32,6 +32,7 @@ from mgfarm.sim.shell.safe_regex import (
     compile_regex,
     run_stoppable,
 )
+from mgfarm.sim.shell.text import TooManyLines, split_lines
 
 AWK_SECONDS = 30.0  # one run's time, loops included; a device's awk would run until killed
 MAX_OUTPUT = 64 * 1024 * 1024
@@ -810,14 +811,19 @@ def _re_split(regex: BoundedPattern, text: str) -> list[str]:
 
 
 def records(data: str, rs: str) -> list[str]:
-    """Input split into records by RS: a newline, another character, or "" (blank-line paragraphs)."""
-    if rs == "":
-        return [p for p in re.split(r"\n\n+", data.strip("\n")) if p] if data.strip("\n") else []
-    sep = rs[0]
-    parts = data.split(sep)
-    if parts and parts[-1] == "":
-        parts.pop()
-    return parts
+    """Input split into records by RS: a newline, another character, or "" (paragraphs: runs of
+    lines between empty ones)."""
+    if rs:
+        return split_lines(data, rs[0])
+    paragraphs: list[str] = []
+    lines: list[str] = []
+    for line in [*split_lines(data, "\n"), ""]:
+        if line:
+            lines.append(line)
+        elif lines:
+            paragraphs.append("\n".join(lines))
+            lines = []
+    return paragraphs
 
 
 def run_program(
@@ -849,7 +855,7 @@ def run_program(
             run.end()
         except Exit as done:
             run.status = done.status
-    except (AwkError, RegexTimeout, RunStopped) as exc:
+    except (AwkError, RegexTimeout, RunStopped, TooManyLines) as exc:
         error = f"awk: {exc}\n"
         run.status = 2
     except (LoopBreak, LoopContinue, Return, Next):

@@ -27,6 +27,7 @@ from mgfarm.sim.shell.safe_regex import (
     compile_regex,
     run_stoppable,
 )
+from mgfarm.sim.shell.text import split_lines
 
 SED_SECONDS = 30.0
 MAX_OUTPUT = 64 * 1024 * 1024
@@ -360,6 +361,7 @@ class Options:
     quiet: bool = False
     extended: bool = False
     separate: bool = False
+    ending: str = "\n"  # what ends a record, read and printed: NUL with -z
 
 
 class Run:
@@ -510,9 +512,9 @@ class Run:
                     restart = True
                     break
                 elif name == "p":
-                    self.emit(space + "\n")
+                    self.emit(space + self.opts.ending)
                 elif name == "P":
-                    self.emit(space.split("\n", 1)[0] + "\n")
+                    self.emit(space.split("\n", 1)[0] + self.opts.ending)
                 elif name == "l":
                     self.emit(_unambiguous(space))
                 elif name == "h":
@@ -530,12 +532,12 @@ class Run:
                 elif name in ("n", "N"):
                     if index >= len(lines):  # no next line: print (GNU's N too) and quit
                         if not self.opts.quiet:
-                            self.emit(space + "\n")
+                            self.emit(space + self.opts.ending)
                         self.flush(appended)
                         raise Quit(0)
                     if name == "n":
                         if not self.opts.quiet:
-                            self.emit(space + "\n")
+                            self.emit(space + self.opts.ending)
                         self.flush(appended)
                         appended = []
                         space = lines[index]
@@ -549,7 +551,7 @@ class Run:
                     space, hit = self.substitute(cmd, space)
                     changed = changed or hit
                     if hit and "p" in cmd.flags:
-                        self.emit(space + "\n")
+                        self.emit(space + self.opts.ending)
                 elif name == "y":
                     space = space.translate(cmd.table)
                 elif name in ("b", "t", "T"):
@@ -559,7 +561,7 @@ class Run:
                         changed = False
                 elif name in ("q", "Q"):
                     if name == "q" and not self.opts.quiet:
-                        self.emit(space + "\n")
+                        self.emit(space + self.opts.ending)
                     if name == "q":
                         self.flush(appended)
                     raise Quit(cmd.exit_code)
@@ -567,7 +569,7 @@ class Run:
                 self.flush(appended)
                 continue
             if not deleted and not self.opts.quiet:
-                self.emit(space + "\n")
+                self.emit(space + self.opts.ending)
             self.flush(appended)
             space = None
 
@@ -693,15 +695,6 @@ def sed_run(
     return results, status, error
 
 
-def split_lines(data: bytes, delimiter: bytes) -> list[str]:
-    text = data.decode("utf-8", "surrogateescape")
-    sep = delimiter.decode()
-    parts = text.split(sep)
-    if parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
 @command("sed")
 async def sed(inv: Invocation) -> int:
     """`sed [-nErsz] [-i] [-e SCRIPT]... [-f FILE]... [SCRIPT] [FILE...]`."""
@@ -709,7 +702,7 @@ async def sed(inv: Invocation) -> int:
     scripts: list[str] = []
     operands: list[str] = []
     opts = Options()
-    in_place = nul = False
+    in_place = False
     while args:
         arg = args.pop(0)
         if arg == "--":
@@ -746,7 +739,7 @@ async def sed(inv: Invocation) -> int:
             elif letter == "s":
                 opts.separate = True
             elif letter == "z":
-                nul = True
+                opts.ending = "\0"
             elif letter != "u":
                 inv.err(f"sed: Unknown option '{letter}' (see \"sed --help\")\n")
                 return 1
@@ -777,20 +770,19 @@ async def sed(inv: Invocation) -> int:
             if files[c.text] and not files[c.text].endswith("\n"):
                 files[c.text] += "\n"
     opts.separate = opts.separate or in_place
-    delimiter = b"\0" if nul else b"\n"
     inputs: list[list[str]] = []
     names: list[str] = []
     status = 0
     for path in operands or ["-"]:
         try:
-            inputs.append(split_lines(await read_input(inv, path), delimiter))
+            text = (await read_input(inv, path)).decode("utf-8", "surrogateescape")
+            inputs.append(split_lines(text, opts.ending))
             names.append(path)
         except CommandError as exc:
             status = report(inv, exc)
     results, code, error = await run_stoppable(sed_run, cmds, opts, inputs, files)
-    ending = "\0" if nul else "\n"
     for n, text in enumerate(results):
-        data = (text.replace("\n", ending) if nul else text).encode("utf-8", "surrogateescape")
+        data = text.encode("utf-8", "surrogateescape")
         if in_place and n < len(names):
             fs_call(names[n], inv.fs.write_bytes, names[n], data, inv.cwd)
         elif not in_place:

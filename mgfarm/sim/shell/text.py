@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import stat as statmod
+from typing import TypeVar
 
 from mgfarm.sim.shell.files import (
     CommandError,
@@ -29,18 +30,27 @@ from mgfarm.sim.system.fs import PathEscapeError
 MAX_LINES = 2_000_000  # lines a command splits its input into (each line is an object in memory)
 
 
+Text = TypeVar("Text", str, bytes)
+
+
 class TooManyLines(ValueError):
     """More lines than MAX_LINES: the command fails (64 MiB of empty lines would be 2 GB of objects)."""
 
 
 def lines_of(data: bytes) -> list[bytes]:
     """Lines without their newlines; a missing final newline still ends a line."""
+    return split_lines(data, b"\n")
+
+
+def split_lines(data: Text, separator: Text) -> list[Text]:
+    """Lines (or records) without their separator, a missing final one still ending the last; at
+    most MAX_LINES of them (TooManyLines)."""
     if not data:
         return []
-    if data.count(b"\n") > MAX_LINES:
+    if data.count(separator) > MAX_LINES:
         raise TooManyLines(f"more than {MAX_LINES:,} lines of input")
-    parts = data.split(b"\n")
-    return parts[:-1] if parts[-1] == b"" else parts
+    parts = data.split(separator)
+    return parts[:-1] if not parts[-1] else parts
 
 
 def _bre_to_ere(pattern: str) -> str:
