@@ -67,10 +67,13 @@ def process_table(inv: Invocation) -> list[tuple[str, int, int, str]]:
 def deliver(inv: Invocation, pid: int, signal: int) -> int:
     """Send `signal` to process `pid` as the caller: 0, or the errno kill(2) would set."""
     row = next((r for r in process_table(inv) if r[1] == pid), None)
+    return signal_row(inv, row, signal) if row is not None else errno.ESRCH
+
+
+def signal_row(inv: Invocation, row: tuple[str, int, int, str], signal: int) -> int:
+    """`deliver` for a process already found in the table (pkill, killall walk it)."""
     if not 0 <= signal < NSIG:
         return errno.EINVAL
-    if row is None:
-        return errno.ESRCH
     if inv.uid != ROOT and user_id(row[0]) != inv.uid:
         return errno.EPERM
     package = row[3]
@@ -169,15 +172,11 @@ async def pgrep(inv: Invocation) -> int:
         if arg == "--":
             operands += args
             break
-        if (
-            killing
-            and arg.startswith("-")
-            and not operands
-            and not flags
-            and len(arg) > 1
-            and signal_number(arg[1:]) is not None
-        ):
-            signal = signal_number(arg[1:]) or 0
+        leading = (
+            signal_number(arg[1:]) if killing and arg[:1] == "-" and not operands and not flags else None
+        )
+        if leading is not None and len(arg) > 1:  # pkill -SIG, before anything else
+            signal = leading
             continue
         if not arg.startswith("-") or arg == "-":
             operands.append(arg)
@@ -222,7 +221,7 @@ async def pgrep(inv: Invocation) -> int:
     for row in matched:
         status = 0
         if signal:
-            failed = deliver(inv, row[1], signal)
+            failed = signal_row(inv, row, signal)
             if failed:
                 inv.err(f"{name}: {signal_name(signal)}->{row[1]}: {os.strerror(failed)}\n")
                 status = 1
@@ -302,7 +301,7 @@ async def killall(inv: Invocation) -> int:
         result = errno.ESRCH  # the last kill's errno, as toybox keeps it
         for row in process_table(inv):
             if wanted in (row[3], comm(row[3])):
-                result = deliver(inv, row[1], signal)
+                result = signal_row(inv, row, signal)
                 if result and "q" not in flags:
                     inv.err(f"killall: pid {row[1]}: {os.strerror(result)}\n")
                 elif not result and "v" in flags:

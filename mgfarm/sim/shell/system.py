@@ -175,7 +175,7 @@ def processes(inv: Invocation) -> list[tuple[str, int, int, str]]:
 
 
 # The uids of the users `ps` names; an app's user is u0_aN, uid 10000 + N.
-USER_IDS = {"root": 0, "system": 1000, "radio": 1001, "logd": 1036, "shell": 2000}
+USER_IDS = {name: uid for uid, name in USER_NAMES.items()} | {"radio": 1001, "logd": 1036}
 
 
 def user_id(user: str) -> int:
