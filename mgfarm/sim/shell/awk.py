@@ -719,7 +719,7 @@ class Run:
         count = 0
         out: list[str] = []
         pos = 0
-        for m in _finditer(regex, text):
+        for m in regex.posix_matches(text):
             if not every and count:
                 break
             out.append(text[pos : m.start()])
@@ -778,30 +778,10 @@ def _replacement(template: str, matched: str) -> str:
     return "".join(out)
 
 
-def _finditer(regex: BoundedPattern, text: str) -> list[Any]:
-    """Non-overlapping matches; an empty match does not repeat where the last match ended."""
-    found: list[Any] = []
-    pos = 0
-    while pos <= len(text):
-        m = regex.search(text, pos)
-        if m is None:
-            break
-        if m.end() == m.start():
-            if found and found[-1].end() == m.start():
-                pos = m.start() + 1
-                continue
-            found.append(m)
-            pos = m.end() + 1
-        else:
-            found.append(m)
-            pos = m.end()
-    return found
-
-
 def _re_split(regex: BoundedPattern, text: str) -> list[str]:
     parts: list[str] = []
     pos = 0
-    for m in _finditer(regex, text):
+    for m in regex.posix_matches(text):
         if m.end() == m.start():
             continue
         parts.append(text[pos : m.start()])

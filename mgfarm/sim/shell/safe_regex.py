@@ -12,7 +12,7 @@ import asyncio
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -81,6 +81,21 @@ class BoundedPattern:
         except TimeoutError as exc:
             raise RegexTimeout("regular expression took too long") from exc
         return out
+
+    def posix_matches(self, text: str) -> Iterator[Any]:
+        """Non-overlapping matches left to right, as sed's and awk's global substitutions take them:
+        an empty match right where the last match ended is not one (`s/o*/X/g` on "foo")."""
+        pos, last_end = 0, -1
+        while pos <= len(text):
+            m = self.search(text, pos)
+            if m is None:
+                return
+            if m.start() == m.end() == last_end:
+                pos = m.end() + 1
+                continue
+            yield m
+            last_end = m.end()
+            pos = m.end() if m.end() > m.start() else m.end() + 1
 
     def subn(self, repl: str, text: str, count: int = 0) -> tuple[str, int]:
         result: tuple[str, int] = self._bounded(self._pattern.subn, repl, text, count)

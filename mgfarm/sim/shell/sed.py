@@ -581,19 +581,9 @@ class Run:
         regex = self.regex(cmd.regex, cmd.flags)
         out: list[str] = []
         pos = 0
-        count = 0
         hit = False
-        previous_end = -1
-        search_at = 0
         grown = 0
-        while search_at <= len(space):
-            m = regex.search(space, search_at)
-            if m is None:
-                break
-            if m.start() == m.end() == previous_end:  # an empty match right after a match: not one
-                search_at = m.end() + 1
-                continue
-            count += 1
+        for count, m in enumerate(regex.posix_matches(space), 1):
             if count >= cmd.nth:
                 out.append(space[pos : m.start()])
                 out.append(_expand(cmd.replacement, m))
@@ -604,8 +594,6 @@ class Run:
                 hit = True
                 if "g" not in cmd.flags:
                     break
-            previous_end = m.end()
-            search_at = m.end() if m.end() > m.start() else m.end() + 1
             self.tick()
         if not hit:
             return space, False
