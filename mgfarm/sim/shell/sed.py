@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mgfarm.sim.shell.files import CommandError, fs_call, read_input, report
+from mgfarm.sim.shell.posix_regex import bracket_end, to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import (
     BoundedPattern,
@@ -203,7 +204,7 @@ class Parser:
                     out.append("\\" + nxt)
                 continue
             if regex and c == "[":  # a bracket expression may hold the delimiter
-                end = _bracket_end(self.s, self.i - 1)
+                end = bracket_end(self.s, self.i - 1)
                 out.append(self.s[self.i - 1 : end])
                 self.i = end
                 continue
@@ -286,65 +287,8 @@ class Parser:
         return "".join(out)
 
 
-def _bracket_end(text: str, start: int) -> int:
-    """The index after the `]` closing the bracket expression at `start` (or the end)."""
-    i = start + 1
-    if text[i : i + 1] == "^":
-        i += 1
-    if text[i : i + 1] == "]":
-        i += 1
-    while i < len(text):
-        if text.startswith("[:", i) or text.startswith("[.", i) or text.startswith("[=", i):
-            close = text.find(text[i + 1] + "]", i + 2)
-            if close > 0:
-                i = close + 2
-                continue
-        if text[i] == "]":
-            return i + 1
-        i += 1
-    return len(text)
-
-
 def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "\\": "\\"}.get(m.group(1), m.group(1)), text)
-
-
-def to_python(regex: str, extended: bool) -> str:
-    """A POSIX BRE or ERE as the regex module reads it, `$` anchoring only at the very end."""
-    out: list[str] = []
-    i = 0
-    while i < len(regex):
-        c = regex[i]
-        if c == "[":
-            end = _bracket_end(regex, i)
-            body = regex[i:end]
-            out.append(body.replace("\\", "\\\\") if not body.startswith("[[:") else body)
-            i = end
-            continue
-        if c == "\\" and i + 1 < len(regex):
-            nxt = regex[i + 1]
-            if not extended and nxt in "(){}|+?":
-                out.append(nxt)  # BRE's \( \) \{ \} \| \+ \? are ERE's operators
-            elif extended and nxt in "(){}|+?":
-                out.append("\\" + nxt)
-            else:
-                out.append("\\" + nxt)
-            i += 2
-            continue
-        if c == "$":
-            rest = regex[i + 1 :]
-            anchor = extended or not rest or rest.startswith(("\\)", "\\|"))
-            out.append(r"\Z" if anchor else r"\$")
-            i += 1
-            continue
-        if not extended and c in "(){}|+?":
-            out.append("\\" + c)
-        elif not extended and c == "*" and (not out or out[-1] in ("(", "|", "^")):
-            out.append(r"\*")  # a leading BRE star is literal
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
 
 
 # ---- running ------------------------------------------------------------------------------------

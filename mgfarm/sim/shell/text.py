@@ -16,6 +16,7 @@ from mgfarm.sim.shell.files import (
     split_flags,
     take_value,
 )
+from mgfarm.sim.shell.posix_regex import to_python
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.shell.safe_regex import (
     BoundedPattern,
@@ -51,22 +52,6 @@ def split_lines(data: Text, separator: Text) -> list[Text]:
         raise TooManyLines(f"more than {MAX_LINES:,} lines of input")
     parts = data.split(separator)
     return parts[:-1] if not parts[-1] else parts
-
-
-def _bre_to_ere(pattern: str) -> str:
-    """Basic regex to Python: `\\|`, `\\+`, `\\(` are operators; bare `+ ? ( ) |` are literals."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            out.append(nxt if nxt in "|+?(){}" else "\\" + nxt)
-            i += 2
-            continue
-        out.append("\\" + c if c in "+?(){}|" else c)
-        i += 1
-    return "".join(out)
 
 
 GREP_FLAGS = "EFivcoqnlHhwxsr"
@@ -188,12 +173,7 @@ def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
 def _compile(patterns: list[str], flags: set[str], budget: Budget) -> BoundedPattern:
     parts = []
     for p in patterns:
-        if "F" in flags:
-            body = re.escape(p)
-        elif "E" in flags:
-            body = p
-        else:
-            body = _bre_to_ere(p)
+        body = re.escape(p) if "F" in flags else to_python(p, extended="E" in flags)
         if "w" in flags:
             body = rf"(?<!\w)(?:{body})(?!\w)"
         if "x" in flags:
