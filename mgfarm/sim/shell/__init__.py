@@ -15,6 +15,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     blocks,
     data_cmd,
     dumpsys,
+    expr_cmd,
     files,
     ime_cmd,
     logcat,

@@ -59,6 +59,11 @@ class BoundedPattern:
         except TimeoutError as exc:
             raise RegexTimeout("regular expression took too long") from exc
 
+    @property
+    def groups(self) -> int:
+        """How many capturing groups the pattern has."""
+        return int(self._pattern.groups)
+
     def search(self, text: str, pos: int = 0) -> Any:
         return self._bounded(self._pattern.search, text, pos)
 
