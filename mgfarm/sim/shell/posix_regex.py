@@ -10,8 +10,28 @@ bracket expression is itself; `\\<` `\\>` (and `[[:<:]]` `[[:>:]]`) are word sta
 
 from __future__ import annotations
 
+import re
+
+from mgfarm.sim.shell.safe_regex import RegexError
+
 OPERATORS = "(){}|+?"
 WORD_EDGES = {"[[:<:]]": r"\m", "[[:>:]]": r"\M"}
+INTERVAL = re.compile(r"(\d*)(,(\d*))?")
+
+
+def interval(regex: str, start: int, extended: bool) -> tuple[str, int]:
+    """The interval `{m,n}` (ERE) or `\\{m,n\\}` (BRE) whose body starts at `start`: (its Python
+    text, the index after it). An unclosed or malformed one is an error, as regcomp makes it
+    (Python would read it as literal text)."""
+    close = "}" if extended else "\\}"
+    end = regex.find(close, start)
+    if end < 0:
+        raise RegexError("Unmatched \\{")
+    m = INTERVAL.fullmatch(regex, start, end)
+    low, high = (m.group(1), m.group(3)) if m else ("", None)
+    if m is None or (not low and not m.group(2)) or (low and high and int(low) > int(high)):
+        raise RegexError("Invalid content of \\{\\}")
+    return "{" + regex[start:end] + "}", end + len(close)
 
 
 def bracket_end(text: str, start: int) -> int:
@@ -50,6 +70,12 @@ def to_python(regex: str, extended: bool) -> str:
             nxt = regex[i + 1]
             if nxt in "<>":
                 out.append(r"\m" if nxt == "<" else r"\M")
+            elif nxt == "{" and not extended:
+                if starts:
+                    raise RegexError("Invalid preceding regular expression")
+                text, i = interval(regex, i + 2, extended)
+                out.append(text)
+                continue
             elif nxt in OPERATORS and not extended:
                 out.append(nxt)
             else:
@@ -62,6 +88,12 @@ def to_python(regex: str, extended: bool) -> str:
             out.append(r"\Z" if anchor else r"\$")
         elif c == "^" and not extended:
             out.append("^" if not out or out[-1] in ("(", "|") else r"\^")
+        elif c == "{" and extended:
+            if starts:
+                raise RegexError("Invalid preceding regular expression")
+            text, i = interval(regex, i + 1, extended)
+            out.append(text)
+            continue
         elif c in OPERATORS and not extended:
             out.append("\\" + c)
         elif c == "*" and starts and (not extended or not out):

@@ -1,6 +1,8 @@
-"""`sed` as Android 13's toybox (0.8.6) runs it: GNU sed's language, which toybox follows.
+"""`sed` as Android 13's toybox (0.8.6) runs it: GNU sed's language, which toybox follows, with
+toybox's addresses: no `first~step` or `A,~N`, line numbers read as strtol reads them (`010` is 8),
+and line 0 as no address at all (`0,/re/p` prints every line).
 
-Addresses (N, $, /re/, \\cREc, first~step, A,B ranges, A,+N, 0,/re/, `!`), blocks `{}`, and the
+Addresses (N, $, /re/, \\cREc, A,B ranges, A,+N, `!`), blocks `{}`, and the
 commands s (flags g p i N), y, p P d D n N g G h H x b t T : = q Q a i c r l. BREs and EREs (-E, -r)
 become regexes for the bounded engine, matched against the pattern space as POSIX does (`$` only
 at its end, an empty match never right after a match). Options -n -e -f -i -s -E -r -z.
@@ -33,6 +35,7 @@ from mgfarm.sim.shell.text import split_lines
 SED_SECONDS = 30.0
 MAX_OUTPUT = 64 * 1024 * 1024
 MAX_SCRIPT = 65536
+LINE_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[0-9]+")
 MAX_SPACE = 16 * 1024 * 1024  # characters the pattern or hold space may hold (`:a;G;ba` doubles it)
 TOO_BIG = "pattern or hold space larger than 16 MiB, stopped"
 
@@ -43,9 +46,8 @@ class SedError(Exception):
 
 @dataclass
 class Address:
-    kind: str  # "line", "last", "re", "step", "plus" (A,+N), "tilde" (A,~N)
+    kind: str  # "line", "last", "re", "plus" (A,+N)
     number: int = 0
-    step: int = 0
     regex: str | None = None  # None: the last regex used
     flags: str = ""
 
@@ -109,9 +111,16 @@ class Parser:
                     self.i += 1
                     self.blanks()
                     cmd.last = self.range_end()
+            if cmd.first == Address("line", 0):
+                # toybox keeps line 0 as "no address": the command runs on every line, whatever
+                # follows it (`0,/re/` and `0!` included)
+                cmd.first = cmd.last = None
+                zero = True
+            else:
+                zero = False
             self.blanks()
             while self.peek() == "!":
-                cmd.negate = True
+                cmd.negate = not zero
                 self.i += 1
                 self.blanks()
             name = self.peek()
@@ -137,6 +146,14 @@ class Parser:
                 c.target = labels[c.text] if c.text else len(self.cmds)
         return self.cmds
 
+    def line_number(self) -> int:
+        """A line address as toybox reads one, with strtol's base 0: `010` is 8, `0x10` 16."""
+        m = LINE_NUMBER.match(self.s, self.i)
+        assert m is not None  # at a digit
+        self.i = m.end()
+        text = m.group()
+        return int(text, 16) if text[:2].lower() == "0x" else int(text, 8) if text[0] == "0" else int(text)
+
     def number(self) -> int:
         start = self.i
         while self.peek().isascii() and self.peek().isdigit():
@@ -146,11 +163,11 @@ class Parser:
     def address(self) -> Address | None:
         c = self.peek()
         if c.isascii() and c.isdigit():
-            first = self.number()
-            if self.peek() == "~":
+            line = self.line_number()
+            if self.peek() == "~":  # GNU's first~step: toybox stops at the step
                 self.i += 1
-                return Address("step", first, self.number() if self.peek().isdigit() else 0)
-            return Address("line", first)
+                raise self.error()
+            return Address("line", line)
         if c == "$":
             self.i += 1
             return Address("last")
@@ -170,12 +187,14 @@ class Parser:
         return None
 
     def range_end(self) -> Address:
-        if self.peek() in ("+", "~"):
-            kind = "plus" if self.peek() == "+" else "tilde"
+        if self.peek() == "+":
             self.i += 1
             if not self.peek().isdigit():
                 raise self.error()
-            return Address(kind, self.number())
+            return Address("plus", self.line_number())
+        if self.peek() == "~":  # GNU's A,~N: not toybox's
+            self.i += 1
+            raise self.error()
         end = self.address()
         if end is None:
             raise self.error()
@@ -353,10 +372,6 @@ class Run:
             return self.number == addr.number
         if addr.kind == "last":
             return last
-        if addr.kind == "step":
-            if addr.step <= 0:
-                return self.number == addr.number
-            return self.number >= addr.number and (self.number - addr.number) % addr.step == 0
         return self.regex(addr.regex, addr.flags).search(line) is not None
 
     def selected(self, cmd: Cmd, line: str, last: bool) -> bool:
@@ -372,7 +387,7 @@ class Run:
         """Whether this line, inside the range, is its last."""
         if end.kind == "line":
             return self.number >= end.number
-        if end.kind in ("plus", "tilde"):
+        if end.kind == "plus":
             return self.number >= cmd.until
         return self.matches(end, line, last)
 
@@ -382,19 +397,13 @@ class Run:
         if cmd.active:
             cmd.active = not self.range_ends(cmd, end, line, last)
             return True
-        zero = first.kind == "line" and first.number == 0 and end.kind == "re" and self.number == 1
-        if not (zero or self.matches(first, line, last)):
+        if not self.matches(first, line, last):
             return False
-        if zero and self.matches(end, line, last):  # 0,/re/: the end may be the first line
-            return True
         if end.kind == "line":
             cmd.active = end.number > self.number
         elif end.kind == "plus":
             cmd.until = self.number + end.number
             cmd.active = end.number > 0
-        elif end.kind == "tilde":
-            cmd.until = -(-self.number // end.number) * end.number if end.number else self.number
-            cmd.active = cmd.until > self.number
         else:
             cmd.active = not (end.kind == "last" and last)
         return True

@@ -116,7 +116,7 @@ async def grep(inv: Invocation) -> int:
         inv.err(f"{exc}\n")
         return 2
     except RegexError as exc:
-        inv.err(f"grep: bad regex: {exc}\n")
+        inv.err(f"grep: bad regex {exc}\n")
         return 2
     files = operands or (["."] if "r" in flags else ["-"])
     if "r" in flags:
@@ -171,9 +171,14 @@ def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
 
 
 def _compile(patterns: list[str], flags: set[str], budget: Budget) -> BoundedPattern:
+    """One pattern for all of grep's; RegexError names the first that is wrong, as toybox does."""
     parts = []
     for p in patterns:
-        body = re.escape(p) if "F" in flags else to_python(p, extended="E" in flags)
+        try:
+            body = re.escape(p) if "F" in flags else to_python(p, extended="E" in flags)
+            compile_regex(body)
+        except RegexError as exc:
+            raise RegexError(f"'{p}': {exc}") from exc
         if "w" in flags:
             body = rf"(?<!\w)(?:{body})(?!\w)"
         if "x" in flags:
