@@ -100,8 +100,9 @@ Writer = Callable[[bytes], Awaitable[None]]
 class ByteSink:
     """Bytes flowing out of a command. `write` buffers; `flush` hands them to the consumer."""
 
-    def __init__(self, consumer: Writer | None = None) -> None:
+    def __init__(self, consumer: Writer | None = None, seekable: bool = False) -> None:
         self._consumer = consumer
+        self.seekable = seekable  # a file (`> f`), where a command may seek; not a pipe or socket
         self._buf = bytearray()
         self.collected = bytearray()  # when there is no consumer (pipes, tests)
 

@@ -14,6 +14,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     basic,
     blocks,
     data_cmd,
+    dump_cmd,
     dumpsys,
     expr_cmd,
     files,

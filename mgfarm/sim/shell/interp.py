@@ -683,7 +683,7 @@ class Shell:
                 await io.stderr.flush()
                 await red.finish()
                 return None
-            sink = ByteSink(_file_writer(fs, fd))
+            sink = ByteSink(_file_writer(fs, fd), seekable=True)
             red.files.append(sink)
             red.fds.append(fd)
             red.set(r.fd, sink)
