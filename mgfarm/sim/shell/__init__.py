@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from mgfarm.sim.io import ShellIO
 from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     am_cmd,
+    archive_cmd,
     awk,
     basic,
     blocks,
