@@ -14,6 +14,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     awk,
     basic,
     blocks,
+    cut_cmd,
     data_cmd,
     dump_cmd,
     dumpsys,
@@ -29,6 +30,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     signals,
     system,
     text,
+    tr_cmd,
     ui_cmd,
 )
 from mgfarm.sim.shell.interp import Shell, run_line

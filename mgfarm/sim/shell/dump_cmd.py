@@ -54,8 +54,8 @@ def flag_options(name: str, args: list[str], known: str) -> tuple[set[str], list
     flags, operands = split_flags(args, known)
     for arg in operands:
         if arg.startswith("-") and arg != "-":
-            bad = next(c for c in arg[1:] if c not in known)
-            raise usage(name, f"Unknown option '{bad}'")
+            bad = next(n for n, c in enumerate(arg) if n and c not in known)
+            raise usage(name, f"Unknown option '{arg[bad:]}'")  # toybox names the rest of the word
     return flags, operands
 
 
