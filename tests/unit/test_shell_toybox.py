@@ -203,8 +203,8 @@ def test_seq_and_yes(sh: ShellDevice) -> None:
     assert sh.run("seq 3; seq 2 4; seq -s , 1 2 9; seq -w 8 10; seq 5 -2 1").text.split() == (
         ["1", "2", "3", "2", "3", "4", "1,3,5,7,9", "08", "09", "10", "5", "3", "1"]
     )
-    assert sh.run("seq 1.5 0.5 2.5").text == "1.5\n2\n2.5\n"
-    assert sh.run("seq 1 0 3").status == 1
+    assert sh.run("seq 1.5 0.5 2.5").text == "1.5\n2.0\n2.5\n"  # toybox: the operands' decimals
+    assert sh.run("seq 1 0 3").text == ""  # toybox prints nothing for a zero step
     # An endless writer into a pipe is ended by the pipe cap (as SIGPIPE would), not by memory.
     assert sh.run("yes | head -n 2; yes no | head -n 1").text == "y\ny\nno\n"
     assert sh.run("seq 100000000000 | tail -n 1 >/dev/null; echo $?", timeout=120).text == "0\n"

@@ -300,25 +300,64 @@ async def pwd(inv: Invocation) -> int:
     return 0
 
 
+def base_name(path: str) -> str:
+    """bionic's basename(3): the last name, trailing slashes aside; "/" for slashes only."""
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/" if path else "."
+    return stripped.rsplit("/", 1)[-1]
+
+
+def dir_name(path: str) -> str:
+    """bionic's dirname(3): "." without a slash, "/" for the root (one slash, however many)."""
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/" if path else "."
+    head = stripped.rsplit("/", 1)[0] if "/" in stripped else ""
+    if "/" not in stripped:
+        return "."
+    return head.rstrip("/") or "/"
+
+
 @command("basename")
 async def basename(inv: Invocation) -> int:
-    if len(inv.argv) < 2:
-        inv.err("basename: Need 1 argument\n")
+    """toybox's: NAME [SUFFIX], or -a (each NAME) and -s SUFFIX (which implies -a)."""
+    args = inv.argv[1:]
+    every, suffix = False, ""
+    while args and args[0].startswith("-") and len(args[0]) > 1:  # '^': options end at a name
+        arg = args.pop(0)
+        if arg == "--":
+            break
+        if arg == "-a":
+            every = True
+        elif arg.startswith("-s"):
+            suffix = arg[2:] or (args.pop(0) if args else "")
+            every = True
+        else:
+            inv.err(f"basename: Unknown option '{arg[1:]}' (see \"basename --help\")\n")
+            return 1
+    if not args:
+        inv.err('basename: Needs 1 argument (see "basename --help")\n')
         return 1
-    name = posixpath.basename(inv.argv[1].rstrip("/")) or "/"
-    if len(inv.argv) > 2 and name != inv.argv[2] and name.endswith(inv.argv[2]):
-        name = name[: -len(inv.argv[2])]
-    inv.out(name + "\n")
+    if not every:
+        if len(args) > 2:
+            inv.err("basename: too many args\n")
+            return 1
+        suffix, args = (args[1] if len(args) > 1 else ""), args[:1]
+    for name in args:
+        base = base_name(name)
+        if suffix and base != suffix and base.endswith(suffix):
+            base = base[: -len(suffix)]
+        inv.out(base + "\n")
     return 0
 
 
 @command("dirname")
 async def dirname(inv: Invocation) -> int:
     if len(inv.argv) < 2:
-        inv.err("dirname: Need 1 argument\n")
+        inv.err('dirname: Needs 1 argument (see "dirname --help")\n')
         return 1
-    path = inv.argv[1].rstrip("/") or "/"
-    inv.out((posixpath.dirname(path) or ".") + "\n")
+    inv.out("".join(dir_name(path) + "\n" for path in inv.argv[1:]))
     return 0
 
 
@@ -383,52 +422,117 @@ async def yes(inv: Invocation) -> int:
     return 0
 
 
-def _seq_number(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"invalid number '{text}'")
-    return value
+class SeqError(Exception):
+    """What seq prints after `seq: `; status 1."""
+
+
+SEQ_CONVERSION = re.compile(r"%[-+ #0]*\d*(?:\.\d*)?([a-zA-Z%])")
+
+
+def seq_number(text: str, precision: int) -> tuple[float, int]:
+    """An operand as strtod reads it, and the precision so far: the digits after its point
+    (before an exponent), as toybox counts them."""
+    if "." in text:
+        decimals = re.split("[eE]", text.split(".", 1)[1])[0]
+        precision = max(precision, len(decimals))
+    try:
+        value = float(text)
+    except ValueError:
+        raise SeqError(f"strtod {text}: Argument list too long") from None  # toybox's E2BIG
+    return value, precision
+
+
+def seq_format(fmt: str) -> None:
+    """toybox's insanitize: exactly one conversion, a floating one."""
+    found = [m for m in SEQ_CONVERSION.finditer(fmt) if m.group(1) != "%"]
+    if not found:
+        raise SeqError("bad -f no %f")
+    if found[0].group(1) not in "aAeEfFgG":
+        raise SeqError(f"bad -f '{fmt}'@{found[0].end()}")
+    if len(found) > 1:
+        raise SeqError(f"bad -f '{fmt}'@{found[1].end()}")
 
 
 @command("seq")
 async def seq(inv: Invocation) -> int:
-    """toybox `seq [-s SEP] [-w] [FIRST [INC]] LAST`, integers printed as integers."""
+    """toybox's `seq [-w|-f FMT] [-s SEP] [FIRST [INC]] LAST`: whole numbers with no option take a
+    fast path (each ends with a newline); otherwise every value is printed with the format
+    (default zero-padded to the widest operand, with their most decimals) and SEP between values
+    and one newline at the end, even after none."""
     args = inv.argv[1:]
-    sep, width = "\n", False
-    while (args and args[0] in ("-s", "-w")) or (args and args[0].startswith("-s") and len(args[0]) > 2):
-        opt = args.pop(0)
-        if opt == "-w":
-            width = True
-        elif opt == "-s":
-            sep = args.pop(0) if args else "\n"
-        else:
-            sep = opt[2:]
-    if not 1 <= len(args) <= 3:
-        inv.err("seq: Needs 1-3 arguments\n")
-        return 1
+    flags: dict[str, str] = {}
+    operands: list[str] = []
     try:
-        nums = [_seq_number(a) for a in args]
-    except ValueError:
-        inv.err(f"seq: invalid number '{args[0]}'\n")
+        while args:
+            arg = args.pop(0)
+            if arg == "--":
+                operands += args
+                break
+            if arg.startswith("-") and len(arg) > 1 and not is_negative_number(arg):
+                letter = arg[1]
+                if letter == "w":
+                    flags["w"] = ""
+                    if arg[2:]:
+                        args.insert(0, "-" + arg[2:])
+                    continue
+                if letter not in "fs":
+                    operands.append(arg)  # toybox's `?`: an unknown option is an operand
+                    continue
+                flags[letter] = arg[2:] if len(arg) > 2 else args.pop(0) if args else ""
+                continue
+            operands.append(arg)
+        if "f" in flags and "w" in flags:
+            raise SeqError("No 'w' with 'f' (see \"seq --help\")")
+        if not operands:
+            raise SeqError('Needs 1 argument (see "seq --help")')
+        if len(operands) > 3:
+            raise SeqError('Max 3 arguments (see "seq --help")')
+        precision = 0
+        values = []
+        for text in operands:
+            value, precision = seq_number(text, precision)
+            values.append(value)
+        first, increment, last = (
+            (1.0, 1.0, values[0]) if len(values) == 1 else
+            (values[0], 1.0, values[1]) if len(values) == 2 else tuple(values)
+        )  # fmt: skip
+        if "f" in flags:
+            seq_format(flags["f"])
+    except SeqError as exc:
+        inv.err(f"seq: {exc}\n")
         return 1
-    first, inc, last = (
-        (1.0, 1.0, nums[0]) if len(nums) == 1 else (nums[0], 1.0, nums[1]) if len(nums) == 2 else nums
+    whole = all(
+        math.isfinite(v) and v == int(v) and abs(v) < 2**31 for v in (first, increment, last + increment)
     )
-    if inc == 0:
-        inv.err("seq: increment must not be 0\n")
-        return 1
-    integral = all(n == int(n) for n in (first, inc, last))
-    pad = len(str(int(max(abs(first), abs(last))))) if width and integral else 0
+    if not flags and whole:
+        step = int(increment)
+        numbers = range(int(first), int(last) + (1 if step > 0 else -1), step) if step else range(0)
+        await _stream(inv, (f"{n}\n" for n in numbers))
+        return 0
+    if not increment:
+        return 0
+    width = max(len(f"{abs(v):.{precision}f}") for v in (first, increment, last))
+    fmt = flags.get("f") or f"%0{width}.{precision}f"
+    separator = flags.get("s", "\n")
 
-    def values() -> Iterator[str]:
-        n, i = first, 0
-        while (inc > 0 and n <= last) or (inc < 0 and n >= last):
-            text = str(int(n)).zfill(pad) if integral else f"{n:g}"
-            yield (sep if i else "") + text
-            i += 1
-            n = first + i * inc
+    def lines() -> Iterator[str]:
+        n = 0
+        while True:
+            value = first + n * increment  # multiplied, as toybox does, so errors do not add up
+            if (increment < 0 and value < last) or (increment > 0 and value > last):
+                break
+            yield (separator if n else "") + fmt % value
+            n += 1
+        yield "\n"
 
-    await _stream(inv, values())
-    if (inc > 0 and first <= last) or (inc < 0 and first >= last):
-        inv.out("\n")
+    await _stream(inv, lines())
     return 0
+
+
+def is_negative_number(arg: str) -> bool:
+    """`-1` and `-.5` are operands, not options."""
+    try:
+        float(arg)
+    except ValueError:
+        return False
+    return True

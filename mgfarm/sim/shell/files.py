@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import fnmatch
+import functools
 import hashlib
 import os
 import posixpath
@@ -150,13 +151,47 @@ async def each_input(inv: Invocation, files: list[str]) -> AsyncIterator[tuple[s
         yield path, data
 
 
+@functools.lru_cache(maxsize=8)
+def visible_table(flags: frozenset[str]) -> tuple[bytes, ...]:
+    """What toybox cat's -v (^X, M-X, ^?), -t (tabs as ^I) and -e ($ before each newline) print
+    for each byte."""
+    table = []
+    for byte in range(256):
+        out, c = b"", byte
+        if c > 126 and "v" in flags:
+            if c > 127:
+                out, c = b"M-", c - 128
+            if c == 127:
+                table.append(out + b"^?")
+                continue
+        if c == 10 and "e" in flags:
+            out += b"$"
+        elif c < 32 and c != 10 and ("t" if c == 9 else "v") in flags:
+            table.append(out + b"^" + bytes([c + 64]))
+            continue
+        table.append(out + bytes([c]))
+    return tuple(table)
+
+
+def cat_visible(data: bytes, flags: frozenset[str]) -> bytes:
+    table = visible_table(flags)
+    return b"".join(map(table.__getitem__, data))
+
+
 @command("cat")
 async def cat(inv: Invocation) -> int:
-    _, files = split_flags(inv.argv[1:], "uvet")
+    flags, files = split_flags(inv.argv[1:], "uvet")
+    bad = next((a for a in files if a.startswith("-") and a != "-"), None)
+    if bad is not None:
+        rest = bad[2:] if bad.startswith("--") else bad[1:].lstrip("uvet")  # toybox names the rest
+        inv.err(f"cat: Unknown option '{rest}' (see \"cat --help\")\n")
+        return 1
+    shown = frozenset(flags - {"u"})
     status = 0
     for path in files or ["-"]:
         if path == "-":
-            inv.out(await inv.io.stdin.read())
+            data = await inv.io.stdin.read()
+            inv.out(await run_bounded(cat_visible, data, shown) if shown else data)
             await inv.io.stdout.maybe_flush()
             continue
         try:
@@ -175,7 +210,7 @@ async def cat(inv: Invocation) -> int:
                     break
                 if not chunk:
                     break
-                inv.out(chunk)
+                inv.out(cat_visible(chunk, shown) if shown else chunk)
                 await inv.io.stdout.maybe_flush()
         finally:
             os.close(fd)
