@@ -28,6 +28,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     service_cmd,
     settings_cmd,
     signals,
+    sort_cmd,
     system,
     text,
     tr_cmd,

@@ -1,4 +1,4 @@
-"""Text filters: grep, head, tail, wc, sort, uniq, tr, cut, sed (s and p only), tee, xargs."""
+"""Text filters: grep, head, tail, wc, tr, cut, sed (s and p only), tee, xargs."""
 
 from __future__ import annotations
 
@@ -316,63 +316,6 @@ async def wc(inv: Invocation) -> int:
     if len(files) > 1:
         inv.out(" ".join(str(totals[k]).rjust(width) for k in shown) + " total\n")
     return status
-
-
-@command("sort")
-async def sort(inv: Invocation) -> int:
-    flags, files = split_flags(inv.argv[1:], "rnuf")
-    lines: list[bytes] = []
-    for path in files or ["-"]:
-        try:
-            lines += lines_of(await read_input(inv, path))
-        except CommandError as exc:
-            return report(inv, exc)
-
-    inv.out(await run_bounded(sort_lines, lines, flags))  # a worker thread: the loop stays free
-    return 0
-
-
-NUMBER_RE = re.compile(rb"\s*(-?\d+(?:\.\d+)?)")
-
-
-def sort_lines(lines: list[bytes], flags: set[str]) -> bytes:
-    def key(line: bytes) -> tuple[float, bytes]:
-        if "n" in flags:
-            m = NUMBER_RE.match(line)
-            return (float(m.group(1)) if m else 0.0, line)
-        return (0.0, line.lower() if "f" in flags else line)
-
-    lines.sort(key=key, reverse="r" in flags)
-    if "u" in flags:
-        lines = [line for i, line in enumerate(lines) if i == 0 or key(line) != key(lines[i - 1])]
-    return b"".join(line + b"\n" for line in lines)
-
-
-@command("uniq")
-async def uniq(inv: Invocation) -> int:
-    flags, files = split_flags(inv.argv[1:], "cdui")
-    try:
-        data = await read_input(inv, files[0] if files else "-")
-    except CommandError as exc:
-        return report(inv, exc)
-    inv.out(await run_bounded(uniq_lines, data, flags))  # a worker thread: the loop stays free
-    return 0
-
-
-def uniq_lines(data: bytes, flags: set[str]) -> bytes:
-    groups: list[tuple[bytes, int]] = []  # (first line, count)
-    for line in lines_of(data):
-        if groups and (groups[-1][0].lower() == line.lower() if "i" in flags else groups[-1][0] == line):
-            groups[-1] = (groups[-1][0], groups[-1][1] + 1)
-        else:
-            groups.append((line, 1))
-    out = []
-    for first, count in groups:
-        if ("d" in flags and count < 2) or ("u" in flags and count > 1):
-            continue
-        prefix = f"{count:7d} ".encode() if "c" in flags else b""
-        out.append(prefix + first + b"\n")
-    return b"".join(out)
 
 
 @command("tee")
