@@ -185,6 +185,10 @@ def test_read_only_commands_are_registered_commands() -> None:
         (["pm", "clear", "com.google.android.contacts"], False),
         (["input", "tap", "1", "1"], False),
         (["rm", "/sdcard/x"], False),
+        (["sort", "-n", "/sdcard/x"], True),
+        (["sort", "-o", "/sdcard/y", "/sdcard/x"], False),  # writes a file Files may show
+        (["uniq", "/sdcard/x"], True),
+        (["uniq", "/sdcard/x", "/sdcard/y"], False),
     ],
 )
 def test_screen_neutral(argv: list[str], neutral: bool) -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import stat as statmod
 import time
 
+from mgfarm.sim.shell import toyargs
 from mgfarm.sim.shell.files import CommandError, command_error, fs_call, report, split_flags, take_value
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.system.fs import PathEscapeError
@@ -20,10 +20,8 @@ from mgfarm.sim.system.procfs import MEMINFO
 
 PIECE = 1 << 20  # bytes read, written or made between two turns of the event loop
 HR_SPACE, HR_B = 1, 2  # toybox's human_readable styles: a space before the unit, "B" for bytes
-# toybox's atolx: base-0 integer (0x hex, 0 octal), then c w b (x1, x2, x512) or k m g t p e
-# (x1024^n, or x1000^n with a following d).
-_NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([cwbkmgtpeCWBKMGTPE]?)([dD]?)\s*")
-SUFFIXES = "cwbkmgtpe"
+
+
 DD_FLAGS = {
     "conv": {"fsync", "noerror", "notrunc", "sync"},
     "iflag": {"count_bytes", "skip_bytes"},
@@ -33,20 +31,10 @@ DD_FLAGS = {
 
 def atolx(text: str) -> int:
     """A number as toybox reads one (`bs=1M`, `count=0x10`, `-s 2kd`); CommandError otherwise."""
-    m = _NUMBER.fullmatch(text)
-    if m is None or (m.group(4) and SUFFIXES.index(m.group(3).lower() or "c") < 3):
-        raise CommandError(f"not integer: {text}")
-    digits = m.group(2)
-    base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") else 10
-    value = int(digits, base) * (-1 if m.group(1) == "-" else 1)
-    shift = SUFFIXES.index(m.group(3).lower()) - 2 if m.group(3) else -3
-    if shift == -1:
-        value *= 2
-    elif shift == 0:
-        value *= 512
-    elif shift > 0:
-        value *= 1000**shift if m.group(4) else 1 << (10 * shift)
-    return value
+    try:
+        return toyargs.atolx(text)
+    except toyargs.Fatal as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def human_readable(num: int, style: int = 0) -> str:

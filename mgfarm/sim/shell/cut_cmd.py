@@ -10,7 +10,6 @@ that is not a number selects the whole line, and every line printed ends with a 
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 
 from mgfarm.sim.shell.files import CommandError, read_input, report
@@ -18,6 +17,7 @@ from mgfarm.sim.shell.posix_regex import to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import BoundedPattern, RegexError, compile_regex, run_bounded
 from mgfarm.sim.shell.text import TooManyLines, split_lines
+from mgfarm.sim.shell.utf8 import char_length, wcwidth
 
 UINT_MAX = (1 << 32) - 1
 MAX_PAIRS = 512  # toybox keeps selections in its 4 KiB toybuf
@@ -163,22 +163,6 @@ def selections(opts: CutOptions) -> list[tuple[int, int]]:
     return merged
 
 
-def char_length(line: bytes, i: int) -> int:
-    """toybox's utf8towc: bytes in the character at `i` (0 for NUL), or -1 when not UTF-8."""
-    first = line[i]
-    if first < 0x80:
-        return 1 if first else 0
-    if first < 0xC2 or first > 0xF4:
-        return -1
-    size = 2 if first < 0xE0 else 3 if first < 0xF0 else 4
-    chunk = line[i : i + size]
-    try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError:
-        return -1
-    return size if len(text) == 1 else -1
-
-
 def skip_chars(line: bytes, pos: int, count: int) -> int:
     """The index `count` characters on from `pos` (bytes that are not UTF-8 skipped, uncounted)."""
     while count and pos < len(line):
@@ -187,18 +171,6 @@ def skip_chars(line: bytes, pos: int, count: int) -> int:
             count -= 1
         pos += max(n, 1)
     return pos
-
-
-def wcwidth(c: str) -> int:
-    """Columns a character takes as wcwidth counts them: -1 for what is not printable."""
-    if ord(c) < 32 or 0x7F <= ord(c) < 0xA0:
-        return -1
-    category = unicodedata.category(c)
-    if category in ("Cn", "Cs", "Co"):
-        return -1
-    if category in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
 
 
 def crunch(line: bytes, pos: int, width: int) -> int:

@@ -9,10 +9,12 @@ from __future__ import annotations
 # Commands that never write device state that a screen shows, whatever their arguments.
 READ_ONLY = frozenset(
     {
-        "[", "basename", "cat", "cut", "date", "df", "dirname", "dumpsys", "echo", "egrep", "false",
-        "fgrep", "getprop", "grep", "head", "id", "log", "logcat", "ls", "md5sum", "pidof", "printenv",
-        "printf", "ps", "pwd", "readlink", "realpath", "sha1sum", "sha256sum", "sleep", "sort", "stat",
-        "tail", "test", "tr", "true", "uname", "uniq", "uptime", "wc", "which", "whoami",
+        "[", "basename", "cat", "cksum", "comm", "cut", "date", "df", "dirname", "dumpsys", "echo",
+        "egrep", "false", "fgrep", "file", "getprop", "grep", "head", "id", "log", "logcat", "ls",
+        "md5sum", "nl", "paste", "pidof", "printenv", "printf", "ps", "pwd", "readlink", "realpath",
+        "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "sleep", "stat",
+        "strings", "tac", "tail", "test", "tr", "true", "uname", "uptime", "wc", "which",
+        "whoami",
     }
 )  # fmt: skip
 # Subcommands that only read; the rest of these commands write.
@@ -34,6 +36,10 @@ def screen_neutral(argv: list[str]) -> bool:
         while args[:1] == ["--user"]:
             args = args[2:]
         return bool(args) and args[0] in READ_VERBS[name]
+    if name == "sort":  # -o FILE writes
+        return not any(a.startswith(("-o", "--output")) or (a[:1] == "-" and "o" in a[1:]) for a in args)
+    if name == "uniq":  # a second operand is the file it writes
+        return len([a for a in args if not a.startswith("-") or a == "-"]) < 2
     if name == "mgfarm-frame":  # writes only the frame file, which no app shows
         return True
     if name == "screencap":  # to stdout only; a file target may be shown by the Files app

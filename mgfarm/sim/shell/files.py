@@ -18,6 +18,7 @@ import random
 import re
 import shutil
 import stat as statmod
+import zlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from mgfarm.sim.shell.interp import PIPE_LIMIT
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
 from mgfarm.sim.shell.system import local_zone, parse_date
+from mgfarm.sim.shell.toyargs import ToySpec, parse_or_report
 from mgfarm.sim.system.fs import (
     ENDLESS_NODES,
     SKELETON_LINKS,
@@ -1240,40 +1242,210 @@ async def stat(inv: Invocation) -> int:
     return status
 
 
-async def file_digest(inv: Invocation, algo: str, path: str) -> str:
-    """The hex digest of a file operand (stdin for `-`), read a piece at a time, other devices of the
-    worker running between pieces: a device hashes a file of any size."""
+class ReadFailed(CommandError):
+    """A read of an opened input failed (a directory reads so): toybox stops there."""
+
+
+BLANKS = b" \t\n\v\f\r"  # C's isspace
+
+
+def open_input(inv: Invocation, path: str) -> int | None:
+    """A descriptor for a file operand, None for stdin (`-`)."""
     if path == "-":
-        return hashlib.new(algo, await inv.io.stdin.read()).hexdigest()
-    fd = fs_call(path, inv.fs.open, path, os.O_RDONLY, inv.cwd)
-    digest = hashlib.new(algo)
+        return None
+    fd: int = fs_call(path, inv.fs.open, path, os.O_RDONLY, inv.cwd)
+    return fd
+
+
+async def input_chunks(inv: Invocation, fd: int | None, path: str) -> AsyncIterator[bytes]:
+    """An opened input a piece at a time, other devices of the worker running between pieces (a
+    device hashes a file of any size); closes it."""
+    if fd is None:
+        yield await inv.io.stdin.read()
+        return
+    # An endless device (/dev/zero) ends where read_input ends it: a real hash would run forever.
+    left = PIPE_LIMIT if inv.fs.normalize(path, inv.cwd) in ENDLESS_NODES else -1
     try:
-        while chunk := fs_call(path, os.read, fd, 1 << 20):
-            digest.update(chunk)
+        while left:
+            try:
+                chunk = os.read(fd, 1 << 20 if left < 0 else min(left, 1 << 20))
+            except OSError as exc:
+                raise ReadFailed(f"{path}: {exc.strerror}") from exc
+            if not chunk:
+                return
+            left -= len(chunk) if left > 0 else 0
+            yield chunk
             await asyncio.sleep(0)
     finally:
         os.close(fd)
+
+
+async def file_digest(inv: Invocation, algo: str, path: str) -> str:
+    """The hex digest of a file operand (stdin for `-`); a directory hashes as empty, as toybox's
+    read loop ends at the failed read without a word."""
+    fd = open_input(inv, path)
+    digest = hashlib.new(algo)
+    with contextlib.suppress(ReadFailed):
+        async for chunk in input_chunks(inv, fd, path):
+            digest.update(chunk)
     return digest.hexdigest()
 
 
+def split_check_line(line: bytes) -> tuple[bytes, bytes] | None:
+    """A `-c` list line as toybox splits it (up to a NUL): the hash before the first blank and the
+    name after the blanks, or None when there is no blank at all."""
+    text = line.split(b"\0", 1)[0]
+    blank = next((i for i, byte in enumerate(text) if byte in BLANKS), -1)
+    if blank < 0:
+        return None
+    return text[:blank], text[blank:].lstrip(BLANKS)
+
+
+async def check_line(inv: Invocation, algo: str, expected: bytes, raw_name: bytes, quiet: bool) -> bool:
+    """Check one file against its listed hash; False for a mismatch or a file that would not open."""
+    name = raw_name.decode("utf-8", "surrogateescape")
+    try:
+        got = await file_digest(inv, algo, name)
+    except CommandError as exc:
+        report(inv, exc)
+        got = ""
+    ok = bool(got) and expected.lower() == got.encode()
+    if not quiet:
+        inv.out(raw_name + (b": OK\n" if ok else b": FAILED\n"))
+    return ok
+
+
+async def check_list(inv: Invocation, algo: str, path: str, quiet: bool) -> int:
+    """`-c`: check every line of a list file; 1 when any failed or the list had no good line."""
+    if path != "-" and kind(inv, path) == statmod.S_IFDIR:
+        inv.err(f"{inv.argv[0]}: getline: Is a directory\n")
+        data = b""
+    else:
+        try:
+            data = await read_input(inv, path)
+        except CommandError as exc:
+            return report(inv, exc)
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    status, seen = 0, False
+    for line in lines:
+        parts = split_check_line(line)
+        if parts is None or not parts[0] or not parts[1]:
+            shown = parts[0] if parts else line.split(b"\0", 1)[0]
+            inv.err(f"{inv.argv[0]}: bad line ".encode() + shown + b"\n")
+            status = 1
+            continue
+        seen = True
+        if not await check_line(inv, algo, parts[0], parts[1], quiet):
+            status = 1
+    if not seen:
+        status = report(inv, CommandError(f"{path}: no lines"))
+    return status
+
+
 def _digest_command(algo: str) -> None:
+    name = f"{algo}sum"
+
     async def run(inv: Invocation) -> int:
-        flags, files = split_flags(inv.argv[1:], "bc")
+        spec = ToySpec(name, flags="bcs", longs={"check": "c", "status": "s"}, exclusive="bc")
+        args = parse_or_report(inv, spec)
+        if args is None:
+            return 1
         status = 0
-        for path in files or ["-"]:
+        if "c" in args.flags:
+            for path in args.operands:
+                status |= await check_list(inv, algo, path, "s" in args.flags)
+            return status
+        if "s" in args.flags:
+            return report(inv, CommandError("-s only with -c"))
+        for path in args.operands or ["-"]:
             try:
                 digest = await file_digest(inv, algo, path)
             except CommandError as exc:
                 status = report(inv, exc)
                 continue
-            inv.out(digest + "\n" if "b" in flags else f"{digest}  {path}\n")
+            inv.out(digest + "\n" if "b" in args.flags else f"{digest}  {path}\n")
         return status
 
-    command(f"{algo}sum")(run)
+    command(name)(run)
 
 
-for _algo in ("md5", "sha1", "sha256"):
+for _algo in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512"):
     _digest_command(_algo)
+
+
+def _crc_tables() -> tuple[bytes, list[int]]:
+    """A table reversing the bits of a byte, and toybox's big-endian CRC-32 table (cksum's)."""
+    reverse = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
+    table = []
+    for i in range(256):
+        crc = i << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7 if crc & 0x80000000 else crc << 1) & 0xFFFFFFFF
+        table.append(crc)
+    return reverse, table
+
+
+BIT_REVERSE, CRC_TABLE = _crc_tables()
+
+
+def _reverse32(value: int) -> int:
+    return int(f"{value:032b}"[::-1], 2)
+
+
+def crc_update(crc: int, data: bytes, little_endian: bool) -> int:
+    """cksum's CRC-32 (no inversions) of `data` from state `crc`. zlib runs the little-endian one
+    in C (its pre- and post-inversion undone); the big-endian one is that on reversed bits."""
+    if little_endian:
+        return ~zlib.crc32(data, ~crc & 0xFFFFFFFF) & 0xFFFFFFFF
+    return _reverse32(crc_update(_reverse32(crc), data.translate(BIT_REVERSE), True))
+
+
+def crc_length(crc: int, length: int, little_endian: bool) -> int:
+    """The length, low byte first, mixed in after the data (toybox feeds each byte to the CRC)."""
+    while length:
+        if little_endian:
+            crc = crc_update(crc, bytes([length & 0xFF]), True)
+        else:
+            crc = ((crc << 8) & 0xFFFFFFFF) ^ CRC_TABLE[(crc >> 24) ^ (length & 0xFF)]
+        length >>= 8
+    return crc
+
+
+async def cksum_line(inv: Invocation, path: str, flags: set[str], named: bool) -> tuple[str, int]:
+    """One input's cksum line and status: a failed read (a directory) is reported, and what was
+    read still gets its line."""
+    little = "L" in flags
+    fd = open_input(inv, path)
+    crc, length, status = (0xFFFFFFFF if "P" in flags else 0), 0, 0
+    try:
+        async for chunk in input_chunks(inv, fd, path):
+            crc, length = crc_update(crc, chunk, little), length + len(chunk)
+    except ReadFailed as exc:
+        status = report(inv, exc)
+    if "N" not in flags:
+        crc = crc_length(crc, length, little)
+    value = crc if "I" in flags else ~crc & 0xFFFFFFFF
+    line = f"{value:08x}" if "H" in flags else str(value)
+    line += "" if "N" in flags else f" {length}"
+    return line + (f" {path}" if named else "") + "\n", status
+
+
+@command("cksum")
+async def cksum(inv: Invocation) -> int:
+    args = parse_or_report(inv, ToySpec("cksum", flags="HIPLN"))
+    if args is None:
+        return 1
+    status = 0
+    for path in args.operands or ["-"]:
+        try:
+            line, failed = await cksum_line(inv, path, args.flags, bool(args.operands))
+            inv.out(line)
+            status |= failed
+        except CommandError as exc:
+            status = report(inv, exc)
+    return status
 
 
 @command("toybox", "busybox")

@@ -1,0 +1,161 @@
+"""toybox's command-line rules (lib/args.c), for the commands that follow them: options anywhere
+among the operands, bundled letters, a value attached or in the next argument, numbers as atolx
+reads them, and the messages and exit status 1 of a bad command line."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mgfarm.sim.shell.registry import Invocation
+
+INT64 = 1 << 64
+SUFFIXES = "cwbkmgtpe"  # atolx's: c(har) w(ord) b(lock) k m g t p e
+
+
+class UsageError(Exception):
+    """A bad command line: printed as `name: message (see "name --help")`, status 1."""
+
+
+class Fatal(Exception):
+    """toybox's error_exit: printed as `name: message`, status 1, nothing more done."""
+
+
+@dataclass(frozen=True)
+class ToySpec:
+    """What a toybox optstring says: which letters a command takes and how many operands."""
+
+    name: str
+    flags: str = ""  # letters without a value
+    strings: str = ""  # letters whose value is a string
+    numbers: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # letter: bounds
+    defaults: dict[str, int] = field(default_factory=dict)
+    longs: dict[str, str] = field(default_factory=dict)  # --name: letter
+    min_args: int = 0
+    max_args: int | None = None
+    exclusive: str = ""  # letters that may not come together ([!bc])
+
+
+@dataclass
+class ToyArgs:
+    flags: set[str]
+    values: dict[str, str | int]
+    operands: list[str]
+
+
+def atolx(text: str) -> int:
+    """toybox's atolx: strtoll in any base (0x, 0 octal), then an optional size suffix."""
+    digits = re.match(r"[ \t\n\v\f\r]*([+-]?)(0[xX](?=[0-9a-fA-F])[0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", text)
+    if digits is None:
+        raise Fatal(f"not integer: {text}")
+    sign, body = digits.groups()
+    base = 16 if body[:2].lower() == "0x" else 8 if body.startswith("0") else 10
+    value = int(body, base) * (-1 if sign == "-" else 1)
+    if not -(1 << 63) <= value < 1 << 63:
+        raise Fatal(f"{text}: Numerical result out of range")
+    rest = text[digits.end() :]
+    if rest and rest[0].lower() in SUFFIXES:
+        value, rest = _apply_suffix(value, rest)
+    if rest.lstrip(" \t\n\v\f\r"):
+        raise Fatal(f"not integer: {text}")
+    return (value + (1 << 63)) % INT64 - (1 << 63)  # C wraps a suffix's overflow
+
+
+def _apply_suffix(value: int, rest: str) -> tuple[int, str]:
+    """Scale by a suffix; k..e take 1024s, or 1000s with a `d` after (its next letter is eaten
+    whatever it is, as atolx does)."""
+    shift = SUFFIXES.index(rest[0].lower()) - 2
+    rest = rest[1:]
+    if shift == -1:
+        return value * 2, rest
+    if shift == 0:
+        return value * 512, rest
+    if shift > 0:
+        if rest:
+            decimal, rest = rest[0].lower() == "d", rest[1:]
+            return value * (1000**shift if decimal else 1 << (shift * 10)), rest
+        return value << (shift * 10), rest
+    return value, rest
+
+
+def toy_parse(spec: ToySpec, argv: list[str]) -> ToyArgs:
+    """Parse `argv` (without the command name) as toybox's get_optflags would."""
+    args = ToyArgs(set(), dict(spec.defaults), [])
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            args.operands.extend(argv[i:])
+            break
+        if arg.startswith("--"):
+            letter = spec.longs.get(arg[2:])
+            if letter is None:
+                raise UsageError(f"Unknown option '{arg[2:]}'")
+            _set_flag(spec, args, letter)
+        elif arg.startswith("-") and arg != "-":
+            i = _short_options(spec, args, argv, i, arg[1:])
+        else:
+            args.operands.append(arg)
+    count = len(args.operands)
+    if count < spec.min_args:
+        plural = "" if spec.min_args == 1 else "s"
+        raise UsageError(f"Need{'s' if spec.min_args == 1 else ''} {spec.min_args} argument{plural}")
+    if spec.max_args is not None and count > spec.max_args:
+        raise UsageError(f"Max {spec.max_args} argument{'' if spec.max_args == 1 else 's'}")
+    return args
+
+
+def _short_options(spec: ToySpec, args: ToyArgs, argv: list[str], i: int, bundle: str) -> int:
+    """One `-abc` argument; returns the index of the next argument (past a value taken)."""
+    for pos, letter in enumerate(bundle):
+        if letter in spec.flags:
+            _set_flag(spec, args, letter)
+            continue
+        if letter not in spec.strings and letter not in spec.numbers:
+            raise UsageError(f"Unknown option '{bundle[pos:]}'")
+        _set_flag(spec, args, letter)
+        value = bundle[pos + 1 :]
+        if not value:
+            if i >= len(argv):
+                raise UsageError(f"Missing argument to -{letter}")
+            value, i = argv[i], i + 1
+        args.values[letter] = _option_value(spec, letter, value)
+        return i
+    return i
+
+
+def _set_flag(spec: ToySpec, args: ToyArgs, letter: str) -> None:
+    if letter in spec.exclusive:
+        for other in spec.exclusive:
+            if other != letter and other in args.flags:
+                raise UsageError(f"No '{letter}' with '{other}'")
+    args.flags.add(letter)
+
+
+def _option_value(spec: ToySpec, letter: str, value: str) -> str | int:
+    if letter in spec.strings:
+        return value
+    number = atolx(value)
+    low, high = spec.numbers[letter]
+    if low is not None and number < low:
+        raise UsageError(f"-{letter} < {low}")
+    if high is not None and number > high:
+        raise UsageError(f"-{letter} > {high}")
+    return number
+
+
+def parse_or_report(inv: Invocation, spec: ToySpec) -> ToyArgs | None:
+    """The parsed command line, or None once a bad one is reported on stderr."""
+    try:
+        return toy_parse(spec, inv.argv[1:])
+    except UsageError as exc:
+        inv.err(f'{spec.name}: {exc} (see "{spec.name} --help")\n')
+    except Fatal as exc:
+        inv.err(f"{spec.name}: {exc}\n")
+    return None
+
+
+def arg_bytes(text: str) -> bytes:
+    """An argument as the bytes a C program gets (arguments that were not UTF-8 kept as they were)."""
+    return text.encode("utf-8", "surrogateescape")
