@@ -16,6 +16,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     blocks,
     cut_cmd,
     data_cmd,
+    diff_cmd,
     dump_cmd,
     dumpsys,
     expr_cmd,
