@@ -1,4 +1,4 @@
-"""Text filters: grep, head, tail, wc, tr, cut, sed (s and p only), tee, xargs."""
+"""Text filters: grep, head, tail, wc, tee, xargs, base64, rev, cmp."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import re
 import stat as statmod
 from typing import TypeVar
 
+from mgfarm.sim.shell import toyargs
 from mgfarm.sim.shell.files import (
     CommandError,
     each_input,
     fs_call,
+    kind,
     read_input,
     report,
     split_flags,
@@ -187,45 +189,60 @@ def _compile(patterns: list[str], flags: set[str], budget: Budget) -> BoundedPat
     return compile_regex("|".join(parts), "i" in flags, budget)
 
 
-def _count_arg(inv: Invocation, default: int) -> tuple[int, bool, list[str], bool]:
-    """head/tail `-n N`, `-N`, `-n +N`, `-c N`: (count, from_start, files, bytes)."""
-    args = inv.argv[1:]
-    count, from_start, in_bytes = default, False, False
-    files: list[str] = []
-    while args:
-        arg = args.pop(0)
-        value = None
-        if arg in ("-n", "-c") and args:
-            in_bytes = arg == "-c"
-            value = args.pop(0)
-        elif arg.startswith("-n") and len(arg) > 2:
-            value = arg[2:]
-        elif re.fullmatch(r"-\d+", arg):
-            value = arg[1:]
-        else:
-            files.append(arg)
-            continue
-        from_start = value.startswith("+")
-        count = abs(int(value))
-    return count, from_start, files, in_bytes
+HEAD = toyargs.ToySpec(
+    "head", flags="qv", numbers={"n": (0, None), "c": (0, None)}, defaults={"n": 10},
+    longs={"lines": "n", "bytes": "c"}, overrides="nc", passthrough=True,
+)  # fmt: skip
+TAIL = toyargs.ToySpec(
+    "tail", flags="fF", strings="s", numbers={"n": (None, None), "c": (None, None)},
+    longs={"lines": "n", "bytes": "c"}, overrides="nc", signed="nc", passthrough=True,
+)  # fmt: skip
+
+
+async def read_or_report(inv: Invocation, path: str) -> tuple[bytes, bool] | None:
+    """A file's bytes and whether it is a folder (which opens: toybox's read of it fails later, or
+    not at all), or None once toybox's message for it is on stderr."""
+    if path != "-" and kind(inv, path) == statmod.S_IFDIR:
+        return b"", True
+    try:
+        return await read_input(inv, path), False
+    except CommandError as exc:
+        report(inv, exc)
+        return None
 
 
 @command("head")
 async def head(inv: Invocation) -> int:
-    count, _, files, in_bytes = _count_arg(inv, 10)
-    status = 0
-    for i, path in enumerate(files or ["-"]):
+    """toybox's head: -n/-c (the last given counts), -q -v, and the old `-NUM` as the first operand."""
+    args = toyargs.parse_or_report(inv, HEAD)
+    if args is None:
+        return 1
+    files = args.operands
+    count = int(args.values["c" if "c" in args.flags else "n"])
+    if files and files[0].startswith("-") and len(files[0]) > 1:
         try:
-            data = await read_input(inv, path)
-        except CommandError as exc:
-            status = report(inv, exc)
+            count = toyargs.atolx(files[0][1:])
+        except toyargs.Fatal as exc:
+            inv.err(f"head: {exc}\n")
+            return 1
+        files = files[1:]
+    headers = (len(files) > 1 and "q" not in args.flags) or "v" in args.flags
+    status, shown = 0, 0
+    for path in files or ["-"]:
+        found = await read_or_report(inv, path)
+        if found is None:
+            status = 1
             continue
-        if len(files) > 1:
-            inv.out(("\n" if i else "") + f"==> {path} <==\n")
-        if in_bytes:
-            inv.out(data[:count])
+        data, folder = found
+        if headers:
+            inv.out(("\n" if shown else "") + f"==> {path} <==\n")
+        shown += 1
+        if folder:
+            if count:  # toybox reads it only for something to show
+                status = report(inv, CommandError(f"{path}: Is a directory"))
             continue
-        inv.out(head_of(data, count))
+        inv.out(data[:count] if "c" in args.flags else head_of(data, count))
+        await inv.io.stdout.maybe_flush()
     return status
 
 
@@ -270,19 +287,37 @@ def tail_of(data: bytes, count: int) -> bytes:
 
 @command("tail")
 async def tail(inv: Invocation) -> int:
-    count, from_start, files, in_bytes = _count_arg(inv, 10)
-    status = 0
-    async for _, data in each_input(inv, files):
-        if data is None:
+    """toybox's tail: -n/-c counting from the end, or from the start with `+N` (0 shows it all),
+    the old `-NUM` as the first operand; -f and -F show what is there and stop."""
+    args = toyargs.parse_or_report(inv, TAIL)
+    if args is None:
+        return 1
+    files = args.operands
+    in_bytes = "c" in args.flags
+    count = int(args.values.get("c" if in_bytes else "n", -10))
+    if not {"n", "c"} & args.flags and files and files[0].startswith("-") and len(files[0]) > 1:
+        try:
+            count = toyargs.atolx(files[0])
+        except toyargs.Fatal as exc:
+            inv.err(f"tail: {exc}\n")
+            return 1
+        files = files[1:]
+    status, shown = 0, 0
+    for path in files or ["-"]:
+        found = await read_or_report(inv, path)
+        if found is None:
             status = 1
             continue
-        if in_bytes:
-            inv.out(data[max(count - 1, 0) :] if from_start else (data[-count:] if count else b""))
-            continue
-        if from_start:  # from line `count` on
-            inv.out(data[len(head_of(data, count - 1)) :] if count > 1 else data)
+        data = found[0]  # a folder shows nothing, quietly
+        inv.out(("\n" if shown else "") + (f"==> {path} <==\n" if len(files) > 1 else ""))
+        shown += 1
+        if count < 0:
+            inv.out(data[count:] if in_bytes else tail_of(data, -count))
+        elif in_bytes:
+            inv.out(data[max(count - 1, 0) :])
         else:
-            inv.out(tail_of(data, count))
+            inv.out(data[len(head_of(data, count - 1)) :] if count > 1 else data)
+        await inv.io.stdout.maybe_flush()
     return status
 
 
@@ -296,23 +331,88 @@ def count_words(data: bytes) -> int:
     return marks.count(b" x") + (1 if marks[:1] == b"x" else 0)
 
 
+WC = toyargs.ToySpec("wc", flags="mcwl")
+
+
+# Unicode's White_Space, which bionic's iswspace answers (glibc's leaves out U+0085, U+00A0,
+# U+2007 and U+202F): what ends a word under `wc -m`.
+WHITE_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+WIDE_WORD = re.compile(f"[^{WHITE_SPACE}]+")
+WC_BUFFER = 4096  # toybox wc reads into its 4 KiB toybuf
+
+
+def counts(data: bytes, chars: bool) -> dict[str, int]:
+    """toybox wc's lines, words, bytes and (with -m) characters. With -m a byte that is not UTF-8 is
+    no character and neither starts nor ends a word, and a character cut by the end of toybox's
+    4 KiB buffer has its first byte counted twice in the byte count, as toybox does."""
+    found = {"l": data.count(b"\n"), "c": len(data), "w": 0, "m": 0}
+    if not chars:
+        found["w"] = count_words(data)
+        return found
+    text = data.decode("utf-8", "surrogateescape")
+    valid = SURROGATES.sub("", text)
+    tail = incomplete_tail(data)
+    found["m"] = len(valid) + (1 if tail else 0)
+    found["w"] = len(WIDE_WORD.findall(valid))
+    found["c"] += recounted_bytes(data)
+    return found
+
+
+SURROGATES = re.compile("[\udc80-\udcff]")
+
+
+def incomplete_tail(data: bytes, end: int | None = None) -> int:
+    """How many bytes at the end of data[:end] start a character that goes on past it (0 if none)."""
+    end = len(data) if end is None else end
+    for back in (1, 2, 3):
+        if end < back:
+            return 0
+        lead = data[end - back]
+        if 0xC2 <= lead <= 0xF4:
+            need = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+            return back if need > back else 0
+        if not 0x80 <= lead < 0xC0:
+            return 0
+    return 0
+
+
+def recounted_bytes(data: bytes) -> int:
+    """Bytes toybox's wc -m counts twice: a character cut by the end of its buffer is read again
+    with the next read, its first byte already counted."""
+    extra, start = 0, 0
+    while start < len(data):
+        end = min(start + WC_BUFFER, len(data))
+        cut = incomplete_tail(data, end)
+        extra += 1 if cut else 0  # its lead byte: the loop stopped there, after counting it
+        if end == len(data):
+            break
+        start = end - cut
+    return extra
+
+
 @command("wc")
 async def wc(inv: Invocation) -> int:
-    flags, files = split_flags(inv.argv[1:], "lwcm")
-    shown = [f for f in "lwc" if f in flags or (f == "c" and "m" in flags)] or ["l", "w", "c"]
+    args = toyargs.parse_or_report(inv, WC)
+    if args is None:
+        return 1
+    files = args.operands
+    shown = [f for f in "lwcm" if f in args.flags] or ["l", "w", "c"]
     # toybox: no padding for one file, or for stdin with one count; else columns 7 wide.
     width = 0 if len(files) == 1 or (not files and len(shown) == 1) else 7
     status = 0
-    totals = {"l": 0, "w": 0, "c": 0}
-    async for path, data in each_input(inv, files):
-        if data is None:
+    totals = dict.fromkeys("lwcm", 0)
+    for path in files or ["-"]:
+        read = await read_or_report(inv, path)
+        if read is None:
             status = 1
             continue
-        words = count_words(data)
-        counts = {"l": data.count(b"\n"), "w": words, "c": len(data)}
+        data, folder = read
+        if folder:
+            status = report(inv, CommandError(f"{path}: Is a directory"))  # and its zeros below
+        found = await run_bounded(counts, data, "m" in shown)
         for k in totals:
-            totals[k] += counts[k]
-        inv.out(" ".join(str(counts[k]).rjust(width) for k in shown) + (f" {path}" if files else "") + "\n")
+            totals[k] += found[k]
+        inv.out(" ".join(str(found[k]).rjust(width) for k in shown) + (f" {path}" if files else "") + "\n")
     if len(files) > 1:
         inv.out(" ".join(str(totals[k]).rjust(width) for k in shown) + " total\n")
     return status

@@ -11,6 +11,7 @@ from mgfarm.sim.shell.registry import Invocation
 
 INT64 = 1 << 64
 SUFFIXES = "cwbkmgtpe"  # atolx's: c(har) w(ord) b(lock) k m g t p e
+PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"  # C's ispunct
 
 
 class UsageError(Exception):
@@ -34,6 +35,9 @@ class ToySpec:
     min_args: int = 0
     max_args: int | None = None
     exclusive: str = ""  # letters that may not come together ([!bc])
+    overrides: str = ""  # letters of which the last one given counts ([-nc])
+    signed: str = ""  # number letters whose plain value counts from the end (`-n 5` is -5; `+5` is 5)
+    passthrough: bool = False  # `?`: an argument with an unknown letter is an operand
 
 
 @dataclass
@@ -89,11 +93,24 @@ def toy_parse(spec: ToySpec, argv: list[str]) -> ToyArgs:
             args.operands.extend(argv[i:])
             break
         if arg.startswith("--"):
-            letter = spec.longs.get(arg[2:])
+            name, eq, value = arg[2:].partition("=")
+            letter = spec.longs.get(name)
             if letter is None:
+                if spec.passthrough:
+                    args.operands.append(arg)
+                    continue
                 raise UsageError(f"Unknown option '{arg[2:]}'")
             _set_flag(spec, args, letter)
+            if letter in spec.strings or letter in spec.numbers:
+                if not eq:
+                    if i >= len(argv):
+                        raise UsageError(f"Missing argument to --{name}")
+                    value, i = argv[i], i + 1
+                args.values[letter] = _option_value(spec, letter, value)
         elif arg.startswith("-") and arg != "-":
+            if spec.passthrough and not _known(spec, arg[1:]):
+                args.operands.append(arg)
+                continue
             i = _short_options(spec, args, argv, i, arg[1:])
         else:
             args.operands.append(arg)
@@ -125,7 +142,20 @@ def _short_options(spec: ToySpec, args: ToyArgs, argv: list[str], i: int, bundle
     return i
 
 
+def _known(spec: ToySpec, bundle: str) -> bool:
+    """Whether every option letter of `-bundle` is the command's (up to the first that takes a
+    value: the rest is its value)."""
+    for letter in bundle:
+        if letter in spec.strings or letter in spec.numbers:
+            return True
+        if letter not in spec.flags:
+            return False
+    return True
+
+
 def _set_flag(spec: ToySpec, args: ToyArgs, letter: str) -> None:
+    if letter in spec.overrides:
+        args.flags.difference_update(spec.overrides)
     if letter in spec.exclusive:
         for other in spec.exclusive:
             if other != letter and other in args.flags:
@@ -137,6 +167,8 @@ def _option_value(spec: ToySpec, letter: str, value: str) -> str | int:
     if letter in spec.strings:
         return value
     number = atolx(value)
+    if letter in spec.signed and value[:1] not in PUNCTUATION:
+        number = -number  # toybox's `-` type: a value without a sign counts from the end
     low, high = spec.numbers[letter]
     if low is not None and number < low:
         raise UsageError(f"-{letter} < {low}")
