@@ -211,7 +211,7 @@ def test_random_options_and_bytes_end_with_a_status(
     options = [OPTIONS[name][i % len(OPTIONS[name])] for i in picks]
     r = sh.run(f"cd {WORK} && {name} {shlex.join(options + operands)}", stdin=data)
     assert r.status in (0, 1)
-    assert "Traceback" not in r.error and "Error" not in r.error
+    assert b"Traceback" not in r.err and b"Error" not in r.err  # stderr may hold raw bytes
 
 
 def test_nl_numbers_a_log_for_reading(sh: ShellDevice) -> None:

@@ -230,6 +230,8 @@ def _evaluate(inv: Invocation, args: list[str]) -> bool:
             return left == right
         if op == "!=":
             return left != right
+        if op in ("<", ">"):  # mksh's test compares strings with these too
+            return left < right if op == "<" else left > right
         ints = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__}
         ints |= {"-gt": int.__gt__, "-ge": int.__ge__}
         if op in ints:

@@ -29,8 +29,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from mgfarm.sim.shell.blocks import atolx
 from mgfarm.sim.shell.files import YIELD_EVERY, CommandError, read_input
 from mgfarm.sim.shell.registry import Invocation, command
@@ -202,56 +200,6 @@ def line_keys(data: bytes, complete: bool, flags: set[str]) -> list[bytes]:
     return keys
 
 
-# -- toybox's hash: h = h * 33 + byte from 5831, 31 bits kept ----------------------------------------
-
-HASH_BITS = (1 << 31) - 1
-PERIOD_BITS = 26  # 33 = 1 + 2**5, so 33**(2**26) == 1 modulo 2**31: exponents matter modulo 2**26
-
-
-def _power_tables(base: int) -> tuple[np.ndarray, np.ndarray]:
-    """base**e for e below 2**13 and base**(e * 2**13), modulo 2**31: two small tables that give any
-    power in one multiplication."""
-    low = [pow(base, e, HASH_BITS + 1) for e in range(1 << 13)]
-    high = [pow(base, e << 13, HASH_BITS + 1) for e in range(1 << 13)]
-    return np.array(low, dtype=np.uint64), np.array(high, dtype=np.uint64)
-
-
-INVERSE = pow(33, -1, HASH_BITS + 1)  # 33 is odd, so it has an inverse modulo 2**31
-POWERS = _power_tables(33)
-INVERSE_POWERS = _power_tables(INVERSE)
-
-
-def _power(tables: tuple[np.ndarray, np.ndarray], exponent: np.ndarray) -> np.ndarray:
-    low, high = tables
-    exponent = exponent.astype(np.intp) & ((1 << PERIOD_BITS) - 1)
-    return (high[exponent >> 13] * low[exponent & 8191]) & np.uint64(HASH_BITS)
-
-
-def line_hashes(keys: list[bytes], chunk: int = 1 << 20) -> np.ndarray:
-    """toybox's hash of each key, all at once: the sum of byte * 33**(end - 1 - position) over a
-    line is 33**(end - 1) times a difference of prefix sums of byte * 33**-position (33 has an
-    inverse modulo 2**31), and those prefix sums are numpy's, a chunk of the bytes at a time."""
-    mask = np.uint64(HASH_BITS)
-    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    ends = np.cumsum(lengths)
-    bounds = np.concatenate(([0], ends))
-    stream = np.frombuffer(b"".join(keys), dtype=np.uint8)
-    weights = _power(INVERSE_POWERS, np.arange(min(chunk, len(stream))))
-    prefix = np.zeros(len(bounds), dtype=np.uint64)  # the prefix sum at each line boundary
-    carry = np.uint64(0)
-    for base in range(0, len(stream), chunk):
-        piece = stream[base : base + chunk].astype(np.uint64)
-        scale = np.uint64(pow(INVERSE, base, HASH_BITS + 1))
-        sums = np.cumsum(piece * ((weights[: len(piece)] * scale) & mask)) + carry  # below 2**60
-        lo, hi = np.searchsorted(bounds, [base, base + len(piece)], "right")
-        prefix[lo:hi] = sums[bounds[lo:hi] - base - 1] & mask
-        carry = sums[-1] & mask
-    body = (prefix[1:] - prefix[:-1]) & mask
-    body = (_power(POWERS, np.maximum(ends - 1, 0)) * body) & mask
-    start = (np.uint64(5831) * _power(POWERS, lengths)) & mask
-    return (start + body) & mask
-
-
 # -- the comparison: toybox's port of Hunt and McIlroy's algorithm (BSD diffreg) --------------------
 
 
@@ -346,13 +294,9 @@ def common_lines(one: Text, two: Text) -> list[int]:
             break
         prefix += 1
     work.spend((len(keys0) + len(keys1)) // 8)  # the passes over all lines: a step per 8
-    hashes1 = line_hashes(keys1)
-    order = np.argsort(hashes1, kind="stable")  # toybox sorts by hash, then by line number
-    serials = (order + 1).tolist()
-    ordered = hashes1[order]
-    hashes0 = line_hashes(keys0[prefix:])
-    lows = np.searchsorted(ordered, hashes0, "left").tolist()
-    highs = np.searchsorted(ordered, hashes0, "right").tolist()
+    from mgfarm.sim.shell.line_hash import equivalence  # numpy, loaded when a diff runs
+
+    serials, lows, highs = equivalence(keys0[prefix:], keys1)
     cands = Candidates(prefix, len(keys1))
     steps = 0
     for i, lo, hi in zip(range(prefix + 1, len(keys0) + 1), lows, highs, strict=True):

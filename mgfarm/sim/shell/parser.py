@@ -7,13 +7,20 @@ quoting as parts so that expansion can tell `"$X"` (one field) from `$X` (split,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mgfarm.sim.shell.registry import is_number
 
 
 class ShellSyntaxError(Exception):
-    """A command line mksh would reject; the message is the text after `syntax error: `."""
+    """A command line mksh would reject (or an expansion that fails while it runs); the message is
+    what mksh prints after `sh: ` (for the parser's errors it starts `syntax error: `). A
+    non-interactive shell ends with `status` (1; 2 for some, as mksh's)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 # A word part: (kind, text). kinds: "lit" quoted literal, "raw" unquoted text (globbable),
@@ -28,10 +35,21 @@ class Word:
 
 
 @dataclass
+class HereDoc:
+    """A `<<WORD` document: its body is read after the line that holds the redirection."""
+
+    delimiter: str
+    strip_tabs: bool  # `<<-`
+    quoted: bool  # a quoted delimiter: the body is taken as it stands, unexpanded
+    body: Word | None = None
+
+
+@dataclass
 class Redirect:
     fd: int  # 0, 1 or 2
-    op: str  # ">", ">>", "<", ">&"
+    op: str  # ">", ">>", "<", ">&", "<<" (here document), "<<<" (here string)
     target: Word  # for ">&" a word holding the fd number
+    here: HereDoc | None = None
 
 
 @dataclass
@@ -39,6 +57,7 @@ class Simple:
     assigns: list[tuple[str, Word]]
     words: list[Word]
     redirects: list[Redirect] = field(default_factory=list)
+    arrays: list[tuple[str, list[Word]]] = field(default_factory=list)  # `NAME=(a b c)`
 
 
 @dataclass
@@ -95,7 +114,33 @@ class FuncDef:
     body: Command  # its redirections are the body's: `f() { ...; } >file` writes on every call
 
 
-Command = Simple | Subshell | Group | If | While | For | Case | FuncDef
+@dataclass
+class CondNode:
+    """One node of a `[[ ... ]]` expression: op is "&&", "||", "!", "word" (non-empty test), a
+    unary test ("-f") with one word, or a binary one ("==", "-lt", "<") with two."""
+
+    op: str
+    words: list[Word] = field(default_factory=list)
+    kids: list[CondNode] = field(default_factory=list)
+
+
+@dataclass
+class Cond:
+    """`[[ expression ]]`: no field splitting or globbing; the right of `==` is a pattern."""
+
+    expr: CondNode
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class ArithCommand:
+    """`(( expression ))`: status 0 when the value is not zero."""
+
+    expr: str
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Subshell | Group | If | While | For | Case | FuncDef | Cond | ArithCommand
 
 
 @dataclass
@@ -117,29 +162,70 @@ class Script:
 
 # Words that end a list when they stand where a command would start.
 TERMINATORS = {"then", "elif", "else", "fi", "do", "done", "}", "esac"}
-COMPOUND_WORDS = ("if", "while", "until", "for", "case", "{")
+COMPOUND_WORDS = ("if", "while", "until", "for", "case", "{", "[[")
+# mksh's reserved words (`type if`: "if is a reserved word").
+RESERVED = frozenset(
+    {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done"}
+    | {"in", "function", "time", "{", "}", "!", "[["}
+)
+COND_UNARY = frozenset(
+    [
+        "-a",
+        "-b",
+        "-c",
+        "-d",
+        "-e",
+        "-f",
+        "-g",
+        "-G",
+        "-h",
+        "-H",
+        "-k",
+        "-L",
+        "-n",
+        "-O",
+        "-o",
+        "-p",
+        "-r",
+        "-s",
+        "-S",
+        "-t",
+        "-u",
+        "-v",
+        "-w",
+        "-x",
+        "-z",
+    ]
+)
+COND_BINARY = frozenset(
+    ["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"]
+)
+MAX_HEREDOCS = 64  # pending `<<` on one line
+
 OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
 # A run of characters that stand for themselves in an unquoted word (the lexer takes it in one
 # step instead of one character at a time: a step's `--since` digests are ~130 of them).
 PLAIN_RE = re.compile(r"[^ \t\r\n;&|()<>\\'\"$`]+")
 SPECIAL_VARS = "?$#!@*-0123456789"
 MAX_NESTING = 100  # ( ( ( ... deeper than any real script, and far from Python's recursion limit
-# `${NAME:-word}` and friends, and `${#NAME}`.
-PARAM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[?#$@*!0-9-])(:?[-=+?])(.*)", re.S)
-LENGTH_RE = re.compile(r"#([A-Za-z_][A-Za-z0-9_]*|[?#$@*0-9])")
+# `${NAME:-word}` and friends, and `${#NAME}`; a NAME may carry an array subscript (`a[1]`, `a[@]`).
+NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?"
+PARAM_RE = re.compile(rf"({NAME}|[?#$@*!0-9-])(:?[-=+?])(.*)", re.S)
+LENGTH_RE = re.compile(rf"#({NAME}|[?#$@*0-9])")
 # `${NAME#pattern}` (##, %, %%), `${NAME/pattern/string}` (//), `${NAME:offset:length}`, as mksh.
-TRIM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[@*0-9])(##|#|%%|%)(.*)", re.S)
-REPLACE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[@*0-9])(//|/)((?:\\.|[^/\\])*)(?:/(.*))?", re.S)
-SLICE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[@*0-9]):([^-=+?].*|)", re.S)
-EXPANSIONS = (PARAM_RE, LENGTH_RE, TRIM_RE, REPLACE_RE, SLICE_RE)
+TRIM_RE = re.compile(rf"({NAME}|[@*0-9])(##|#|%%|%)(.*)", re.S)
+REPLACE_RE = re.compile(rf"({NAME}|[@*0-9])(//|/)((?:\\.|[^/\\])*)(?:/(.*))?", re.S)
+SLICE_RE = re.compile(rf"({NAME}|[@*0-9]):([^-=+?].*|)", re.S)
+ELEMENT_RE = re.compile(rf"!?{NAME}", re.S)  # `${a[1]}`, `${a[@]}`, `${!a[@]}` (the indices)
 
 
 @dataclass
 class Token:
-    kind: str  # "word", "op", "redir", "eof"
+    kind: str  # "word", "op", "redir", "arith" (`(( ))`), "eof"
     value: str = ""
     word: Word | None = None
     fd: int = -1
+    here: HereDoc | None = None  # on a "<<" redir token
 
 
 def _is_name_char(c: str, first: bool) -> bool:
@@ -147,19 +233,62 @@ def _is_name_char(c: str, first: bool) -> bool:
 
 
 class Lexer:
-    """Splits a command line into words and operators."""
+    """Splits a command line into words and operators, one token at a time (mksh reads and runs
+    a script line by line, so a syntax error on a later line leaves the earlier lines run)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.pending: list[HereDoc] = []  # documents whose bodies follow the current line
+        self.delimiter_for: HereDoc | None = None  # the `<<` whose delimiter word comes next
 
     def tokens(self) -> list[Token]:
         out: list[Token] = []
         while True:
-            tok = self._next()
+            tok = self.next_token()
             out.append(tok)
             if tok.kind == "eof":
                 return out
+
+    def next_token(self) -> Token:
+        """The next token; a newline also reads the bodies of the line's here documents."""
+        tok = self._next()
+        if tok.kind == "redir" and tok.here is not None:
+            self.delimiter_for = tok.here
+        elif self.delimiter_for is not None and tok.kind == "word" and tok.word is not None:
+            here = self.delimiter_for
+            self.delimiter_for = None
+            here.delimiter = "".join(text for _, text in tok.word.parts)
+            here.quoted = any(kind == "lit" for kind, _ in tok.word.parts)
+            if len(self.pending) >= MAX_HEREDOCS:
+                raise ShellSyntaxError("syntax error: too many here documents")
+            self.pending.append(here)
+        elif (tok.kind == "op" and tok.value == "\n") or tok.kind == "eof":
+            self._read_here_documents()
+        return tok
+
+    def _read_here_documents(self) -> None:
+        text = self.text
+        for here in self.pending:
+            lines: list[str] = []
+            while True:
+                if self.pos >= len(text):
+                    raise ShellSyntaxError(f"here document '{here.delimiter}' unclosed")
+                end = text.find("\n", self.pos)
+                end = len(text) if end < 0 else end
+                line = text[self.pos : end]
+                self.pos = end + 1
+                if here.strip_tabs:
+                    line = line.lstrip("\t")
+                if line == here.delimiter:
+                    break
+                lines.append(line + "\n")
+            body = "".join(lines)
+            if here.quoted:
+                here.body = Word([("lit", body)])
+            else:
+                here.body = Word(Lexer(body)._double_quoted(heredoc=True))
+        self.pending = []
 
     def _peek(self, n: int = 0) -> str:
         i = self.pos + n
@@ -190,6 +319,10 @@ class Lexer:
             return tok
         if c in "<>":
             return self._redir(0 if c == "<" else 1)
+        if text.startswith("((", self.pos):
+            arith = self._arith_command()
+            if arith is not None:
+                return arith
         if c in "&|;()\n":  # the characters an operator starts with
             for op in OPERATORS:
                 if text.startswith(op, self.pos):
@@ -197,8 +330,27 @@ class Lexer:
                     return Token("op", op)
         return Token("word", word=self._word())
 
+    def _arith_command(self) -> Token | None:
+        """`(( expr ))` when the parentheses close as `))`; else None (two subshell parens)."""
+        try:
+            end = self._matching_paren(self.pos + 2)
+        except ShellSyntaxError:
+            return None
+        if self.text[end + 1 : end + 2] != ")":
+            return None
+        expr = self.text[self.pos + 2 : end]
+        self.pos = end + 2
+        return Token("arith", expr)
+
     def _redir(self, fd: int) -> Token:
         text = self.text
+        if text.startswith("<<<", self.pos):
+            self.pos += 3
+            return Token("redir", "<<<", fd=fd)
+        if text.startswith("<<", self.pos):
+            strip = text.startswith("<<-", self.pos)
+            self.pos += 3 if strip else 2
+            return Token("redir", "<<", fd=fd, here=HereDoc("", strip, False))
         if text.startswith(">>", self.pos):
             op = ">>"
         elif text.startswith(">&", self.pos) or text.startswith("<&", self.pos):
@@ -235,7 +387,7 @@ class Lexer:
             elif c == "'":
                 end = text.find("'", self.pos + 1)
                 if end < 0:
-                    raise ShellSyntaxError("unterminated quoted string")
+                    raise ShellSyntaxError("no closing quote")
                 flush_raw()
                 parts.append(("lit", text[self.pos + 1 : end]))
                 self.pos = end + 1
@@ -243,6 +395,9 @@ class Lexer:
                 flush_raw()
                 self.pos += 1
                 parts.extend(self._double_quoted())
+            elif c == "$" and self._peek(1) == "'":
+                flush_raw()
+                parts.append(("lit", self._dollar_single()))
             elif c == "$":
                 part = self._dollar(quoted=False)
                 if part is None:
@@ -261,18 +416,23 @@ class Lexer:
         flush_raw()
         return Word(parts)
 
-    def _double_quoted(self) -> list[Part]:
+    def _double_quoted(self, heredoc: bool = False) -> list[Part]:
+        """The parts of a double-quoted string after its `"`; a here document's body (`heredoc`)
+        is read the same way to its end, where `"` stands for itself."""
         parts: list[Part] = []
         lit: list[str] = []
         text = self.text
+        escapable = "$`\\\n" if heredoc else '$`"\\\n'
         while True:
             if self.pos >= len(text):
-                raise ShellSyntaxError("unterminated quoted string")
+                if heredoc:
+                    break
+                raise ShellSyntaxError("no closing quote")
             c = text[self.pos]
-            if c == '"':
+            if c == '"' and not heredoc:
                 self.pos += 1
                 break
-            if c == "\\" and self._peek(1) in '$`"\\\n':
+            if c == "\\" and self._peek(1) and self._peek(1) in escapable:
                 if self._peek(1) != "\n":
                     lit.append(self._peek(1))
                 self.pos += 2
@@ -293,6 +453,18 @@ class Lexer:
                 self.pos += 1
         parts.append(("lit", "".join(lit)))
         return parts
+
+    def _dollar_single(self) -> str:
+        """`$'...'` at pos: a string with C escapes (`\\n`, `\\t`, `\\x41`, `\\u00e9`, `\\'`)."""
+        text = self.text
+        i = self.pos + 2
+        while i < len(text) and text[i] != "'":
+            i += 2 if text[i] == "\\" else 1
+        if i >= len(text):
+            raise ShellSyntaxError("no closing quote")
+        body = text[self.pos + 2 : i]
+        self.pos = i + 1
+        return C_ESCAPE_RE.sub(_c_escape, body)
 
     def _dollar(self, quoted: bool) -> Part | None:
         """Parses `$NAME`, `${NAME}`, `$?`, `$(cmd)` at pos; None for a lone `$`."""
@@ -316,9 +488,9 @@ class Lexer:
             self.pos = end + 1
             if body in SPECIAL_VARS or (body and all(_is_name_char(ch, False) for ch in body)):
                 return (var_kind, body)
-            if any(form.fullmatch(body) for form in EXPANSIONS):
-                return ("qparam" if quoted else "param", body)
-            raise ShellSyntaxError(f"${{{body}}}: bad substitution")
+            # Any other body is mksh's "bad substitution", found when it is expanded (in a
+            # pipeline stage that ends only that stage).
+            return ("qparam" if quoted else "param", body)
         if nxt and nxt in SPECIAL_VARS:
             self.pos += 2
             return (var_kind, nxt)
@@ -350,7 +522,7 @@ class Lexer:
                 if depth == 0:
                     return i
             i += 1
-        raise ShellSyntaxError("missing '}'")
+        raise ShellSyntaxError("no closing quote")
 
     def _matching_paren(self, start: int) -> int:
         depth = 1
@@ -375,30 +547,46 @@ class Lexer:
                 if depth == 0:
                     return i
             i += 1
-        raise ShellSyntaxError("unterminated command substitution")
+        raise ShellSyntaxError("syntax error: unmatched '('")
 
     def _backtick(self) -> str:
-        end = self.text.find("`", self.pos + 1)
-        if end < 0:
-            raise ShellSyntaxError("unterminated command substitution")
-        body = self.text[self.pos + 1 : end]
-        self.pos = end + 1
-        return body
+        """`cmd` at pos: the command, its backslash-escaped backquotes, dollars and backslashes unescaped."""
+        text = self.text
+        body: list[str] = []
+        i = self.pos + 1
+        while i < len(text) and text[i] != "`":
+            if text[i] == "\\" and text[i + 1 : i + 2] in ("`", "$", "\\"):
+                i += 1
+            body.append(text[i])
+            i += 1
+        if i >= len(text):
+            raise ShellSyntaxError("no closing quote")
+        self.pos = i + 1
+        return "".join(body)
 
 
 class Parser:
-    """Recursive descent over the lexer's tokens."""
+    """Recursive descent over the lexer's tokens, taken as they are needed."""
 
     def __init__(self, text: str) -> None:
-        self.toks = Lexer(text).tokens()
+        self.lexer = Lexer(text)
+        self.toks: list[Token] = []
         self.i = 0
         self.depth = 0  # nesting of ( ), { }, if/while/for bodies
+        self.open: list[str] = []  # constructs begun and not yet ended, for "unmatched 'if'"
+
+    def _tok(self, index: int) -> Token:
+        while len(self.toks) <= index:
+            if self.toks and self.toks[-1].kind == "eof":
+                return self.toks[-1]
+            self.toks.append(self.lexer.next_token())
+        return self.toks[index]
 
     def _peek(self) -> Token:
-        return self.toks[self.i]
+        return self._tok(self.i)
 
     def _take(self) -> Token:
-        tok = self.toks[self.i]
+        tok = self._tok(self.i)
         if tok.kind != "eof":
             self.i += 1
         return tok
@@ -408,23 +596,47 @@ class Parser:
         return tok.kind == "op" and tok.value in ops
 
     def _is_op_at(self, ahead: int, op: str) -> bool:
-        tok = self.toks[min(self.i + ahead, len(self.toks) - 1)]
+        tok = self._tok(self.i + ahead)
         return tok.kind == "op" and tok.value == op
 
     def _unexpected(self) -> ShellSyntaxError:
         tok = self._peek()
         if tok.kind == "eof":
-            return ShellSyntaxError("unexpected EOF")
+            if self.open:
+                return ShellSyntaxError(f"syntax error: unmatched '{self.open[-1]}'")
+            return ShellSyntaxError("syntax error: unexpected EOF")
         shown = {"\n": "newline"}.get(tok.value, tok.value)
         if tok.kind == "word" and tok.word is not None:
             shown = "".join(text for _, text in tok.word.parts)
-        return ShellSyntaxError(f"'{shown}' unexpected")
+        elif tok.kind == "arith":
+            shown = "(("
+        return ShellSyntaxError(f"syntax error: unexpected '{shown}'")
 
     def parse(self) -> Script:
-        script = self._script(top=True)
-        if self._peek().kind != "eof":
-            raise self._unexpected()
-        return script
+        items: list[AndOr] = []
+        for line in self.lines():
+            items.extend(line.items)
+        return Script(items)
+
+    def lines(self) -> Iterator[Script]:
+        """The script one line at a time (commands up to a newline), each parsed just before it
+        is to run: mksh runs `echo a` on line one before it finds line two's syntax error."""
+        while True:
+            self._skip_newlines()
+            if self._peek().kind == "eof":
+                return
+            items: list[AndOr] = []
+            while True:
+                if self._keyword() in TERMINATORS or self._is_op(")", ";;"):
+                    raise self._unexpected()
+                items.append(self._and_or())
+                if self._is_op(";", "&"):
+                    self._take()
+                if self._is_op("\n") or self._peek().kind == "eof":
+                    break
+                if self.toks[self.i - 1].value not in (";", "&"):
+                    raise self._unexpected()
+            yield Script(items)
 
     def _skip_newlines(self) -> None:
         while self._is_op("\n"):
@@ -487,10 +699,13 @@ class Parser:
 
     def _compound(self, keyword: str) -> Command:
         self._take()
+        self.open.append(keyword)
         node: Command
         if keyword == "{":
             node = Group(self._script(top=False))
             self._expect("}")
+        elif keyword == "[[":
+            node = Cond(self._cond())
         elif keyword == "if":
             branches = [(self._script(top=False), self._then())]
             otherwise = None
@@ -509,9 +724,37 @@ class Parser:
             node = self._case()
         else:
             node = self._for()
-        while self._peek().kind == "redir":
-            node.redirects.append(self._redirect())
+        self.open.pop()
+        self._redirects(node.redirects)
         return node
+
+    def _redirects(self, into: list[Redirect]) -> None:
+        while self._peek().kind == "redir":
+            into.append(self._redirect())
+
+    def _cond(self) -> CondNode:
+        """The inside of `[[ ... ]]`, after `[[`, through `]]`."""
+        items: list[Word | str] = []
+        while self._keyword() != "]]":
+            tok = self._peek()
+            if tok.kind == "word" and tok.word is not None:
+                items.append(tok.word)
+            elif (tok.kind == "op" and tok.value in ("&&", "||", "(", ")")) or (
+                tok.kind == "redir" and tok.value in ("<", ">") and tok.fd == (0 if tok.value == "<" else 1)
+            ):
+                items.append(tok.value)
+            elif tok.kind == "op" and tok.value == "\n":
+                pass
+            else:
+                raise self._cond_error(tok)
+            self._take()
+        self._take()
+        return CondParser(items).parse()
+
+    def _cond_error(self, tok: Token) -> ShellSyntaxError:
+        if tok.kind == "eof":
+            return self._unexpected()
+        return ShellSyntaxError(f"syntax error: unexpected operator/operand '{tok.value}'")
 
     def _then(self) -> Script:
         self._expect("then")
@@ -563,14 +806,14 @@ class Parser:
         """The body of a function definition, a compound command, after its name (and `()`)."""
         self._skip_newlines()
         keyword = self._keyword()
-        if keyword not in COMPOUND_WORDS and not self._is_op("("):
+        if keyword not in COMPOUND_WORDS and not self._is_op("(") and self._peek().kind != "arith":
             raise self._unexpected()
         return FuncDef(name, self._command())
 
     def _for(self) -> For:
         name = self._keyword()
-        if name is None or not name.isidentifier():
-            raise self._unexpected()
+        if name is None or not _is_name(name):
+            raise ShellSyntaxError("for: bad identifier")
         self._take()
         self._skip_newlines()
         words: list[Word] | None = None
@@ -589,7 +832,7 @@ class Parser:
         self.depth += 1
         try:
             if self.depth > MAX_NESTING:
-                raise ShellSyntaxError("too deeply nested")
+                raise ShellSyntaxError("syntax error: too deeply nested")
             return self._command_at_depth()
         finally:
             self.depth -= 1
@@ -598,10 +841,14 @@ class Parser:
         keyword = self._keyword()
         if keyword in COMPOUND_WORDS:
             return self._compound(keyword)
+        if self._peek().kind == "arith":
+            arith = ArithCommand(self._take().value)
+            self._redirects(arith.redirects)
+            return arith
         if keyword == "function":
             self._take()
             name = self._keyword()
-            if name is None or not name.isidentifier():
+            if name is None or not _is_name(name):
                 raise self._unexpected()
             self._take()
             if self._is_op("(") and self._is_op_at(1, ")"):
@@ -615,14 +862,18 @@ class Parser:
             return self._function(keyword)
         if self._is_op("("):
             self._take()
+            self.open.append("(")
             body = self._script(top=False)
             if not self._is_op(")"):
                 raise self._unexpected()
             self._take()
+            self.open.pop()
             sub = Subshell(body)
-            while self._peek().kind == "redir":
-                sub.redirects.append(self._redirect())
+            self._redirects(sub.redirects)
             return sub
+        return self._simple()
+
+    def _simple(self) -> Simple:
         simple = Simple([], [])
         while True:
             tok = self._peek()
@@ -631,15 +882,32 @@ class Parser:
             elif tok.kind == "word" and tok.word is not None:
                 self._take()
                 assign = _as_assignment(tok.word) if not simple.words else None
-                if assign is not None:
+                if assign is not None and not assign[1].parts and self._is_op("("):
+                    simple.arrays.append((assign[0], self._array_words()))
+                elif assign is not None:
                     simple.assigns.append(assign)
                 else:
                     simple.words.append(tok.word)
             else:
                 break
-        if not simple.words and not simple.assigns and not simple.redirects:
+        if not simple.words and not simple.assigns and not simple.redirects and not simple.arrays:
             raise self._unexpected()
         return simple
+
+    def _array_words(self) -> list[Word]:
+        """The words of `NAME=(a b c)`, after `NAME=`."""
+        self._take()
+        words: list[Word] = []
+        while True:
+            self._skip_newlines()
+            tok = self._peek()
+            if tok.kind == "op" and tok.value == ")":
+                self._take()
+                return words
+            if tok.kind != "word" or tok.word is None:
+                raise self._unexpected()
+            words.append(tok.word)
+            self._take()
 
     def _redirect(self) -> Redirect:
         tok = self._take()
@@ -650,26 +918,116 @@ class Parser:
         op = tok.value
         if op == "&>":
             return Redirect(1, "&>", target.word)
-        return Redirect(tok.fd, op, target.word)
+        return Redirect(tok.fd, op, target.word, tok.here)
+
+
+class CondParser:
+    """The items of a `[[ ]]` (words and `&& || ( ) < >`) as a tree, as mksh's test parser."""
+
+    def __init__(self, items: list[Word | str]) -> None:
+        self.items = items
+        self.i = 0
+        self.depth = 0
+
+    def _peek(self, ahead: int = 0) -> Word | str | None:
+        i = self.i + ahead
+        return self.items[i] if i < len(self.items) else None
+
+    def _text(self, ahead: int = 0) -> str | None:
+        """The item as an operator: a bare operator or an unquoted plain word."""
+        item = self._peek(ahead)
+        if isinstance(item, str):
+            return item
+        if item is not None and len(item.parts) == 1 and item.parts[0][0] == "raw":
+            return item.parts[0][1]
+        return None
+
+    def _error(self) -> ShellSyntaxError:
+        item = self._peek()
+        if item is None:
+            return ShellSyntaxError("syntax error: unexpected operator/operand ']]'")
+        shown = item if isinstance(item, str) else "".join(text for _, text in item.parts)
+        return ShellSyntaxError(f"syntax error: unexpected operator/operand '{shown}'")
+
+    def parse(self) -> CondNode:
+        if not self.items:
+            raise ShellSyntaxError("syntax error: unexpected operator/operand ']]'")
+        node = self._or()
+        if self._peek() is not None:
+            raise self._error()
+        return node
+
+    def _or(self) -> CondNode:
+        node = self._and()
+        while self._peek() == "||":
+            self.i += 1
+            node = CondNode("||", kids=[node, self._and()])
+        return node
+
+    def _and(self) -> CondNode:
+        node = self._not()
+        while self._peek() == "&&":
+            self.i += 1
+            node = CondNode("&&", kids=[node, self._not()])
+        return node
+
+    def _not(self) -> CondNode:
+        if self._text() == "!" and self._peek(1) is not None:
+            self.i += 1
+            return CondNode("!", kids=[self._not()])
+        return self._primary()
+
+    def _word(self) -> Word:
+        item = self._peek()
+        if not isinstance(item, Word):
+            raise self._error()
+        self.i += 1
+        return item
+
+    def _primary(self) -> CondNode:
+        if self._peek() == "(":
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise ShellSyntaxError("syntax error: too deeply nested")
+            self.i += 1
+            node = self._or()
+            if self._peek() != ")":
+                raise self._error()
+            self.i += 1
+            self.depth -= 1
+            return node
+        op = self._text()
+        if op in COND_UNARY and isinstance(self._peek(1), Word) and self._text(2) not in COND_BINARY:
+            self.i += 1
+            return CondNode(op, [self._word()])
+        left = self._word()
+        op = self._text()
+        if op == "=~":
+            raise self._error()
+        if op in COND_BINARY:
+            self.i += 1
+            return CondNode(op, [left, self._word()])
+        return CondNode("word", [left])
 
 
 def _is_name(text: str) -> bool:
     return bool(text) and all(_is_name_char(c, i == 0) for i, c in enumerate(text))
 
 
+ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=")
+
+
 def _as_assignment(word: Word) -> tuple[str, Word] | None:
-    """`NAME=value` as (name, value word), else None."""
+    """`NAME=value` (also `NAME[i]=value`, `NAME+=value`) as (name, value word), else None. The
+    name keeps a `+` for `+=`."""
     if not word.parts or word.parts[0][0] != "raw":
         return None
     first = word.parts[0][1]
-    eq = first.find("=")
-    if eq <= 0:
+    m = ASSIGN_RE.match(first)
+    if m is None:
         return None
-    name = first[:eq]
-    if not all(_is_name_char(c, i == 0) for i, c in enumerate(name)):
-        return None
-    rest: list[Part] = [("raw", first[eq + 1 :])] if first[eq + 1 :] else []
-    return name, Word(rest + word.parts[1:])
+    rest: list[Part] = [("raw", first[m.end() :])] if first[m.end() :] else []
+    return m.group(1) + m.group(2), Word(rest + word.parts[1:])
 
 
 def parse_word_text(text: str, keep_unquoted: bool = False) -> Word:
@@ -708,5 +1066,35 @@ UNQUOTED = {"lit": "raw", "qvar": "var", "qcmd": "cmd", "qarith": "arith", "qpar
 
 
 def parse(text: str) -> Script:
-    """Parse a command line; raises ShellSyntaxError."""
+    """Parse a whole command line; raises ShellSyntaxError."""
     return Parser(text).parse()
+
+
+C_ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+C_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "e": "\x1b",
+    "E": "\x1b",
+}
+
+
+def _c_escape(m: re.Match[str]) -> str:
+    """One escape of a `$'...'` string."""
+    code = m.group(1)
+    if code[0] in "xuU" and len(code) > 1:
+        value = int(code[1:], 16)
+        if code[0] == "x":
+            return chr(value) if value < 0x80 else chr(0xDC00 | value)  # one byte, as printf's
+        return chr(value) if value < 0x110000 else "\ufffd"
+    if code[0] in "01234567":
+        value = int(code, 8) & 0xFF
+        return chr(value) if value < 0x80 else chr(0xDC00 | value)
+    if code[0] == "c" and len(code) == 2:
+        return chr(ord(code[1].upper()) ^ 0x40) if code[1] != "?" else "\x7f"
+    return C_ESCAPES.get(code, code)
