@@ -33,6 +33,7 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     signals,
     sort_cmd,
     system,
+    test_cmd,
     text,
     tr_cmd,
     ui_cmd,

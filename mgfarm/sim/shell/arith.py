@@ -86,14 +86,15 @@ def wrap(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def parse_number(text: str) -> int | None:
-    """A variable's value as mksh's getint reads it (arithmetic context), else None."""
+def parse_number(text: str, hex_ok: bool = True) -> int | None:
+    """A variable's value as mksh's getint reads it, else None; `0x` is hex only in arithmetic
+    proper (`$((...))`, `let`), not where test's `-eq` reads a number."""
     s = text.lstrip(" \t\n")
     neg = s[:1] == "-"
     if s[:1] in "+-" and s:
         s = s[1:]
     base, num, have_base = 10, 0, False
-    if s[:2].lower() == "0x":
+    if s[:2].lower() == "0x" and hex_ok:
         base, have_base, s = 16, True, s[2:]
         if not s:
             return None
@@ -139,7 +140,8 @@ class Value:
 class Evaluator:
     """One expression, evaluated while it is read (expr.c's recursive descent)."""
 
-    def __init__(self, expr: str, get: Getter, put: Setter, depth: int = 0) -> None:
+    def __init__(self, expr: str, get: Getter, put: Setter, depth: int = 0, hex_ok: bool = True) -> None:
+        self.hex_ok = hex_ok
         self.expr = expr
         self.pos = 0
         self.get = get
@@ -186,7 +188,7 @@ class Evaluator:
             if c == "1" and expr[start + 1 : start + 2] == "#":  # `1#x`: a character's code
                 end = min(start + 3, len(expr))
             self.text = expr[start:end]
-            number = parse_number(self.text)
+            number = parse_number(self.text, self.hex_ok)
             if number is None:
                 raise self.fail(f"bad number '{self.text}'")
             self.tok, self.val, self.pos = "lit", Value(number), end
@@ -212,12 +214,12 @@ class Evaluator:
         raw = self.get(operand.name)
         if raw is None:
             return 0
-        number = parse_number(raw)
+        number = parse_number(raw, self.hex_ok)
         if number is not None:
             return number
         if self.depth >= MAX_RECURSION:
             raise self.fail(f"expression recurses on parameter '{operand.name}'")
-        return Evaluator(raw, self.get, self.put, self.depth + 1).run(operand.name)
+        return Evaluator(raw, self.get, self.put, self.depth + 1, self.hex_ok).run(operand.name)
 
     def assign(self, op: str, target: Value, value: int) -> None:
         if not self.noassign:
@@ -364,8 +366,9 @@ class Evaluator:
         return wrap(table[op](a, b))
 
 
-def evaluate(expr: str, get: Getter, put: Setter | None = None) -> int:
-    """The value of an arithmetic expression; `get` reads a variable (None: unset), `put` sets one."""
+def evaluate(expr: str, get: Getter, put: Setter | None = None, hex_ok: bool = True) -> int:
+    """The value of an arithmetic expression; `get` reads a variable (None: unset), `put` sets one;
+    `hex_ok` False as test's `-eq` reads its operands (mksh's evaluate with arith false)."""
     if len(expr) > MAX_LEN:
         raise ArithError(f"{expr[:40]}...: expression too long")
 
@@ -373,6 +376,6 @@ def evaluate(expr: str, get: Getter, put: Setter | None = None) -> int:
         raise ArithError(f"{expr}: {name}: assignment not allowed")
 
     try:
-        return Evaluator(expr, get, put or refuse).run()
+        return Evaluator(expr, get, put or refuse, hex_ok=hex_ok).run()
     except RecursionError as exc:
         raise ArithError(f"{expr}: expression too deeply nested") from exc

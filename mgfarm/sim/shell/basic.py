@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
-import posixpath
 import re
-import stat
 from collections.abc import Iterator
 
+from mgfarm.sim.shell import toyargs
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
 from mgfarm.sim.shell.system import DURATION_UNITS
-from mgfarm.sim.system.fs import ROOT, SHELL, USER_NAMES, PathEscapeError
+from mgfarm.sim.system.fs import ROOT, SHELL, USER_NAMES
 
 ESCAPES = {
     "n": "\n",
@@ -27,7 +26,7 @@ ESCAPES = {
 }
 
 
-OCTAL_RE = re.compile(r"0?([0-7]{1,3})")
+OCTAL_RE = re.compile(r"[0-7]{1,3}")
 HEX_RE = re.compile(r"[0-9a-fA-F]{1,2}")
 
 
@@ -38,8 +37,10 @@ def byte_char(value: int) -> str:
 
 
 def unescape(text: str) -> tuple[str, bool]:
-    """Backslash escapes as `echo -e` and printf read them; the flag is True after `\\c` (stop)."""
+    """Backslash escapes as mksh's echo and print read them; the flag is True when a `\\c` was
+    seen, which in mksh drops the final newline and nothing else (`echo 'x\\cy'` prints `xy`)."""
     out: list[str] = []
+    stop = False
     i = 0
     while i < len(text):
         c = text[i]
@@ -49,13 +50,15 @@ def unescape(text: str) -> tuple[str, bool]:
             continue
         nxt = text[i + 1]
         if nxt == "c":
-            return "".join(out), True
+            stop = True
+            i += 2
+            continue
         if nxt in ESCAPES:
             out.append(ESCAPES[nxt])
             i += 2
-        elif nxt == "0" or nxt.isdigit():
-            m = OCTAL_RE.match(text, i + 1)  # at a position: slicing the rest each time is quadratic
-            digits = m.group(1) if m else "0"
+        elif nxt == "0":  # mksh reads `\0NNN` only: `\101` stays as typed
+            m = OCTAL_RE.match(text, i + 2)  # at a position: slicing the rest each time is quadratic
+            digits = m.group(0) if m else "0"
             out.append(byte_char(int(digits, 8) & 0xFF))
             i = m.end() if m else i + 2
         elif nxt == "x":
@@ -69,7 +72,7 @@ def unescape(text: str) -> tuple[str, bool]:
         else:
             out.append("\\" + nxt)
             i += 2
-    return "".join(out), False
+    return "".join(out), stop
 
 
 @command("echo")
@@ -90,78 +93,194 @@ async def echo(inv: Invocation) -> int:
     return 0
 
 
-MAX_FIELD = 1 << 20  # printf field widths and precisions
-ESCAPE_RE = re.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9a-fA-F]{1,2}|.)")
+MAX_FIELD = 1 << 20  # printf field widths and precisions: a billion-column field would sit in memory
+UNESCAPE = dict(zip(b"\\abefnrtv", b"\\\a\b\033\f\n\r\t\v", strict=True))
+U64 = (1 << 64) - 1
+C_NUMBER = re.compile(rb"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+C_FLOAT = re.compile(
+    rb"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.I
+)
 
 
-def _printf_format(fmt: str, args: list[str]) -> tuple[str, int]:
-    """One pass of `fmt` over `args`: (text, number of args consumed)."""
-    out: list[str] = []
-    used = 0
-    i = 0
-    spec = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?([sdiouxXcfeEgGb%])")
+class PrintfStop(Exception):
+    """toybox printf's error_exit (a bad conversion, `\\xv`), or `\\c`: output stops here."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def printf_escape(text: bytes, i: int, posix: bool) -> tuple[int, int]:
+    """The byte of the escape after a backslash at i - 1, and where reading goes on (toybox's
+    handle_slash: `\\c` stops, 1-2 hex or 1-3 octal digits, with %b a leading 0 first)."""
+    if text[i : i + 1] == b"c":
+        raise PrintfStop()
+    j, base = i, 0
+    if text[j : j + 1] == b"x":
+        j, base = j + 1, 16
+    else:
+        if posix and text[j : j + 1] == b"0":
+            j += 1
+        if text[j : j + 1] and b"0" <= text[j : j + 1] <= b"7":
+            base = 8
+    if not base:
+        value = UNESCAPE.get(text[i]) if i < len(text) else None
+        return (92, i) if value is None else (value, i + 1)
+    digits = b"0123456789abcdef"[:base]
+    end = j
+    while end < j + (2 if base == 16 else 3) and end < len(text) and text[end : end + 1].lower() in digits:
+        end += 1
+    if (
+        base == 16
+        and end == j
+        and end < len(text)
+        and text[end : end + 1].lower() in b"0123456789abcdefghijklmnopqrstuvwxyz"
+    ):
+        raise PrintfStop("bad \\x")
+    return (int(text[j:end], base) & 0xFF if end > j else 0), end
+
+
+def c_number(arg: bytes) -> tuple[int, str | None]:
+    """An argument of %d as toybox reads it (a quote and its character, else strtoll in base 0)
+    and its complaint's ending: None when all of it was a number, else "" or strerror's text."""
+    if arg[:1] in (b"'", b'"'):
+        return (arg[1] if len(arg) > 1 else 0), None
+    m = C_NUMBER.match(arg)
+    if m is None:
+        return 0, None if not arg else ""  # strtoll reads nothing; an empty one is no complaint
+    text = m.group().strip()
+    sign = -1 if text.startswith(b"-") else 1
+    body = text.lstrip(b"+-")
+    value = sign * int(body, 16 if body[:2].lower() == b"0x" else 8 if body.startswith(b"0") else 10)
+    if not -(1 << 63) <= value < 1 << 63:  # strtoll saturates and sets ERANGE
+        return max(-(1 << 63), min(value, (1 << 63) - 1)), ": Numerical result out of range"
+    return value, None if m.end() == len(arg) else ""
+
+
+def c_float(arg: bytes) -> tuple[float, str | None]:
+    m = C_FLOAT.match(arg)
+    if m is None:
+        return 0.0, None if not arg else ""
+    return float(m.group().strip()), None if m.end() == len(arg) else ""
+
+
+def printf_pass(fmt: bytes, args: list[bytes], out: bytearray, errors: list[str]) -> tuple[int, bool]:
+    """One pass of toybox printf over `fmt`: (arguments used, whether it had a conversion)."""
+    used, seen, i = 0, False, 0
     while i < len(fmt):
-        m = spec.match(fmt, i) if fmt[i] == "%" else None
-        esc = ESCAPE_RE.match(fmt, i) if fmt[i] == "\\" else None
-        if esc is not None:
-            out.append(unescape(esc.group(0))[0])
-            i = esc.end()
+        c = fmt[i]
+        if c == 92:
+            value, i = printf_escape(fmt, i + 1, posix=False)
+            out.append(value)
             continue
-        if m is None:
-            out.append(fmt[i])
+        if c != 37 or fmt[i + 1 : i + 2] == b"%":
+            out.append(c)
+            i += 2 if c == 37 else 1
+            continue
+        i += 1
+        start = i
+        while i < len(fmt) and fmt[i : i + 1] in (b"-", b"+", b"#", b" ", b"'", b"0") and i - start < 9:
             i += 1
-            continue
-        flags, width, prec, conv = m.groups()
-        i = m.end()
-        if conv == "%":
-            out.append("%")
-            continue
-        if width == "*":
-            width = args[used] if used < len(args) else "0"
-            used += 1
-        if int(width or 0) > MAX_FIELD or int(prec or 0) > MAX_FIELD:
-            # A field of a billion characters would sit in memory whole: refuse it.
-            raise ValueError(f"field width {width or prec} too large (at most {MAX_FIELD})")
-        arg = args[used] if used < len(args) else ""
-        used += 1
-        pyspec = f"%{flags}{width or ''}{'.' + prec if prec is not None else ''}"
-        if conv in "diouxXc":
-            try:
-                num = int(arg, 0) if arg else 0
-            except ValueError:
-                num = ord(arg[1]) if arg[:1] in "'\"" and len(arg) > 1 else 0
-            if conv == "c":
-                out.append((pyspec + "s") % (arg[:1]))
+        flags = fmt[start:i].replace(b"'", b"")
+        sizes: list[int | None] = [None, None]
+        for n in (0, 1):
+            if fmt[i : i + 1] == b"*":
+                i += 1
+                if used < len(args):
+                    sizes[n] = toyargs.atolx(args[used].decode("utf-8", "surrogateescape"))
+                    used += 1
             else:
-                out.append((pyspec + ("d" if conv == "i" or conv == "u" else conv)) % num)
-        elif conv in "feEgG":
-            try:
-                fnum = float(arg) if arg else 0.0
-            except ValueError:
-                fnum = 0.0
-            out.append((pyspec + conv) % fnum)
-        elif conv == "b":
-            out.append((pyspec + "s") % unescape(arg)[0])
+                digits = re.match(rb"[0-9]*", fmt[i:])
+                assert digits is not None
+                if digits.group() or n:
+                    sizes[n] = int(digits.group() or b"0")
+                i += len(digits.group())
+            if n or fmt[i : i + 1] != b".":
+                break
+            i += 1
+        width, precision = sizes
+        if any(v is not None and abs(v) > MAX_FIELD for v in sizes):
+            raise PrintfStop(f"field width too large (at most {MAX_FIELD})")
+        conv = fmt[i : i + 1]
+        i += 1
+        seen = True
+        arg = args[used] if used < len(args) else b""
+        used += 1 if used < len(args) else 0
+        spec = b"%" + flags + (b"%d" % width if width is not None else b"")
+        if width is not None and width < 0:
+            spec = b"%-" + flags + b"%d" % -width
+        spec += b".%d" % precision if precision is not None else b""
+        if conv == b"b":
+            j = 0
+            while j < len(arg):
+                if arg[j] == 92:
+                    value, j = printf_escape(arg, j + 1, posix=True)
+                    out.append(value)
+                else:
+                    out.append(arg[j])
+                    j += 1
+        elif conv == b"c":
+            out += (spec + b"c") % (arg[0] if arg else 0)
+        elif conv == b"s":
+            out += (spec + b"s") % arg
+        elif conv and conv in b"diouxX":
+            number, problem = c_number(arg)
+            if conv in b"ouxX":
+                number &= U64
+            if conv == b"o" and b"#" in flags:
+                out += _octal_alternate(spec, number)
+            else:
+                plain = spec if number else spec.replace(b"#", b"")  # C's %#x of 0 is 0
+                out += (plain + {b"i": b"d", b"u": b"d"}.get(conv, conv)) % number
+            if problem is not None:
+                errors.append(f"bad %{conv.decode()} {arg.decode('utf-8', 'surrogateescape')}{problem}")
+        elif conv and conv in b"feEgG":
+            real, problem = c_float(arg)
+            out += (spec + conv) % real
+            if problem is not None:
+                errors.append(f"bad %{conv.decode()} {arg.decode('utf-8', 'surrogateescape')}{problem}")
         else:
-            out.append((pyspec + "s") % arg)
-    return "".join(out), used
+            raise PrintfStop(f"bad %{conv.decode('utf-8', 'surrogateescape')}@{i}")
+    return used, seen
+
+
+def _octal_alternate(spec: bytes, number: int) -> bytes:
+    """%#o: C's leading 0 (Python's `#` would write 0o)."""
+    digits = b"0" + b"%o" % number if number else b"0"
+    plain = spec.replace(b"#", b"").replace(b"%", b"", 1)
+    return (b"%" + plain + b"s") % digits if plain else digits
 
 
 @command("printf")
 async def printf(inv: Invocation) -> int:
+    """toybox's printf (Android's sh has none of its own): the format again while arguments last."""
     if len(inv.argv) < 2:
-        inv.err("printf: Need 1 argument\n")
+        inv.err('printf: Needs 1 argument (see "printf --help")\n')
         return 1
-    fmt, args = inv.argv[1], inv.argv[2:]
-    text, used = _printf_format(fmt, args)
-    chunks = [text]
-    # The format is reused while arguments remain, as POSIX printf does.
-    while used and used < len(args):
-        args = args[used:]
-        text, used = _printf_format(fmt, args)
-        chunks.append(text)
-    inv.out("".join(chunks).encode("utf-8", "surrogateescape"))
-    return 0
+    fmt = inv.argv[1].encode("utf-8", "surrogateescape")
+    args = [a.encode("utf-8", "surrogateescape") for a in inv.argv[2:]]
+    out = bytearray()
+    errors: list[str] = []
+    status = 0
+    try:
+        while True:
+            used, seen = printf_pass(fmt, args, out, errors)
+            args = args[used:]
+            if not seen or not args:
+                break
+            if len(out) > 64 * MAX_FIELD:
+                raise PrintfStop("output larger than 64 MiB")
+    except PrintfStop as stop:
+        if stop.message:
+            errors.append(stop.message)
+            status = 1
+    except toyargs.Fatal as exc:
+        errors.append(str(exc))
+        status = 1
+    inv.out(bytes(out))
+    for message in errors:
+        inv.err(f"printf: {message}\n")
+    return 1 if errors else status
 
 
 @command("true")
@@ -172,87 +291,6 @@ async def true(inv: Invocation) -> int:
 @command("false")
 async def false(inv: Invocation) -> int:
     return 1
-
-
-def _file_test(inv: Invocation, op: str, path: str) -> bool:
-    fs = inv.fs
-    if op in ("-L", "-h"):
-        return fs.is_link(path, inv.cwd)
-    try:
-        st = fs.stat(path, inv.cwd)
-    except (OSError, PathEscapeError):
-        return False
-    if op == "-f":
-        return stat.S_ISREG(st.st_mode)
-    if op == "-d":
-        return stat.S_ISDIR(st.st_mode)
-    kinds = {"-c": stat.S_ISCHR, "-b": stat.S_ISBLK, "-p": stat.S_ISFIFO, "-S": stat.S_ISSOCK}
-    if op in kinds:
-        return kinds[op](st.st_mode)
-    if op == "-s":
-        return stat.S_ISREG(st.st_mode) and st.st_size > 0
-    if op == "-x":
-        return stat.S_ISDIR(st.st_mode) or posixpath.dirname(path) in ("/system/bin",)
-    if op in ("-r", "-w"):
-        try:
-            fs.access(path, op[1], inv.cwd)
-        except (OSError, PathEscapeError):
-            return False
-    return True  # -e, or a permission it has
-
-
-def _evaluate(inv: Invocation, args: list[str]) -> bool:
-    """POSIX test for up to four arguments plus `!`, `-a` and `-o`."""
-    if "-o" in args[1:-1]:
-        i = args.index("-o", 1)
-        return _evaluate(inv, args[:i]) or _evaluate(inv, args[i + 1 :])
-    if "-a" in args[1:-1]:
-        i = args.index("-a", 1)
-        return _evaluate(inv, args[:i]) and _evaluate(inv, args[i + 1 :])
-    if args and args[0] == "!":
-        return not _evaluate(inv, args[1:])
-    if not args:
-        return False
-    if len(args) == 1:
-        return args[0] != ""
-    if len(args) == 2:
-        op, val = args
-        if op == "-n":
-            return val != ""
-        if op == "-z":
-            return val == ""
-        if op in ("-e", "-f", "-d", "-L", "-h", "-r", "-w", "-x", "-s", "-c", "-b", "-p", "-S"):
-            return _file_test(inv, op, val)
-        raise ValueError(f"{op}: unknown operand")
-    if len(args) == 3:
-        left, op, right = args
-        if op in ("=", "=="):
-            return left == right
-        if op == "!=":
-            return left != right
-        if op in ("<", ">"):  # mksh's test compares strings with these too
-            return left < right if op == "<" else left > right
-        ints = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__}
-        ints |= {"-gt": int.__gt__, "-ge": int.__ge__}
-        if op in ints:
-            return bool(ints[op](int(left), int(right)))
-        raise ValueError(f"{op}: unknown operand")
-    raise ValueError("too many arguments")
-
-
-@command("test", "[")
-async def test(inv: Invocation) -> int:
-    args = inv.argv[1:]
-    if inv.argv[0] == "[":
-        if not args or args[-1] != "]":
-            inv.err("[: missing ]\n")
-            return 2
-        args = args[:-1]
-    try:
-        return 0 if _evaluate(inv, args) else 1
-    except ValueError as exc:
-        inv.err(f"{inv.argv[0]}: {exc}\n")
-        return 2
 
 
 @command("sleep")

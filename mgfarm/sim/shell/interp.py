@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mgfarm.sim.io import ByteSink, ByteSource, ShellIO, Writer
-from mgfarm.sim.shell import basic, patterns
+from mgfarm.sim.shell import basic, patterns, test_cmd
 from mgfarm.sim.shell.arith import ArithError, evaluate
 from mgfarm.sim.shell.effects import marks_changed
 from mgfarm.sim.shell.exec_limits import MKSH_BUILTINS
@@ -170,6 +170,10 @@ class PipeSink(ByteSink):
             self.broken = True
             raise BrokenPipeError(32, "Broken pipe")
         super().write(data)
+
+
+class CondError(Exception):
+    """An operand of `[[ -eq ]]` that is no number: mksh reports it and the test is status 2."""
 
 
 class FunctionReturn(Exception):
@@ -553,7 +557,11 @@ class Shell:
             return 2
 
     async def run_cond(self, cmd: Cond, io: ShellIO) -> int:
-        return 0 if await self.cond(cmd.expr, io) else 1
+        try:
+            return 0 if await self.cond(cmd.expr, io) else 1
+        except CondError as exc:  # mksh: the message, status 2, and the script goes on
+            io.stderr.write(f"{SH}: {exc}\n")
+            return 2
 
     async def cond(self, node: CondNode, io: ShellIO) -> bool:
         """One `[[ ]]` expression: words are expanded without splitting or globbing."""
@@ -577,7 +585,10 @@ class Shell:
             return left < right if op == "<" else left > right
         if op in ("-nt", "-ot", "-ef"):
             return self.file_compare(op, left, right)
-        a, b = await self.arithmetic(left, io), await self.arithmetic(right, io)
+        try:
+            a, b = self.evaluate(left, hex_ok=False), self.evaluate(right, hex_ok=False)  # expanded
+        except ShellSyntaxError as exc:
+            raise CondError(str(exc)) from exc
         return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[op]
 
     def unary_test(self, op: str, value: str, io: ShellIO) -> bool:
@@ -594,7 +605,7 @@ class Shell:
         if op == "-a":
             op = "-e"
         inv = Invocation(self.device, ["[["], io, self.env, self.cwd, self.uid)
-        return basic._file_test(inv, op, value)
+        return test_cmd.file_test(inv, op, value)
 
     def file_compare(self, op: str, left: str, right: str) -> bool:
         try:
@@ -817,10 +828,11 @@ class Shell:
             raise ShellSyntaxError(f"{base}[{index}]: subscript out of range")
         return base, index
 
-    def evaluate(self, expr: str) -> int:
-        """An arithmetic expression whose `$` expansions are done; variables read and set here."""
+    def evaluate(self, expr: str, hex_ok: bool = True) -> int:
+        """An arithmetic expression whose `$` expansions are done; variables read and set here
+        (`hex_ok` False for the operands of `[[ -eq ]]`, where mksh reads no `0x`)."""
         try:
-            return evaluate(expr, self._arith_get, self._arith_put)
+            return evaluate(expr, self._arith_get, self._arith_put, hex_ok)
         except ArithError as exc:
             raise ShellSyntaxError(str(exc)) from exc
 
