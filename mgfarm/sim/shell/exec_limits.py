@@ -3,7 +3,7 @@
 A single argument string of MAX_ARG_STRLEN (32 pages) or more, terminator included, and an argument
 list past a quarter of the stack limit (8 MiB on Android: 2 MiB; the environment counts there too,
 which the sim leaves out: its shell does not tell exported variables from others).
-adbd runs every command line as `/system/bin/sh -c LINE`; mksh runs its builtins (echo, printf,
+adbd runs every command line as `/system/bin/sh -c LINE`; mksh runs its builtins (echo, print,
 test, ...) without exec, so they take any length.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 MAX_ARG_STRLEN = 32 * 4096
 ARG_MAX = 8 * 1024 * 1024 // 4
 # mksh's builtins among the sim's commands: no exec, no limit.
-MKSH_BUILTINS = frozenset({"echo", "print", "printf", "test", "[", "true", "false", "pwd", "kill", "let"})
+MKSH_BUILTINS = frozenset({"echo", "print", "test", "[", "true", "false", "pwd", "kill", "let"})
 
 
 def _size(text: str) -> int:
