@@ -17,7 +17,7 @@ import stat as statmod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mgfarm.sim.shell.blocks import atolx
+from mgfarm.sim.shell import toyargs
 from mgfarm.sim.shell.files import MAX_INPUT, CommandError, fs_call, kind, read_input, report
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import run_bounded
@@ -65,39 +65,6 @@ class SortOptions:
     files: list[str] = field(default_factory=list)
 
 
-def parse_toybox(
-    name: str, argv: list[str], flags: str, valued: str, check: Callable[[str], object] = str
-) -> tuple[list[tuple[str, str]], list[str]]:
-    """toybox's option rules: bundled flags, values attached or next, options anywhere, `--` ends
-    them. The (letter, value) pairs in order ("" for a flag) and the operands. `check` sees each
-    value as it is met (uniq's numbers fail before a later unknown option)."""
-    opts: list[tuple[str, str]] = []
-    operands: list[str] = []
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        if arg == "--":
-            operands += args
-            break
-        if not arg.startswith("-") or arg == "-":
-            operands.append(arg)
-            continue
-        if arg.startswith("--"):
-            raise UsageError(f"Unknown option '{arg[2:]}' (see \"{name} --help\")")
-        for i, letter in enumerate(arg[1:], 1):
-            if letter in valued:
-                value = arg[i + 1 :] or (args.pop(0) if args else None)
-                if value is None:
-                    raise UsageError(f'Missing argument to -{letter} (see "{name} --help")')
-                check(value)
-                opts.append((letter, value))
-                break
-            if letter not in flags:
-                raise UsageError(f"Unknown option '{letter}' (see \"{name} --help\")")
-            opts.append((letter, ""))
-    return opts, operands
-
-
 def c_strtol(text: str, pos: int) -> tuple[int, int]:
     """C's strtol(text + pos, &end, 10) cast to unsigned: (value mod 2**32, end); no digits leave
     `pos` where it was."""
@@ -131,11 +98,14 @@ def parse_key(spec: str) -> Key:
     return Key((span[0], span[1], span[2], span[3]), frozenset(flags))
 
 
-def parse_sort(argv: list[str]) -> SortOptions:
-    opts = SortOptions()
-    pairs, opts.files = parse_toybox("sort", argv, SORT_FLAGS, SORT_VALUES)
+SORT = toyargs.ToySpec("sort", flags=SORT_FLAGS, strings=SORT_VALUES)
+UNIQ = toyargs.ToySpec("uniq", flags="zicdu", numbers=dict.fromkeys("fsw", (None, None)))
+
+
+def parse_sort(args: toyargs.ToyArgs) -> SortOptions:
+    opts = SortOptions(files=args.operands)
     specs = []
-    for letter, value in pairs:
+    for letter, value in ((letter, str(value)) for letter, value in args.order):
         if letter == "k":
             specs.append(value)
         elif letter == "t":
@@ -433,8 +403,11 @@ async def read_operand(inv: Invocation, path: str) -> bytes:
 
 @command("sort")
 async def sort(inv: Invocation) -> int:
+    args = toyargs.parse_or_report(inv, SORT)
+    if args is None:
+        return 2  # sort's usage errors exit 2
     try:
-        opts = parse_sort(inv.argv[1:])
+        opts = parse_sort(args)
     except UsageError as exc:
         inv.err(f"sort: {exc}\n")
         return 2
@@ -489,27 +462,15 @@ class UniqOptions:
     files: list[str] = field(default_factory=list)
 
 
-def uniq_number(text: str) -> int:
-    """A -f/-s/-w value as toybox's atolx reads it."""
-    try:
-        value = atolx(text)
-    except CommandError as exc:
-        raise UsageError(str(exc)) from exc
-    if not -(1 << 63) <= value <= LONG_MAX:
-        raise UsageError(f"{text}: Numerical result out of range")
-    return value
-
-
-def parse_uniq(argv: list[str]) -> UniqOptions:
-    opts = UniqOptions()
-    pairs, opts.files = parse_toybox("uniq", argv, "zicdu", "fsw", uniq_number)
-    for letter, value in pairs:
+def parse_uniq(args: toyargs.ToyArgs) -> UniqOptions:
+    opts = UniqOptions(files=args.operands)
+    for letter, value in args.order:
         if letter == "f":
-            opts.fields = uniq_number(value)
+            opts.fields = int(value)
         elif letter == "s":
-            opts.chars = uniq_number(value)
+            opts.chars = int(value)
         elif letter == "w":
-            opts.width = uniq_number(value)
+            opts.width = int(value)
         else:
             opts.flags.add(letter)
     return opts
@@ -552,11 +513,10 @@ def uniq_lines(data: bytes, opts: UniqOptions) -> bytes:
 
 @command("uniq")
 async def uniq(inv: Invocation) -> int:
-    try:
-        opts = parse_uniq(inv.argv[1:])
-    except UsageError as exc:
-        inv.err(f"uniq: {exc}\n")
+    args = toyargs.parse_or_report(inv, UNIQ)
+    if args is None:
         return 1
+    opts = parse_uniq(args)
     data = b""
     if opts.files:
         path = opts.files[0]

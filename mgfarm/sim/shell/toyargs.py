@@ -43,8 +43,9 @@ class ToySpec:
 @dataclass
 class ToyArgs:
     flags: set[str]
-    values: dict[str, str | int]
+    values: dict[str, str | int]  # each letter's last value
     operands: list[str]
+    order: list[tuple[str, str | int]] = field(default_factory=list)  # every option as given ("" for a flag)
 
 
 def atolx(text: str) -> int:
@@ -107,6 +108,7 @@ def toy_parse(spec: ToySpec, argv: list[str]) -> ToyArgs:
                         raise UsageError(f"Missing argument to --{name}")
                     value, i = argv[i], i + 1
                 args.values[letter] = _option_value(spec, letter, value)
+                args.order.append((letter, args.values[letter]))
         elif arg.startswith("-") and arg != "-":
             if spec.passthrough and not _known(spec, arg[1:]):
                 args.operands.append(arg)
@@ -138,6 +140,7 @@ def _short_options(spec: ToySpec, args: ToyArgs, argv: list[str], i: int, bundle
                 raise UsageError(f"Missing argument to -{letter}")
             value, i = argv[i], i + 1
         args.values[letter] = _option_value(spec, letter, value)
+        args.order.append((letter, args.values[letter]))
         return i
     return i
 
@@ -161,6 +164,8 @@ def _set_flag(spec: ToySpec, args: ToyArgs, letter: str) -> None:
             if other != letter and other in args.flags:
                 raise UsageError(f"No '{letter}' with '{other}'")
     args.flags.add(letter)
+    if letter in spec.flags:
+        args.order.append((letter, ""))
 
 
 def _option_value(spec: ToySpec, letter: str, value: str) -> str | int:
