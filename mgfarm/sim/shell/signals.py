@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 
-from mgfarm.sim.shell.interp import SH
+from mgfarm.sim.shell.control import SH
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import BoundedPattern, RegexError, RegexTimeout, compile_regex
 from mgfarm.sim.shell.system import processes, user_id
