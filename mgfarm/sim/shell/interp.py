@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
+import functools
 import logging
 import os
 import posixpath
@@ -168,6 +169,23 @@ class CondError(Exception):
     """An operand of `[[ -eq ]]` that is no number: mksh reports it and the test is status 2."""
 
 
+MAX_CACHED = 8192  # characters of a command line whose parse is kept for the next time it comes
+
+
+@functools.lru_cache(maxsize=256)
+def parsed_lines(text: str) -> tuple[tuple[Script, ...], ShellSyntaxError | None]:
+    """`text`'s lines parsed, and the syntax error that ends them (if any). Controllers send the
+    same lines again and again (`dumpsys window`, `getprop`, a task's checks), and running never
+    changes a parsed tree, so one parse serves every device."""
+    lines: list[Script] = []
+    try:
+        for line in Parser(text).lines():
+            lines.append(line)
+    except ShellSyntaxError as exc:
+        return tuple(lines), exc
+    return tuple(lines), None
+
+
 @dataclass
 class Shell:
     """One shell's state: variables, working directory and the last status."""
@@ -261,8 +279,15 @@ class Shell:
 
     async def run_lines(self, text: str, io: ShellIO) -> int:
         """Parse and run `text` a line at a time, as mksh does: lines before a syntax error run."""
-        for line in Parser(text).lines():
+        if len(text) > MAX_CACHED:
+            for line in Parser(text).lines():
+                await self.run_script(line, io)
+            return self.status
+        lines, error = parsed_lines(text)
+        for line in lines:
             await self.run_script(line, io)
+        if error is not None:
+            raise error
         return self.status
 
     async def run_script(self, script: Script, io: ShellIO) -> int:

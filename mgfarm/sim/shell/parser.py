@@ -206,6 +206,8 @@ OPERATORS = ("&&", "||", ">>", ";;", ";", "&", "|", "(", ")", "<", ">", "\n")
 # A run of characters that stand for themselves in an unquoted word (the lexer takes it in one
 # step instead of one character at a time: a step's `--since` digests are ~130 of them).
 PLAIN_RE = re.compile(r"[^ \t\r\n;&|()<>\\'\"$`]+")
+QUOTED_PLAIN_RE = re.compile(r'[^"\\$`]+')  # what a double-quoted string holds as itself
+HEREDOC_PLAIN_RE = re.compile(r"[^\\$`]+")
 SPECIAL_VARS = "?$#!@*-0123456789"
 MAX_NESTING = 100  # ( ( ( ... deeper than any real script, and far from Python's recursion limit
 # `${NAME:-word}` and friends, and `${#NAME}`; a NAME may carry an array subscript (`a[1]`, `a[@]`).
@@ -449,8 +451,13 @@ class Lexer:
                 lit.clear()
                 parts.append(("qcmd", self._backtick()))
             else:
-                lit.append(c)
-                self.pos += 1
+                run = (HEREDOC_PLAIN_RE if heredoc else QUOTED_PLAIN_RE).match(text, self.pos)
+                if run is None:  # a backslash escaping nothing here: itself
+                    lit.append(c)
+                    self.pos += 1
+                else:  # a run at a time: a character at a time was the parser's main cost
+                    lit.append(run.group())
+                    self.pos = run.end()
         parts.append(("lit", "".join(lit)))
         return parts
 
