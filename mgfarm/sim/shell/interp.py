@@ -169,7 +169,7 @@ class CondError(Exception):
     """An operand of `[[ -eq ]]` that is no number: mksh reports it and the test is status 2."""
 
 
-MAX_CACHED = 8192  # characters of a command line whose parse is kept for the next time it comes
+MAX_CACHED = 512  # characters of a command line whose parse is kept: 256 of them stay a few MiB, whoever sends them
 
 
 @functools.lru_cache(maxsize=256)
