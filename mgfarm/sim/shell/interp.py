@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
-import functools
 import logging
 import os
 import posixpath
 import random
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -169,21 +169,33 @@ class CondError(Exception):
     """An operand of `[[ -eq ]]` that is no number: mksh reports it and the test is status 2."""
 
 
-MAX_CACHED = 512  # characters of a command line whose parse is kept: 256 of them stay a few MiB, whoever sends them
+MAX_CACHED = 512  # characters of a command line whose parse may be kept
+MAX_CACHED_TOKENS = 64  # and its tokens: 256 kept parses stay a few MiB, whoever sends the lines
+PARSED: OrderedDict[str, tuple[tuple[Script, ...], ShellSyntaxError | None]] = OrderedDict()
 
 
-@functools.lru_cache(maxsize=256)
 def parsed_lines(text: str) -> tuple[tuple[Script, ...], ShellSyntaxError | None]:
     """`text`'s lines parsed, and the syntax error that ends them (if any). Controllers send the
     same lines again and again (`dumpsys window`, `getprop`, a task's checks), and running never
-    changes a parsed tree, so one parse serves every device."""
+    changes a parsed tree, so one parse of a short line serves every device (LRU, 256)."""
+    found = PARSED.get(text)
+    if found is not None:
+        PARSED.move_to_end(text)
+        return found
+    parser = Parser(text)
     lines: list[Script] = []
+    error: ShellSyntaxError | None = None
     try:
-        for line in Parser(text).lines():
+        for line in parser.lines():
             lines.append(line)
     except ShellSyntaxError as exc:
-        return tuple(lines), exc
-    return tuple(lines), None
+        error = exc
+    result = (tuple(lines), error)
+    if len(parser.toks) <= MAX_CACHED_TOKENS:
+        PARSED[text] = result
+        if len(PARSED) > 256:
+            PARSED.popitem(last=False)
+    return result
 
 
 @dataclass
