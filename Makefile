@@ -7,7 +7,7 @@ DEV := $(VENV)/.installed-dev
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install test unit integration docker-test demo lint bench images clean
+.PHONY: install test unit integration docker-test demo lint bench images clean oracles oracle-test
 
 # Bytecode written once here: every simulated device is its own Python process, and without it each
 # one compiles ~100 modules at start (0.2-0.3 s of CPU; PYTHONDONTWRITEBYTECODE or a sandboxed worker
@@ -60,6 +60,15 @@ lint: $(DEV)
 
 bench: install
 	$(BIN)/mgfarm bench --quick
+
+# The sim's shell against the real programs: toybox 0.8.6 (Android 13's config) and mksh R59c, built
+# from their public sources (internet, a C compiler, zlib and OpenSSL headers). `make test` skips them.
+ORACLES ?= $(HOME)/.cache/mgfarm/oracles
+oracles:
+	bash tests/oracle/build.sh $(ORACLES)
+
+oracle-test: $(DEV)
+	MGFARM_ORACLES=$(ORACLES) $(BIN)/python -m pytest tests/oracle $(PYTEST_ARGS)
 
 images: install
 	$(BIN)/mgfarm images build
