@@ -12,16 +12,19 @@ FLUSH_THRESHOLD = 64 * 1024
 class ByteSource:
     """Bytes flowing into a command (stdin). `feed` and `close` are called by the producer."""
 
-    def __init__(self) -> None:
+    def __init__(self, seekable: bool = False) -> None:
         self._buf = bytearray()
         self._eof = False
         self._event = asyncio.Event()
+        # A file (`< f`, a here-document: mksh writes those to a file), where a command may seek
+        # and look ahead, as grep does for binary data; not a pipe or the adb stream.
+        self.seekable = seekable
         # Called after a read takes bytes out: lets the producer resume (ADB flow control).
         self.on_consumed: Callable[[], None] | None = None
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> ByteSource:
-        src = cls()
+    def from_bytes(cls, data: bytes, seekable: bool = False) -> ByteSource:
+        src = cls(seekable)
         src.feed(data)
         src.close()
         return src

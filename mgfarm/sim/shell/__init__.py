@@ -22,9 +22,12 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     expr_cmd,
     file_cmd,
     files,
+    find_cmd,
+    grep_cmd,
     ime_cmd,
     lines_cmd,
     logcat,
+    ls_cmd,
     net_cmd,
     pm_cmd,
     sed,
@@ -32,11 +35,13 @@ from mgfarm.sim.shell import (  # noqa: F401  (importing registers the commands)
     settings_cmd,
     signals,
     sort_cmd,
+    stat_cmd,
     system,
     test_cmd,
     text,
     tr_cmd,
     ui_cmd,
+    xargs_cmd,
 )
 from mgfarm.sim.shell.interp import Shell, run_line
 from mgfarm.sim.uiautomator import launcher as _u2_launcher  # noqa: F401  (registers app_process)

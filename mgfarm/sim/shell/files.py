@@ -1,4 +1,4 @@
-"""File commands as toybox prints them: cat, ls, rm, mkdir, cp, mv, touch, find, stat, ln, md5sum...
+"""File commands as toybox prints them: cat, rm, mkdir, cp, mv, touch, find, stat, ln, md5sum...
 
 Every file operation goes through the device filesystem's descriptor-based calls (`inv.fs`),
 resolved at the moment of use beneath the device root: no check by path and then use by path.
@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import fnmatch
 import functools
 import hashlib
 import os
@@ -20,13 +19,12 @@ import shutil
 import stat as statmod
 import zlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mgfarm.sim.shell.interp import PIPE_LIMIT
 from mgfarm.sim.shell.registry import COMMANDS, Invocation, command
-from mgfarm.sim.shell.safe_regex import Budget, RegexError, RegexTimeout, compile_regex, run_bounded
+from mgfarm.sim.shell.safe_regex import run_bounded
 from mgfarm.sim.shell.system import local_zone, parse_date
 from mgfarm.sim.shell.toyargs import ToySpec, parse_or_report
 from mgfarm.sim.system.fs import (
@@ -34,10 +32,8 @@ from mgfarm.sim.system.fs import (
     SKELETON_LINKS,
     AccessDenied,
     DeviceFS,
-    Entry,
     PathEscapeError,
     access_ns,
-    change_ns,
 )
 
 T = TypeVar("T")
@@ -235,199 +231,6 @@ def owner(path: str) -> tuple[str, str]:
     return "root", "root"
 
 
-@dataclass
-class LsOptions:
-    """`ls` flags; `long` counts -l (2 or more: full time, as toybox's -ll/--full-time)."""
-
-    flags: set[str]
-    long: int = 0
-
-    @property
-    def atime(self) -> bool:
-        return "u" in self.flags
-
-    def when(self, st: os.stat_result, device_ns: Callable[[int], int]) -> int:
-        if "u" in self.flags:
-            return access_ns(st)
-        if "c" in self.flags:
-            return change_ns(st, device_ns)
-        return st.st_mtime_ns
-
-
-LS_FLAGS = "laRA1dhtrSsZnFiucCq"
-
-
-def parse_ls(argv: list[str]) -> tuple[LsOptions, list[str]]:
-    """Flags may come after the operands (`ls DIR -ll -au`, as AndroidWorld runs it)."""
-    opts = LsOptions(set())
-    paths: list[str] = []
-    done = False
-    for arg in argv:
-        if not done and arg == "--":
-            done = True
-        elif not done and arg == "--full-time":
-            opts.long = max(opts.long, 2)
-        elif not done and len(arg) > 1 and arg[0] == "-" and all(c in LS_FLAGS for c in arg[1:]):
-            opts.flags.update(arg[1:])
-            opts.long += arg.count("l")
-        else:
-            paths.append(arg)
-    return opts, paths
-
-
-def format_time(inv: Invocation, ns: int, full: bool) -> str:
-    """toybox's time column in the device's local time (localtime(3): TZ, else persist.sys.timezone):
-    `2023-11-28 23:17` or, with -ll, `2023-11-28 23:17:43.176000000 +0100`."""
-    secs, frac = divmod(ns, 1_000_000_000)
-    moment = dt.datetime.fromtimestamp(secs, local_zone(inv, False))
-    if full:
-        return moment.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + moment.strftime("%z")
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def printable(name: str, opts: LsOptions) -> str:
-    """A name as `ls` prints it: as is, or with -q each unprintable character (a newline, a
-    control character) as '?', so that one entry is always one line."""
-    if "q" not in opts.flags or name.isprintable():
-        return name
-    return "".join(c if c.isprintable() else "?" for c in name)
-
-
-def long_line(inv: Invocation, st: os.stat_result, device: str, name: str, opts: LsOptions) -> list[str]:
-    user, group = owner(device)
-    if "n" in opts.flags:
-        user, group = str(st.st_uid), str(st.st_gid)
-    shown = printable(name, opts)
-    size = str(st.st_size)
-    if statmod.S_ISLNK(st.st_mode):
-        with contextlib.suppress(OSError, PathEscapeError):
-            target = inv.fs.readlink(device)
-            shown += " -> " + printable(target, opts)
-            size = str(len(target.encode()))  # the device's link, not the host's (LINK_DIR prefix)
-    if statmod.S_ISCHR(st.st_mode) or statmod.S_ISBLK(st.st_mode):
-        size = f"{os.major(st.st_rdev)}, {os.minor(st.st_rdev)}"
-    return [
-        mode_string(st),
-        str(st.st_nlink),
-        user,
-        group,
-        size,
-        format_time(inv, opts.when(st, inv.device.device_ns), opts.long > 1),
-        shown,
-    ]
-
-
-def format_rows(rows: list[list[str]]) -> str:
-    """Columns right-aligned for numbers, left for names, as toybox ls -l lays them out."""
-    if not rows:
-        return ""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    out = []
-    for r in rows:
-        cells = [r[0].ljust(widths[0]), r[1].rjust(widths[1]), r[2].ljust(widths[2]), r[3].ljust(widths[3])]
-        cells += [r[4].rjust(widths[4]), r[5], r[6]]
-        out.append(" ".join(cells) + "\n")
-    return "".join(out)
-
-
-def sort_entries(
-    entries: list[tuple[str, os.stat_result]], opts: LsOptions, device_ns: Callable[[int], int]
-) -> list[tuple[str, os.stat_result]]:
-    """Entries in `ls` order: by name, newest first (-t, by atime with -u) or largest first (-S)."""
-    entries = sorted(entries, key=lambda e: e[0])
-    if "t" in opts.flags:
-        entries.sort(key=lambda e: opts.when(e[1], device_ns), reverse=True)
-    elif "S" in opts.flags:
-        entries.sort(key=lambda e: e[1].st_size, reverse=True)
-    return entries[::-1] if "r" in opts.flags else entries
-
-
-def _decorate(name: str, st: os.stat_result, opts: LsOptions) -> str:
-    prefix = ""
-    if "i" in opts.flags:
-        prefix += f"{st.st_ino} "
-    if "s" in opts.flags and not opts.long:
-        prefix += f"{(st.st_blocks + 1) // 2} "
-    suffix = ""
-    if "F" in opts.flags:
-        suffix = "/" if statmod.S_ISDIR(st.st_mode) else "@" if statmod.S_ISLNK(st.st_mode) else ""
-        if statmod.S_ISREG(st.st_mode) and st.st_mode & 0o111:
-            suffix = "*"
-    return prefix + printable(name, opts) + suffix
-
-
-def list_dir(inv: Invocation, device: str, opts: LsOptions) -> tuple[str, list[tuple[str, str]]]:
-    """One folder's listing and (device path, name) of its subfolders, for -R."""
-    fs = inv.fs
-    entries = fs.entries(device)
-    if "a" not in opts.flags:
-        entries = [(n, st) for n, st in entries if not n.startswith(".") or "A" in opts.flags]
-    entries = sort_entries(entries, opts, inv.device.device_ns)
-    if "a" in opts.flags:
-        dots = [(".", fs.stat(device)), ("..", fs.stat(posixpath.join(device, "..")))]
-        entries = dots + entries
-    named = [(posixpath.join(device, n), n, st) for n, st in entries]
-    if opts.long:
-        rows = [long_line(inv, st, d, n, opts) for d, n, st in named]
-        if "i" in opts.flags:
-            rows = [[f"{st.st_ino} {r[0]}", *r[1:]] for r, (_, _, st) in zip(rows, named, strict=True)]
-        blocks = sum((st.st_blocks + 1) // 2 for _, _, st in named)
-        text = f"total {blocks}\n" + format_rows(rows)
-    else:
-        text = "".join(_decorate(n, st, opts) + "\n" for _, n, st in named)
-    subdirs = [(d, n) for d, n, st in named if n not in (".", "..") and statmod.S_ISDIR(st.st_mode)]
-    return text, subdirs
-
-
-@command("ls")
-async def ls(inv: Invocation) -> int:
-    opts, paths = parse_ls(inv.argv[1:])
-    fs = inv.fs
-    status = 0
-    files: list[tuple[str, os.stat_result]] = []
-    dirs: list[tuple[str, str]] = []
-    for path in paths or ["."]:
-        dev = device_path(inv, path)
-        try:
-            st = fs.lstat(path, inv.cwd)  # a trailing slash follows a link, as the kernel's lookup
-            # An operand that is a link to a folder lists the folder, unless -l or -d shows the link.
-            if statmod.S_ISLNK(st.st_mode) and not opts.long and "d" not in opts.flags:
-                st = fs.stat(dev)
-        except (OSError, PathEscapeError) as exc:
-            inv.err(f"ls: {path}: {getattr(exc, 'strerror', None) or 'No such file or directory'}\n")
-            status = 1
-            continue
-        if statmod.S_ISDIR(st.st_mode) and "d" not in opts.flags:
-            dirs.append((dev, path))
-        else:
-            files.append((path, st))
-    files = sort_entries(files, opts, inv.device.device_ns)
-    if opts.long:
-        inv.out(format_rows([long_line(inv, st, device_path(inv, p), p, opts) for p, st in files]))
-    else:
-        inv.out("".join(_decorate(p, st, opts) + "\n" for p, st in files))
-    show_header = len(paths) > 1 or "R" in opts.flags
-    queue = list(dirs)
-    first = not files
-    while queue:
-        dev, shown = queue.pop(0)
-        try:
-            text, subdirs = list_dir(inv, dev, opts)
-        except (OSError, PathEscapeError) as exc:
-            inv.err(f"ls: {shown}: {getattr(exc, 'strerror', None) or 'Permission denied'}\n")
-            status = 1
-            continue
-        if show_header:
-            inv.out(("" if first else "\n") + f"{printable(shown, opts)}:\n")
-        first = False
-        inv.out(text)
-        await inv.io.stdout.maybe_flush()
-        await asyncio.sleep(0)  # one folder at a time: `ls -R /` over a huge tree holds no one up
-        if "R" in opts.flags:
-            queue[0:0] = [(d, posixpath.join(shown, n)) for d, n in subdirs]
-    return status
-
-
 @command("rm")
 async def rm(inv: Invocation) -> int:
     flags, paths = split_flags(inv.argv[1:], "rRfiv")
@@ -583,6 +386,20 @@ def touch_ns(inv: Invocation, option: str, value: str) -> int:
     return int(moment.timestamp()) * 1_000_000_000 + int(frac.ljust(9, "0") or 0)
 
 
+def touch_entry(inv: Invocation, path: str, atime: int | None, mtime: int | None) -> bool:
+    """`touch -h`: the times of the entry itself, a link's own rather than its target's (None keeps
+    one); False when there is no such entry (touch then creates a file, as toybox does)."""
+    with inv.fs.locate(path, inv.cwd, follow=False) as loc:
+        try:
+            st = loc.lstat()
+        except FileNotFoundError:
+            return False
+        inv.fs.check(loc.path, "w", path)
+        times = (access_ns(st) if atime is None else atime, st.st_mtime_ns if mtime is None else mtime)
+        os.utime(loc.name, ns=times, dir_fd=loc.dir_fd, follow_symlinks=False)
+    return True
+
+
 @command("touch")
 async def touch(inv: Invocation) -> int:
     """`touch [-acmh] [-d DATE | -t TIME | -r FILE] FILE...`: the device clock's time by default."""
@@ -620,6 +437,9 @@ async def touch(inv: Invocation) -> int:
     for path in paths:
         try:
             if "c" in flags and kind(inv, path) is None:
+                continue
+            chosen = (atime if both or "a" in flags else None, mtime if both or "m" in flags else None)
+            if "h" in flags and fs_call(path, touch_entry, inv, path, *chosen):
                 continue
             fs_call(
                 path,
@@ -809,436 +629,6 @@ async def chmod(inv: Invocation) -> int:
                     os.close(fd)
         except CommandError as exc:
             status = report(inv, exc)
-    return status
-
-
-# ---- find -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Node:
-    """One node of a find expression: an operator ("and", "or", "not") or a primary."""
-
-    op: str
-    args: list[str] = field(default_factory=list)
-    kids: list[Node] = field(default_factory=list)
-
-
-FIND_ACTIONS = ("-print", "-print0", "-delete", "-exec", "-execdir", "-ok")
-FIND_OPTIONS = ("-maxdepth", "-mindepth", "-depth", "-xdev", "-follow", "-mount", "-H", "-L")
-FIND_TESTS_1: tuple[str, ...] = (
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-type",
-    "-mtime",
-    "-mmin",
-    "-atime",
-)
-FIND_TESTS_1 += (
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-newer",
-    "-size",
-    "-regex",
-    "-iregex",
-    "-user",
-    "-group",
-    "-perm",
-)
-FIND_TESTS_1 += ("-links", "-inum")
-FIND_TESTS_0 = ("-true", "-false", "-empty", "-prune", "-quit")
-
-
-@dataclass
-class FindQuery:
-    """A parsed `find` command line."""
-
-    paths: list[str]
-    expr: Node | None
-    maxdepth: int = 1 << 30
-    mindepth: int = 0
-    depth_first: bool = False
-    has_action: bool = False
-
-
-class FindParser:
-    """toybox find's grammar: `!`/`-not`, implicit or explicit `-a`/`-and`, `-o`/`-or`, `( )`."""
-
-    def __init__(self, args: list[str], query: FindQuery) -> None:
-        self.args = args
-        self.query = query
-
-    def parse(self) -> Node | None:
-        if not self.args:
-            return None
-        node = self.parse_or()
-        if self.args:
-            raise CommandError(f"bad arg '{self.args[0]}'")
-        return node
-
-    def parse_or(self) -> Node:
-        left = self.parse_and()
-        while self.args and self.args[0] in ("-o", "-or"):
-            self.args.pop(0)
-            left = Node("or", kids=[left, self.parse_and()])
-        return left
-
-    def parse_and(self) -> Node:
-        left = self.parse_not()
-        while self.args and self.args[0] not in ("-o", "-or", ")"):
-            if self.args[0] in ("-a", "-and"):
-                self.args.pop(0)
-            left = Node("and", kids=[left, self.parse_not()])
-        return left
-
-    def parse_not(self) -> Node:
-        if not self.args:
-            raise CommandError("need arg")
-        if self.args[0] in ("!", "-not"):
-            self.args.pop(0)
-            return Node("not", kids=[self.parse_not()])
-        if self.args[0] == "(":
-            self.args.pop(0)
-            inner = self.parse_or()
-            if not self.args or self.args.pop(0) != ")":
-                raise CommandError("missing ')'")
-            return inner
-        return self.primary()
-
-    def primary(self) -> Node:
-        opt = self.args.pop(0)
-        q = self.query
-        if opt in ("-exec", "-execdir", "-ok"):
-            argv: list[str] = []
-            while self.args and self.args[0] not in (";", "+"):
-                argv.append(self.args.pop(0))
-            if not self.args or not argv:
-                raise CommandError(f"'{opt}' needs a command ending in ';' or '+'")
-            end = self.args.pop(0)
-            q.has_action = True
-            return Node(opt, [end, *argv])
-        if opt in FIND_ACTIONS:
-            q.has_action = True
-            if opt == "-delete":
-                q.depth_first = True
-            return Node(opt)
-        if opt in FIND_OPTIONS:
-            if opt in ("-maxdepth", "-mindepth"):
-                if not self.args or not self.args[0].isdigit():
-                    raise CommandError(f"'{opt}' needs a number")
-                setattr(q, opt[1:], int(self.args.pop(0)))
-            elif opt == "-depth":
-                q.depth_first = True
-            return Node("-true")
-        if opt in FIND_TESTS_0:
-            return Node(opt)
-        if opt in FIND_TESTS_1:
-            if not self.args:
-                raise CommandError(f"'{opt}' needs 1 arg")
-            value = self.args.pop(0)
-            if opt in ("-regex", "-iregex"):
-                try:
-                    compile_regex(value, ignore_case=opt == "-iregex")
-                except RegexError as exc:
-                    raise CommandError(f"bad regex '{value}': {exc}") from exc
-            return Node(opt, [value])
-        raise CommandError(f"bad arg '{opt}'")
-
-
-def parse_find(args: list[str]) -> FindQuery:
-    args = list(args)
-    paths: list[str] = []
-    while args and args[0] in ("-H", "-L"):  # before the paths: follow the links named (-H) or all
-        args.pop(0)
-    while args and (not args[0].startswith("-") or args[0] == "-") and args[0] not in ("(", "!"):
-        paths.append(args.pop(0))
-    query = FindQuery(paths or ["."], None)
-    query.expr = FindParser(args, query).parse()
-    return query
-
-
-@dataclass
-class FindRun:
-    """State of one `find` run: the query, the device clock, the exit status."""
-
-    inv: Invocation
-    query: FindQuery
-    now: float
-    status: int = 0
-    newer: dict[str, float] = field(default_factory=dict)
-    batches: dict[int, list[str]] = field(default_factory=dict)  # `-exec ... {} +` pending paths
-    budget: Budget = field(default_factory=Budget)  # for -regex, over the whole run
-    entry: Entry | None = None  # the walk's current entry (for -delete)
-
-
-def _numeric(value: str, actual: float) -> bool:
-    """find's `N`, `+N` (more than) and `-N` (less than)."""
-    if value.startswith("+"):
-        return actual > float(value[1:])
-    if value.startswith("-"):
-        return actual < float(value[1:])
-    return int(actual) == int(value)
-
-
-SIZE_UNITS = {"c": 1, "k": 1024, "M": 1 << 20, "G": 1 << 30, "b": 512}
-
-
-def _size_test(value: str, size: int) -> bool:
-    unit = value[-1] if value[-1:] in SIZE_UNITS else "b"
-    number = value.rstrip("ckMGb")
-    scale = SIZE_UNITS[unit]
-    return _numeric(number, -(-size // scale))
-
-
-async def _evaluate(run: FindRun, node: Node, path: str, st: os.stat_result) -> bool:
-    op = node.op
-    if op == "and":
-        return await _evaluate(run, node.kids[0], path, st) and await _evaluate(run, node.kids[1], path, st)
-    if op == "or":
-        return await _evaluate(run, node.kids[0], path, st) or await _evaluate(run, node.kids[1], path, st)
-    if op == "not":
-        return not await _evaluate(run, node.kids[0], path, st)
-    inv = run.inv
-    value = node.args[0] if node.args else ""
-    name = posixpath.basename(path.rstrip("/")) or path
-    if op == "-name":
-        return fnmatch.fnmatchcase(name, value)
-    if op == "-iname":
-        return fnmatch.fnmatchcase(name.lower(), value.lower())
-    if op in ("-path", "-wholename"):
-        return fnmatch.fnmatchcase(path, value)
-    if op == "-ipath":
-        return fnmatch.fnmatchcase(path.lower(), value.lower())
-    if op in ("-regex", "-iregex"):
-        pattern = compile_regex(value, ignore_case=op == "-iregex", budget=run.budget)
-        return await run_bounded(pattern.fullmatch, path) is not None
-    if op == "-type":
-        kinds = {"f": statmod.S_ISREG, "d": statmod.S_ISDIR, "l": statmod.S_ISLNK, "p": statmod.S_ISFIFO}
-        kinds |= {"s": statmod.S_ISSOCK, "c": statmod.S_ISCHR, "b": statmod.S_ISBLK}
-        return any(kinds[c](st.st_mode) for c in value.split(",") if c in kinds)
-    if op in ("-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin"):
-        changed = change_ns(st, inv.device.device_ns) / 1e9
-        stamp = {"m": st.st_mtime, "a": access_ns(st) / 1e9, "c": changed}[op[1]]
-        unit = 60 if op.endswith("min") else 86400
-        return _numeric(value, (run.now - stamp) // unit)
-    if op == "-newer":
-        if value not in run.newer:
-            try:
-                run.newer[value] = inv.fs.stat(value, inv.cwd).st_mtime
-            except (OSError, PathEscapeError) as exc:
-                raise CommandError(f"'{value}': No such file or directory") from exc
-        return st.st_mtime > run.newer[value]
-    if op == "-size":
-        return _size_test(value, st.st_size)
-    if op == "-empty":
-        if statmod.S_ISDIR(st.st_mode):
-            try:
-                return not inv.fs.listdir(path, inv.cwd)
-            except (OSError, PathEscapeError):
-                return False
-        return statmod.S_ISREG(st.st_mode) and st.st_size == 0
-    if op in ("-user", "-group"):
-        return value in ("root", "0")
-    if op == "-links":
-        return _numeric(value, st.st_nlink)
-    if op == "-inum":
-        return _numeric(value, st.st_ino)
-    if op == "-perm":
-        want = int(value.lstrip("-/"), 8)
-        mode = statmod.S_IMODE(st.st_mode)
-        return (
-            (mode & want) == want
-            if value[0] == "-"
-            else bool(mode & want)
-            if value[0] == "/"
-            else mode == want
-        )
-    if op in ("-true", "-prune"):
-        return True
-    if op in ("-false", "-quit"):
-        return False
-    if op == "-print":
-        inv.out(path + "\n")
-        return True
-    if op == "-print0":
-        inv.out(path + "\0")
-        return True
-    if op == "-delete":
-        # Through the descriptor of the folder the walk holds: the entry it saw is the one
-        # removed, whatever folders were renamed or swapped since (by -exec or anyone).
-        try:
-            if run.entry is None:
-                raise OSError(2, "No such file or directory")
-            inv.fs.remove_entry(run.entry)
-        except OSError as exc:
-            inv.err(f"find: {path}: {getattr(exc, 'strerror', None) or 'Permission denied'}\n")
-            run.status = 1
-            return False
-        return True
-    if op in ("-exec", "-execdir", "-ok"):
-        end, argv = node.args[0], node.args[1:]
-        if end == "+":
-            run.batches.setdefault(id(node), [])
-            run.batches[id(node)].append(path)
-            return True
-        status = await _find_exec(inv, [a.replace("{}", path) for a in argv])
-        return status == 0
-    raise CommandError(f"bad arg '{op}'")
-
-
-async def _find_exec(inv: Invocation, argv: list[str]) -> int:
-    """Runs one `-exec` command line through the shell's command table."""
-    from mgfarm.sim.shell.interp import Shell
-
-    shell = Shell(inv.device, dict(inv.env), inv.cwd, uid=inv.uid)
-    return await shell.call(argv, inv.io)
-
-
-def _exec_nodes(node: Node | None) -> list[Node]:
-    if node is None:
-        return []
-    if node.op in ("-exec", "-execdir", "-ok") and node.args[0] == "+":
-        return [node]
-    return [n for kid in node.kids for n in _exec_nodes(kid)]
-
-
-@command("find")
-async def find(inv: Invocation) -> int:
-    try:
-        query = parse_find(inv.argv[1:])
-    except CommandError as exc:
-        return report(inv, exc)
-    run = FindRun(inv, query, inv.device.services.clock.now())
-    fs = inv.fs
-    follow = bool({"-H", "-L", "-follow"} & set(inv.argv[1:]))  # the sim's walk enters no link below
-    seen = 0
-    for path in query.paths:
-        try:
-            walk = fs.walk(path, inv.cwd, follow, query.depth_first, query.maxdepth)
-            for entry in walk:
-                if entry.depth < query.mindepth:
-                    continue
-                run.entry = entry
-                try:
-                    matched = query.expr is None or await _evaluate(run, query.expr, entry.path, entry.st)
-                except CommandError as exc:
-                    return report(inv, exc)
-                except RegexTimeout as exc:
-                    inv.err(f"find: {exc}\n")
-                    return 1
-                if matched and not query.has_action:
-                    inv.out(entry.path + "\n")
-                if entry.denied:
-                    inv.err(f"find: '{entry.path}': Permission denied\n")
-                    run.status = 1
-                await inv.io.stdout.maybe_flush()
-                seen += 1
-                if seen % YIELD_EVERY == 0:
-                    await asyncio.sleep(0)  # a walk over a huge tree must not hold the other devices
-        except (OSError, PathEscapeError):
-            inv.err(f"find: '{path}': No such file or directory\n")
-            run.status = 1
-        finally:
-            run.entry = None
-    for node in _exec_nodes(query.expr):
-        paths = run.batches.get(id(node), [])
-        if paths:
-            argv = node.args[1:]
-            at = argv.index("{}") if "{}" in argv else len(argv)
-            status = await _find_exec(inv, [*argv[:at], *paths, *argv[at + 1 :]])
-            run.status = run.status or (1 if status else 0)
-    return run.status
-
-
-FILE_TYPES = {"regular file": statmod.S_ISREG, "directory": statmod.S_ISDIR, "symbolic link": statmod.S_ISLNK}
-
-
-def _file_type(st: os.stat_result) -> str:
-    for name, check in FILE_TYPES.items():
-        if check(st.st_mode):
-            return "regular empty file" if name == "regular file" and st.st_size == 0 else name
-    return "special file"
-
-
-def _stat_time(inv: Invocation, ns: int) -> str:
-    """toybox stat's %x/%y/%z: `2026-03-02 10:00:00.123000000 +0100` in the device's local time."""
-    secs, frac = divmod(ns, 1_000_000_000)
-    moment = dt.datetime.fromtimestamp(secs, local_zone(inv, False))
-    return moment.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + moment.strftime("%z")
-
-
-def _stat_field(inv: Invocation, shown: str, st: os.stat_result, key: str) -> str:
-    user, group = owner(device_path(inv, shown))
-    if key == "z":
-        return _stat_time(inv, change_ns(st, inv.device.device_ns))
-    if key in "xy":
-        return _stat_time(inv, access_ns(st) if key == "x" else st.st_mtime_ns)
-    fields = {
-        "s": str(st.st_size),
-        "n": shown,
-        "N": f"'{shown}'",
-        "a": f"{statmod.S_IMODE(st.st_mode):o}",
-        "A": mode_string(st),
-        "F": _file_type(st),
-        "U": user,
-        "G": group,
-        "u": "0",
-        "g": "0",
-        "Y": str(int(st.st_mtime)),
-        "X": str(access_ns(st) // 1_000_000_000),
-        "Z": str(change_ns(st, inv.device.device_ns) // 1_000_000_000),
-        "h": str(st.st_nlink),
-        "i": str(st.st_ino),
-        "b": str(st.st_blocks),
-        "B": "512",
-        "%": "%",
-    }
-    return fields.get(key, "?")
-
-
-@command("stat")
-async def stat(inv: Invocation) -> int:
-    args = inv.argv[1:]
-    fmt = None
-    follow = False
-    operands = []
-    while args:
-        arg = args.pop(0)
-        if arg in ("-c", "--format") and args:
-            fmt = args.pop(0)
-        elif arg.startswith("-c") and len(arg) > 2:
-            fmt = arg[2:]
-        elif arg in ("-L", "-t"):
-            follow = follow or arg == "-L"
-        else:
-            operands.append(arg)
-    if fmt is None:
-        fmt = (
-            "  File: %N\n  Size: %s\t Blocks: %b\t IO Blocks: 4096\t%F\nDevice: fd00h/64768d\t Inode: %i\t "
-            "Links: %h\nAccess: (0%a/%A)\tUid: (    %u/    %U)\tGid: (    %g/    %G)\nAccess: %x\n"
-            "Modify: %y\nChange: %z"
-        )
-    status = 0
-    for path in operands:
-        try:
-            st = inv.fs.stat(path, inv.cwd, follow=follow)
-        except (OSError, PathEscapeError):
-            status = report(inv, CommandError(f"{path}: No such file or directory"))
-            continue
-        out: list[str] = []
-        i = 0
-        while i < len(fmt):
-            if fmt[i] == "%" and i + 1 < len(fmt):
-                out.append(_stat_field(inv, path, st, fmt[i + 1]))
-                i += 2
-            else:
-                out.append(fmt[i])
-                i += 1
-        inv.out("".join(out) + "\n")
     return status
 
 

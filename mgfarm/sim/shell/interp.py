@@ -1054,12 +1054,14 @@ class Shell:
         for r in redirects:
             if r.op == "<<" and r.here is not None and r.here.body is not None:
                 body = "".join(await self.expand(r.here.body, io, split=False))
-                red.io.stdin = ByteSource.from_bytes(body.encode("utf-8", "surrogateescape"))
+                red.io.stdin = ByteSource.from_bytes(body.encode("utf-8", "surrogateescape"), seekable=True)
                 continue
             fields = await self.expand(r.target, io, split=False)
             target = "".join(fields)
             if r.op == "<<<":
-                red.io.stdin = ByteSource.from_bytes((target + "\n").encode("utf-8", "surrogateescape"))
+                red.io.stdin = ByteSource.from_bytes(
+                    (target + "\n").encode("utf-8", "surrogateescape"), seekable=True
+                )
                 continue
             if r.op == ">&":
                 if target == "1":
@@ -1071,7 +1073,7 @@ class Shell:
                 continue
             if target == "/dev/null":
                 if r.op == "<":
-                    red.io.stdin = ByteSource.from_bytes(b"")
+                    red.io.stdin = ByteSource.from_bytes(b"", seekable=True)
                 else:
                     sink = ByteSink()
                     red.set(r.fd, sink)
@@ -1081,7 +1083,9 @@ class Shell:
             fs = self.fs
             try:
                 if r.op == "<":
-                    red.io.stdin = ByteSource.from_bytes(fs.read_bytes(target, self.cwd, MAX_SCRIPT * 4))
+                    red.io.stdin = ByteSource.from_bytes(
+                        fs.read_bytes(target, self.cwd, MAX_SCRIPT * 4), seekable=True
+                    )
                     continue
                 # Opened once, truncated now as the shell does; every write goes to this descriptor,
                 # so renaming folders while the command runs cannot send the output elsewhere.

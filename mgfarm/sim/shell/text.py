@@ -1,4 +1,4 @@
-"""Text filters: grep, head, tail, wc, tee, xargs, base64, rev, cmp."""
+"""Text filters: head, tail, wc, tee, base64, rev, cmp."""
 
 from __future__ import annotations
 
@@ -18,17 +18,10 @@ from mgfarm.sim.shell.files import (
     split_flags,
     take_value,
 )
-from mgfarm.sim.shell.posix_regex import to_python
 from mgfarm.sim.shell.registry import Invocation, command, is_number
 from mgfarm.sim.shell.safe_regex import (
-    BoundedPattern,
-    Budget,
-    RegexError,
-    RegexTimeout,
-    compile_regex,
     run_bounded,
 )
-from mgfarm.sim.system.fs import PathEscapeError
 
 MAX_LINES = 2_000_000  # lines a command splits its input into (each line is an object in memory)
 
@@ -56,146 +49,13 @@ def split_lines(data: Text, separator: Text) -> list[Text]:
     return parts[:-1] if not parts[-1] else parts
 
 
-GREP_FLAGS = "EFivcoqnlHhwxsr"
-
-
-def parse_grep(name: str, args: list[str]) -> tuple[list[str], set[str], list[str]]:
-    """(patterns, flags, file operands) of a grep command line; CommandError without a pattern."""
-    patterns: list[str] = []
-    flags = {"egrep": {"E"}, "fgrep": {"F"}}.get(name, set())
-    operands: list[str] = []
-    args = list(args)
-    while args:
-        arg = args.pop(0)
-        if arg == "-e" and args:
-            patterns.append(args.pop(0))
-        elif arg == "--":
-            operands.extend(args)
-            break
-        elif arg.startswith("-") and len(arg) > 1 and all(c in GREP_FLAGS for c in arg[1:]):
-            flags.update(arg[1:])
-        else:
-            operands.append(arg)
-    if not patterns:
-        if not operands:
-            raise CommandError(f"usage: grep [-{GREP_FLAGS}] [-e REGEX]... REGEX [FILE]...")
-        patterns.append(operands.pop(0))
-    return patterns, flags, operands
-
-
-def grep_lines(data: bytes, regex: BoundedPattern, flags: set[str], prefix: str) -> tuple[int, list[str]]:
-    """(matching line count, output lines) for one input; run in a worker thread (run_bounded)."""
-    count = 0
-    out: list[str] = []
-    for num, raw in enumerate(lines_of(data), 1):
-        line = raw.decode("utf-8", "surrogateescape")
-        hits = regex.hits(line, MAX_HITS - len(out)) if "o" in flags else []
-        found = bool(hits) if "o" in flags else regex.search(line) is not None
-        if found == ("v" in flags):
-            continue
-        count += 1
-        if flags & {"c", "l", "q"}:
-            continue
-        lead = prefix + (f"{num}:" if "n" in flags else "")
-        if "o" in flags and "v" not in flags:
-            out.extend(lead + hit for hit in hits)
-        else:
-            out.append(lead + line)
-        if len(out) >= MAX_HITS:
-            raise CommandError(f"grep: more than {MAX_HITS} output lines from one input")
-    return count, out
-
-
-MAX_HITS = 1_000_000  # output lines `grep` keeps for one input (`grep -o .` on a 16 MiB line)
-
-
-@command("grep", "egrep", "fgrep")
-async def grep(inv: Invocation) -> int:
-    try:
-        patterns, flags, operands = parse_grep(inv.argv[0], inv.argv[1:])
-        regex = _compile(patterns, flags, Budget())
-    except CommandError as exc:
-        inv.err(f"{exc}\n")
-        return 2
-    except RegexError as exc:
-        inv.err(f"grep: bad regex {exc}\n")
-        return 2
-    files = operands or (["."] if "r" in flags else ["-"])
-    if "r" in flags:
-        files = recursive_files(inv, files)
-    many = ((len(files) > 1 or "r" in flags) and "h" not in flags) or "H" in flags
-    matched_any, failed = False, False
-    for path in files:
-        try:
-            data = await read_input(inv, path)
-        except CommandError as exc:
-            if "s" not in flags:
-                report(inv, exc)
-            failed = True
-            continue
-        try:
-            count, lines = await run_bounded(grep_lines, data, regex, flags, f"{path}:" if many else "")
-        except RegexTimeout as exc:
-            inv.err(f"grep: {exc}\n")
-            return 2
-        except CommandError as exc:
-            inv.err(f"{exc}\n")
-            return 2
-        matched_any = matched_any or count > 0
-        if "q" in flags and matched_any:
-            return 0
-        if "l" in flags:
-            inv.out(path + "\n" if count else "")
-        elif "c" in flags:
-            inv.out((f"{path}:" if many else "") + f"{count}\n")
-        else:
-            inv.out("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
-        await inv.io.stdout.maybe_flush()
-    if failed:
-        return 2
-    return 0 if matched_any else 1
-
-
-def recursive_files(inv: Invocation, operands: list[str]) -> list[str]:
-    """`grep -r`: folders replaced by the files under them, in name order."""
-    out: list[str] = []
-    for operand in operands:
-        if not inv.fs.is_dir(operand, inv.cwd):
-            out.append(operand)
-            continue
-        try:
-            walked = list(inv.fs.walk(operand, inv.cwd))
-        except (OSError, PathEscapeError):
-            out.append(operand)
-            continue
-        out.extend(e.path for e in walked if statmod.S_ISREG(e.st.st_mode) or e.denied)
-    return out
-
-
-def _compile(patterns: list[str], flags: set[str], budget: Budget) -> BoundedPattern:
-    """One pattern for all of grep's; RegexError names the first that is wrong, as toybox does."""
-    parts = []
-    for p in patterns:
-        try:
-            body = re.escape(p) if "F" in flags else to_python(p, extended="E" in flags)
-            compile_regex(body)
-        except RegexError as exc:
-            raise RegexError(f"'{p}': {exc}") from exc
-        if "w" in flags:
-            body = rf"(?<!\w)(?:{body})(?!\w)"
-        if "x" in flags:
-            body = rf"^(?:{body})$"
-        parts.append(f"(?:{body})")
-    return compile_regex("|".join(parts), "i" in flags, budget)
-
-
 HEAD = toyargs.ToySpec(
     "head", flags="qv", numbers={"n": (0, None), "c": (0, None)}, defaults={"n": 10},
-    longs={"lines": "n", "bytes": "c"}, overrides="nc", passthrough=True,
+    longs={"lines": "n", "bytes": "c"}, overrides=("nc",), passthrough=True,
 )  # fmt: skip
 TAIL = toyargs.ToySpec(
     "tail", flags="fF", strings="s", numbers={"n": (None, None), "c": (None, None)},
-    longs={"lines": "n", "bytes": "c"}, overrides="nc", signed="nc", passthrough=True,
+    longs={"lines": "n", "bytes": "c"}, overrides=("nc",), signed="nc", passthrough=True,
 )  # fmt: skip
 
 
@@ -429,26 +289,6 @@ async def tee(inv: Invocation) -> int:
         except CommandError as exc:
             return report(inv, exc)
     return 0
-
-
-@command("xargs")
-async def xargs(inv: Invocation) -> int:
-    """`xargs [-n N] CMD ARGS`: runs CMD with stdin's words appended (through the shell's table)."""
-    from mgfarm.sim.shell.interp import Shell
-
-    args = inv.argv[1:]
-    per_call = 0
-    if args[:1] == ["-n"] and len(args) > 1:
-        per_call = int(args[1])
-        args = args[2:]
-    words = (await inv.io.stdin.read()).decode("utf-8", "surrogateescape").split()
-    base = args or ["echo"]
-    shell = Shell(inv.device, dict(inv.env), inv.cwd, uid=inv.uid)
-    chunks = [words[i : i + per_call] for i in range(0, len(words), per_call)] if per_call else [words]
-    status = 0
-    for chunk in chunks or [[]]:
-        status = await shell.call([*base, *chunk], inv.io) or status
-    return status
 
 
 B64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

@@ -34,10 +34,14 @@ class ToySpec:
     longs: dict[str, str] = field(default_factory=dict)  # --name: letter
     min_args: int = 0
     max_args: int | None = None
-    exclusive: str = ""  # letters that may not come together ([!bc])
-    overrides: str = ""  # letters of which the last one given counts ([-nc])
+    exclusive: str = ""  # letters that may not come together ([!bc]); groups split by "," ([!wx][!EF])
+    overrides: tuple[str, ...] = ()  # [-nc] groups: of their letters the last given counts (a
+    # letter may be in several groups)
+    long_only: str = ""  # stand-in letters of --long options that have no short form
+    optional: str = ""  # value letters whose value comes only as --name=VALUE (`;`)
     signed: str = ""  # number letters whose plain value counts from the end (`-n 5` is -5; `+5` is 5)
     passthrough: bool = False  # `?`: an argument with an unknown letter is an operand
+    stop_at_operand: bool = False  # `^`: the first operand ends the options (the rest are operands)
 
 
 @dataclass
@@ -101,8 +105,11 @@ def toy_parse(spec: ToySpec, argv: list[str]) -> ToyArgs:
                     args.operands.append(arg)
                     continue
                 raise UsageError(f"Unknown option '{arg[2:]}'")
+            takes_value = letter in spec.strings or letter in spec.numbers
+            if eq and not takes_value:
+                raise UsageError(f"Unknown option '{arg[2:]}'")  # only a value option has `=`
             _set_flag(spec, args, letter)
-            if letter in spec.strings or letter in spec.numbers:
+            if takes_value and not (letter in spec.optional and not eq):
                 if not eq:
                     if i >= len(argv):
                         raise UsageError(f"Missing argument to --{name}")
@@ -116,6 +123,9 @@ def toy_parse(spec: ToySpec, argv: list[str]) -> ToyArgs:
             i = _short_options(spec, args, argv, i, arg[1:])
         else:
             args.operands.append(arg)
+            if spec.stop_at_operand:
+                args.operands.extend(argv[i:])
+                break
     count = len(args.operands)
     if count < spec.min_args:
         plural = "" if spec.min_args == 1 else "s"
@@ -128,6 +138,8 @@ def toy_parse(spec: ToySpec, argv: list[str]) -> ToyArgs:
 def _short_options(spec: ToySpec, args: ToyArgs, argv: list[str], i: int, bundle: str) -> int:
     """One `-abc` argument; returns the index of the next argument (past a value taken)."""
     for pos, letter in enumerate(bundle):
+        if letter in spec.long_only:
+            raise UsageError(f"Unknown option '{bundle[pos:]}'")
         if letter in spec.flags:
             _set_flag(spec, args, letter)
             continue
@@ -149,6 +161,8 @@ def _known(spec: ToySpec, bundle: str) -> bool:
     """Whether every option letter of `-bundle` is the command's (up to the first that takes a
     value: the rest is its value)."""
     for letter in bundle:
+        if letter in spec.long_only:
+            return False
         if letter in spec.strings or letter in spec.numbers:
             return True
         if letter not in spec.flags:
@@ -157,10 +171,13 @@ def _known(spec: ToySpec, bundle: str) -> bool:
 
 
 def _set_flag(spec: ToySpec, args: ToyArgs, letter: str) -> None:
-    if letter in spec.overrides:
-        args.flags.difference_update(spec.overrides)
-    if letter in spec.exclusive:
-        for other in spec.exclusive:
+    for group in spec.overrides:
+        if letter in group:
+            args.flags.difference_update(group)
+    for group in spec.exclusive.split(","):
+        if letter not in group:
+            continue
+        for other in group:
             if other != letter and other in args.flags:
                 raise UsageError(f"No '{letter}' with '{other}'")
     args.flags.add(letter)

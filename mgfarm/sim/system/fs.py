@@ -820,7 +820,7 @@ class DeviceFS:
             top.denied = is_dir and maxdepth > 0 and not self._may_list(loc.path)
             if not depth_first:
                 yield top
-            if is_dir and maxdepth > 0 and not top.denied:
+            if is_dir and maxdepth > 0 and not top.denied and not top.prune:
                 fd = loc.open(os.O_RDONLY | os.O_DIRECTORY)
                 try:
                     yield from _walk_fd(fd, top, 1, depth_first, maxdepth, self._may_list, made)
@@ -882,6 +882,7 @@ class Entry:
     name: str
     real: str  # the canonical device path
     denied: bool = False  # a folder whose contents the walk's uid may not list
+    prune: bool = False  # set by the caller while at this entry: do not enter this folder
 
 
 def _walk_fd(
@@ -907,7 +908,7 @@ def _walk_fd(
         entry.denied = is_dir and depth < maxdepth and not may_list(real)
         if not depth_first:
             yield entry
-        if is_dir and depth < maxdepth and not entry.denied:
+        if is_dir and depth < maxdepth and not entry.denied and not entry.prune:
             try:
                 child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             except OSError:
