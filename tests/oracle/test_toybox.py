@@ -191,8 +191,43 @@ def lines(rng: random.Random) -> str:
     )
 
 
+def grep(rng: random.Random) -> str:
+    options = rng.sample(
+        [
+            "-i",
+            "-v",
+            "-c",
+            "-n",
+            "-o",
+            "-l",
+            "-L",
+            "-h",
+            "-H",
+            "-w",
+            "-x",
+            "-s",
+            "-m 1",
+            "-A 1",
+            "-B 1",
+            "-C 1",
+            "-E",
+            "-F",
+            "-b",
+            "-q",
+            "-Z",
+            "-z",
+            "-a",
+        ],
+        rng.randint(0, 3),
+    )
+    # no `.`: on bytes that are not UTF-8 toybox's never matches and the sim's does (docs/sim-shell.md)
+    pattern = rng.choice(["a", "'^b'", "'[0-9]'", "'a\\|e'", "'x$'", "''", "-e a -e c", "'(c)'"])
+    return "grep " + " ".join(options) + f" {pattern} " + rng.choice(["IN", "IN IN", "IN missing", "- < IN"])
+
+
 FAMILIES: dict[str, tuple[Lines, int]] = {
     "cut": (cut, 300),
+    "grep": (grep, 300),
     "tr": (tr, 200),
     "sort": (sort, 200),
     "ends": (ends, 200),
