@@ -219,7 +219,10 @@ def mode_string(st: os.stat_result) -> str:
     return statmod.filemode(st.st_mode)
 
 
+@functools.lru_cache(maxsize=4096)
 def owner(path: str) -> tuple[str, str]:
+    """Android's owner and group of a device path (by path: the sim keeps no owners); kept, as
+    `ls -lR` asks for every entry more than once."""
     if path in SKELETON_LINKS:
         return "root", "root"
     if path.startswith("/system/bin/"):

@@ -208,6 +208,8 @@ def crunch(text: str, opts: Options) -> tuple[str, int]:
     """crunch_str with ls's escapes: (what to print, its width in columns). Unprintable characters
     are printed as they are, as '?' with -q, as backslash escapes with -b (which escapes ' ' and
     '\\' too)."""
+    if text.isascii() and text.isprintable() and not (opts.escmore and any(c in opts.escmore for c in text)):
+        return text, len(text)  # the common name: one column a character, nothing to escape
     out, columns = [], 0
     for c in text:
         width = -1 if "\udc80" <= c <= "\udcff" else wcwidth(c)
