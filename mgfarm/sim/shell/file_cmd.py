@@ -379,7 +379,7 @@ def describe(head: bytes, whole: bytes | None) -> bytes:
 
 # The command ---------------------------------------------------------------------------------
 
-FILE = ToySpec("file", flags="bhLs", min_args=1, exclusive="hL")
+FILE = ToySpec("file", flags="bhLs", min_args=1, exclusive=("hL",))
 
 
 async def regular_head(inv: Invocation, path: str, size: int) -> tuple[bytes, bytes | None]:

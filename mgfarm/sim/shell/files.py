@@ -741,7 +741,7 @@ def _digest_command(algo: str) -> None:
     name = f"{algo}sum"
 
     async def run(inv: Invocation) -> int:
-        spec = ToySpec(name, flags="bcs", longs={"check": "c", "status": "s"}, exclusive="bc")
+        spec = ToySpec(name, flags="bcs", longs={"check": "c", "status": "s"}, exclusive=("bc",))
         args = parse_or_report(inv, spec)
         if args is None:
             return 1

@@ -46,7 +46,7 @@ GREP = toyargs.ToySpec(
         "only-matching": "o", "files-without-match": "L", "files-with-matches": "l",
         "quiet": "q", "silent": "q",
     },
-    exclusive="wx,EF",
+    exclusive=("wx", "EF"),
     long_only=LINE_BUFFERED + COLOR + EXCLUDE_DIR,
     optional=COLOR,
 )  # fmt: skip

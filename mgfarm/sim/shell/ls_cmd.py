@@ -31,7 +31,7 @@ LS_SPEC = ToySpec(
     numbers={"w": (0, None)},
     longs={"color": COLOR, "full-time": FULL_TIME, "show-control-chars": SHOW_CONTROL},
     overrides=("Cxm1", "Cxml", "Cxmo", "Cxmg", "cu", "ftS", "HL"),
-    exclusive="qb",
+    exclusive=("qb",),
 )
 LONG = frozenset("lngo")  # any of these prints the long format
 MAX_DEPTH = 256  # folders deep -R goes (-LR through a loop would go on; toybox runs out of fds)

@@ -34,9 +34,8 @@ class ToySpec:
     longs: dict[str, str] = field(default_factory=dict)  # --name: letter
     min_args: int = 0
     max_args: int | None = None
-    exclusive: str = ""  # letters that may not come together ([!bc]); groups split by "," ([!wx][!EF])
-    overrides: tuple[str, ...] = ()  # [-nc] groups: of their letters the last given counts (a
-    # letter may be in several groups)
+    exclusive: tuple[str, ...] = ()  # [!bc] groups: letters that may not come together
+    overrides: tuple[str, ...] = ()  # [-nc] groups: of their letters the last given counts
     long_only: str = ""  # stand-in letters of --long options that have no short form
     optional: str = ""  # value letters whose value comes only as --name=VALUE (`;`)
     signed: str = ""  # number letters whose plain value counts from the end (`-n 5` is -5; `+5` is 5)
@@ -174,7 +173,7 @@ def _set_flag(spec: ToySpec, args: ToyArgs, letter: str) -> None:
     for group in spec.overrides:
         if letter in group:
             args.flags.difference_update(group)
-    for group in spec.exclusive.split(","):
+    for group in spec.exclusive:
         if letter not in group:
             continue
         for other in group:

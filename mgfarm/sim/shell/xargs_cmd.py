@@ -19,7 +19,7 @@ SPEC = ToySpec(
     numbers={"P": (0, None), "n": (1, None), "s": (0, None)},
     defaults={"P": 1},
     longs={"max-args": "n"},
-    exclusive="0E",
+    exclusive=("0E",),
     stop_at_operand=True,
 )
 
