@@ -184,7 +184,10 @@ async def xxd(inv: Invocation) -> int:
             inv.err(f"xxd: {files[0] if files else '-'}: {error}\n")
         return 1 if error else 0
     if "i" in flags:
-        inv.out(xxd_include(data, per_line))
+        step = PIECE - PIECE % per_line  # a piece at a time: 64 MiB would be 64 million strings
+        for at in range(0, len(data), step):
+            inv.out(xxd_include(data[at : at + step], per_line))
+            await inv.io.stdout.maybe_flush()
         return 0
     start = max(skip or 0, 0)
     data = data[start : None if not limit else start + limit]
