@@ -107,6 +107,18 @@ def kind(inv: Invocation, path: str, follow: bool = True) -> int | None:
     return inv.fs.kind(path, inv.cwd, follow)
 
 
+def is_folder(inv: Invocation, path: str) -> bool:
+    """Whether a file operand names a folder: open(2) opens one, and a command's read of it fails
+    later (or quietly), which each command reports in its own way."""
+    return path != "-" and kind(inv, path) == statmod.S_IFDIR
+
+
+async def read_file(inv: Invocation, path: str) -> bytes:
+    """A file operand's bytes; a folder reads as nothing (a command that says so checks
+    `is_folder`)."""
+    return b"" if is_folder(inv, path) else await read_input(inv, path)
+
+
 async def read_input(inv: Invocation, path: str) -> bytes:
     """The bytes of a file operand, or stdin for `-` (at most MAX_INPUT)."""
     if path == "-":

@@ -20,7 +20,7 @@ import stat as statmod
 from dataclasses import dataclass, field
 
 from mgfarm.sim.shell import toyargs
-from mgfarm.sim.shell.files import CommandError, command_error, kind, read_input
+from mgfarm.sim.shell.files import CommandError, command_error, is_folder, read_file, read_input
 from mgfarm.sim.shell.posix_regex import bracket_end, to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import (
@@ -166,7 +166,7 @@ async def gather_patterns(inv: Invocation, args: toyargs.ToyArgs, opts: Options)
     sources: list[str] = []
     for path in [str(v) for k, v in args.order if k == "f"]:
         try:
-            if path != "-" and kind(inv, path) == statmod.S_IFDIR:
+            if is_folder(inv, path):
                 raise CommandError(f"{path}: Is a directory")
             data = await read_input(inv, path)
         except CommandError as exc:
@@ -525,8 +525,8 @@ class Run:
         stdin = path == "-"
         if stdin:
             name = "(standard input)"
-        folder = not stdin and kind(inv, path) == statmod.S_IFDIR
-        data = b"" if folder else await read_input(inv, path)  # a folder opens; reading it fails
+        folder = is_folder(inv, path)
+        data = await read_file(inv, path)  # a folder opens; reading it fails
         if not opts.has("r"):
             self.tried += 1
         # toybox looks for binary data only in what it can seek back in: files, not pipes

@@ -11,7 +11,7 @@ import stat as statmod
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mgfarm.sim.shell.files import MAX_INPUT, CommandError, kind, read_input, report
+from mgfarm.sim.shell.files import MAX_INPUT, CommandError, is_folder, kind, read_file, read_input, report
 from mgfarm.sim.shell.posix_regex import bracket_end, to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import BoundedPattern, RegexError, RegexTimeout, compile_regex, run_bounded
@@ -34,14 +34,6 @@ def split_lines(data: bytes) -> list[bytes]:
 def c_string(data: bytes) -> bytes:
     """What printf("%s") prints of a line: up to its first NUL."""
     return data.split(b"\0", 1)[0]
-
-
-async def read_text(inv: Invocation, path: str) -> bytes:
-    """A file's bytes, a directory's none: toybox reads lines with getline, whose read of a
-    directory fails and looks like the end of the file."""
-    if path != "-" and kind(inv, path) == statmod.S_IFDIR:
-        return b""
-    return await read_input(inv, path)
 
 
 # nl -------------------------------------------------------------------------------------------
@@ -179,7 +171,7 @@ async def nl(inv: Invocation) -> int:
     status = 0
     for path in args.operands or ["-"]:
         try:
-            data = await read_text(inv, path)
+            data = await read_file(inv, path)
             inv.out(await run_bounded(nl_text, data, opts))
         except RegexTimeout as exc:
             return report(inv, CommandError(str(exc)))
@@ -202,7 +194,7 @@ async def tac(inv: Invocation) -> int:
     status = 0
     for path in inv.argv[1:] or ["-"]:
         try:
-            inv.out(await run_bounded(tac_text, await read_text(inv, path)))
+            inv.out(await run_bounded(tac_text, await read_file(inv, path)))
         except CommandError as exc:
             status = report(inv, exc)
         await inv.io.stdout.maybe_flush()
@@ -326,7 +318,7 @@ async def paste_source(inv: Invocation, path: str, stdin: list[LineSource]) -> L
         return stdin[0]
     if kind(inv, path) is None:
         raise Fatal("Bad file descriptor")  # toybox fdopen()s the -1 that open returned
-    return LineSource(await read_text(inv, path))
+    return LineSource(await read_file(inv, path))
 
 
 @command("paste")
@@ -452,7 +444,7 @@ async def strings(inv: Invocation) -> int:
     status = 0
     for path in args.operands or ["-"]:
         try:
-            if path != "-" and kind(inv, path) == statmod.S_IFDIR:
+            if is_folder(inv, path):
                 offset_format(args)  # a directory opens; its read is what fails
                 raise CommandError(f"{path}: Is a directory")
             data = await read_input(inv, path)

@@ -13,12 +13,11 @@ read, up to a NUL byte.
 from __future__ import annotations
 
 import re
-import stat as statmod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mgfarm.sim.shell import toyargs
-from mgfarm.sim.shell.files import MAX_INPUT, CommandError, fs_call, kind, read_input, report
+from mgfarm.sim.shell.files import MAX_INPUT, CommandError, fs_call, read_file, read_input, report
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import run_bounded
 from mgfarm.sim.shell.text import MAX_LINES, TooManyLines, split_lines
@@ -396,9 +395,7 @@ async def read_operand(inv: Invocation, path: str) -> bytes:
     """A file's bytes; a directory reads as nothing, as toybox's read of one fails quietly."""
     if not path:
         raise CommandError(": No such file or directory")  # open("") fails; it is not the cwd
-    if path != "-" and (mode := kind(inv, path)) is not None and statmod.S_ISDIR(mode):
-        return b""
-    return await read_input(inv, path)
+    return await read_file(inv, path)
 
 
 @command("sort")

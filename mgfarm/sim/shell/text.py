@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import stat as statmod
 from typing import TypeVar
 
 from mgfarm.sim.shell import toyargs
@@ -12,7 +11,7 @@ from mgfarm.sim.shell.files import (
     CommandError,
     each_input,
     fs_call,
-    kind,
+    is_folder,
     read_input,
     report,
     split_flags,
@@ -62,7 +61,7 @@ TAIL = toyargs.ToySpec(
 async def read_or_report(inv: Invocation, path: str) -> tuple[bytes, bool] | None:
     """A file's bytes and whether it is a folder (which opens: toybox's read of it fails later, or
     not at all), or None once toybox's message for it is on stderr."""
-    if path != "-" and kind(inv, path) == statmod.S_IFDIR:
+    if is_folder(inv, path):
         return b"", True
     try:
         return await read_input(inv, path), False
