@@ -96,7 +96,6 @@ async def echo(inv: Invocation) -> int:
 MAX_FIELD = 1 << 20  # printf field widths and precisions: a billion-column field would sit in memory
 UNESCAPE = dict(zip(b"\\abefnrtv", b"\\\a\b\033\f\n\r\t\v", strict=True))
 U64 = (1 << 64) - 1
-C_NUMBER = re.compile(rb"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 C_FLOAT = re.compile(
     rb"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.I
 )
@@ -145,16 +144,13 @@ def c_number(arg: bytes) -> tuple[int, str | None]:
     and its complaint's ending: None when all of it was a number, else "" or strerror's text."""
     if arg[:1] in (b"'", b'"'):
         return (arg[1] if len(arg) > 1 else 0), None
-    m = C_NUMBER.match(arg)
-    if m is None:
+    found = toyargs.strtoll(arg.decode("latin-1"))  # a byte a character: positions stay bytes
+    if found is None:
         return 0, None if not arg else ""  # strtoll reads nothing; an empty one is no complaint
-    text = m.group().strip()
-    sign = -1 if text.startswith(b"-") else 1
-    body = text.lstrip(b"+-")
-    value = sign * int(body, 16 if body[:2].lower() == b"0x" else 8 if body.startswith(b"0") else 10)
+    value, end = found
     if not -(1 << 63) <= value < 1 << 63:  # strtoll saturates and sets ERANGE
         return max(-(1 << 63), min(value, (1 << 63) - 1)), ": Numerical result out of range"
-    return value, None if m.end() == len(arg) else ""
+    return value, None if end == len(arg) else ""
 
 
 def c_float(arg: bytes) -> tuple[float, str | None]:

@@ -51,17 +51,29 @@ class ToyArgs:
     order: list[tuple[str, str | int]] = field(default_factory=list)  # every option as given ("" for a flag)
 
 
-def atolx(text: str) -> int:
-    """toybox's atolx: strtoll in any base (0x, 0 octal), then an optional size suffix."""
-    digits = re.match(r"[ \t\n\v\f\r]*([+-]?)(0[xX](?=[0-9a-fA-F])[0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", text)
+STRTOLL = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX](?=[0-9a-fA-F])[0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
+def strtoll(text: str) -> tuple[int, int] | None:
+    """C's strtoll(text, &end, 0) before its range check: the value (any size) and where the
+    number ends, or None when there are no digits."""
+    digits = STRTOLL.match(text)
     if digits is None:
-        raise Fatal(f"not integer: {text}")
+        return None
     sign, body = digits.groups()
     base = 16 if body[:2].lower() == "0x" else 8 if body.startswith("0") else 10
-    value = int(body, base) * (-1 if sign == "-" else 1)
+    return int(body, base) * (-1 if sign == "-" else 1), digits.end()
+
+
+def atolx(text: str) -> int:
+    """toybox's atolx: strtoll in any base (0x, 0 octal), then an optional size suffix."""
+    found = strtoll(text)
+    if found is None:
+        raise Fatal(f"not integer: {text}")
+    value, end = found
     if not -(1 << 63) <= value < 1 << 63:
         raise Fatal(f"{text}: Numerical result out of range")
-    rest = text[digits.end() :]
+    rest = text[end:]
     if rest and rest[0].lower() in SUFFIXES:
         value, rest = _apply_suffix(value, rest)
     if rest.lstrip(" \t\n\v\f\r"):
