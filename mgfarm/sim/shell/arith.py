@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mgfarm.sim.shell import toyargs
+
 MAX_LEN = 1000  # expressions are short; this keeps hostile input cheap to refuse
 MAX_NESTING = 20  # parentheses (each level is ~14 Python frames)
 MAX_RECURSION = 8  # variables whose values are expressions naming other variables
@@ -82,8 +84,7 @@ class ArithError(ValueError):
 
 def wrap(value: int) -> int:
     """32-bit signed overflow, as mksh's integers behave."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
+    return toyargs.wrap(value, 32)
 
 
 def parse_number(text: str, hex_ok: bool = True) -> int | None:

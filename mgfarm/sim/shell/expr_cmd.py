@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from mgfarm.sim.shell.posix_regex import to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import RegexError, RegexTimeout, compile_regex, run_bounded
+from mgfarm.sim.shell.toyargs import wrap
 
 # (precedence, kind) per operator: strings/ints in and out, a comparison, integers only, the match
 OPERATORS = {
@@ -54,12 +55,6 @@ class Value:
 
     def false(self) -> bool:
         return self.as_int() == 0
-
-
-def wrap(value: int, bits: int = 64) -> int:
-    """Two's complement wrap-around, as C's long long (and int) arithmetic does on the device."""
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >> (bits - 1) else value
 
 
 class Evaluator:

@@ -21,6 +21,7 @@ from mgfarm.sim.shell.files import MAX_INPUT, CommandError, fs_call, read_file, 
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import run_bounded
 from mgfarm.sim.shell.text import MAX_LINES, TooManyLines, split_lines
+from mgfarm.sim.shell.toyargs import wrap
 
 U32 = 1 << 32
 SPACES = b" \t\n\v\f\r"  # C isspace()
@@ -138,11 +139,6 @@ def skip_fields(line: bytes, count: int, sep: int | None) -> int:
     return end
 
 
-def wrap_int(value: int) -> int:
-    """A C int after unsigned arithmetic."""
-    return (value + (1 << 31)) % U32 - (1 << 31)
-
-
 def key_text(line: bytes, span: tuple[int, int, int, int], flags: frozenset[str], sep: int | None) -> bytes:
     """The part of `line` a key compares, as toybox's get_key_data cuts it."""
     if span == (1, 0, 0, 0) and not flags & {"b", "d", "i", TRAILING}:
@@ -158,9 +154,9 @@ def key_text(line: bytes, span: tuple[int, int, int, int], flags: frozenset[str]
         while end > start and line[end - 1] in SPACES:
             end -= 1
     if span[3]:
-        end = min(wrap_int(end + span[3] - 1), size)
+        end = min(wrap(end + span[3] - 1, 32), size)
     if span[1]:
-        start = max(0, min(wrap_int(start + span[1] - 1), size))  # C reads before the line if < 0
+        start = max(0, min(wrap(start + span[1] - 1, 32), size))  # C reads before the line if < 0
     text = line[start : max(start, end)]
     if "d" in flags:
         text = text.translate(None, NOT_DICT)
@@ -235,7 +231,7 @@ def plain_cmp(a: object, b: object) -> int:
 
 def hex_cmp(a: object, b: object) -> int:
     """The sign of (int)(strtol(x) - strtol(y)): a long difference truncated to an int."""
-    diff = wrap_int(((a - b) + (1 << 63)) % (1 << 64) - (1 << 63))  # type: ignore[operator]
+    diff = wrap(wrap(a - b), 32)  # type: ignore[operator]
     return (diff > 0) - (diff < 0)
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from mgfarm.sim.shell.registry import Invocation
 
-INT64 = 1 << 64
 SUFFIXES = "cwbkmgtpe"  # atolx's: c(har) w(ord) b(lock) k m g t p e
 PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"  # C's ispunct
 
@@ -54,6 +53,12 @@ class ToyArgs:
 STRTOLL = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX](?=[0-9a-fA-F])[0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
+def wrap(value: int, bits: int = 64) -> int:
+    """C's two's complement wrap-around: a long long (64 bits) or an int (32)."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
 def strtoll(text: str) -> tuple[int, int] | None:
     """C's strtoll(text, &end, 0) before its range check: the value (any size) and where the
     number ends, or None when there are no digits."""
@@ -78,7 +83,7 @@ def atolx(text: str) -> int:
         value, rest = _apply_suffix(value, rest)
     if rest.lstrip(" \t\n\v\f\r"):
         raise Fatal(f"not integer: {text}")
-    return (value + (1 << 63)) % INT64 - (1 << 63)  # C wraps a suffix's overflow
+    return wrap(value)  # C wraps a suffix's overflow
 
 
 def _apply_suffix(value: int, rest: str) -> tuple[int, str]:
