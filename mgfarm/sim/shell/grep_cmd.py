@@ -31,6 +31,7 @@ from mgfarm.sim.shell.safe_regex import (
     compile_regex,
     run_bounded,
 )
+from mgfarm.sim.shell.utf8 import char_length
 from mgfarm.sim.system.fs import MAX_TREE_DEPTH, PathEscapeError
 
 # Stand-in letters of the long options without a short form.
@@ -231,33 +232,12 @@ def build_matcher(patterns: list[str], opts: Options, budget: Budget) -> Matcher
     return Matcher(regexes, [], False, budget)
 
 
-def utf8_length(data: bytes, i: int) -> int:
-    """toybox's utf8towc on data[i:]: bytes of the character there, 0 for a NUL, -1 when it is not
-    UTF-8, -2 when it goes on past the end."""
-    lead = data[i]
-    if lead < 0x80:
-        return 1 if lead else 0
-    if not 0xC2 <= lead <= 0xF4:
-        return -1
-    size = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-    value = lead & (0x7F >> size)
-    for k in range(1, size):
-        if i + k >= len(data):
-            return -2
-        if data[i + k] & 0xC0 != 0x80:
-            return -1
-        value = value << 6 | data[i + k] & 0x3F
-    if value < (0x80, 0x800, 0x10000)[size - 2] or value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
-        return -1
-    return size
-
-
 def is_binary(data: bytes) -> bool:
     """Whether the first 256 bytes hold a NUL or something that is not UTF-8 (a character cut by
     the 256th byte is fine)."""
     head, i = data[:256], 0
     while i < len(head):
-        size = utf8_length(head, i)
+        size = char_length(head, i)
         if size == -2:
             return False
         if size < 1:
