@@ -254,3 +254,13 @@ def test_large_input_is_bounded(sh: ShellDevice) -> None:
     """A huge -w would print without end: nl stops at 64 MiB of output."""
     r = sh.run("yes | head -n 100 | nl -w 2000000")
     assert r.status == 1 and "larger than 64 MiB" in r.error
+
+
+@pytest.mark.parametrize("line", ["nl F", "tac F", "paste F", "comm F F"])
+def test_line_commands_refuse_more_lines_than_every_line_splitting_command(
+    sh: ShellDevice, line: str
+) -> None:
+    """64 MiB of newlines would be 64 million objects: past MAX_LINES, an error, as for sort or sed."""
+    sh.host(f"{WORK}/F").write_bytes(b"\n" * 2_100_000)
+    r = sh.run(f"cd {WORK} && {line}", timeout=60)
+    assert r.status == 1 and r.out == b"" and "more than 2,000,000 lines of input" in r.error

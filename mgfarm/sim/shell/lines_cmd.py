@@ -11,10 +11,12 @@ import stat as statmod
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from mgfarm.sim.shell import text
 from mgfarm.sim.shell.files import MAX_INPUT, CommandError, is_folder, kind, read_file, read_input, report
 from mgfarm.sim.shell.posix_regex import bracket_end, to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import BoundedPattern, RegexError, RegexTimeout, compile_regex, run_bounded
+from mgfarm.sim.shell.text import TooManyLines
 from mgfarm.sim.shell.toyargs import Fatal, ToyArgs, ToySpec, arg_bytes, parse_or_report
 from mgfarm.sim.shell.utf8 import char_length, wcwidth
 
@@ -23,11 +25,15 @@ C_SPACE = b" \t\n\v\f\r"
 
 
 def split_lines(data: bytes) -> list[bytes]:
-    """Lines as getline returns them: each with its newline, the last perhaps without one."""
-    parts = data.split(b"\n")
-    lines = [part + b"\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
+    """Lines as getline returns them: each with its newline, the last perhaps without one; at most
+    MAX_LINES of them, as every line-splitting command (a CommandError past them)."""
+    try:
+        parts = text.split_lines(data, b"\n")
+    except TooManyLines as exc:
+        raise CommandError(str(exc)) from exc
+    lines = [part + b"\n" for part in parts]
+    if lines and not data.endswith(b"\n"):
+        lines[-1] = parts[-1]
     return lines
 
 
@@ -359,7 +365,11 @@ async def comm_lines(inv: Invocation, path: str) -> tuple[list[bytes], bool]:
     except CommandError as exc:
         message = str(exc).removeprefix("./") if path == "-" else str(exc)
         raise Fatal(f"No file {message}") from exc
-    return [c_string(line.removesuffix(b"\n")) for line in split_lines(data)], False
+    try:
+        lines = split_lines(data)
+    except CommandError as exc:
+        raise Fatal(str(exc)) from exc
+    return [c_string(line.removesuffix(b"\n")) for line in lines], False
 
 
 def comm_merge(one: list[bytes], two: list[bytes], hide: set[str]) -> bytes:
