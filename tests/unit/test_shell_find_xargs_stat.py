@@ -232,3 +232,12 @@ def test_an_exec_plus_is_followed_by_the_rest_of_the_expression(tmp_path: Path) 
     r = sh.run("find /data/local/tmp/fz -type f \\( -size -100c -exec echo A {} + -o -exec echo B {} + \\)")
     assert sorted(r.text.splitlines()) == ["A /data/local/tmp/fz/small", "B /data/local/tmp/fz/big"]
     sh.close()
+
+
+def test_xargs_refuses_more_words_than_the_line_bound(tmp_path: Path) -> None:
+    """Its words are objects in memory (toybox streams them): past MAX_LINES, an error."""
+    sh = ShellDevice(tmp_path, boot=False)
+    sh.host("/data/local/tmp/w").write_bytes(b"a " * 2_100_000)
+    r = sh.run("xargs echo < /data/local/tmp/w", timeout=60)
+    assert (r.status, r.out) == (1, b"") and "more than 2,000,000 words of input" in r.error
+    sh.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from mgfarm.sim.io import ByteSource, ShellIO
 from mgfarm.sim.shell.find_cmd import run_command
 from mgfarm.sim.shell.registry import Invocation, command
+from mgfarm.sim.shell.text import MAX_LINES, TooManyLines, split_lines
 from mgfarm.sim.shell.toyargs import ToyArgs, ToySpec, parse_or_report
 
 ARG_MAX = 2_097_152  # the kernel's limit for a stack of 8 MiB (sysconf(_SC_ARG_MAX))
@@ -25,13 +26,15 @@ SPEC = ToySpec(
 
 
 def words_of(data: bytes, nul: bool) -> list[bytes]:
-    """-0: NUL-ended strings (the last may lack its NUL); else lines cut at a NUL, split at blanks."""
+    """-0: NUL-ended strings (the last may lack its NUL); else lines cut at a NUL, split at blanks.
+    At most MAX_LINES words (TooManyLines): each is an object in memory, where toybox streams."""
     if nul:
-        parts = data.split(b"\0")
-        return parts[:-1] if parts[-1] == b"" else parts
+        return split_lines(data, b"\0")
     words: list[bytes] = []
-    for line in data.split(b"\n"):
+    for line in split_lines(data, b"\n"):
         words.extend(line.split(b"\0", 1)[0].split())
+        if len(words) > MAX_LINES:
+            raise TooManyLines(f"more than {MAX_LINES:,} words of input")
     return words
 
 
@@ -117,7 +120,11 @@ async def xargs(inv: Invocation) -> int:
     if start >= limit:
         inv.err("xargs: command too long\n")
         return 1
-    words = words_of(await read_capped(inv), "0" in opts.flags)
+    try:
+        words = words_of(await read_capped(inv), "0" in opts.flags)
+    except TooManyLines as exc:
+        inv.err(f"xargs: {exc}\n")
+        return 1
     status, at, ran, done = 0, 0, False, False
     while not done and (at < len(words) or not ran):
         try:
