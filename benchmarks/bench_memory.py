@@ -5,9 +5,10 @@
 Starts a farm of its own (process backend), resets one env per replica, opens every installed app
 on each (as `mgfarm bench` does), and reads the proportional set size (PSS: shared pages split
 between the processes that map them) of every farm process: the sim workers, the watchdog and the
-adb server, plus the frame files' pages on their tmpfs (`frames`, mgfarm/bench/usage.py). Three
+adb server, plus the frame files' pages on their tmpfs (`frames`, mgfarm/bench/usage.py). Four
 moments: right after the last app opened ("in use"), after both workloads of `mgfarm bench` ran
-their windows ("working", what `mgfarm bench` reports as working), and once the workers stopped
+their windows ("working", what `mgfarm bench` reports as working), while envs step at an agent's
+pace, one step each every 2 s ("paced", `measure.run_paced`), and once the workers stopped
 using CPU ("idle", when a worker hands its kept heap back, mgfarm/sim/heap.py). For each worker it
 also prints where its PSS lies by mapping when working and idle (`[heap]` is malloc's, `[anon]`
 mostly Python's object arenas and thread stacks, `*.frame` the shared frame file, the rest
@@ -69,18 +70,25 @@ def main() -> None:
             opened = measure.open_every_app(pool)
             moments["in use"] = measure.farm_memory_kib(FARM)
             mappings: dict[str, dict[str, dict[str, int]]] = {}
+            paced: measure.WindowSample | None = None
             if args.window:
                 for workload in (MIXED, NEW_FRAME):
                     measure.measure_window(pool, workload, args.warmup, args.window, lambda: {})
                 moments["working"] = measure.farm_memory_kib(FARM)
                 mappings["working"] = {str(w.pid): by_mapping(w.pid) for w in farm.workers}
-            # Windows of 2 s: a worker trims after one whole idle second (mgfarm/sim/heap.py).
+                paced = measure.run_paced(pool, lambda: usage.cpu_s(farm, found))
+                moments["paced"] = measure.farm_memory_kib(FARM)
+                mappings["paced"] = {str(w.pid): by_mapping(w.pid) for w in farm.workers}
+            # Windows of 2 s: a worker trims after an idle quarter second (mgfarm/sim/heap.py).
             usage.wait_settled(found.sim, timeout=20.0, every=2.0)
             moments["idle"] = measure.farm_memory_kib(FARM)
             mappings["idle"] = {str(w.pid): by_mapping(w.pid) for w in farm.workers}
     finally:
         api.down(FARM)
     load = os.getloadavg()[0]
+    if paced is not None:
+        by_group = {g: round(1000 * c / max(1, paced.steps), 2) for g, c in sorted(paced.cpu_s.items())}
+        print(f"paced: {paced.steps} steps in {paced.wall_s:.1f} s, CPU ms a step {by_group}")
     print(f"{args.replicas} replicas, {opened} apps opened on each, load average {load:.1f}; PSS MiB:")
     for moment, kib in moments.items():
         total = sum(kib.values()) / 1024

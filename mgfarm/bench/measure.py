@@ -33,6 +33,7 @@ class UpSample:
     memory_mib_per_replica: float  # right after boot
     working_mib_per_replica: float = 0.0  # after the episodes: apps opened, both workloads run
     apps_mib_per_replica: float = 0.0  # after every app was opened on every replica
+    paced_mib_per_replica: float = 0.0  # while envs step at an agent's pace (`run_paced`)
     idle_mib_per_replica: float = 0.0  # after the episodes, once the devices idled (kept heap trimmed)
     memory_kib: dict[str, dict[str, int]] = field(default_factory=dict)  # moment -> group -> KiB
 
@@ -140,7 +141,11 @@ DONE_ACTION = {"action_type": "status", "goal_status": "complete"}
 
 def _timings(pool: Any) -> list[dict[str, float]]:
     """Each env's timings of its last reset or step (the env keeps them out of `info`)."""
-    return [dict(env.unwrapped.last_timings) for env in pool.envs]
+    return _timings_of(pool.envs)
+
+
+def _timings_of(envs: Any) -> list[dict[str, float]]:
+    return [dict(env.unwrapped.last_timings) for env in envs]
 
 
 def run_episodes(pool: Any, sample: EnvSample, episodes: int, steps: int) -> None:
@@ -224,6 +229,39 @@ def measure_window(pool: Any, workload: str, warmup: int, window: int, cpu: Any)
     return sample
 
 
+# An agent that thinks between steps (a model call): each env steps once in this many seconds.
+PACED = "paced"
+PACED_PERIOD_S = 2.0
+PACED_ROUNDS = 3
+
+
+def run_paced(
+    pool: Any, cpu: Any = dict, period: float = PACED_PERIOD_S, rounds: int = PACED_ROUNDS
+) -> WindowSample:
+    """A fresh episode per env, then mixed steps at an agent's pace: each env steps once every
+    `period` seconds, the envs' turns spread evenly over the period, for `rounds` periods.
+
+    `cpu()` reads the CPU seconds of every group so far (as for `measure_window`): the sample holds
+    the CPU of the whole paced phase, waits included, and the steps' own times."""
+    obs, _ = pool.reset_all()
+    size = len(pool)
+    sample = WindowSample(workload=PACED, size=size)
+    before = cpu()
+    start = time.perf_counter()
+    for turn in range(size * rounds):
+        index, step = turn % size, turn // size
+        delay = start + turn * period / size - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        result = pool.envs[index].step(mixed_action(step, obs[index], index))
+        obs[index] = result[0]
+        sample.steps += 1
+        sample.step_ms += [t["total_ms"] for t in _timings_of([pool.envs[index]]) if "total_ms" in t]
+    sample.wall_s = time.perf_counter() - start
+    sample.cpu_s = usage.cpu_delta(before, cpu())
+    return sample
+
+
 @dataclass
 class FarmRun:
     """Everything measured on one running farm after `up`."""
@@ -231,6 +269,7 @@ class FarmRun:
     env: EnvSample
     windows: dict[str, WindowSample]
     apps_opened: int
+    paced: WindowSample | None = None
 
 
 def measure_farm(
@@ -245,8 +284,9 @@ def measure_farm(
     screen_scale: int = 1,
 ) -> FarmRun:
     """On a running farm: open every app on every replica, run the reset/judge episodes and both
-    workloads' windows; `up` gains the memory after the apps, at the end ("working") and once the
-    envs stopped stepping and the workers settled ("idle": a worker hands its kept heap back).
+    workloads' windows; `up` gains the memory after the apps, at the end ("working"), while the
+    envs step at an agent's pace ("paced", `run_paced`) and once the envs stopped stepping and the
+    workers settled ("idle": a worker hands its kept heap back).
     `screen_scale`: the envs' observation size (2: half the screen a side, resized in the device)."""
     from mgfarm.env.pool import EnvPool
 
@@ -275,8 +315,11 @@ def measure_farm(
             )
         up.memory_kib["working"] = farm_memory_kib(name, adb_server_pid)
         up.working_mib_per_replica = per_replica_mib(up.memory_kib["working"], size)
-        # Windows of 2 s: a worker trims after one whole idle second (mgfarm/sim/heap.py).
+        paced = run_paced(pool, lambda: usage.cpu_s(farm, found))
+        up.memory_kib["paced"] = farm_memory_kib(name, adb_server_pid)
+        up.paced_mib_per_replica = per_replica_mib(up.memory_kib["paced"], size)
+        # Windows of 2 s: a worker trims after an idle quarter second (mgfarm/sim/heap.py).
         usage.wait_settled(found.sim, timeout=20.0, every=2.0)
         up.memory_kib["idle"] = farm_memory_kib(name, adb_server_pid)
         up.idle_mib_per_replica = per_replica_mib(up.memory_kib["idle"], size)
-    return FarmRun(sample, windows, opened)
+    return FarmRun(sample, windows, opened, paced)

@@ -19,6 +19,7 @@ COLUMNS = (
     "replica ready s",
     "MiB each boot",
     "MiB each working",
+    "MiB each paced",
     "reset ms",
     "judge ms",
 )
@@ -26,11 +27,13 @@ WORKLOAD_COLUMNS = ("workload", "N", "step ms", "steps/s", "CPU ms/step")
 LEGEND = (
     "N: replicas. Pairs are median/p99. all ready s: `up --replicas N` until every replica is ready; "
     "replica ready s: each replica's own time to ready; MiB each: PSS of every process of the farm "
-    "(device workers or containers, watchdog, adb server) divided by N, at boot and working (after "
-    "every app was opened on every replica and both workloads ran); reset: snapshot load + task "
+    "(device workers or containers, watchdog, adb server) divided by N, at boot, working (after "
+    "every app was opened on every replica and both workloads ran) and paced (while each env steps "
+    "once every 2 s, as an agent that calls a model between steps); reset: snapshot load + task "
     "setup + first observation; judge: the task's checks at episode end. Workloads: mixed is "
     "clicks, scrolls and back through screens seen before; new-frame is dial-pad taps typing a "
-    "number, each showing a screen never drawn before. step: action + screenshot + UI tree; "
+    "number, each showing a screen never drawn before; paced is mixed at that agent's pace (its "
+    "CPU ms/step includes the waits). step: action + screenshot + UI tree; "
     "steps/s: all replicas together, over each env's steps after its warm-up; CPU ms/step: sim, "
     "adb server, watchdog and client processes together over those steps."
 )
@@ -51,6 +54,7 @@ def table_rows(result: dict[str, Any]) -> list[list[str]]:
             _pair(row["replica_ready_s"], 1),
             f"{row['memory_mib_per_replica_at_boot']:.1f}",
             f"{row['memory_mib_per_replica']:.1f}",
+            f"{row['memory_mib_per_replica_paced']:.1f}" if "memory_mib_per_replica_paced" in row else "n/a",
             _pair(row["reset_ms"]),
             _pair(row["judge_ms"]),
         ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import mgfarm
 from mgfarm.adb import server as adbserver
-from mgfarm.bench.measure import FarmRun, UpSample, WindowSample, measure_farm, measure_up
+from mgfarm.bench.measure import PACED, FarmRun, UpSample, WindowSample, measure_farm, measure_up
 from mgfarm.bench.stats import summarize
 from mgfarm.bench.workloads import WORKLOADS
 from mgfarm.errors import MgfarmError
@@ -227,12 +227,20 @@ def summarise(
                 "memory_mib_per_replica_apps_opened": round(up.apps_mib_per_replica, 1),
                 "memory_mib_per_replica_idle": round(up.idle_mib_per_replica, 1),
                 "memory_mib_total": round(working * up.replicas, 1),
+                **(
+                    {"memory_mib_per_replica_paced": round(up.paced_mib_per_replica, 1)}
+                    if run_.paced is not None
+                    else {}
+                ),
                 "memory_kib_by_group": up.memory_kib,
                 "apps_opened": run_.apps_opened,
                 "reset_ms": summarize(env.reset_ms),
                 "judge_ms": summarize(env.judge_ms),
                 "failed_episodes": env.failed_episodes,
-                "workloads": {w: window_summary(run_.windows[w]) for w in WORKLOADS if w in run_.windows},
+                "workloads": {
+                    **{w: window_summary(run_.windows[w]) for w in WORKLOADS if w in run_.windows},
+                    **({PACED: window_summary(run_.paced)} if run_.paced is not None else {}),
+                },
                 "samples": {
                     "reset_ms": env.reset_ms,
                     "judge_ms": env.judge_ms,

@@ -14,6 +14,7 @@ import mmap
 import os
 import stat
 import struct
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ class FrameBuffer:
         self.signature = b""  # of the frame the file holds
         self.size = (0, 0)  # its width and height
         self.scale = 1  # how many screen pixels a side one of its pixels stands for
+        self.used_at = 0.0  # time.monotonic() of the last `mgfarm-frame` answered from this file
 
     @classmethod
     def open(cls, path: Path, width: int, height: int) -> FrameBuffer:
@@ -61,6 +63,14 @@ class FrameBuffer:
         buffer = cls(mapping)
         HEADER.pack_into(mapping, 0, MAGIC, 0, 0, 0, CHANNELS, bytes(16))
         return buffer
+
+    def touch(self) -> None:
+        """A client was just told about the frame this file holds (it reads it now)."""
+        self.used_at = time.monotonic()
+
+    def quiet_for(self, seconds: float) -> bool:
+        """Whether no client was told about this file's frame in the last `seconds`."""
+        return time.monotonic() - self.used_at >= seconds
 
     def fits(self, width: int, height: int) -> bool:
         return width * height * CHANNELS <= self.capacity

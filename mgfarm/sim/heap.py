@@ -5,8 +5,11 @@ rows). With glibc's defaults each is mapped fresh and returned when freed, so ev
 page-faults ~2,700 times: ~5 ms of kernel time, as much as the render itself. Serving from the heap
 and trimming it only past 256 MB removes that, but keeps what the busiest moment freed: after every
 app was opened once, ~45 MB of a one-device worker's ~115 MB is free heap. `trim_when_idle` hands it
-back after a second without work, so a device an agent is stepping keeps its fast heap and an idle
-one costs what it holds; the first new screen after an idle second pays the page faults once.
+back after a quarter of a second without work, so a device an agent is stepping keeps its fast heap and an
+idle one costs what it holds; the first new screen after an idle spell pays the page faults once.
+A worker whose devices agents step at their pace (a model call between steps) is never idle that
+long, yet has CPU to spare: while it uses under a quarter of a core, it trims after every window
+and runs its `light` release, since the page faults and redraws this brings back cost CPU it has.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from collections.abc import Callable
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 MMAP_THRESHOLD = 32 * 1024 * 1024  # glibc's largest allowed value on 64-bit
 TRIM_THRESHOLD = 256 * 1024 * 1024
-IDLE_SECONDS = 1.0  # a window this long ...
+IDLE_SECONDS = 0.25  # a window this long ...
 IDLE_CPU_SHARE = 0.05  # ... in which the process used under this share of a core is idle
+LIGHT_CPU_SHARE = 0.25  # ... and under this share, lightly used: its memory matters more than its speed
 
 
 def keep_freed_memory() -> bool:
@@ -41,9 +45,15 @@ def trim() -> None:
         ctypes.CDLL(None).malloc_trim(0)
 
 
-async def trim_when_idle(window: float = IDLE_SECONDS, also: Callable[[], None] | None = None) -> None:
+async def trim_when_idle(
+    window: float = IDLE_SECONDS,
+    also: Callable[[], None] | None = None,
+    worked: Callable[[bool], None] | None = None,
+) -> None:
     """Trim once after each busy spell, when a whole `window` passed with (almost) no CPU used;
-    `also` runs then too (the worker frees its devices' frame files).
+    `also` runs then too (the worker frees what it kept for fast frames). After every other window,
+    `worked(light)` says whether the process used little CPU in it (up to LIGHT_CPU_SHARE of a
+    core); the heap is trimmed after those of light use too.
 
     CPU time, not requests, says idle: it covers every device, thread and kind of work in the
     process, and reading it costs nothing."""
@@ -51,9 +61,14 @@ async def trim_when_idle(window: float = IDLE_SECONDS, also: Callable[[], None] 
     last = time.process_time()
     while True:
         await asyncio.sleep(window)
-        used = time.process_time() - last
-        if used > IDLE_CPU_SHARE * window:
+        share = (time.process_time() - last) / window
+        if share > IDLE_CPU_SHARE:
             trimmed = False
+            light = share <= LIGHT_CPU_SHARE
+            if worked is not None:
+                worked(light)
+            if light:
+                trim()
         elif not trimmed:
             if also is not None:
                 also()

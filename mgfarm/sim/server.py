@@ -25,9 +25,9 @@ from mgfarm.sim.console import Console, TokenError, default_token_file, read_tok
 from mgfarm.sim.device import DeviceConfig, SimDevice
 from mgfarm.sim.framebuffer import RAW, RAW_KEPT_ALONE, FrameBuffer, open_buffers
 from mgfarm.sim.heap import keep_freed_memory, trim_when_idle
+from mgfarm.sim.release import Release
 from mgfarm.sim.system.props import profile_overrides
 from mgfarm.sim.system.space import DEFAULT_STORAGE, MIN_STORAGE
-from mgfarm.sim.ui import redraw, render
 
 log = logging.getLogger("mgfarm.sim.server")
 
@@ -193,7 +193,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
     if data_dir is None:
         temp = data_dir = Path(tempfile.mkdtemp(prefix="mgfarm-sim-"))
     hosts: list[DeviceHost] = []
-    trimmer: asyncio.Task[None] | None = None
+    trimmers: list[asyncio.Task[None]] = []
     try:
         configs = device_configs(options, data_dir)
         token = prepare_files(configs)
@@ -208,8 +208,13 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
         buffers = frame_buffers(options, configs)
         if len(configs) == 1:
             RAW.limit(RAW_KEPT_ALONE)
-        # Whenever the worker idles, the heap kept for fast frames and the frame files' pixels go back.
-        trimmer = asyncio.get_running_loop().create_task(trim_when_idle(also=release_frames(buffers)))
+        # The memory kept for fast frames goes back while the worker is lightly used, all once idle.
+        release = Release(buffers)
+        loop = asyncio.get_running_loop()
+        trimmers = [
+            loop.create_task(trim_when_idle(also=release.idle, worked=release.worked)),
+            loop.create_task(release.while_light()),
+        ]
         if options.sandbox:
             say_sandbox(confine(sandbox_for(options, configs, data_dir)))
         ready: list[asyncio.Task[None]] = []
@@ -224,7 +229,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None], stop: asyncio
         for task in ready:
             task.cancel()
     finally:
-        if trimmer is not None:
+        for trimmer in trimmers:
             trimmer.cancel()
         for host in hosts:
             await host.stop()
@@ -244,20 +249,6 @@ def frame_buffers(options: ServeOptions, configs: list[DeviceConfig]) -> dict[st
         raise MgfarmError(
             f"cannot map the frame files in {options.frames_dir} ({exc}); pass the farm's --frames folder."
         ) from exc
-
-
-def release_frames(buffers: dict[str, FrameBuffer]) -> Callable[[], None]:
-    """What an idle worker does to its frame files: give their pixel pages back (and the raw frames
-    it kept for them, the images the last frame was drawn on and the pictures apps drew)."""
-
-    def release() -> None:
-        for buffer in buffers.values():
-            buffer.release()
-        RAW.clear()
-        redraw.forget()
-        render.forget_drawn()
-
-    return release
 
 
 async def say_ready(host: DeviceHost, announce_to: int | None, say: Callable[[str], None]) -> None:

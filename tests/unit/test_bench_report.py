@@ -39,7 +39,9 @@ def _window(workload: str, size: int, step_ms: float, steps: int, wall_s: float,
 def _result() -> dict[str, Any]:
     ups = [
         UpSample(1, 1.5, [1.5], 30.0, working_mib_per_replica=45.0),
-        UpSample(4, 3.0, [2.0, 2.5, 2.9, 3.0], 25.0, working_mib_per_replica=28.25),
+        UpSample(
+            4, 3.0, [2.0, 2.5, 2.9, 3.0], 25.0, working_mib_per_replica=28.25, paced_mib_per_replica=9.5
+        ),
     ]
     runs = [
         FarmRun(
@@ -57,6 +59,7 @@ def _result() -> dict[str, Any]:
                 "new-frame": _window("new-frame", 4, 120.0, 120, 4.0, 4.8),
             },
             apps_opened=14,
+            paced=_window("paced", 4, 20.0, 24, 6.0, 0.36),
         ),
     ]
     config = BenchConfig.quick(replicas=[1, 4])
@@ -87,7 +90,10 @@ def test_rows_per_replica_count_with_throughput_from_wall_time() -> None:
     assert result["cold_start_s"]["samples"] == [1.4, 1.6]
     assert result["command"] == "mgfarm bench --backend process --replicas 1,4 --quick"
     assert result["machine"]["load_average"] == [2.5, 1.0, 0.5]  # the start's, not the end's
-    assert table_rows(result)[1] == ["4", "3.0", "2.7/3.0", "25.0", "28.2", "60/60", "7/7"]
+    assert table_rows(result)[0] == ["1", "1.5", "1.5/1.5", "30.0", "45.0", "n/a", "41/42", "6/6"]
+    assert table_rows(result)[1] == ["4", "3.0", "2.7/3.0", "25.0", "28.2", "9.5", "60/60", "7/7"]
+    assert four["workloads"]["paced"]["steps_per_s"] == pytest.approx(4.0)  # the agent's pace
+    assert four["workloads"]["paced"]["cpu_ms_per_step"] == pytest.approx(15.0)
 
 
 def test_workload_rows_group_by_workload_then_replicas() -> None:
@@ -96,6 +102,7 @@ def test_workload_rows_group_by_workload_then_replicas() -> None:
         ["mixed", "4", "30/30", "60.0", "5.0"],
         ["new-frame", "1", "40/40", "20.0", "40.0"],
         ["new-frame", "4", "120/120", "30.0", "40.0"],
+        ["paced", "4", "20/20", "4.0", "15.0"],
     ]
 
 
@@ -109,7 +116,7 @@ def test_markdown_names_the_command_machine_and_load() -> None:
     tables = [block for block in text.split("\n\n") if block.startswith("|")]
     assert len(tables) == 2
     assert tables[0].count("\n| ") == 2  # farm table: one line per replica count after the header
-    assert tables[1].count("\n| ") == 4  # workload table: one line per workload and replica count
+    assert tables[1].count("\n| ") == 5  # workload table: one line per workload and replica count
     assert tables[1].startswith("| workload | N | step ms | steps/s | CPU ms/step |")
 
 

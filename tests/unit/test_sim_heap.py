@@ -70,3 +70,40 @@ def test_an_idle_worker_gives_the_kept_heap_back() -> None:
         pytest.skip("the C library is not glibc: there is no malloc_trim")
     kept, idle = (int(x) for x in run.stdout.split())
     assert idle < kept - 40, f"RSS {kept} MiB with 60 MB freed, still {idle} MiB once idle"
+
+
+LIGHT = """
+import asyncio, time
+from mgfarm.sim.heap import trim_when_idle
+calls = {"light": 0, "busy": 0, "idle": 0}
+def worked(light):
+    calls["light" if light else "busy"] += 1
+def idle():
+    calls["idle"] += 1
+async def main():
+    trimmer = asyncio.get_running_loop().create_task(trim_when_idle(window=0.2, also=idle, worked=worked))
+    for _ in range(10):  # 0.03 s of CPU every 0.2 s: ~15 % of a core, an agent's pace
+        start = time.process_time()
+        while time.process_time() - start < 0.03:
+            pass
+        await asyncio.sleep(0.17)
+    light_windows = calls["light"]
+    start = time.process_time()
+    while time.process_time() - start < 0.5:  # then busy: a whole core
+        await asyncio.sleep(0)
+    busy_windows = calls["busy"]
+    await asyncio.sleep(0.5)  # then nothing: idle
+    trimmer.cancel()
+    print(light_windows, busy_windows, calls["idle"])
+asyncio.run(main())
+"""
+
+
+def test_a_lightly_used_worker_is_told_so_after_each_window() -> None:
+    """Devices stepped at an agent's pace never leave their worker idle for a whole window; it
+    still learns that it used little CPU, to give memory back as it goes, and all of it once idle."""
+    run = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, check=True)
+    light, busy, idle = (int(x) for x in run.stdout.split())
+    assert light >= 3, f"{light} windows of light use told in ~10"
+    assert busy >= 1, "half a second of a whole core was never told as busy"
+    assert idle >= 1  # (more when the machine stretched a window of light use under 5 %)

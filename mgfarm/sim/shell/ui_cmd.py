@@ -269,6 +269,7 @@ async def mgfarm_frame(inv: Invocation) -> int:
         if problem:
             inv.err(f"mgfarm-frame: {problem}\n")
             return 1
+    buffer.touch()
     width, height = buffer.size
     inv.out(f"frame {buffer.seq} {width} {height} {digest.hex()}\n")
     if with_ui:

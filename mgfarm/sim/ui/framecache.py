@@ -81,6 +81,13 @@ class FrameCache:
             dropped.kept = False
             self.total -= dropped.size
 
+    def clear(self) -> None:
+        """Drop every kept screen (a screen still in use stays with its user, no longer counted)."""
+        for screen in self._screens.values():
+            screen.kept = False
+        self._screens.clear()
+        self.total = 0
+
 
 def _budget_from_env() -> int:
     return 0 if os.environ.get("MGFARM_SIM_SHARED_FRAMES", "1") == "0" else DEFAULT_BUDGET
