@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,11 +142,7 @@ DONE_ACTION = {"action_type": "status", "goal_status": "complete"}
 
 def _timings(pool: Any) -> list[dict[str, float]]:
     """Each env's timings of its last reset or step (the env keeps them out of `info`)."""
-    return _timings_of(pool.envs)
-
-
-def _timings_of(envs: Any) -> list[dict[str, float]]:
-    return [dict(env.unwrapped.last_timings) for env in envs]
+    return [dict(env.unwrapped.last_timings) for env in pool.envs]
 
 
 def run_episodes(pool: Any, sample: EnvSample, episodes: int, steps: int) -> None:
@@ -236,7 +233,10 @@ PACED_ROUNDS = 3
 
 
 def run_paced(
-    pool: Any, cpu: Any = dict, period: float = PACED_PERIOD_S, rounds: int = PACED_ROUNDS
+    pool: Any,
+    cpu: Callable[[], dict[str, float]] = dict,
+    period: float = PACED_PERIOD_S,
+    rounds: int = PACED_ROUNDS,
 ) -> WindowSample:
     """A fresh episode per env, then mixed steps at an agent's pace: each env steps once every
     `period` seconds, the envs' turns spread evenly over the period, for `rounds` periods.
@@ -253,10 +253,11 @@ def run_paced(
         delay = start + turn * period / size - time.perf_counter()
         if delay > 0:
             time.sleep(delay)
-        result = pool.envs[index].step(mixed_action(step, obs[index], index))
-        obs[index] = result[0]
+        env = pool.envs[index]
+        obs[index] = env.step(mixed_action(step, obs[index], index))[0]
         sample.steps += 1
-        sample.step_ms += [t["total_ms"] for t in _timings_of([pool.envs[index]]) if "total_ms" in t]
+        if "total_ms" in env.unwrapped.last_timings:
+            sample.step_ms.append(env.unwrapped.last_timings["total_ms"])
     sample.wall_s = time.perf_counter() - start
     sample.cpu_s = usage.cpu_delta(before, cpu())
     return sample

@@ -5,11 +5,12 @@ rows). With glibc's defaults each is mapped fresh and returned when freed, so ev
 page-faults ~2,700 times: ~5 ms of kernel time, as much as the render itself. Serving from the heap
 and trimming it only past 256 MB removes that, but keeps what the busiest moment freed: after every
 app was opened once, ~45 MB of a one-device worker's ~115 MB is free heap. `trim_when_idle` hands it
-back after a quarter of a second without work, so a device an agent is stepping keeps its fast heap and an
-idle one costs what it holds; the first new screen after an idle spell pays the page faults once.
+back after a quarter second without work, so a device an agent is stepping keeps its fast heap
+and an idle one costs what it holds; the first new screen after an idle spell pays the faults once.
 A worker whose devices agents step at their pace (a model call between steps) is never idle that
 long, yet has CPU to spare: while it uses under a quarter of a core, it trims after every window
-and runs its `light` release, since the page faults and redraws this brings back cost CPU it has.
+and says so (`worked`, mgfarm/sim/release.py), since the page faults and redraws this brings back
+cost CPU it has.
 """
 
 from __future__ import annotations

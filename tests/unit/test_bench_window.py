@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,43 @@ def test_frame_files_count_once_whether_mapped_or_not(tmp_path: Path) -> None:
         assert usage.mapped_kib(os.getpid(), str(tmp_path)) >= 1000
     assert usage.mapped_kib(os.getpid(), str(tmp_path)) == 0
     assert usage.mapped_kib(os.getpid(), "") == 0
+
+
+class _PacedEnv:
+    def __init__(self, steps: list[tuple[int, float]], index: int) -> None:
+        self.unwrapped = self
+        self.last_timings: dict[str, float] = {}
+        self._steps = steps
+        self._index = index
+
+    def step(self, action: dict[str, Any]) -> tuple[Any, ...]:
+        self._steps.append((self._index, time.perf_counter()))
+        self.last_timings = {"total_ms": 2.0}
+        return {"ui_elements": []}, 0.0, False, False, {}
+
+
+class _PacedPool:
+    def __init__(self, size: int) -> None:
+        self.steps: list[tuple[int, float]] = []
+        self.envs = [_PacedEnv(self.steps, i) for i in range(size)]
+
+    def __len__(self) -> int:
+        return len(self.envs)
+
+    def reset_all(self) -> tuple[list[Any], list[dict[str, Any]]]:
+        return [{"ui_elements": []}] * len(self.envs), [{}] * len(self.envs)
+
+
+def test_paced_steps_each_env_once_a_period_in_turns() -> None:
+    """The agent's pace the bench measures memory at: envs take turns, none faster than its period."""
+    from mgfarm.bench.measure import run_paced
+
+    pool = _PacedPool(4)
+    readings = iter([{"sim": 1.0}, {"sim": 1.5}])
+    sample = run_paced(pool, lambda: next(readings), period=0.2, rounds=3)
+    assert [index for index, _ in pool.steps] == [0, 1, 2, 3] * 3
+    for env in range(4):
+        times = [t for index, t in pool.steps if index == env]
+        assert all(b - a >= 0.2 - 1e-3 for a, b in itertools.pairwise(times))
+    assert sample.steps == 12 and sample.step_ms == [2.0] * 12
+    assert sample.cpu_s == {"sim": 0.5}
