@@ -95,3 +95,19 @@ def test_a_lightly_used_worker_frees_the_frames_no_client_is_reading(tmp_path: P
     seq = quiet.write(frame.tobytes(), W, H, SIG)
     client = FrameFile(tmp_path / "emulator-5554.frame")
     assert np.array_equal(client.read(Header(seq, W, H, SIG), (W, H)), frame)
+
+
+def test_a_write_after_release_brings_back_only_the_pages_it_writes(tmp_path: Path) -> None:
+    """The released pages come back in one call for the next frame, but a half-size frame
+    (`--scale 2`) makes the file hold a quarter of a full frame, not all of it."""
+    path = tmp_path / "emulator-5554.frame"
+    framebuffer.create(path)
+    device = FrameBuffer.open(path, W, H)
+    device.write(np.zeros((H, W, 3), np.uint8).tobytes(), W, H, SIG)
+    device.release()
+    if device.signature:
+        pytest.skip("this filesystem cannot punch holes in a mapped file")
+    half = np.full((H // 2, W // 2, 3), 5, dtype=np.uint8)
+    seq = device.write(half.tobytes(), W // 2, H // 2, SIG, scale=2)
+    assert path.stat().st_blocks * 512 < W * H * 3 // 3
+    assert np.array_equal(FrameFile(path).read(Header(seq, W // 2, H // 2, SIG), (W // 2, H // 2)), half)
