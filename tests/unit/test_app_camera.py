@@ -37,8 +37,8 @@ def test_mp4_is_a_valid_container_with_the_duration() -> None:
 
 def test_photos_and_videos_are_named_by_device_time(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     device.services.clock.freeze(True)
+    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     screen = Screen(device)
     screen.am.launch(PKG)
     screen.tap(desc="Shutter")

@@ -62,8 +62,8 @@ def test_formats_follow_the_app() -> None:
 
 def test_track_list_shows_each_track_newest_first_with_its_marker_count(tmp_path: Path) -> None:
     device = boot_device(tmp_path)
-    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     device.services.clock.freeze(True)
+    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     db = device.fs.host(DB, "/")
     sql(db, ADD, ("Morning Run", "", "running", "running", ms(14, 7), ms(14, 8), 1979.0, 45 * 60_000, 0))
     sql(

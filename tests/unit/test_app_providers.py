@@ -193,8 +193,8 @@ def test_expense_edit_and_delete(tmp_path: Path) -> None:
 def test_clock_timer_and_stopwatch_follow_the_device_clock(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
     clock = s.device.services.clock
-    clock.set_ms(1772616600000)
     clock.freeze(True)
+    clock.set_ms(1772616600000)
     s.am.launch("com.google.android.deskclock")
     s.tap(desc="Timer")
     for key in "2035":

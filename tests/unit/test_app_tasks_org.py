@@ -54,8 +54,8 @@ def add(db: Path, title: str, importance: int, due: int, hide: int = 0, complete
 
 def booted(tmp_path: Path) -> tuple[SimDevice, Screen, Path]:
     device = boot_device(tmp_path)
-    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     device.services.clock.freeze(True)
+    device.services.clock.set_ms(int(NOW.timestamp() * 1000))
     return device, Screen(device), device.fs.host(DB, "/")
 
 

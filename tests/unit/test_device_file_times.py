@@ -53,8 +53,8 @@ def fs(tmp_path: Path, clock: FakeClock) -> DeviceFS:
 def sh(tmp_path: Path) -> Iterator[ShellDevice]:
     dev = ShellDevice(tmp_path, boot=False)
     dev.device.props.set("persist.sys.timezone", "Europe/Berlin")
-    dev.device.services.clock.set_ms(int(DEVICE_NOW * 1000))
     dev.device.services.clock.freeze(True)
+    dev.device.services.clock.set_ms(int(DEVICE_NOW * 1000))
     yield dev
     dev.close()
 

@@ -26,8 +26,8 @@ LAUNCH = "monkey -p {} -c android.intent.category.LAUNCHER 1"
 @pytest.fixture
 def sh(tmp_path: Path) -> Iterator[ShellDevice]:
     device = ShellDevice(tmp_path)
-    device.device.services.clock.set_ms(NOW_MS)
     device.device.services.clock.freeze(True)
+    device.device.services.clock.set_ms(NOW_MS)
     yield device
     device.close()
 

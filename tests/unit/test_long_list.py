@@ -272,8 +272,8 @@ def numbers(count: int) -> str:
 
 def at_noon_on_4_march(sh: ShellDevice) -> None:
     clock = sh.device.services.clock
-    clock.set_ms(1772625600000)
     clock.freeze(True)
+    clock.set_ms(1772625600000)
 
 
 def add_overlapping_events(sh: ShellDevice, count: int) -> None:

@@ -34,8 +34,8 @@ def test_services_start_with_their_databases(device: SimDevice) -> None:
 
 def test_frozen_clock_stands_still_and_set_moves_it() -> None:
     clock = Clock()
-    clock.set_ms(1_700_000_000_000)
     clock.freeze(True)
+    clock.set_ms(1_700_000_000_000)
     first = clock.now_ms()
     time.sleep(0.02)
     assert clock.now_ms() == first
@@ -48,8 +48,8 @@ def test_frozen_clock_stands_still_and_set_moves_it() -> None:
 
 def test_clock_state_round_trips() -> None:
     clock = Clock()
-    clock.set_ms(1_234_000)
     clock.freeze(True)
+    clock.set_ms(1_234_000)
     other = Clock()
     other.import_state(clock.export_state())
     assert other.frozen and other.now_ms() == 1_234_000

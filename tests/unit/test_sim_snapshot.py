@@ -58,8 +58,8 @@ def test_state_files_keep_the_service_names_older_snapshots_use(tmp_path: Path) 
     device = booted(tmp_path)
     services = snapshot.export_state(device)["services"]
     assert list(services) == ["packages", "clock", "telephony", "activities", "window", "clipboard"]
-    device.services.clock.set_ms(1_700_000_000_000)
     device.services.clock.freeze(True)
+    device.services.clock.set_ms(1_700_000_000_000)
     device.services.clipboard.text = "kept"
     snapshot.save(device, "named")
     device.services.clock.freeze(False)

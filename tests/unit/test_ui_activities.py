@@ -77,8 +77,8 @@ def test_snapshot_load_restores_screen_and_app_data(tmp_path: Path) -> None:
     from tests.unit.sim_screen import Screen
 
     s = Screen(boot_device(tmp_path))
-    s.device.services.clock.set_ms(1772616600000)
     s.device.services.clock.freeze(True)
+    s.device.services.clock.set_ms(1772616600000)
     s.am.launch("com.google.android.contacts")
     s.tap(desc="Create contact")
     s.type_into("Ada", text="First name")

@@ -80,8 +80,8 @@ def test_a_change_behind_the_ui_shows_on_the_next_screenshot(sh: ShellDevice) ->
 
 def test_a_running_clock_recomposes_each_second(sh: ShellDevice) -> None:
     clock = sh.device.services.clock
-    clock.set_ms(1772641800000)  # 16:30:00 UTC
     clock.freeze(True)
+    clock.set_ms(1772641800000)  # 16:30:00 UTC
     before = sh.run("screencap -p").out
     clock.set_ms(1772641800000 + 60_000)
     assert sh.run("screencap -p").out != before  # the status bar clock moved on
@@ -93,8 +93,8 @@ def test_a_screen_without_seconds_keeps_its_composition_within_the_minute(
     # On a farm an env's steps are often more than a second apart: the next input must not have
     # to compose the screen again because the second moved on, when nothing on it shows seconds.
     clock = sh.device.services.clock
-    clock.set_ms(1772641800000)  # 16:30:00 UTC
     clock.freeze(True)
+    clock.set_ms(1772641800000)  # 16:30:00 UTC
     sh.run("am start -n com.android.settings/.Settings")
     sh.run("screencap -p")
     builds = count_builds(monkeypatch, sh.device.services.window)
@@ -108,8 +108,8 @@ def test_a_screen_without_seconds_keeps_its_composition_within_the_minute(
 
 def test_a_stopwatch_recomposes_each_second(sh: ShellDevice) -> None:
     clock = sh.device.services.clock
-    clock.set_ms(1772641800000)
     clock.freeze(True)
+    clock.set_ms(1772641800000)
     wm = sh.device.services.window
     sh.run("am start -n com.google.android.deskclock/com.android.deskclock.DeskClock")
     for desc in ("Stopwatch", "Start"):
@@ -198,8 +198,8 @@ def test_screen_neutral(argv: list[str], neutral: bool) -> None:
 def test_devices_in_the_same_state_share_a_screenshot(tmp_path: Path) -> None:
     a, b = ShellDevice(tmp_path / "a"), ShellDevice(tmp_path / "b")
     for d in (a, b):
-        d.device.services.clock.set_ms(1772641800000)
         d.device.services.clock.freeze(True)
+        d.device.services.clock.set_ms(1772641800000)
         d.run("am start -n com.android.settings/.Settings")
     shot_a = a.device.services.window.screencap_png()
     assert b.device.services.window.screencap_png() is shot_a  # encoded once for both

@@ -85,8 +85,8 @@ def test_unchanged_screen_is_cached_and_rendering_is_deterministic(tmp_path: Pat
     a = Screen(boot_device(tmp_path, "a"))
     b = Screen(boot_device(tmp_path, "b"))
     for s in (a, b):
-        s.device.services.clock.set_ms(1772616600000)
         s.device.services.clock.freeze(True)
+        s.device.services.clock.set_ms(1772616600000)
         s.am.launch("com.android.settings")
     png = a.wm.screencap_png()
     assert a.wm.screencap_png() is png  # not re-encoded
@@ -186,8 +186,8 @@ def test_screen_size_and_density_are_configurable(tmp_path: Path) -> None:
 def test_status_bar_clock_follows_time_and_24_hour_setting(tmp_path: Path) -> None:
     s = Screen(boot_device(tmp_path))
     clock = s.device.services.clock
-    clock.set_ms(1772641800000)  # 16:30 UTC
     clock.freeze(True)
+    clock.set_ms(1772641800000)  # 16:30 UTC
     assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "4:30"
     s.device.services.settings.put("system", "time_12_24", "24")
     assert find(s.wm.dump_xml(True), rid="com.android.systemui:id/clock").attrs["text"] == "16:30"
