@@ -8,7 +8,7 @@ app was opened once, ~45 MB of a one-device worker's ~115 MB is free heap. `trim
 back after a quarter second without work, so a device an agent is stepping keeps its fast heap
 and an idle one costs what it holds; the first new screen after an idle spell pays the faults once.
 A worker whose devices agents step at their pace (a model call between steps) is never idle that
-long, yet has CPU to spare: while it uses under a quarter of a core, it trims after every window
+long, yet has CPU to spare: while it uses under 40 % of a core, it trims after every window
 and says so (`worked`, mgfarm/sim/release.py), since the page faults and redraws this brings back
 cost CPU it has.
 """
@@ -26,7 +26,7 @@ MMAP_THRESHOLD = 32 * 1024 * 1024  # glibc's largest allowed value on 64-bit
 TRIM_THRESHOLD = 256 * 1024 * 1024
 IDLE_SECONDS = 0.25  # a window this long ...
 IDLE_CPU_SHARE = 0.05  # ... in which the process used under this share of a core is idle
-LIGHT_CPU_SHARE = 0.25  # ... and under this share, lightly used: its memory matters more than its speed
+LIGHT_CPU_SHARE = 0.4  # ... and under this share, lightly used: its memory matters more than its speed
 
 
 def keep_freed_memory() -> bool:
