@@ -20,7 +20,7 @@ import stat as statmod
 from dataclasses import dataclass, field
 
 from mgfarm.sim.shell import toyargs
-from mgfarm.sim.shell.files import CommandError, command_error, is_folder, read_file, read_input
+from mgfarm.sim.shell.files import CommandError, command_error, is_folder, read_input
 from mgfarm.sim.shell.posix_regex import bracket_end, to_python
 from mgfarm.sim.shell.registry import Invocation, command
 from mgfarm.sim.shell.safe_regex import (
@@ -506,7 +506,7 @@ class Run:
         if stdin:
             name = "(standard input)"
         folder = is_folder(inv, path)
-        data = await read_file(inv, path)  # a folder opens; reading it fails
+        data = b"" if folder else await read_input(inv, path)  # a folder opens; reading it fails
         if not opts.has("r"):
             self.tried += 1
         # toybox looks for binary data only in what it can seek back in: files, not pipes
